@@ -1,0 +1,21 @@
+CREATE TABLE IF NOT EXISTS carpool_bookings (
+  account        VARCHAR NOT NULL,
+  booking_id     BIGINT NOT NULL,
+  vehicle_id     BIGINT NOT NULL,
+  registration   VARCHAR NOT NULL,
+  driver_id      VARCHAR NOT NULL,
+  department     VARCHAR,
+  booking_status VARCHAR NOT NULL,
+  is_approved    BOOLEAN NOT NULL,
+  approved_by    VARCHAR,
+  declined_by    VARCHAR,
+  start_time     TIMESTAMPTZ NOT NULL,
+  end_time       TIMESTAMPTZ NOT NULL,
+  picked_up_at   TIMESTAMPTZ,
+  returned_at    TIMESTAMPTZ,
+  created_at     TIMESTAMPTZ NOT NULL,
+  updated_at     TIMESTAMPTZ NOT NULL,
+  first_seen_at  TIMESTAMPTZ NOT NULL,
+  last_seen_at   TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (account, booking_id)
+);

@@ -1,0 +1,22 @@
+/** Regional base URLs: `https://fleetapi-{cc}.cartrack.com/rest`, except ke and sa on karooooo.com. */
+export const COUNTRY_CODES = [
+  'au', 'bw', 'es', 'hk', 'id', 'ke', 'kh', 'me', 'mw', 'my', 'mz', 'na', 'ng', 'nz',
+  'ph', 'pl', 'pt', 'rw', 'sa', 'sg', 'sz', 'th', 'tz', 'vn', 'za', 'zm', 'zw',
+] as const; // prettier-ignore
+/** Hosts the published servers list also names (Swaziland's older code, Zanzibar). */
+export const EXTRA_REGION_CODES = ['sw', 'znz'] as const;
+
+const KAROOOOO = new Set(['ke', 'sa']);
+
+export function isCountryCode(cc: string): boolean {
+  const c = cc.toLowerCase();
+  return (
+    (COUNTRY_CODES as readonly string[]).includes(c) || (EXTRA_REGION_CODES as readonly string[]).includes(c)
+  );
+}
+
+export function baseUrlForCountry(cc: string): string {
+  const c = cc.toLowerCase();
+  if (!isCountryCode(c)) throw new RangeError(`unknown country code ${JSON.stringify(cc)}`);
+  return `https://fleetapi-${c}.${KAROOOOO.has(c) ? 'karooooo.com' : 'cartrack.com'}/rest`;
+}

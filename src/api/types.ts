@@ -1,0 +1,187 @@
+/**
+ * Normalized records, as the client hands them to the sync after zod parsing of the wire
+ * payloads (see src/api/schemas.ts). Field aliases and timestamp variants of the wire notes are
+ * resolved here: every instant is epoch milliseconds (UTC), every distance metres, every fuel
+ * quantity litres, ids as the sync stores them.
+ */
+export interface VehicleSensors {
+  fuel_canbus_consumed: boolean;
+  fuel_canbus_level: boolean;
+  fuel_analog_level: boolean;
+  electric_battery: boolean;
+  electric_charging: boolean;
+}
+
+export interface Vehicle {
+  vehicle_id: number;
+  registration: string;
+  vehicle_name: string | null; // wire `vehicle_name`, doc `client_vehicle_name`
+  description: string | null; // `client_vehicle_description` (the simulator puts the department here)
+  manufacturer: string | null;
+  model: string | null;
+  model_year: number | null;
+  chassis_number: string | null;
+  terminal_serial: string | null;
+  sensors: VehicleSensors;
+}
+
+export interface Trip {
+  trip_id: string;
+  vehicle_id: number;
+  registration: string;
+  start_ms: number;
+  end_ms: number;
+  trip_distance_m: number;
+  start_odometer_m: number | null;
+  end_odometer_m: number | null;
+  driver_id: string | null;
+  start_location: string | null;
+  end_location: string | null;
+}
+
+/** GET /vehicles/{registration}/odometer for one window; `null` when the API answered `data: null|{}`. */
+export interface OdometerWindow {
+  vehicle_id: number | null;
+  registration: string;
+  start_odometer_m: number | null;
+  end_odometer_m: number | null;
+  distance_m: number | null;
+  current_odometer_m: number | null;
+  last_event_ms: number | null; // wire `last_event_ts`, doc `latest_event_ts`
+  odometer_reset: boolean;
+  terminal_has_changed: boolean;
+}
+
+/** Fuel consumed (ECU counter) for one vehicle and window; `null` when the vehicle has no CAN data. */
+export interface FuelConsumed {
+  vehicle_id: number | null;
+  registration: string;
+  counter_start_l: number | null; // fuel_consumed_start
+  counter_end_l: number | null; // fuel_consumed_end
+  fuel_consumed_l: number | null;
+}
+
+export interface FuelLevelPoint {
+  litres: number | null;
+  ms: number | null;
+  accurate: boolean | null;
+}
+
+/** Fuel level / estimated used for one vehicle and window (wire `start_period`/`end_period`). */
+export interface FuelLevel {
+  vehicle_id: number | null;
+  registration: string;
+  start: FuelLevelPoint;
+  end: FuelLevelPoint;
+  estimated_fuel_used_l: number | null;
+  calibrated: boolean | null;
+}
+
+export interface FuelFill {
+  vehicle_id: number | null;
+  registration: string;
+  fill_ms: number;
+  amount_l: number;
+  odometer_m: number | null;
+  location: string | null;
+  accurate: boolean | null;
+}
+
+export interface Geofence {
+  geofence_id: string;
+  name: string;
+  description: string | null;
+  colour: string | null;
+  is_toll: boolean;
+}
+
+export interface GeofenceVisit {
+  vehicle_id: number;
+  registration: string;
+  geofence_id: string;
+  geofence_name: string | null;
+  is_toll: boolean | null;
+  enter_ms: number;
+  exit_ms: number | null;
+  duration_s: number | null;
+}
+
+export const BOOKING_STATUSES = [
+  'BOOKING_STATUS_FREE',
+  'BOOKING_STATUS_REQUESTED',
+  'BOOKING_STATUS_APPROVED',
+  'BOOKING_STATUS_DECLINED',
+  'BOOKING_STATUS_CANCELLED',
+  'BOOKING_STATUS_ACTIVE',
+  'BOOKING_STATUS_ACTIVE_ALMOST_LATE',
+  'BOOKING_STATUS_ACTIVE_LATE',
+  'BOOKING_STATUS_RETURNED',
+  'BOOKING_STATUS_RETURNED_LATE',
+  'BOOKING_STATUS_EXPIRING_APPROVAL',
+  'BOOKING_STATUS_FORCE_TERMINATED',
+] as const;
+export type BookingStatus = (typeof BOOKING_STATUSES)[number];
+
+/** Statuses after which a booking never changes again; others are re-pulled on later runs. */
+export const FINAL_BOOKING_STATUSES: ReadonlySet<BookingStatus> = new Set<BookingStatus>([
+  'BOOKING_STATUS_DECLINED',
+  'BOOKING_STATUS_CANCELLED',
+  'BOOKING_STATUS_RETURNED',
+  'BOOKING_STATUS_RETURNED_LATE',
+  'BOOKING_STATUS_FORCE_TERMINATED',
+]);
+
+export interface Booking {
+  booking_id: number;
+  vehicle_id: number;
+  registration: string;
+  driver_id: string;
+  department: string | null;
+  booking_status: BookingStatus;
+  is_approved: boolean;
+  approved_by: string | null;
+  declined_by: string | null;
+  start_ms: number;
+  end_ms: number;
+  picked_up_ms: number | null;
+  returned_ms: number | null;
+  created_ms: number;
+  updated_ms: number;
+}
+
+export interface CarpoolDriver {
+  driver_id: string;
+  first_name: string | null;
+  last_name: string | null;
+  department: string | null;
+  can_book_carpool: boolean;
+  allow_system_auto_booking: boolean;
+  allow_specific_vehicle_booking: boolean;
+  license_type_ids: number[];
+  special_licenses: string[];
+  setup_status: 'SETUP_INCOMPLETE' | 'ACTIVE_CARPOOL';
+}
+
+export interface CarpoolVehicle {
+  vehicle_id: number;
+  registration: string;
+  category: string | null;
+  department: string | null;
+  default_location: string | null;
+  license_class: string | null;
+  setup_status: 'SETUP_INCOMPLETE' | 'READY';
+}
+
+export interface BookingRule {
+  booking_rule_id: number;
+  name: string;
+  value: unknown;
+}
+
+/** `meta` of a list response; unknown keys are ignored. */
+export interface PageMeta {
+  current_page: number;
+  last_page: number;
+  per_page: number;
+  total: number;
+}

@@ -1,0 +1,106 @@
+/**
+ * The command line. The only place that turns errors into exit codes:
+ *   0 ok · 1 failure · 2 bad usage or configuration · 3 partial sync (some windows failed)
+ *   4 database locked by another process · 5 not yet available
+ * Each command lives in its own module and is imported only when used.
+ */
+import { parseArgs } from 'node:util';
+import { FleetsyncError, describeError, isFleetsyncError, type ErrorCode } from './errors.ts';
+import type { Command, CommandContext } from './commands/command.ts';
+
+/** Command table: one module per command, imported only when used. */
+export const COMMANDS: Record<string, () => Promise<Command>> = {
+  demo: async () => (await import('./commands/demo.ts')).demoCommand,
+  serve: async () => (await import('./commands/serve.ts')).serveCommand,
+  sync: async () => (await import('./commands/sync.ts')).syncCommand,
+  export: async () => (await import('./commands/export.ts')).exportCommand,
+  simulate: async () => (await import('./commands/simulate.ts')).simulateCommand,
+  status: async () => (await import('./commands/status.ts')).statusCommand,
+};
+
+const EXIT: Partial<Record<ErrorCode, number>> = {
+  E_USAGE: 2,
+  E_CONFIG: 2,
+  E_BAD_REQUEST: 2,
+  E_SYNC_PARTIAL: 3,
+  E_DB_LOCKED: 4,
+  E_NOT_AVAILABLE: 5,
+};
+
+function help(): string {
+  return [
+    'fleetsync — Fleet API telematics history in DuckDB, with reports you can trust',
+    '',
+    'usage: fleetsync <command> [options]     (from a checkout: npm run -s fleetsync -- <command>)',
+    '',
+    'commands:',
+    '  demo       simulator → sync → dashboard, no configuration (npm start)',
+    '  serve      dashboard + JSON API + scheduler (FLEETSYNC_SCHEDULE)',
+    '  sync       one sync run: [--from D] [--to D] [--streams a,b] [--plan]',
+    '  export     write a report: <report> [--from D] [--to D] [--month YYYY-MM] [--format csv|parquet|arrow] [--out FILE]',
+    '  simulate   the Fleet API simulator alone: [--port N] [--seed N] [--vehicles N] [--days N]',
+    '  status     last runs, coverage per stream, flagged and failed windows',
+    '',
+    'fleetsync <command> --help shows the options of a command.',
+  ].join('\n');
+}
+
+export async function main(ctx: CommandContext): Promise<number> {
+  const [name, ...rest] = ctx.argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    ctx.stdout(help() + '\n');
+    return name ? 0 : 2;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    ctx.stderr(`fleetsync: unknown command ${JSON.stringify(name)}\n\n${help()}\n`);
+    return 2;
+  }
+  try {
+    const cmd = await load();
+    if (rest.includes('--help') || rest.includes('-h')) {
+      ctx.stdout(`${cmd.summary}\n\nusage: ${cmd.usage}\n`);
+      return 0;
+    }
+    let values: Record<string, string | boolean | undefined>;
+    let positionals: string[];
+    try {
+      const parsed = parseArgs({ args: rest, options: cmd.options, allowPositionals: true, strict: true });
+      if (
+        cmd.options &&
+        Object.keys(cmd.options).length === 0 &&
+        parsed.positionals.length &&
+        name !== 'export'
+      )
+        throw new Error(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
+      values = parsed.values as Record<string, string | boolean | undefined>;
+      positionals = parsed.positionals;
+    } catch (e) {
+      throw new FleetsyncError('E_USAGE', `${(e as Error).message}\nusage: ${cmd.usage}`);
+    }
+    const code = await cmd.run({ values, positionals }, ctx);
+    return code ?? 0;
+  } catch (e) {
+    const code = isFleetsyncError(e) ? (EXIT[e.code] ?? 1) : 1;
+    ctx.stderr(`fleetsync ${name}: ${isFleetsyncError(e) ? e.message : describeError(e)}\n`);
+    if (!isFleetsyncError(e) && ctx.env.FLEETSYNC_LOG_LEVEL === 'debug' && e instanceof Error)
+      ctx.stderr(`${e.stack}\n`);
+    return code;
+  }
+}
+
+const isEntry = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isEntry) {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const code = await main({
+    argv: process.argv.slice(2),
+    env: process.env,
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    stopSignal: controller.signal,
+  });
+  process.exitCode = code;
+}

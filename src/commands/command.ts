@@ -1,0 +1,37 @@
+/** The shape every command module exports; see src/cli.ts for dispatch and exit codes. */
+import type { ParseArgsConfig } from 'node:util';
+import { FleetsyncError } from '../errors.ts';
+
+export interface CommandContext {
+  argv: string[];
+  env: Record<string, string | undefined>;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Resolves when the process is asked to stop (SIGINT/SIGTERM); long-running commands await it. */
+  stopSignal: AbortSignal;
+}
+
+export type Command = {
+  summary: string;
+  usage: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  run: (
+    args: { values: Record<string, string | boolean | undefined>; positionals: string[] },
+    ctx: CommandContext,
+  ) => Promise<number | void>;
+};
+
+/** A command that does not exist yet: a clear message and exit code 5, never a fake result. */
+export function notYetCommand(name: string, usage: string): Command {
+  return {
+    summary: `fleetsync ${name} (not yet available)`,
+    usage,
+    options: {},
+    run: async () => {
+      throw new FleetsyncError(
+        'E_NOT_AVAILABLE',
+        `\`fleetsync ${name}\` is not yet available in this version`,
+      );
+    },
+  };
+}

@@ -1,0 +1,3 @@
+import { notYetCommand } from './command.ts';
+
+export const exportCommand = notYetCommand('export', 'fleetsync export');

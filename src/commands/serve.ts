@@ -1,0 +1,3 @@
+import { notYetCommand } from './command.ts';
+
+export const serveCommand = notYetCommand('serve', 'fleetsync serve');

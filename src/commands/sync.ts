@@ -1,0 +1,3 @@
+import { notYetCommand } from './command.ts';
+
+export const syncCommand = notYetCommand('sync', 'fleetsync sync');

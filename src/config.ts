@@ -1,0 +1,139 @@
+/**
+ * Configuration: one zod schema over the environment, parsed once at start-up into a frozen
+ * object. Every problem is reported at once, each naming its variable. Secrets come only from
+ * the environment and are never printed (see `describeConfig`).
+ */
+import { z } from 'zod';
+import { validate as validateCron } from 'node-cron';
+import { FleetsyncError } from './errors.ts';
+import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
+import { isValidTimeZone } from './time.ts';
+
+export interface Config {
+  /** Account key stored in every table (FLEETSYNC_ACCOUNT, default the API username). */
+  account: string;
+  baseUrl: string | null;
+  username: string | null;
+  password: string | null;
+  timezone: string;
+  dbPath: string;
+  schedule: string | null;
+  port: number;
+  host: string;
+  token: string | null;
+  /** Length of the API's rate-limit window in ms (60 000 on the real service). */
+  rateWindowMs: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+export type Env = Record<string, string | undefined>;
+
+const nonEmpty = (s: string | undefined) => (s === undefined || s.trim() === '' ? undefined : s.trim());
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+export const isLoopbackHost = (h: string) => LOOPBACK.has(h) || /^127\.\d+\.\d+\.\d+$/.test(h);
+
+const schema = z
+  .object({
+    FLEET_COUNTRY: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || isCountryCode(v), {
+        error: 'unknown country code (expected one of the regional codes, e.g. za, au, ke)',
+      }),
+    FLEET_BASE_URL: z
+      .url({
+        protocol: /^https?$/,
+        error: 'must be an http(s) URL, e.g. https://fleetapi-za.cartrack.com/rest',
+      })
+      .optional(),
+    FLEET_USERNAME: z.string().optional(),
+    FLEET_PASSWORD: z.string().optional(),
+    FLEET_TIMEZONE: z
+      .string()
+      .default('Africa/Johannesburg')
+      .refine(isValidTimeZone, {
+        error: 'not an IANA time zone (e.g. Africa/Johannesburg, Australia/Sydney)',
+      }),
+    FLEETSYNC_ACCOUNT: z
+      .string()
+      .regex(/^[A-Za-z0-9_.@-]{1,64}$/, { error: 'letters, digits, _ . @ - only (at most 64)' })
+      .optional(),
+    FLEETSYNC_DB: z.string().default('data/fleet.duckdb'),
+    FLEETSYNC_SCHEDULE: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || validateCron(v), {
+        error: 'not a valid cron expression (e.g. "0 2 * * *")',
+      }),
+    FLEETSYNC_PORT: z.coerce
+      .number({ error: 'must be a port number' })
+      .int({ error: 'must be a whole port number' })
+      .min(0, { error: 'must be between 0 and 65535' })
+      .max(65535, { error: 'must be between 0 and 65535' })
+      .default(8080),
+    FLEETSYNC_HOST: z.string().default('127.0.0.1'),
+    FLEETSYNC_TOKEN: z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
+    FLEETSYNC_RATE_WINDOW_MS: z.coerce
+      .number({ error: 'must be a number of milliseconds' })
+      .int()
+      .min(100, { error: 'must be at least 100 ms' })
+      .default(60_000),
+    FLEETSYNC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  })
+  .superRefine((v, ctx) => {
+    if (!isLoopbackHost(v.FLEETSYNC_HOST) && !v.FLEETSYNC_TOKEN)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['FLEETSYNC_TOKEN'],
+        message: `required when FLEETSYNC_HOST (${v.FLEETSYNC_HOST}) is not a loopback address`,
+      });
+  });
+
+export interface LoadOptions {
+  /** The command talks to the Fleet API: credentials and a region are required. */
+  needApi?: boolean;
+}
+
+export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
+  const raw = Object.fromEntries(Object.keys(schema.shape ?? {}).map((k) => [k, nonEmpty(env[k])]));
+  const parsed = schema.safeParse(raw);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues)
+      problems.push(`${issue.path.join('.') || 'config'}: ${issue.message}`);
+  }
+  if (opts.needApi) {
+    if (!nonEmpty(env.FLEET_COUNTRY) && !nonEmpty(env.FLEET_BASE_URL))
+      problems.push('FLEET_COUNTRY: set a country code (e.g. za) or FLEET_BASE_URL');
+    if (!nonEmpty(env.FLEET_USERNAME)) problems.push('FLEET_USERNAME: required');
+    if (!nonEmpty(env.FLEET_PASSWORD)) problems.push('FLEET_PASSWORD: required');
+  }
+  if (problems.length || !parsed.success) {
+    throw new FleetsyncError('E_CONFIG', `invalid configuration:\n  - ${problems.join('\n  - ')}`, {
+      details: { problems },
+    });
+  }
+  const v = parsed.data;
+  const baseUrl = v.FLEET_BASE_URL
+    ? v.FLEET_BASE_URL.replace(/\/+$/, '')
+    : v.FLEET_COUNTRY
+      ? baseUrlForCountry(v.FLEET_COUNTRY)
+      : null;
+  return Object.freeze({
+    account: v.FLEETSYNC_ACCOUNT ?? v.FLEET_USERNAME ?? 'default',
+    baseUrl,
+    username: v.FLEET_USERNAME ?? null,
+    password: v.FLEET_PASSWORD ?? null,
+    timezone: v.FLEET_TIMEZONE,
+    dbPath: v.FLEETSYNC_DB,
+    schedule: v.FLEETSYNC_SCHEDULE ?? null,
+    port: v.FLEETSYNC_PORT,
+    host: v.FLEETSYNC_HOST,
+    token: v.FLEETSYNC_TOKEN ?? null,
+    rateWindowMs: v.FLEETSYNC_RATE_WINDOW_MS,
+    logLevel: v.FLEETSYNC_LOG_LEVEL,
+  });
+}
+
+/** The secrets of a config, for the log redactor. */
+export const secretsOf = (c: Config): string[] => [c.password, c.token].filter((s): s is string => !!s);

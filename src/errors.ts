@@ -1,0 +1,46 @@
+/**
+ * The error tree. Every error fleetsync raises on purpose carries a stable `code` (for exit codes,
+ * the runs table and tests) and, where one exists, its `cause`. Messages never contain secrets:
+ * build them from names and counts, never from credentials or raw headers.
+ */
+export type ErrorCode =
+  | 'E_CONFIG' // invalid configuration (env or config file)
+  | 'E_USAGE' // bad command-line arguments
+  | 'E_NOT_AVAILABLE' // a command that does not exist yet
+  | 'E_DB_LOCKED' // the DuckDB file is held by another process
+  | 'E_DB' // any other database failure
+  | 'E_HTTP' // a non-success HTTP status that retries could not fix
+  | 'E_AUTH' // 401/403 from the API
+  | 'E_RATE_LIMIT' // 429s beyond the retry budget
+  | 'E_NETWORK' // connection reset, DNS, timeouts beyond the retry budget
+  | 'E_PAYLOAD' // a response body that does not match the schema
+  | 'E_WINDOW_CAP' // a request window over the endpoint's cap (our bug, or a changed API)
+  | 'E_SYNC_PARTIAL' // a sync finished with some windows failed
+  | 'E_EXPORT' // export failure
+  | 'E_BAD_REQUEST'; // dashboard/API query parameters
+
+export class FleetsyncError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown; details?: Record<string, unknown> },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'FleetsyncError';
+    this.code = code;
+    this.details = options?.details;
+  }
+}
+
+export function isFleetsyncError(e: unknown, code?: ErrorCode): e is FleetsyncError {
+  return e instanceof FleetsyncError && (code === undefined || e.code === code);
+}
+
+/** A one-line description of any thrown value, for logs and the ledger. */
+export function describeError(e: unknown): string {
+  if (e instanceof FleetsyncError) return `${e.code}: ${e.message}`;
+  if (e instanceof Error) return `${e.name}: ${e.message}`;
+  return String(e);
+}

@@ -1,0 +1,111 @@
+/**
+ * The DuckDB file: one instance per process (DuckDB lets one process hold a file read-write and
+ * then nobody else may open it), many connections on it. Opening runs the migrations in
+ * `queries/schema/` in order. A file held by another process raises E_DB_LOCKED with a message
+ * that names the holder and the server API to use instead.
+ */
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { FleetsyncError } from '../errors.ts';
+import { listSchemaFiles, loadSql } from './queries.ts';
+
+export interface Database {
+  readonly path: string;
+  readonly instance: DuckDBInstance;
+  connect(): Promise<DuckDBConnection>;
+  close(): void;
+}
+
+function lockError(path: string, cause: unknown): FleetsyncError {
+  const text = cause instanceof Error ? cause.message : String(cause);
+  const pid = /PID (\d+)/.exec(text)?.[1];
+  return new FleetsyncError(
+    'E_DB_LOCKED',
+    `the database ${path} is in use by another fleetsync process${pid ? ` (PID ${pid})` : ''}. ` +
+      `Only one process may open it. If that is \`fleetsync serve\`, ask it instead: ` +
+      `POST /api/sync on the running server starts a sync, and GET /api/reports/<report>.csv exports.`,
+    { cause, details: { pid: pid ? Number(pid) : null } },
+  );
+}
+
+export async function openDatabase(path: string, opts: { readOnly?: boolean } = {}): Promise<Database> {
+  if (path !== ':memory:') {
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (cause) {
+      throw new FleetsyncError('E_DB', `cannot create the directory for the database ${path}`, { cause });
+    }
+  }
+  let instance: DuckDBInstance;
+  try {
+    instance = await DuckDBInstance.create(path, opts.readOnly ? { access_mode: 'READ_ONLY' } : {});
+  } catch (cause) {
+    const text = cause instanceof Error ? cause.message : String(cause);
+    if (/lock/i.test(text)) throw lockError(path, cause);
+    throw new FleetsyncError('E_DB', `cannot open the database ${path}: ${text}`, { cause });
+  }
+  if (!opts.readOnly) {
+    const con = await instance.connect();
+    try {
+      await migrate(con);
+    } finally {
+      con.closeSync();
+    }
+  }
+  let closed = false;
+  return {
+    path,
+    instance,
+    connect: () => instance.connect(),
+    close: () => {
+      if (closed) return;
+      closed = true;
+      instance.closeSync();
+    },
+  };
+}
+
+/** Applies every `queries/schema/NNN_*.sql` not yet recorded in `schema_migrations`, in order. */
+export async function migrate(con: DuckDBConnection): Promise<string[]> {
+  await con.run(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (name VARCHAR PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)',
+  );
+  const done = new Set(
+    (await con.runAndReadAll('SELECT name FROM schema_migrations'))
+      .getRowObjectsJS()
+      .map((r) => String(r.name)),
+  );
+  const applied: string[] = [];
+  for (const name of listSchemaFiles()) {
+    if (done.has(name)) continue;
+    await con.run('BEGIN');
+    try {
+      await con.run(loadSql(`schema/${name}`));
+      await con.run('INSERT INTO schema_migrations VALUES ($1, now())', [name]);
+      await con.run('COMMIT');
+    } catch (cause) {
+      await con.run('ROLLBACK');
+      throw new FleetsyncError('E_DB', `migration ${name} failed`, { cause });
+    }
+    applied.push(name);
+  }
+  return applied;
+}
+
+/** Runs `fn` in one transaction on `con`: commits when it returns, rolls back when it throws. */
+export async function inTransaction<T>(con: DuckDBConnection, fn: () => Promise<T>): Promise<T> {
+  await con.run('BEGIN TRANSACTION');
+  try {
+    const out = await fn();
+    await con.run('COMMIT');
+    return out;
+  } catch (e) {
+    try {
+      await con.run('ROLLBACK');
+    } catch (rollbackError) {
+      throw new FleetsyncError('E_DB', 'rollback failed after an error', { cause: [e, rollbackError] });
+    }
+    throw e;
+  }
+}

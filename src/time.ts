@@ -1,0 +1,199 @@
+/**
+ * Time in an IANA zone without a library: Intl gives the wall clock of an instant; the inverse
+ * (wall clock → instant) is solved by two offset look-ups, which is exact outside DST gaps and
+ * picks the later instant in a fall-back overlap and the shifted instant in a spring-forward gap.
+ *
+ * Conventions used everywhere in fleetsync:
+ * - instants are epoch milliseconds (number) or Date, always UTC;
+ * - a "local day" is `YYYY-MM-DD` in the account's zone; a window is [startMs, endMs) with an
+ *   exclusive end; the API receives inclusive ends, so the client sends `endMs - 1000`.
+ */
+const dtfCache = new Map<string, Intl.DateTimeFormat>();
+
+function dtf(zone: string): Intl.DateTimeFormat {
+  let f = dtfCache.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    dtfCache.set(zone, f);
+  }
+  return f;
+}
+
+export interface WallTime {
+  year: number;
+  month: number; // 1-12
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+export function isValidTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function wallTime(ms: number, zone: string): WallTime {
+  const parts = dtf(zone).formatToParts(new Date(ms));
+  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
+  return {
+    year: get('year'),
+    month: get('month'),
+    day: get('day'),
+    hour: get('hour'),
+    minute: get('minute'),
+    second: get('second'),
+  };
+}
+
+/** Offset of the zone at an instant, in minutes east of UTC (Sydney summer: +660). */
+export function offsetMinutes(ms: number, zone: string): number {
+  const w = wallTime(ms, zone);
+  const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
+  return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / 60000);
+}
+
+/** The instant at which the zone's wall clock shows `w`. */
+export function zonedToUtc(w: WallTime, zone: string): number {
+  const naive = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
+  const first = naive - offsetMinutes(naive, zone) * 60000;
+  const second = naive - offsetMinutes(first, zone) * 60000;
+  if (first === second) return first;
+  // Overlap or gap: prefer the candidate whose wall clock matches; else the later one.
+  const matches = (ms: number) => {
+    const x = wallTime(ms, zone);
+    return x.hour === w.hour && x.minute === w.minute && x.day === w.day;
+  };
+  if (matches(second)) return second;
+  if (matches(first)) return first;
+  return Math.max(first, second);
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/** `YYYY-MM-DD HH:MM:SS` in the zone, no offset: the API's request format. */
+export function formatLocal(ms: number, zone: string): string {
+  const w = wallTime(ms, zone);
+  return `${w.year}-${pad(w.month)}-${pad(w.day)} ${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}`;
+}
+
+/** Parses a request-format local time (`YYYY-MM-DD HH:MM:SS`, `T` allowed, no offset) in the zone. */
+export function parseLocal(text: string, zone: string): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(text.trim());
+  if (!m) return null;
+  const w: WallTime = {
+    year: +m[1]!,
+    month: +m[2]!,
+    day: +m[3]!,
+    hour: +(m[4] ?? 0),
+    minute: +(m[5] ?? 0),
+    second: +(m[6] ?? 0),
+  };
+  if (w.month < 1 || w.month > 12 || w.day < 1 || w.day > 31 || w.hour > 23 || w.minute > 59 || w.second > 59)
+    return null;
+  const ms = zonedToUtc(w, zone);
+  const back = wallTime(ms, zone);
+  if (back.day !== w.day || back.month !== w.month || back.year !== w.year) return null; // e.g. 2026-02-31
+  return ms;
+}
+
+function offsetText(mins: number, style: 'short' | 'long'): string {
+  const sign = mins < 0 ? '-' : '+';
+  const a = Math.abs(mins);
+  const h = pad(Math.floor(a / 60));
+  const m = pad(a % 60);
+  return style === 'short' && a % 60 === 0 ? `${sign}${h}` : `${sign}${h}:${m}`;
+}
+
+/** `YYYY-MM-DD HH:MM:SS+HH` — the wire's usual response format (short offset when whole hours). */
+export function formatWireTimestamp(ms: number, zone: string): string {
+  return `${formatLocal(ms, zone)}${offsetText(offsetMinutes(ms, zone), 'short')}`;
+}
+
+/** ISO 8601 with `T` and `+HH:MM`, in the zone: the export and fuel-level format. */
+export function formatIsoInZone(ms: number, zone: string): string {
+  return `${formatLocal(ms, zone).replace(' ', 'T')}${offsetText(offsetMinutes(ms, zone), 'long')}`;
+}
+
+/**
+ * Parses every response timestamp form the wire notes list: `YYYY-MM-DD HH:MM:SS` with `T` or
+ * space, optional fraction, and an offset `Z`, `+HH`, `+HHMM` or `+HH:MM`. A timestamp without an
+ * offset is read in `zoneIfNoOffset` when given, else rejected.
+ */
+export function parseWireTimestamp(text: string, zoneIfNoOffset?: string): number | null {
+  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(\.\d+)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i.exec(
+    text.trim(),
+  );
+  if (!m) return null;
+  const [, date, time, frac, off] = m;
+  if (!off) {
+    if (!zoneIfNoOffset) return null;
+    const ms = parseLocal(`${date} ${time}`, zoneIfNoOffset);
+    return ms === null ? null : ms + (frac ? Math.round(Number(frac) * 1000) : 0);
+  }
+  let offset = off.toUpperCase() === 'Z' ? 'Z' : off;
+  if (/^[+-]\d{2}$/.test(offset)) offset += ':00';
+  else if (/^[+-]\d{4}$/.test(offset)) offset = `${offset.slice(0, 3)}:${offset.slice(3)}`;
+  const t = time!.length === 5 ? `${time}:00` : time;
+  const ms = Date.parse(`${date}T${t}${frac ?? ''}${offset}`);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+/** A local calendar day `YYYY-MM-DD` → [start, end) instants in the zone. */
+export function localDayBounds(day: string, zone: string): { startMs: number; endMs: number } {
+  const startMs = parseLocal(`${day} 00:00:00`, zone);
+  if (startMs === null) throw new RangeError(`not a calendar day: ${day}`);
+  return { startMs, endMs: startOfNextLocalDay(startMs, zone) };
+}
+
+export function localDate(ms: number, zone: string): string {
+  return formatLocal(ms, zone).slice(0, 10);
+}
+
+export function addDays(day: string, n: number): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + n);
+  return d.toISOString().slice(0, 10);
+}
+
+export function startOfLocalDay(ms: number, zone: string): number {
+  return localDayBounds(localDate(ms, zone), zone).startMs;
+}
+
+export function startOfNextLocalDay(ms: number, zone: string): number {
+  const next = addDays(localDate(ms, zone), 1);
+  const r = parseLocal(`${next} 00:00:00`, zone);
+  if (r === null) throw new RangeError(`bad day ${next}`);
+  return r;
+}
+
+/** `YYYY-MM` of the instant in the zone. */
+export function localMonth(ms: number, zone: string): string {
+  return localDate(ms, zone).slice(0, 7);
+}
+
+/** First instant of the local month containing `ms`, and of the next one. */
+export function localMonthBounds(month: string, zone: string): { startMs: number; endMs: number } {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  const next = m === 12 ? `${y + 1}-01` : `${y}-${pad(m + 1)}`;
+  return {
+    startMs: localDayBounds(`${month}-01`, zone).startMs,
+    endMs: localDayBounds(`${next}-01`, zone).startMs,
+  };
+}
+
+export const isCalendarDay = (s: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(s) && parseLocal(`${s} 00:00:00`, 'UTC') !== null;

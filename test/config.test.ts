@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
+import { isFleetsyncError } from '../src/errors.ts';
+
+function problems(env: Record<string, string>, needApi = true): string[] {
+  try {
+    loadConfig(env, { needApi });
+  } catch (e) {
+    if (isFleetsyncError(e, 'E_CONFIG')) return (e.details?.problems as string[]) ?? [];
+    throw e;
+  }
+  return [];
+}
+
+describe('configuration', () => {
+  it('builds the regional base URL, karooooo.com for ke and sa', () => {
+    const env = { FLEET_USERNAME: 'u', FLEET_PASSWORD: 'p' };
+    expect(loadConfig({ ...env, FLEET_COUNTRY: 'za' }, { needApi: true }).baseUrl).toBe(
+      'https://fleetapi-za.cartrack.com/rest',
+    );
+    expect(loadConfig({ ...env, FLEET_COUNTRY: 'KE' }, { needApi: true }).baseUrl).toBe(
+      'https://fleetapi-ke.karooooo.com/rest',
+    );
+    expect(loadConfig({ ...env, FLEET_COUNTRY: 'sa' }, { needApi: true }).baseUrl).toBe(
+      'https://fleetapi-sa.karooooo.com/rest',
+    );
+  });
+
+  it('names every bad variable at once', () => {
+    const p = problems({
+      FLEET_COUNTRY: 'xx',
+      FLEET_TIMEZONE: 'Mars/Olympus',
+      FLEETSYNC_SCHEDULE: 'every night',
+      FLEETSYNC_PORT: '99999',
+      FLEET_USERNAME: 'demo',
+    });
+    const text = p.join('\n');
+    for (const name of [
+      'FLEET_COUNTRY',
+      'FLEET_TIMEZONE',
+      'FLEETSYNC_SCHEDULE',
+      'FLEETSYNC_PORT',
+      'FLEET_PASSWORD',
+    ])
+      expect(text).toContain(name);
+  });
+
+  it('refuses a non-loopback bind without a token', () => {
+    expect(problems({ FLEETSYNC_HOST: '0.0.0.0' }, false).join()).toContain('FLEETSYNC_TOKEN');
+    expect(problems({ FLEETSYNC_HOST: '0.0.0.0', FLEETSYNC_TOKEN: 'x'.repeat(32) }, false)).toEqual([]);
+  });
+
+  it('never puts the password in an error', () => {
+    try {
+      loadConfig({ FLEET_PASSWORD: 'S3cret-Passw0rd', FLEET_COUNTRY: 'nowhere' }, { needApi: true });
+      expect.unreachable();
+    } catch (e) {
+      expect(String((e as Error).message)).not.toContain('S3cret');
+    }
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import {
+  formatLocal,
+  formatWireTimestamp,
+  localDayBounds,
+  localMonthBounds,
+  parseLocal,
+  parseWireTimestamp,
+} from '../src/time.ts';
+
+const SYD = 'Australia/Sydney';
+
+describe('time in the account zone', () => {
+  it('gives the days the clocks change their real length', () => {
+    const back = localDayBounds('2026-04-05', SYD); // AEDT → AEST
+    const fwd = localDayBounds('2026-10-04', SYD); // AEST → AEDT
+    expect((back.endMs - back.startMs) / 3_600_000).toBe(25);
+    expect((fwd.endMs - fwd.startMs) / 3_600_000).toBe(23);
+  });
+
+  it('formats request bounds as local wall time and response stamps with a short offset', () => {
+    const ms = Date.parse('2026-01-15T13:00:00Z');
+    expect(formatLocal(ms, SYD)).toBe('2026-01-16 00:00:00');
+    expect(formatWireTimestamp(ms, SYD)).toBe('2026-01-16 00:00:00+11');
+    expect(formatWireTimestamp(ms, 'Asia/Kolkata')).toBe('2026-01-15 18:30:00+05:30');
+  });
+
+  it('parses every wire timestamp variant to the same instant', () => {
+    const want = Date.parse('2026-09-20T08:32:41Z');
+    for (const t of [
+      '2026-09-20 10:32:41+02',
+      '2026-09-20 10:32:41+02:00',
+      '2026-09-20T10:32:41+02:00',
+      '2026-09-20T08:32:41Z',
+      '2026-09-20 10:32:41+0200',
+    ])
+      expect(parseWireTimestamp(t), t).toBe(want);
+    expect(parseWireTimestamp('2026-09-20 10:32:41', 'Africa/Johannesburg')).toBe(want);
+    expect(parseWireTimestamp('2026-09-20 10:32:41')).toBeNull();
+    expect(parseWireTimestamp('yesterday')).toBeNull();
+  });
+
+  it('rejects impossible calendar days', () => {
+    expect(parseLocal('2026-02-31 00:00:00', SYD)).toBeNull();
+    expect(parseLocal('2026-13-01 00:00:00', SYD)).toBeNull();
+  });
+
+  it('bounds local months across a DST change', () => {
+    const apr = localMonthBounds('2026-04', SYD);
+    expect(formatWireTimestamp(apr.startMs, SYD)).toBe('2026-04-01 00:00:00+11');
+    expect(formatWireTimestamp(apr.endMs, SYD)).toBe('2026-05-01 00:00:00+10');
+  });
+});
