@@ -48,12 +48,9 @@ const schema = z
       .optional(),
     FLEET_USERNAME: z.string().optional(),
     FLEET_PASSWORD: z.string().optional(),
-    FLEET_TIMEZONE: z
-      .string()
-      .default('Africa/Johannesburg')
-      .refine(isValidTimeZone, {
-        error: 'not an IANA time zone (e.g. Africa/Johannesburg, Australia/Sydney)',
-      }),
+    FLEET_TIMEZONE: z.string().default('Africa/Johannesburg').refine(isValidTimeZone, {
+      error: 'not an IANA time zone (e.g. Africa/Johannesburg, Australia/Sydney)',
+    }),
     FLEETSYNC_ACCOUNT: z
       .string()
       .regex(/^[A-Za-z0-9_.@-]{1,64}$/, { error: 'letters, digits, _ . @ - only (at most 64)' })
