@@ -81,6 +81,8 @@ export interface SimFill {
   litres: number;
   odometer_m: number;
   location: string;
+  /** The simulated API lists this fill twice, as the real service sometimes does (de-duplicate). */
+  listed_twice?: boolean;
 }
 
 export interface SimGeofence {
