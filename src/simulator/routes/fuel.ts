@@ -1,0 +1,168 @@
+/**
+ * Fuel: consumed (ECU counter), level / estimated used, fills — per vehicle (GET, ≤ 31 days) and
+ * in bulk (POST, ≤ 24 h, ≤ 100 registrations, 10/min buckets), plus all-vehicle fills (≤ 24 h).
+ * Variants the parsers must survive: `{"data":{}}` for a vehicle without the sensor, whole-litre
+ * `fuel_consumed`, `vehicle_id` as a string in POST /fuel/consumed items, `meta.calibrated` on
+ * fills, a fill listed twice.
+ */
+import type { Fleet, SimVehicle } from '../model.ts';
+import { fillWire, isListedTwice, isoTs } from '../wire.ts';
+import {
+  ApiError,
+  CAP_24_HOURS_S,
+  CAP_31_DAYS_S,
+  horizonOf,
+  pageOf,
+  paginate,
+  parsePage,
+  parseWindow,
+  vehicleByRegistration,
+  type Reply,
+  type Route,
+  type RouteContext,
+  type Window,
+} from './common.ts';
+
+const r2 = (n: number) => Math.round(n * 100) / 100;
+/** Level readings of the last two hours are not yet reprocessed. */
+const REPROCESS_MS = 2 * 3_600_000;
+const hasLevel = (v: SimVehicle) => v.sensors.fuel_canbus_level || v.sensors.fuel_analog_level;
+
+function consumed(fleet: Fleet, v: SimVehicle, w: Window, now: number, idAsString: boolean) {
+  const h = horizonOf(v, now);
+  if (!v.sensors.fuel_canbus_consumed || w.startMs > h) return null;
+  const start = fleet.fuelCounterAt(v.vehicle_id, w.startMs);
+  const end = fleet.fuelCounterAt(v.vehicle_id, Math.min(h, w.endMs));
+  if (start === null || end === null) return null;
+  return {
+    vehicle_id: idAsString ? String(v.vehicle_id) : v.vehicle_id,
+    registration: v.registration,
+    fuel_consumed_start: r2(start),
+    fuel_consumed_end: r2(end),
+    fuel_consumed: Math.round(end - start),
+  };
+}
+
+function fillsIn(fleet: Fleet, v: SimVehicle, w: Window, now: number) {
+  if (!hasLevel(v)) return [];
+  const h = horizonOf(v, now);
+  return fleet
+    .fillsOf(v.vehicle_id)
+    .filter((f) => f.at_ms >= w.startMs && f.at_ms < w.endMs && f.at_ms <= h)
+    .flatMap((f) => (isListedTwice(f) ? [f, f] : [f]));
+}
+
+function level(fleet: Fleet, v: SimVehicle, w: Window, now: number, withIds: boolean) {
+  const h = horizonOf(v, now);
+  if (!hasLevel(v) || w.startMs > h) return null;
+  const readAt = Math.min(h, w.endMs);
+  const start = fleet.fuelLevelAt(v.vehicle_id, w.startMs);
+  const end = fleet.fuelLevelAt(v.vehicle_id, readAt);
+  if (start === null || end === null) return null;
+  const filled = fleet
+    .fillsOf(v.vehicle_id)
+    .filter((f) => f.at_ms >= w.startMs && f.at_ms < readAt)
+    .reduce((s, f) => s + f.litres, 0);
+  const zone = fleet.timezone;
+  return {
+    ...(withIds ? { vehicle_id: v.vehicle_id, registration: v.registration } : {}),
+    start_period: { liters: r2(start), timestamp: isoTs(w.startMs, zone), accurate: true },
+    end_period: { liters: r2(end), timestamp: isoTs(readAt, zone), accurate: readAt <= now - REPROCESS_MS },
+    estimated_fuel_used: r2(Math.max(0, start - end + filled)),
+    calibrated: v.sensors.fuel_canbus_level,
+  };
+}
+
+const queryWindow = (ctx: RouteContext, capS: number) =>
+  parseWindow(
+    ctx.query.get('start_timestamp') ?? undefined,
+    ctx.query.get('end_timestamp') ?? undefined,
+    ['start_timestamp', 'end_timestamp'],
+    ctx.fleet.timezone,
+    capS,
+  );
+
+function bulkBody(ctx: RouteContext): { vehicles: SimVehicle[]; w: Window; body: Record<string, unknown> } {
+  const body = ctx.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ApiError(422, 'The request body must be a JSON object.');
+  const b = body as Record<string, unknown>;
+  const regs = b.registrations;
+  if (!Array.isArray(regs) || regs.length === 0)
+    throw new ApiError(422, 'The registrations field is required and must be a non-empty list.');
+  if (regs.length > 100)
+    throw new ApiError(422, 'The registrations field must not have more than 100 items.');
+  const vehicles = regs.map((r, i) => {
+    const v = ctx.fleet.vehicles.find((x) => x.registration === r);
+    if (!v) throw new ApiError(422, `The selected registrations.${i} is invalid.`);
+    return v;
+  });
+  const w = parseWindow(
+    b.start_timestamp,
+    b.end_timestamp,
+    ['start_timestamp', 'end_timestamp'],
+    ctx.fleet.timezone,
+    CAP_24_HOURS_S,
+  );
+  return { vehicles, w, body: b };
+}
+
+function bulk(ctx: RouteContext, kind: 'fuel_consumed' | 'fuel_level'): Reply {
+  const { vehicles, w, body } = bulkBody(ctx);
+  const page = parsePage(body.page, body.limit);
+  const items = vehicles
+    .map((v) =>
+      kind === 'fuel_consumed'
+        ? consumed(ctx.fleet, v, w, ctx.now, true)
+        : level(ctx.fleet, v, w, ctx.now, true),
+    )
+    .filter((x) => x !== null);
+  return { kind, body: paginate(items, page) };
+}
+
+export const fuelRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/fuel/consumed/{registration}',
+    handler: (ctx) => {
+      const v = vehicleByRegistration(ctx.fleet, ctx.params.registration);
+      const data = consumed(ctx.fleet, v, queryWindow(ctx, CAP_31_DAYS_S), ctx.now, false);
+      return { kind: 'fuel_consumed', body: { data: data ?? {} } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/fuel/level/{registration}',
+    handler: (ctx) => {
+      const v = vehicleByRegistration(ctx.fleet, ctx.params.registration);
+      const data = level(ctx.fleet, v, queryWindow(ctx, CAP_31_DAYS_S), ctx.now, false);
+      return { kind: 'fuel_level', body: { data: data ?? {} } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/fuel/fills/{registration}',
+    handler: (ctx) => {
+      const v = vehicleByRegistration(ctx.fleet, ctx.params.registration);
+      const w = queryWindow(ctx, CAP_31_DAYS_S);
+      const page = pageOf(ctx.query);
+      const items = fillsIn(ctx.fleet, v, w, ctx.now).map((f) => fillWire(f, v, ctx.fleet.timezone));
+      return { kind: 'fuel_fill', body: paginate(items, page, { calibrated: v.sensors.fuel_canbus_level }) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/fuel/fills',
+    handler: (ctx) => {
+      const w = queryWindow(ctx, CAP_24_HOURS_S);
+      const page = pageOf(ctx.query);
+      const items = ctx.fleet.vehicles
+        .flatMap((v) => fillsIn(ctx.fleet, v, w, ctx.now).map((f) => ({ f, v })))
+        .sort((a, b) => a.f.at_ms - b.f.at_ms || a.v.vehicle_id - b.v.vehicle_id)
+        .map(({ f, v }) => fillWire(f, v, ctx.fleet.timezone));
+      return { kind: 'fuel_fill', body: paginate(items, page, { calibrated: true }) };
+    },
+  },
+  { method: 'POST', path: '/fuel/consumed', handler: (ctx) => bulk(ctx, 'fuel_consumed') },
+  { method: 'POST', path: '/fuel/level', handler: (ctx) => bulk(ctx, 'fuel_level') },
+];

@@ -1,0 +1,310 @@
+/**
+ * The simulated Fleet API over HTTP (node:http): Basic auth (main account and one subuser sharing
+ * the account's limits), per-bucket sliding-window rate limits on an injected clock, fault
+ * injection, and the routes of src/simulator/routes/ serving a Fleet as of `now()`.
+ *
+ * Order of a request: auth (401 never counts) → bucket → injected fault (never counts in the
+ * limiter) → rate limit (a rejected request does not count) → route → field fault → body faults.
+ * `GET /__sim/stats` (no auth) shows the counters for humans.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger, type Logger } from '../log.ts';
+import { FaultInjector, type FaultKind, type FaultOptions, type PayloadKind } from './faults.ts';
+import type { Fleet } from './model.ts';
+import { BUCKET_NAMES, DEFAULT_WINDOW_MS, RateLimiter, bucketFor, type BucketName } from './ratelimit.ts';
+import { ApiError, type Reply, type Route } from './routes/common.ts';
+import { carpoolRoutes } from './routes/carpool.ts';
+import { fuelRoutes } from './routes/fuel.ts';
+import { geofenceRoutes } from './routes/geofences.ts';
+import { tripRoutes } from './routes/trips.ts';
+import { vehicleRoutes } from './routes/vehicles.ts';
+
+export interface SimulatorCredentials {
+  username: string;
+  mainPassword: string;
+  subPassword: string;
+}
+
+export const DEFAULT_CREDENTIALS: SimulatorCredentials = {
+  username: 'demo',
+  mainPassword: 'demo-main',
+  subPassword: 'demo-sub',
+};
+
+export interface SimulatorOptions {
+  fleet: Fleet;
+  port?: number;
+  host?: string;
+  now?: () => number;
+  windowMs?: number;
+  limits?: Partial<Record<BucketName, number>>;
+  enforceLimits?: boolean;
+  credentials?: SimulatorCredentials;
+  faults?: FaultOptions;
+  log?: Logger;
+}
+
+export interface SimulatorStats {
+  total: number;
+  unauthorized: number;
+  /** Authenticated requests per bucket (including rejected and fault-injected ones). */
+  requests: Record<BucketName, number>;
+  /** Genuine 429s from the limiter, per bucket. */
+  rateLimited: Record<BucketName, number>;
+  /** Injected faults per kind (an injected 429 counts here, never in rateLimited). */
+  faults: Record<FaultKind, number>;
+}
+
+export interface SimulatorHandle {
+  url: string;
+  baseUrl: string;
+  port: number;
+  stats(): SimulatorStats;
+  resetStats(): void;
+  setFaults(f: FaultOptions): void;
+  close(): Promise<void>;
+}
+
+export const ALL_ROUTES: readonly Route[] = [
+  ...vehicleRoutes,
+  ...tripRoutes,
+  ...fuelRoutes,
+  ...geofenceRoutes,
+  ...carpoolRoutes,
+];
+
+function emptyStats(): SimulatorStats {
+  const perBucket = () => Object.fromEntries(BUCKET_NAMES.map((b) => [b, 0])) as Record<BucketName, number>;
+  return {
+    total: 0,
+    unauthorized: 0,
+    requests: perBucket(),
+    rateLimited: perBucket(),
+    faults: { rate_limit: 0, server_error: 0, truncate: 0, reset: 0, hang: 0, non_json: 0 },
+  };
+}
+
+/** Matches a raw path (under /rest) to a route; params are percent-decoded. */
+function match(method: string, rawPath: string): { route: Route; params: Record<string, string> } | null {
+  const segs = rawPath.split('/').filter((s) => s !== '');
+  for (const route of ALL_ROUTES) {
+    if (route.method !== method) continue;
+    const pat = route.path.split('/').filter((s) => s !== '');
+    if (pat.length !== segs.length) continue;
+    const params: Record<string, string> = {};
+    let ok = true;
+    for (let i = 0; i < pat.length && ok; i++) {
+      const p = pat[i]!;
+      const s = segs[i]!;
+      if (p.startsWith('{')) {
+        try {
+          params[p.slice(1, -1)] = decodeURIComponent(s);
+        } catch {
+          ok = false; // malformed percent-encoding: no route matches
+        }
+      } else ok = p === s;
+    }
+    if (ok) return { route, params };
+  }
+  return null;
+}
+
+type Who = 'main' | 'sub' | null;
+
+function authenticate(header: string | undefined, c: SimulatorCredentials): Who {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  if (!m) return null;
+  const text = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const i = text.indexOf(':');
+  if (i < 0 || text.slice(0, i) !== c.username) return null;
+  const pw = text.slice(i + 1);
+  return pw === c.mainPassword ? 'main' : pw === c.subPassword ? 'sub' : null;
+}
+
+const errorBody = (status: number, message: string, extra: Record<string, unknown> = {}) => ({
+  ...extra,
+  error: { code: status, message },
+});
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function mangleData(body: unknown, kind: PayloadKind, faults: FaultInjector): unknown {
+  if (!faults.options.fieldFault || typeof body !== 'object' || body === null || !('data' in body))
+    return body;
+  const data = (body as { data: unknown }).data;
+  const one = (x: unknown) =>
+    typeof x === 'object' && x !== null && !Array.isArray(x)
+      ? faults.mangle(kind, x as Record<string, unknown>)
+      : x;
+  return { ...body, data: Array.isArray(data) ? data.map(one) : one(data) };
+}
+
+export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorHandle> {
+  const fleet = opts.fleet;
+  const now = opts.now ?? Date.now;
+  const creds = opts.credentials ?? DEFAULT_CREDENTIALS;
+  const log = opts.log ?? createLogger({ level: 'warn', secrets: [creds.mainPassword, creds.subPassword] });
+  const limiter = new RateLimiter(opts.windowMs ?? DEFAULT_WINDOW_MS, opts.limits ?? {});
+  const enforce = opts.enforceLimits ?? true;
+  const faults = new FaultInjector(opts.faults ?? {});
+  let stats = emptyStats();
+  const hanging = new Set<http.ServerResponse>();
+
+  const send = (
+    res: http.ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, {
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(text)),
+      ...headers,
+    });
+    res.end(text);
+  };
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const url = new URL(req.url ?? '/', 'http://simulator');
+    const rawBody = await readBody(req);
+    if (url.pathname === '/__sim/stats' && method === 'GET') return send(res, 200, stats);
+    if (!url.pathname.startsWith('/rest/')) return send(res, 404, errorBody(404, 'Not found.'));
+    const path = url.pathname.slice(5);
+    const who = authenticate(req.headers.authorization, creds);
+    if (!who) {
+      stats.unauthorized++;
+      stats.total++;
+      return send(res, 401, errorBody(401, 'Unauthenticated: invalid or missing credentials.'), {
+        'WWW-Authenticate': 'Basic realm="Fleet API"',
+      });
+    }
+    const bucket = bucketFor(method, path);
+    stats.total++;
+    stats.requests[bucket]++;
+
+    const fault = faults.next(bucket);
+    const latency = faults.options.latencyMs ?? 0;
+    if (latency > 0) await new Promise((r) => setTimeout(r, latency));
+    if (fault) stats.faults[fault]++;
+    if (fault === 'hang') {
+      hanging.add(res);
+      res.on('close', () => hanging.delete(res));
+      return;
+    }
+    if (fault === 'reset') {
+      req.socket.resetAndDestroy();
+      return;
+    }
+    if (fault === 'server_error') {
+      const status = faults.options.serverErrorStatus ?? 503;
+      return send(res, status, errorBody(status, 'Service temporarily unavailable (injected).'));
+    }
+    if (fault === 'rate_limit')
+      return send(res, 429, errorBody(429, 'Too Many Requests.'), faults.retryHeaders(now()));
+
+    const at = now();
+    if (enforce) {
+      const d = limiter.take(bucket, at);
+      if (!d.ok) {
+        stats.rateLimited[bucket]++;
+        return send(res, 429, errorBody(429, `Too Many Requests: limit of ${d.limit} per window reached.`), {
+          'X-RateLimit-Retry-At': String(d.retryAtS),
+          'X-RateLimit-Retry-After-Seconds': String(d.retryAfterS),
+        });
+      }
+    }
+
+    let reply: Reply;
+    try {
+      const found = match(method, path);
+      if (!found) throw new ApiError(404, `No route for ${method} ${path}.`);
+      let body: unknown;
+      if (rawBody.trim() !== '') {
+        try {
+          body = JSON.parse(rawBody);
+        } catch (e) {
+          throw new ApiError(400, `The request body is not valid JSON (${(e as Error).message}).`);
+        }
+      }
+      reply = found.route.handler({
+        fleet,
+        now: at,
+        params: found.params,
+        query: url.searchParams,
+        body,
+        isSubuser: who === 'sub',
+      });
+    } catch (e) {
+      if (!(e instanceof ApiError)) {
+        log.error('simulator route failed', { method, path, error: (e as Error).message });
+        return send(res, 500, errorBody(500, 'Internal server error.'));
+      }
+      return send(res, e.status, errorBody(e.status, e.message, e.extra));
+    }
+    const payload = reply.kind ? mangleData(reply.body, reply.kind, faults) : reply.body;
+    if (fault === 'truncate') {
+      const text = JSON.stringify(payload);
+      const cut = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+      res.writeHead(reply.status ?? 200, {
+        'Content-Type': 'application/json',
+        'Content-Length': String(Buffer.byteLength(cut)),
+      });
+      res.end(cut);
+      return;
+    }
+    if (fault === 'non_json') {
+      const html =
+        '<html><head><title>502 Bad Gateway</title></head><body>upstream unavailable</body></html>';
+      res.writeHead(200, { 'Content-Type': 'text/html', 'Content-Length': String(Buffer.byteLength(html)) });
+      res.end(html);
+      return;
+    }
+    log.debug('simulator request', { method, path, bucket, status: reply.status ?? 200 });
+    send(res, reply.status ?? 200, payload, reply.headers);
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      log.error('simulator request failed', { error: (e as Error).message });
+      if (!res.headersSent) send(res, 500, errorBody(500, 'Internal server error.'));
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = opts.host ?? '127.0.0.1';
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    url,
+    baseUrl: `${url}/rest`,
+    port,
+    stats: () => structuredClone(stats),
+    resetStats: () => {
+      stats = emptyStats();
+    },
+    setFaults: (f) => faults.set(f),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        for (const res of hanging) res.destroy();
+        hanging.clear();
+        server.close((e) => (e ? reject(e) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
