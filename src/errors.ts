@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'E_PAYLOAD' // a response body that does not match the schema
   | 'E_WINDOW_CAP' // a request window over the endpoint's cap (our bug, or a changed API)
   | 'E_SYNC_PARTIAL' // a sync finished with some windows failed
+  | 'E_SYNC_BUSY' // a sync is already running in this process
   | 'E_EXPORT' // export failure
   | 'E_BAD_REQUEST'; // dashboard/API query parameters
 

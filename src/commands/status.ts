@@ -1,3 +1,110 @@
-import { notYetCommand } from './command.ts';
+/** `fleetsync status`: last runs, coverage per stream, flagged and failed windows. */
+import { loadConfig } from '../config.ts';
+import { FleetsyncError } from '../errors.ts';
+import { openDatabase } from '../store/db.ts';
+import { queryJs } from '../store/queries.ts';
+import { formatIsoInZone } from '../time.ts';
+import type { Command } from './command.ts';
 
-export const statusCommand = notYetCommand('status', 'fleetsync status');
+const cell = (v: unknown, zone: string): string =>
+  v === null || v === undefined
+    ? '-'
+    : v instanceof Date
+      ? formatIsoInZone(v.getTime(), zone).slice(0, 16)
+      : String(v);
+
+function table(head: string[], rows: unknown[][], zone: string): string {
+  const text = [head, ...rows.map((r) => r.map((c) => cell(c, zone)))];
+  const widths = head.map((_, i) => Math.max(...text.map((r) => (r[i] ?? '').length)));
+  return text
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+export const statusCommand: Command = {
+  summary: 'Last runs, coverage per stream, flagged and failed windows.',
+  usage: 'fleetsync status [--runs N]',
+  options: { runs: { type: 'string' } },
+  async run({ values }, ctx) {
+    const config = loadConfig(ctx.env);
+    const n = values.runs === undefined ? 10 : Number(values.runs);
+    if (!Number.isInteger(n) || n < 1 || n > 1000)
+      throw new FleetsyncError('E_USAGE', '--runs must be a whole number from 1 to 1000');
+    const db = await openDatabase(config.dbPath);
+    const con = await db.connect();
+    try {
+      const zone = config.timezone;
+      const runs = await queryJs(con, 'status/runs', [n]);
+      const cov = await queryJs(con, 'status/coverage');
+      const bad = await queryJs(con, 'status/problem_windows', [50]);
+      const out: string[] = [`database ${config.dbPath} (times in ${zone})`, ''];
+      out.push('last runs:');
+      out.push(
+        runs.length
+          ? table(
+              ['run', 'account', 'trigger', 'outcome', 'started', 'seconds', 'requests', 'retries', 'range'],
+              runs.map((r) => [
+                r.run_id,
+                r.account,
+                r.trigger,
+                r.outcome,
+                r.started_at,
+                (Number(r.duration_ms) / 1000).toFixed(1),
+                r.requests,
+                r.retries,
+                `${cell(r.range_from, zone).slice(0, 10)}..${cell(r.range_to, zone).slice(0, 10)}`,
+              ]),
+              zone,
+            )
+          : '  (no runs yet: run `fleetsync sync`)',
+      );
+      out.push('', 'coverage per stream:');
+      out.push(
+        cov.length
+          ? table(
+              ['account', 'stream', 'from', 'to', 'done', 'incomplete', 'flagged', 'failed', 'last fetched'],
+              cov.map((r) => [
+                r.account,
+                r.stream,
+                r.covered_from,
+                r.covered_to,
+                r.done,
+                r.incomplete,
+                r.flagged,
+                r.failed,
+                r.last_fetched,
+              ]),
+              zone,
+            )
+          : '  (nothing synced yet)',
+      );
+      out.push('', `flagged and failed windows${bad.length === 50 ? ' (first 50)' : ''}:`);
+      out.push(
+        bad.length
+          ? table(
+              ['status', 'stream', 'vehicle', 'from', 'to', 'reason'],
+              bad.map((r) => [
+                r.status,
+                r.stream,
+                r.registration ?? r.scope,
+                r.window_start,
+                r.window_end,
+                r.reason,
+              ]),
+              zone,
+            )
+          : '  none',
+      );
+      ctx.stdout(out.join('\n') + '\n');
+      return Number(cov.reduce((a, r) => a + Number(r.failed), 0)) > 0 ? 3 : 0;
+    } finally {
+      con.closeSync();
+      db.close();
+    }
+  },
+};

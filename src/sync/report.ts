@@ -1,0 +1,61 @@
+/** Text a scheduler (or a person) reads: the plan, a run summary, a progress bar. */
+import { fmt } from './planner.ts';
+import type { PlanSummary, RunSummary, SyncProgress } from './types.ts';
+
+const table = (rows: string[][]) => {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows
+    .map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '))
+    .join('\n');
+};
+
+export function formatPlan(p: PlanSummary): string {
+  const buckets = Object.entries(p.requestsByBucket).sort();
+  const streams = Object.entries(p.requestsByStream).sort();
+  return [
+    `plan for ${p.account}: ${p.fromDay} .. ${p.toDay} (local days, inclusive)`,
+    '',
+    table([['bucket', 'requests'], ...buckets.map(([k, v]) => [k, String(v)])]),
+    '',
+    table([['stream', 'requests'], ...streams.map(([k, v]) => [k, String(v)])]),
+    '',
+    `least time the rate limits allow: ${fmt(p.leastDurationMs)}`,
+    ...p.notes.map((n) => `note: ${n}`),
+  ].join('\n');
+}
+
+export function formatSummary(s: RunSummary): string {
+  const rows = Object.entries(s.streams).map(([name, c]) => [
+    name,
+    String(c.rows),
+    String(c.requests),
+    ...(['done', 'incomplete', 'flagged', 'failed'] as const).map((k) => String(c.windows[k] ?? 0)),
+  ]);
+  const q429 = Object.entries(s.http429ByBucket).filter(([, n]) => n > 0);
+  return [
+    `run ${s.run_id}: ${s.outcome.toUpperCase()} in ${fmt(s.ended_ms - s.started_ms)} — ${s.requests} requests, ${s.retries} retries` +
+      (q429.length ? `, 429s: ${q429.map(([b, n]) => `${b}=${n}`).join(' ')}` : ', no 429s'),
+    '',
+    table([['stream', 'rows', 'requests', 'done', 'incomplete', 'flagged', 'failed'], ...rows]),
+    ...(s.errors.length
+      ? [
+          '',
+          'failures:',
+          ...s.errors.slice(0, 10).map((e) => `  ${e.stream} ${e.scope} ${e.window}: ${e.reason}`),
+        ]
+      : []),
+  ].join('\n');
+}
+
+/** A one-line progress bar redrawn on a terminal. */
+export function progressPrinter(write: (t: string) => void): (p: SyncProgress) => void {
+  const state = new Map<string, SyncProgress>();
+  return (p) => {
+    state.set(p.stream, p);
+    const done = [...state.values()].reduce((a, b) => a + b.done, 0);
+    const total = [...state.values()].reduce((a, b) => a + b.total, 0);
+    const width = 30;
+    const fill = total ? Math.round((done / total) * width) : 0;
+    write(`\r[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${done}/${total} windows (${p.stream})   `);
+  };
+}

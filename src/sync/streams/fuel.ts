@@ -1,0 +1,255 @@
+/**
+ * Fuel, per vehicle:
+ * - CAN vehicles: the cumulative ECU counter per window (`fuel_consumed`). A window whose counter
+ *   went down (a counter reset) is split at local midnights until the flagged window is one local
+ *   day; it is stored flagged and left out of fuel used, never negative. Two equivalent paths:
+ *   per-vehicle GET over ≤31-day windows (default bucket) or bulk POST over ≤24 h for up to 100
+ *   vehicles (10/min); the planner picks the one that finishes sooner.
+ * - level-sensor vehicles: the level estimate per window (`fuel_level`) and the fills (`fuel_fills`,
+ *   a fill listed twice stored once).
+ */
+import type { FuelConsumed, FuelFill, FuelLevel } from '../../api/types.ts';
+import { appendRows, upsertRows } from '../../store/write.ts';
+import type { LedgerEntry } from '../ledger.ts';
+import { iso, settledStatus, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
+import { splitAtMidnight, type Window } from '../windows.ts';
+
+const wentDown = (f: FuelConsumed) =>
+  f.counter_start_l !== null && f.counter_end_l !== null && f.counter_end_l < f.counter_start_l;
+
+function consumedEntry(
+  ctx: StreamContext,
+  v: VehicleRef,
+  w: Window,
+  f: FuelConsumed | null,
+  requests: number,
+): LedgerEntry {
+  const base = {
+    stream: 'fuel_consumed' as const,
+    scope: String(v.vehicle_id),
+    startMs: w.startMs,
+    endMs: w.endMs,
+    requests,
+  };
+  if (!f) return { ...base, status: 'done', rows: 0, reason: 'no CAN fuel data for the period' };
+  if (wentDown(f))
+    return { ...base, status: 'flagged', rows: 1, reason: 'fuel counter went down (counter reset)' };
+  const s = settledStatus(ctx, w);
+  return { ...base, status: s.status, reason: s.reason, rows: 1 };
+}
+
+const consumedRow = (account: string, vehicleId: number, w: Window, f: FuelConsumed) => ({
+  account,
+  vehicle_id: vehicleId,
+  window_start: w.startMs,
+  window_end: w.endMs,
+  counter_start_l: f.counter_start_l,
+  counter_end_l: f.counter_end_l,
+  fuel_consumed_l: f.fuel_consumed_l,
+});
+
+async function replaceConsumed(
+  con: Parameters<import('../unit.ts').FetchResult['write']>[0],
+  account: string,
+  vehicleId: number,
+  w: Window,
+  rows: ReturnType<typeof consumedRow>[],
+) {
+  await con.run(
+    'DELETE FROM fuel_consumed WHERE account = $1 AND vehicle_id = $2 AND window_start >= $3 AND window_end <= $4',
+    [account, vehicleId, iso(w.startMs), iso(w.endMs)],
+  );
+  return appendRows(con, 'fuel_consumed', rows);
+}
+
+/** Per-vehicle GET /fuel/consumed/{registration} over a ≤31-day window, split on a counter reset. */
+export function fuelConsumedUnit(v: VehicleRef, w: Window): Unit {
+  return {
+    stream: 'fuel',
+    ledgerStream: 'fuel_consumed',
+    scope: String(v.vehicle_id),
+    window: w,
+    bucket: 'default',
+    estRequests: 1,
+    label: `fuel ${v.registration} ${iso(w.startMs).slice(0, 10)}`,
+    async fetch(ctx, meter) {
+      const leaves: { w: Window; f: FuelConsumed | null; entry: LedgerEntry }[] = [];
+      const pull = async (win: Window): Promise<void> => {
+        const before = meter.requests;
+        const f = await ctx.client.getFuelConsumed(v.registration, win.startMs, win.endMs, {
+          meter,
+          signal: ctx.signal,
+        });
+        if (f && wentDown(f)) {
+          const halves = splitAtMidnight(win, ctx.zone);
+          if (halves) {
+            for (const h of halves) await pull(h);
+            return;
+          }
+        }
+        leaves.push({ w: win, f, entry: consumedEntry(ctx, v, win, f, meter.requests - before) });
+      };
+      await pull(w);
+      return {
+        ledger: leaves.map((l) => l.entry),
+        write: (con) =>
+          replaceConsumed(
+            con,
+            ctx.account,
+            v.vehicle_id,
+            w,
+            leaves.filter((l) => l.f).map((l) => consumedRow(ctx.account, v.vehicle_id, l.w, l.f!)),
+          ),
+      };
+    },
+  };
+}
+
+/** Bulk POST /fuel/consumed: one ≤24 h window for up to 100 vehicles; a ledger row per vehicle. */
+export function fuelConsumedBulkUnit(vehicles: VehicleRef[], w: Window): Unit {
+  return {
+    stream: 'fuel',
+    ledgerStream: 'fuel_consumed',
+    scope: vehicles.map((v) => v.vehicle_id).join(','),
+    window: w,
+    bucket: 'fuel_consumed_bulk',
+    estRequests: 1,
+    label: `fuel (bulk ${vehicles.length}) ${iso(w.startMs).slice(0, 13)}`,
+    async fetch(ctx, meter) {
+      const list = await ctx.client.getFuelConsumedBulk(
+        vehicles.map((v) => v.registration),
+        w.startMs,
+        w.endMs,
+        { meter, signal: ctx.signal },
+      );
+      const byReg = new Map(list.map((f) => [f.registration, f]));
+      const per = vehicles.map((v) => {
+        const f = byReg.get(v.registration) ?? null;
+        return { v, f, entry: consumedEntry(ctx, v, w, f, 0) };
+      });
+      if (per[0]) per[0].entry.requests = meter.requests;
+      return {
+        ledger: per.map((p) => p.entry),
+        async write(con) {
+          let n = 0;
+          for (const p of per)
+            n += await replaceConsumed(
+              con,
+              ctx.account,
+              p.v.vehicle_id,
+              w,
+              p.f ? [consumedRow(ctx.account, p.v.vehicle_id, w, p.f)] : [],
+            );
+          return n;
+        },
+      };
+    },
+  };
+}
+
+/** GET /fuel/level/{registration}: the level estimate over a ≤31-day window. */
+export function fuelLevelUnit(v: VehicleRef, w: Window): Unit {
+  return {
+    stream: 'fuel',
+    ledgerStream: 'fuel_level',
+    scope: String(v.vehicle_id),
+    window: w,
+    bucket: 'default',
+    estRequests: 1,
+    label: `fuel level ${v.registration} ${iso(w.startMs).slice(0, 10)}`,
+    async fetch(ctx, meter) {
+      const f: FuelLevel | null = await ctx.client.getFuelLevel(v.registration, w.startMs, w.endMs, {
+        meter,
+        signal: ctx.signal,
+      });
+      const s = settledStatus(ctx, w);
+      return {
+        ledger: [
+          {
+            stream: 'fuel_level',
+            scope: String(v.vehicle_id),
+            startMs: w.startMs,
+            endMs: w.endMs,
+            status: s.status,
+            reason: f ? s.reason : 'no fuel level data for the period',
+            rows: f ? 1 : 0,
+            requests: meter.requests,
+          },
+        ],
+        async write(con) {
+          await con.run(
+            'DELETE FROM fuel_level WHERE account = $1 AND vehicle_id = $2 AND window_start >= $3 AND window_end <= $4',
+            [ctx.account, v.vehicle_id, iso(w.startMs), iso(w.endMs)],
+          );
+          if (!f) return 0;
+          return appendRows(con, 'fuel_level', [
+            {
+              account: ctx.account,
+              vehicle_id: v.vehicle_id,
+              window_start: w.startMs,
+              window_end: w.endMs,
+              start_l: f.start.litres,
+              start_at: f.start.ms,
+              start_accurate: f.start.accurate,
+              end_l: f.end.litres,
+              end_at: f.end.ms,
+              end_accurate: f.end.accurate,
+              estimated_used_l: f.estimated_fuel_used_l,
+              calibrated: f.calibrated,
+            },
+          ]);
+        },
+      };
+    },
+  };
+}
+
+/** GET /fuel/fills/{registration} over a ≤31-day window; duplicates collapse on (vehicle, time). */
+export function fuelFillsUnit(v: VehicleRef, w: Window): Unit {
+  return {
+    stream: 'fuel',
+    ledgerStream: 'fuel_fills',
+    scope: String(v.vehicle_id),
+    window: w,
+    bucket: 'default',
+    estRequests: 1,
+    label: `fuel fills ${v.registration} ${iso(w.startMs).slice(0, 10)}`,
+    async fetch(ctx, meter) {
+      const fills: FuelFill[] = await ctx.client.listFuelFills(v.registration, w.startMs, w.endMs, {
+        meter,
+        signal: ctx.signal,
+      });
+      const s = settledStatus(ctx, w);
+      const rows = fills.map((f) => ({
+        account: ctx.account,
+        vehicle_id: v.vehicle_id,
+        fill_time: f.fill_ms,
+        amount_l: f.amount_l,
+        odometer_m: f.odometer_m,
+        location: f.location,
+        accurate: f.accurate,
+      }));
+      return {
+        ledger: [
+          {
+            stream: 'fuel_fills',
+            scope: String(v.vehicle_id),
+            startMs: w.startMs,
+            endMs: w.endMs,
+            status: s.status,
+            reason: s.reason,
+            rows: rows.length,
+            requests: meter.requests,
+          },
+        ],
+        async write(con) {
+          await con.run(
+            'DELETE FROM fuel_fills WHERE account = $1 AND vehicle_id = $2 AND fill_time >= $3 AND fill_time < $4',
+            [ctx.account, v.vehicle_id, iso(w.startMs), iso(w.endMs)],
+          );
+          return upsertRows(con, 'fuel_fills', ['account', 'vehicle_id', 'fill_time'], rows);
+        },
+      };
+    },
+  };
+}

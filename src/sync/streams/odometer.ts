@@ -1,0 +1,120 @@
+/**
+ * Odometer windows per vehicle, aligned to local months. A window with `odometer_reset` or
+ * `terminal_has_changed` is split at local midnights (halving) until each flagged window holds
+ * at most one local day, so the distance left out of mileage stays small. A window whose last
+ * event is well before its end is incomplete and pulled again on later runs.
+ */
+import type { OdometerWindow } from '../../api/types.ts';
+import { appendRows } from '../../store/write.ts';
+import type { LedgerEntry } from '../ledger.ts';
+import { iso, settledStatus, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
+import { splitAtMidnight, type Window } from '../windows.ts';
+
+/** Data this much older than the window's end (or now) means the window is not yet complete. */
+export const ODOMETER_LAG_MS = 12 * 3_600_000;
+
+interface Leaf {
+  w: Window;
+  data: OdometerWindow | null;
+  entry: LedgerEntry;
+}
+
+function classify(
+  ctx: StreamContext,
+  v: VehicleRef,
+  w: Window,
+  o: OdometerWindow | null,
+  requests: number,
+): LedgerEntry {
+  const base = {
+    stream: 'odometer' as const,
+    scope: String(v.vehicle_id),
+    startMs: w.startMs,
+    endMs: w.endMs,
+    requests,
+  };
+  if (!o) return { ...base, status: 'done', rows: 0, reason: 'no odometer data for the period' };
+  if (o.odometer_reset || o.terminal_has_changed) {
+    const why = [
+      o.odometer_reset && 'odometer_reset',
+      o.terminal_has_changed && 'terminal_has_changed',
+    ].filter(Boolean);
+    return { ...base, status: 'flagged', rows: 1, reason: why.join(', '), lastEventMs: o.last_event_ms };
+  }
+  const settled = settledStatus(ctx, w);
+  if (settled.status === 'incomplete')
+    return { ...base, status: 'incomplete', rows: 1, reason: settled.reason, lastEventMs: o.last_event_ms };
+  const expected = Math.min(w.endMs, ctx.now());
+  const lag = o.last_event_ms === null ? Infinity : expected - o.last_event_ms;
+  if (lag > ODOMETER_LAG_MS && ctx.now() - w.endMs < ctx.maxLateMs)
+    return {
+      ...base,
+      status: 'incomplete',
+      rows: 1,
+      lastEventMs: o.last_event_ms,
+      reason:
+        o.last_event_ms === null
+          ? 'no last event time'
+          : `last event ${Math.round(lag / 3_600_000)} h before the window end`,
+    };
+  return { ...base, status: 'done', rows: 1, lastEventMs: o.last_event_ms };
+}
+
+export function odometerUnit(v: VehicleRef, w: Window): Unit {
+  return {
+    stream: 'odometer',
+    ledgerStream: 'odometer',
+    scope: String(v.vehicle_id),
+    window: w,
+    bucket: 'default',
+    estRequests: 1,
+    label: `odometer ${v.registration} ${iso(w.startMs).slice(0, 10)}`,
+    async fetch(ctx, meter) {
+      const leaves: Leaf[] = [];
+      const pull = async (win: Window): Promise<void> => {
+        const before = meter.requests;
+        const o = await ctx.client.getOdometer(v.registration, win.startMs, win.endMs, {
+          meter,
+          signal: ctx.signal,
+        });
+        if (o && (o.odometer_reset || o.terminal_has_changed)) {
+          const halves = splitAtMidnight(win, ctx.zone);
+          if (halves) {
+            for (const h of halves) await pull(h);
+            return;
+          }
+        }
+        leaves.push({ w: win, data: o, entry: classify(ctx, v, win, o, meter.requests - before) });
+      };
+      await pull(w);
+      return {
+        ledger: leaves.map((l) => l.entry),
+        async write(con) {
+          await con.run(
+            'DELETE FROM odometer_windows WHERE account = $1 AND vehicle_id = $2 AND window_start >= $3 AND window_end <= $4',
+            [ctx.account, v.vehicle_id, iso(w.startMs), iso(w.endMs)],
+          );
+          return appendRows(
+            con,
+            'odometer_windows',
+            leaves
+              .filter((l) => l.data)
+              .map(({ w: lw, data: o }) => ({
+                account: ctx.account,
+                vehicle_id: v.vehicle_id,
+                window_start: lw.startMs,
+                window_end: lw.endMs,
+                start_odometer_m: o!.start_odometer_m,
+                end_odometer_m: o!.end_odometer_m,
+                distance_m: o!.distance_m,
+                current_odometer_m: o!.current_odometer_m,
+                last_event_at: o!.last_event_ms,
+                odometer_reset: o!.odometer_reset,
+                terminal_has_changed: o!.terminal_has_changed,
+              })),
+          );
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/** Trips: fleet-wide GET /trips over ≤31-day windows; a trip returned by two windows is stored once. */
+import type { Trip } from '../../api/types.ts';
+import { upsertRows } from '../../store/write.ts';
+import { iso, settledStatus, type Unit } from '../unit.ts';
+import type { Window } from '../windows.ts';
+
+export const tripRow = (account: string, t: Trip) => ({
+  account,
+  trip_id: t.trip_id,
+  vehicle_id: t.vehicle_id,
+  registration: t.registration,
+  start_time: t.start_ms,
+  end_time: t.end_ms,
+  trip_distance_m: t.trip_distance_m,
+  start_odometer_m: t.start_odometer_m,
+  end_odometer_m: t.end_odometer_m,
+  driver_id: t.driver_id,
+  start_location: t.start_location,
+  end_location: t.end_location,
+});
+
+export function tripUnit(w: Window, estPages: number): Unit {
+  return {
+    stream: 'trips',
+    ledgerStream: 'trips',
+    scope: '*',
+    window: w,
+    bucket: 'default',
+    estRequests: estPages,
+    label: `trips ${iso(w.startMs).slice(0, 10)}`,
+    async fetch(ctx, meter) {
+      const trips = await ctx.client.listTrips(w.startMs, w.endMs, undefined, { meter, signal: ctx.signal });
+      const s = settledStatus(ctx, w);
+      return {
+        ledger: [
+          {
+            stream: 'trips',
+            scope: '*',
+            startMs: w.startMs,
+            endMs: w.endMs,
+            status: s.status,
+            reason: s.reason,
+            rows: trips.length,
+            requests: meter.requests,
+          },
+        ],
+        async write(con) {
+          // The window owns the trips that start inside it; trips overlapping its edges are upserted.
+          await con.run('DELETE FROM trips WHERE account = $1 AND start_time >= $2 AND start_time < $3', [
+            ctx.account,
+            iso(w.startMs),
+            iso(w.endMs),
+          ]);
+          return upsertRows(
+            con,
+            'trips',
+            ['account', 'trip_id'],
+            trips.map((t) => tripRow(ctx.account, t)),
+          );
+        },
+      };
+    },
+  };
+}

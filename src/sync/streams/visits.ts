@@ -1,0 +1,69 @@
+/**
+ * Toll-geofence visits: fleet-wide GET /geofences/visits?filter[is_toll]=true over ≤24-hour
+ * windows (local days; a 25-hour DST day is two windows). A visit has no id: its key is
+ * (vehicle, geofence, enter time), so one seen by two windows is stored once. The API lists a
+ * visit only once the vehicle has left the geofence, so recent windows stay open (incomplete).
+ */
+import { upsertRows } from '../../store/write.ts';
+import { iso, settledStatus, type Unit } from '../unit.ts';
+import type { Window } from '../windows.ts';
+
+export function visitsUnit(w: Window, estPages: number): Unit {
+  return {
+    stream: 'visits',
+    ledgerStream: 'visits',
+    scope: '*',
+    window: w,
+    bucket: 'default',
+    estRequests: estPages,
+    label: `toll visits ${iso(w.startMs).slice(0, 13)}`,
+    async fetch(ctx, meter) {
+      const visits = await ctx.client.listVisits(
+        w.startMs,
+        w.endMs,
+        { isToll: true },
+        { meter, signal: ctx.signal },
+      );
+      const s = settledStatus(ctx, w);
+      const rows = visits
+        .filter((v) => v.enter_ms >= w.startMs && v.enter_ms < w.endMs)
+        .map((v) => ({
+          account: ctx.account,
+          vehicle_id: v.vehicle_id,
+          geofence_id: v.geofence_id,
+          enter_time: v.enter_ms,
+          exit_time: v.exit_ms,
+          registration: v.registration,
+          geofence_name: v.geofence_name,
+          is_toll: v.is_toll ?? true,
+          duration_s: v.duration_s ?? (v.exit_ms === null ? null : (v.exit_ms - v.enter_ms) / 1000),
+        }));
+      return {
+        ledger: [
+          {
+            stream: 'visits',
+            scope: '*',
+            startMs: w.startMs,
+            endMs: w.endMs,
+            status: s.status,
+            reason: s.reason,
+            rows: rows.length,
+            requests: meter.requests,
+          },
+        ],
+        async write(con) {
+          await con.run(
+            'DELETE FROM geofence_visits WHERE account = $1 AND enter_time >= $2 AND enter_time < $3',
+            [ctx.account, iso(w.startMs), iso(w.endMs)],
+          );
+          return upsertRows(
+            con,
+            'geofence_visits',
+            ['account', 'vehicle_id', 'geofence_id', 'enter_time'],
+            rows,
+          );
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Window grids in the account's local calendar. Windows are half-open [startMs, endMs).
+ * - month grid: local months (≤ 31 days, the trips/odometer/fuel/bookings cap);
+ * - day grid: local days, a 25-hour DST day split in two so no window exceeds 24 hours
+ *   (the visits / bulk-fuel cap).
+ * Grid windows are clipped to the wanted range, so a range that starts mid-month gives a
+ * shorter first window.
+ */
+import { addDays, localDate, localDayBounds, localMonth, localMonthBounds, parseLocal } from '../time.ts';
+
+export interface Window {
+  startMs: number;
+  endMs: number;
+}
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
+
+function clip(w: Window, fromMs: number, toMs: number): Window | null {
+  const s = Math.max(w.startMs, fromMs);
+  const e = Math.min(w.endMs, toMs);
+  return e > s ? { startMs: s, endMs: e } : null;
+}
+
+export function monthWindows(fromMs: number, toMs: number, zone: string): Window[] {
+  const out: Window[] = [];
+  let month = localMonth(fromMs, zone);
+  for (;;) {
+    const b = localMonthBounds(month, zone);
+    if (b.startMs >= toMs) break;
+    const c = clip(b, fromMs, toMs);
+    if (c) out.push(c);
+    month = localMonth(b.endMs, zone);
+  }
+  return out;
+}
+
+export function dayWindows(fromMs: number, toMs: number, zone: string, maxMs = DAY_MS): Window[] {
+  const out: Window[] = [];
+  let day = localDate(fromMs, zone);
+  for (;;) {
+    const b = localDayBounds(day, zone);
+    if (b.startMs >= toMs) break;
+    const c = clip(b, fromMs, toMs);
+    if (c) {
+      if (c.endMs - c.startMs > maxMs) {
+        const mid = c.startMs + Math.ceil((c.endMs - c.startMs) / 2 / HOUR_MS) * HOUR_MS;
+        out.push({ startMs: c.startMs, endMs: mid }, { startMs: mid, endMs: c.endMs });
+      } else out.push(c);
+    }
+    day = addDays(day, 1);
+  }
+  return out;
+}
+
+/**
+ * Splits a window at the local midnight nearest its middle. Returns null when the window holds
+ * at most one local day (no midnight strictly inside it).
+ */
+export function splitAtMidnight(w: Window, zone: string): [Window, Window] | null {
+  const mids: number[] = [];
+  let day = addDays(localDate(w.startMs, zone), 1);
+  for (;;) {
+    const m = parseLocal(`${day} 00:00:00`, zone);
+    if (m === null || m >= w.endMs) break;
+    if (m > w.startMs) mids.push(m);
+    day = addDays(day, 1);
+  }
+  if (mids.length === 0) return null;
+  const target = (w.startMs + w.endMs) / 2;
+  const mid = mids.reduce((a, b) => (Math.abs(b - target) < Math.abs(a - target) ? b : a));
+  return [
+    { startMs: w.startMs, endMs: mid },
+    { startMs: mid, endMs: w.endMs },
+  ];
+}
+
+/** Local days `from`..`to` inclusive → [start of from, start of the day after to). */
+export function dayRange(fromDay: string, toDay: string, zone: string): Window {
+  return { startMs: localDayBounds(fromDay, zone).startMs, endMs: localDayBounds(toDay, zone).endMs };
+}
+
+export const windowLabel = (w: Window) =>
+  `${new Date(w.startMs).toISOString()}/${new Date(w.endMs).toISOString()}`;

@@ -1,0 +1,100 @@
+/**
+ * Test harness: a generated fleet served by the simulator on port 0, a real DuckDB file in a temp
+ * directory, the real client, and the sync. The clock runs from a fixed base (days after the
+ * fleet's history ends, so every window has settled) at real speed, which keeps the simulator's
+ * data fixed while its rate-limit windows still slide.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFleetClient, type FleetClient } from '../../src/api/client.ts';
+import { memoryLogger } from '../../src/log.ts';
+import { generateFleet } from '../../src/simulator/generate.ts';
+import type { Fleet, FleetOptions } from '../../src/simulator/model.ts';
+import { startSimulator, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/server.ts';
+import { openDatabase, type Database } from '../../src/store/db.ts';
+import { runSync, type SyncDeps } from '../../src/sync/run.ts';
+import type { RunSummary, SyncRequest } from '../../src/sync/types.ts';
+import { localDate } from '../../src/time.ts';
+
+export const ACCOUNT = 'test';
+
+export interface Harness {
+  fleet: Fleet;
+  sim: SimulatorHandle;
+  db: Database;
+  dbPath: string;
+  dir: string;
+  client: FleetClient;
+  log: ReturnType<typeof memoryLogger>;
+  now: () => number;
+  firstDay: string;
+  lastDay: string;
+  deps: SyncDeps;
+  sync(req?: Partial<SyncRequest>): Promise<RunSummary>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  fleet?: Partial<FleetOptions>;
+  /** The simulator's limit window (short, so tests never wait through real minutes). */
+  windowMs?: number;
+  sim?: Partial<SimulatorOptions>;
+  deps?: Partial<SyncDeps>;
+  /** Clock base relative to the end of history (default: 4 days after). */
+  nowOffsetMs?: number;
+}
+
+export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
+  const fleet = generateFleet({ seed: 7, vehicles: 14, days: 75, endDay: '2026-04-20', ...o.fleet });
+  const base = fleet.endMs + (o.nowOffsetMs ?? 4 * 86_400_000);
+  const t0 = Date.now();
+  const now = () => base + (Date.now() - t0);
+  const windowMs = o.windowMs ?? 1000;
+  const sim = await startSimulator({ fleet, now, windowMs, ...o.sim });
+  const dir = mkdtempSync(join(tmpdir(), 'fleetsync-'));
+  const dbPath = join(dir, 'fleet.duckdb');
+  const db = await openDatabase(dbPath);
+  const log = memoryLogger('debug', ['demo-main', 'demo-sub']);
+  const client = createFleetClient({
+    baseUrl: sim.baseUrl,
+    username: 'demo',
+    password: 'demo-main',
+    timezone: fleet.timezone,
+    windowMs,
+    log,
+  });
+  const firstDay = localDate(fleet.startMs, fleet.timezone);
+  const lastDay = localDate(fleet.endMs - 1, fleet.timezone);
+  const deps: SyncDeps = {
+    db,
+    client,
+    account: ACCOUNT,
+    timezone: fleet.timezone,
+    baseUrl: sim.baseUrl,
+    windowMs,
+    log,
+    now,
+    ...o.deps,
+  };
+  return {
+    fleet,
+    sim,
+    db,
+    dbPath,
+    dir,
+    client,
+    log,
+    now,
+    firstDay,
+    lastDay,
+    deps,
+    sync: (req = {}) => runSync(deps, { trigger: 'cli', fromDay: firstDay, toDay: lastDay, ...req }),
+    async close() {
+      await client.close();
+      db.close();
+      await sim.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
