@@ -1,0 +1,186 @@
+/**
+ * Rate buckets: the spec's Limits table as sliding-window logs, one per bucket, shared by every
+ * concurrent request of a client. A request waits for its bucket *before* it is sent, so the
+ * steady state has no 429 at all; a 429 pauses the whole bucket (see retry.ts for how long).
+ *
+ * The server counts arrivals, we count sends. Latency jitter can make two sends `windowMs` apart
+ * arrive less than `windowMs` apart, so a slot is freed only `windowMs + margin` after its send
+ * (margin = `safetyMargin × windowMs`, default 2 % = 1.2 s of a 60 s window).
+ */
+export type BucketName =
+  | 'default'
+  | 'fuel_consumed_bulk'
+  | 'fuel_level_bulk'
+  | 'ev_consumption'
+  | 'ev_range'
+  | 'ev_soc'
+  | 'vext'
+  | 'vehicles_status'
+  | 'vehicles_events'
+  | 'vehicle_events'
+  | 'vehicle_idling'
+  | 'vision_status';
+
+/** Requests per window (60 s), from the spec's Limits table. */
+export const BUCKET_LIMITS: Record<BucketName, number> = {
+  default: 1000,
+  fuel_consumed_bulk: 10,
+  fuel_level_bulk: 10,
+  ev_consumption: 10,
+  ev_range: 10,
+  ev_soc: 10,
+  vext: 10,
+  vehicles_status: 60,
+  vehicles_events: 60,
+  vehicle_events: 200,
+  vehicle_idling: 200,
+  vision_status: 6,
+};
+
+export const DEFAULT_WINDOW_MS = 60_000;
+export const DEFAULT_SAFETY_MARGIN = 0.02;
+
+/** The bucket a request draws on; `path` is relative to the base URL (`/fuel/consumed`), query ignored. */
+export function bucketFor(method: string, path: string): BucketName {
+  const m = method.toUpperCase();
+  const p = (path.split('?')[0] ?? '').replace(/^\/rest(?=\/)/, '').replace(/\/+$/, '');
+  const seg = p.split('/').filter(Boolean);
+  if (m === 'POST') {
+    if (p === '/fuel/consumed') return 'fuel_consumed_bulk';
+    if (p === '/fuel/level') return 'fuel_level_bulk';
+    if (p === '/vehicles/ev-consumption') return 'ev_consumption';
+    if (p === '/vehicles/range') return 'ev_range';
+    if (p === '/vehicles/soc') return 'ev_soc';
+    return 'default';
+  }
+  if (m !== 'GET') return 'default';
+  if (p === '/vehicles/vext') return 'vext';
+  if (p === '/vehicles/status') return 'vehicles_status';
+  if (p === '/vehicles/events') return 'vehicles_events';
+  if (p === '/vision/status') return 'vision_status';
+  if (seg.length === 3 && seg[0] === 'vehicles' && seg[2] === 'events') return 'vehicle_events';
+  if (seg.length === 4 && seg[0] === 'vehicles' && seg[2] === 'events' && seg[3] === 'idling')
+    return 'vehicle_idling';
+  return 'default';
+}
+
+export function limitFor(bucket: string, limits?: Partial<Record<BucketName, number>>): number {
+  const l = (limits as Record<string, number | undefined> | undefined)?.[bucket];
+  return l ?? (BUCKET_LIMITS as Record<string, number>)[bucket] ?? BUCKET_LIMITS.default;
+}
+
+/**
+ * The least wall time the limits allow for `requestsByBucket` (keys are bucket names; unknown
+ * names use the default limit). Buckets run in parallel, so the answer is the slowest bucket: a
+ * bucket of limit L sends its first L at once and then needs one more full window per further L,
+ * i.e. `(ceil(n / L) - 1) × windowMs` (0 for n ≤ L). `safetyMargin` (default 0) lengthens each
+ * window the way the client does. Latency and retries come on top.
+ */
+export function leastDurationMs(
+  requestsByBucket: Record<string, number>,
+  opts: { windowMs: number; limits?: Partial<Record<BucketName, number>>; safetyMargin?: number },
+): number {
+  const window = opts.windowMs * (1 + (opts.safetyMargin ?? 0));
+  let worst = 0;
+  for (const [bucket, n] of Object.entries(requestsByBucket)) {
+    if (!(n > 0)) continue;
+    const limit = Math.max(1, limitFor(bucket, opts.limits));
+    worst = Math.max(worst, (Math.ceil(n / limit) - 1) * window);
+  }
+  return Math.round(worst);
+}
+
+/** A reserved send slot; `sent()` re-stamps it when the request actually leaves (after a concurrency wait). */
+export interface Ticket {
+  sent(): void;
+}
+
+export interface BucketSetOptions {
+  windowMs: number;
+  limits?: Partial<Record<BucketName, number>>;
+  safetyMargin: number;
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+interface BucketState {
+  limit: number;
+  log: { t: number }[];
+  pausedUntil: number;
+  waitedMs: number;
+  queue: Promise<unknown>;
+}
+
+export interface BucketSet {
+  /** Waits (FIFO per bucket) until the bucket has a free slot and is not paused, then reserves it. */
+  acquire(bucket: BucketName, signal?: AbortSignal): Promise<Ticket>;
+  /** Pauses the whole bucket until `untilMs` (never shortens an existing pause). */
+  pause(bucket: BucketName, untilMs: number): void;
+  /** Sends counted in the current window, for progress and tests. */
+  inWindow(bucket: BucketName): number;
+  pausedUntil(bucket: BucketName): number;
+  waitedMs(): Record<string, number>;
+}
+
+export function createBucketSet(o: BucketSetOptions): BucketSet {
+  const horizon = o.windowMs + Math.ceil(o.windowMs * Math.max(0, o.safetyMargin));
+  const states = new Map<BucketName, BucketState>();
+  const state = (b: BucketName): BucketState => {
+    let s = states.get(b);
+    if (!s) {
+      s = {
+        limit: Math.max(1, limitFor(b, o.limits)),
+        log: [],
+        pausedUntil: 0,
+        waitedMs: 0,
+        queue: Promise.resolve(),
+      };
+      states.set(b, s);
+    }
+    return s;
+  };
+  const prune = (s: BucketState, t: number) => {
+    s.log = s.log.filter((e) => e.t + horizon > t);
+  };
+
+  async function waitTurn(s: BucketState, start: number, signal?: AbortSignal): Promise<Ticket> {
+    for (;;) {
+      signal?.throwIfAborted();
+      const t = o.now();
+      if (t < s.pausedUntil) {
+        await o.sleep(s.pausedUntil - t, signal);
+        continue;
+      }
+      prune(s, t);
+      if (s.log.length < s.limit) {
+        const entry = { t };
+        s.log.push(entry);
+        s.waitedMs += t - start;
+        return { sent: () => void (entry.t = Math.max(entry.t, o.now())) };
+      }
+      const oldest = Math.min(...s.log.map((e) => e.t));
+      await o.sleep(Math.max(1, oldest + horizon - t), signal);
+    }
+  }
+
+  return {
+    acquire(bucket, signal) {
+      const s = state(bucket);
+      const start = o.now(); // time queued behind earlier waiters counts as waiting too
+      const turn = s.queue.then(() => waitTurn(s, start, signal));
+      s.queue = turn.catch(() => undefined); // an aborted waiter must not block the ones behind it
+      return turn;
+    },
+    pause(bucket, untilMs) {
+      const s = state(bucket);
+      s.pausedUntil = Math.max(s.pausedUntil, untilMs);
+    },
+    inWindow(bucket) {
+      const s = state(bucket);
+      prune(s, o.now());
+      return s.log.length;
+    },
+    pausedUntil: (bucket) => state(bucket).pausedUntil,
+    waitedMs: () => Object.fromEntries([...states].map(([b, s]) => [b, s.waitedMs])),
+  };
+}

@@ -1,0 +1,232 @@
+/**
+ * The request engine under every client method: bucket wait → concurrency slot → one HTTP
+ * exchange → classify → retry or return. Metering (per call and per client) and the one debug
+ * line per request live here, so no endpoint can forget them.
+ */
+import type { Dispatcher } from 'undici';
+import pLimit from 'p-limit';
+import { FleetsyncError, type ErrorCode } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { bucketFor, type BucketName, type BucketSet } from './buckets.ts';
+import { describeTransportError, isAbort, sendHttp, type HttpResponse } from './http.ts';
+import type { Redact } from './redact.ts';
+import { backoffMs, pauseAfter429, type RetryPolicy } from './retry.ts';
+
+export interface RequestMeter {
+  requests: number;
+  retries: number;
+  http429: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  meter?: RequestMeter;
+}
+
+export type QueryValue = string | number | boolean | undefined;
+
+export interface ApiCall {
+  method: 'GET' | 'POST';
+  /** Path relative to the base URL, already percent-encoded (`/vehicles/ab%20123/odometer`). */
+  path: string;
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  /** The endpoint's template for messages and the ledger: `GET /vehicles/{registration}/odometer`. */
+  endpoint: string;
+  /** Answer null instead of throwing on 404 (single-object reads). */
+  notFoundIsNull?: boolean;
+}
+
+export interface ApiResult {
+  json: unknown;
+  text: string;
+}
+
+export interface ClientStats {
+  requests: number;
+  retries: number;
+  http429ByBucket: Record<string, number>;
+  requestsByBucket: Record<string, number>;
+  waitedMsByBucket: Record<string, number>;
+}
+
+export interface RequesterOptions {
+  baseUrl: string;
+  authorization: string;
+  dispatcher: Dispatcher;
+  buckets: BucketSet;
+  policy: RetryPolicy;
+  concurrency: number;
+  timeoutMs: number;
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
+  log: Logger;
+  redact: Redact;
+}
+
+export interface Requester {
+  send(call: ApiCall, o?: CallOptions): Promise<ApiResult | null>;
+  stats(): ClientStats;
+}
+
+/** Brackets stay literal so `filter[is_toll]` reads as such in logs; everything else is encoded. */
+const enc = (s: string) => encodeURIComponent(s).replace(/%5B/gi, '[').replace(/%5D/gi, ']');
+
+export function queryString(q: Record<string, QueryValue> | undefined): string {
+  if (!q) return '';
+  const parts = Object.entries(q)
+    .filter((e): e is [string, string | number | boolean] => e[1] !== undefined)
+    .map(([k, v]) => `${enc(k)}=${enc(String(v))}`);
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+/** The API's error message from `{"error":{"message"}}` (or `{"message"}`), else a body excerpt. */
+export function apiErrorMessage(text: string): string {
+  try {
+    const j = JSON.parse(text) as { error?: { message?: unknown }; message?: unknown } | null;
+    const m = j?.error?.message ?? j?.message;
+    if (typeof m === 'string') return m.slice(0, 200);
+  } catch {
+    // not JSON: fall through to the excerpt
+  }
+  return text.replace(/\s+/g, ' ').trim().slice(0, 120) || '(empty body)';
+}
+
+export function createRequester(o: RequesterOptions): Requester {
+  const url = new URL(o.baseUrl);
+  const origin = url.origin;
+  const basePath = url.pathname.replace(/\/+$/, '');
+  const limit = pLimit(o.concurrency);
+  const totals = { requests: 0, retries: 0 };
+  const http429ByBucket: Record<string, number> = {};
+  const requestsByBucket: Record<string, number> = {};
+  let warnedHeaders = false;
+
+  const fail = (code: ErrorCode, msg: string, cause: unknown, details: Record<string, unknown>) =>
+    new FleetsyncError(code, o.redact(msg), { cause, details });
+
+  async function send(call: ApiCall, co: CallOptions = {}): Promise<ApiResult | null> {
+    const bucket: BucketName = bucketFor(call.method, call.path);
+    const path = basePath + call.path + queryString(call.query);
+    const { signal, meter } = co;
+    let attempts = 0;
+    let failures = 0;
+    let n429 = 0;
+    const details = () => ({ endpoint: call.endpoint, bucket, attempts });
+
+    const retryAfterFailure = async (reason: string, code: ErrorCode, cause: unknown, sample?: string) => {
+      failures++;
+      if (failures > o.policy.maxRetries) {
+        const extra = sample === undefined ? {} : { sample: o.redact(sample.slice(0, 300)) };
+        throw fail(code, `${call.endpoint}: ${reason} (gave up after ${attempts} attempts)`, cause, {
+          ...details(),
+          ...extra,
+        });
+      }
+      const wait = backoffMs(failures - 1, o.policy.baseBackoffMs, o.policy.maxBackoffMs, o.random);
+      o.log.warn('api retry', { endpoint: call.endpoint, bucket, attempt: attempts, reason, wait_ms: wait });
+      await o.sleep(wait, signal);
+    };
+
+    for (;;) {
+      signal?.throwIfAborted();
+      if (attempts > 0) {
+        totals.retries++;
+        if (meter) meter.retries++;
+      }
+      const ticket = await o.buckets.acquire(bucket, signal);
+      const t0 = o.now();
+      let res: HttpResponse | undefined;
+      let transportError: unknown;
+      try {
+        res = await limit(() => {
+          ticket.sent();
+          return sendHttp(o.dispatcher, origin, o.authorization, {
+            method: call.method,
+            path,
+            body: call.body,
+            signal,
+            timeoutMs: o.timeoutMs,
+          });
+        });
+      } catch (e) {
+        if (isAbort(e, signal)) throw e;
+        transportError = e ?? new Error('unknown transport failure');
+      }
+      attempts++;
+      totals.requests++;
+      requestsByBucket[bucket] = (requestsByBucket[bucket] ?? 0) + 1;
+      if (meter) meter.requests++;
+      o.log.debug('api request', {
+        method: call.method,
+        path: call.path,
+        status: res?.status ?? 'error',
+        ms: o.now() - t0,
+        bucket,
+        attempt: attempts,
+      });
+
+      if (!res) {
+        await retryAfterFailure(describeTransportError(transportError), 'E_NETWORK', transportError);
+        continue;
+      }
+      const status = res.status;
+      if (status === 429) {
+        n429++;
+        http429ByBucket[bucket] = (http429ByBucket[bucket] ?? 0) + 1;
+        if (meter) meter.http429++;
+        if (n429 > o.policy.maxRateLimitRetries)
+          throw fail(
+            'E_RATE_LIMIT',
+            `${call.endpoint}: still rate limited after ${n429} answers of 429 (bucket ${bucket})`,
+            new Error(apiErrorMessage(res.text)),
+            { ...details(), status },
+          );
+        const d = pauseAfter429(res.headers, n429, o.now(), o.policy, o.random);
+        if (d.anomaly && !warnedHeaders) {
+          warnedHeaders = true; // once per client: a misbehaving server must not flood the log
+          o.log.warn('api rate-limit headers unusable', { bucket, anomaly: d.anomaly });
+        }
+        o.buckets.pause(bucket, o.now() + d.delayMs);
+        o.log.warn('api 429: bucket paused', { endpoint: call.endpoint, bucket, pause_ms: d.delayMs, n429 });
+        continue;
+      }
+      if (status === 401 || status === 403)
+        throw fail(
+          'E_AUTH',
+          `${call.endpoint}: HTTP ${status} ${apiErrorMessage(res.text)} (check FLEET_USERNAME/FLEET_PASSWORD and the region)`,
+          undefined,
+          { ...details(), status },
+        );
+      if (status === 404 && call.notFoundIsNull) return null;
+      if (status >= 500 || status === 408) {
+        const reason = `HTTP ${status} ${apiErrorMessage(res.text)}`;
+        await retryAfterFailure(reason, 'E_HTTP', new Error(o.redact(reason)));
+        continue;
+      }
+      if (status < 200 || status >= 300)
+        throw fail('E_HTTP', `${call.endpoint}: HTTP ${status} ${apiErrorMessage(res.text)}`, undefined, {
+          ...details(),
+          status,
+        });
+      if (res.text.trim() === '') return { json: null, text: '' };
+      try {
+        return { json: JSON.parse(res.text) as unknown, text: res.text };
+      } catch (e) {
+        await retryAfterFailure('body is not JSON (truncated?)', 'E_PAYLOAD', e, res.text);
+      }
+    }
+  }
+
+  return {
+    send,
+    stats: () => ({
+      requests: totals.requests,
+      retries: totals.retries,
+      http429ByBucket: { ...http429ByBucket },
+      requestsByBucket: { ...requestsByBucket },
+      waitedMsByBucket: o.buckets.waitedMs(),
+    }),
+  };
+}

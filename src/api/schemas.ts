@@ -1,0 +1,361 @@
+/**
+ * Wire item → normalized record (src/api/types.ts), one schema per record kind, built for the
+ * account's zone (timestamps without an offset are read in it). Every alias of the wire notes is
+ * accepted; unknown fields are ignored (zod objects strip them).
+ */
+import { z } from 'zod';
+import {
+  BOOKING_STATUSES,
+  type Booking,
+  type BookingRule,
+  type BookingStatus,
+  type CarpoolDriver,
+  type CarpoolVehicle,
+  type FuelConsumed,
+  type FuelFill,
+  type FuelLevel,
+  type FuelLevelPoint,
+  type Geofence,
+  type GeofenceVisit,
+  type OdometerWindow,
+  type Trip,
+  type Vehicle,
+} from './types.ts';
+import {
+  bool,
+  intId,
+  intList,
+  num,
+  optBool,
+  optIntId,
+  optNum,
+  optStr,
+  optTs,
+  strId,
+  strList,
+  ts,
+} from './wire.ts';
+
+/** Pushes "missing a|b" for a required field that has aliases. */
+function need<T>(v: T | null | undefined, names: string, ctx: { issues: unknown[] }): v is T {
+  if (v !== null && v !== undefined) return true;
+  ctx.issues.push({ code: 'custom', message: `missing ${names}`, path: [names.split('|')[0]!], input: v });
+  return false;
+}
+
+const bookingStatus = z.string().transform((s, ctx): BookingStatus => {
+  const up = s.trim().toUpperCase();
+  const full = up.startsWith('BOOKING_STATUS_') ? up : `BOOKING_STATUS_${up}`;
+  if ((BOOKING_STATUSES as readonly string[]).includes(full)) return full as BookingStatus;
+  ctx.issues.push({
+    code: 'custom',
+    message: `unknown booking_status ${JSON.stringify(s).slice(0, 40)}`,
+    input: s,
+  });
+  return z.NEVER;
+});
+
+const sensors = z
+  .object({
+    fuel_canbus_consumed: optBool,
+    fuel_canbus_level: optBool,
+    fuel_analog_level: optBool,
+    electric_battery: optBool,
+    electric_charging: optBool,
+  })
+  .nullish()
+  .transform((s) => ({
+    fuel_canbus_consumed: s?.fuel_canbus_consumed ?? false,
+    fuel_canbus_level: s?.fuel_canbus_level ?? false,
+    fuel_analog_level: s?.fuel_analog_level ?? false,
+    electric_battery: s?.electric_battery ?? false,
+    electric_charging: s?.electric_charging ?? false,
+  }));
+
+function build(zone: string) {
+  const T = ts(zone);
+  const OT = optTs(zone);
+
+  const vehicle: z.ZodType<Vehicle> = z
+    .object({
+      vehicle_id: intId,
+      registration: z.string(),
+      vehicle_name: optStr,
+      client_vehicle_name: optStr,
+      client_vehicle_description: optStr,
+      manufacturer: optStr,
+      model: optStr,
+      model_year: optIntId,
+      chassis_number: optStr,
+      terminal_serial: optStr,
+      sensors,
+    })
+    .transform((v) => ({
+      vehicle_id: v.vehicle_id,
+      registration: v.registration,
+      vehicle_name: v.vehicle_name ?? v.client_vehicle_name,
+      description: v.client_vehicle_description,
+      manufacturer: v.manufacturer,
+      model: v.model,
+      model_year: v.model_year,
+      chassis_number: v.chassis_number,
+      terminal_serial: v.terminal_serial,
+      sensors: v.sensors,
+    }));
+
+  const trip: z.ZodType<Trip> = z
+    .object({
+      trip_id: strId,
+      vehicle_id: intId,
+      registration: z.string(),
+      start_timestamp: T,
+      end_timestamp: T,
+      trip_distance: num,
+      start_odometer: optNum,
+      end_odometer: optNum,
+      driver_id: optStr,
+      start_location: optStr.catch(null),
+      end_location: optStr.catch(null),
+    })
+    .transform((t) => ({
+      trip_id: t.trip_id,
+      vehicle_id: t.vehicle_id,
+      registration: t.registration,
+      start_ms: t.start_timestamp,
+      end_ms: t.end_timestamp,
+      trip_distance_m: t.trip_distance,
+      start_odometer_m: t.start_odometer,
+      end_odometer_m: t.end_odometer,
+      driver_id: t.driver_id,
+      start_location: t.start_location,
+      end_location: t.end_location,
+    }));
+
+  /** `registration` may be absent in single-vehicle answers: the client fills it from the request. */
+  const odometer: z.ZodType<Omit<OdometerWindow, 'registration'> & { registration: string | null }> = z
+    .object({
+      vehicle_id: optIntId,
+      registration: optStr,
+      start_odometer_value: optNum,
+      end_odometer_value: optNum,
+      distance: optNum,
+      current_odometer_value: optNum,
+      last_event_ts: OT,
+      latest_event_ts: OT,
+      odometer_reset: optBool,
+      terminal_has_changed: optBool,
+    })
+    .transform((o) => ({
+      vehicle_id: o.vehicle_id,
+      registration: o.registration,
+      start_odometer_m: o.start_odometer_value,
+      end_odometer_m: o.end_odometer_value,
+      distance_m: o.distance,
+      current_odometer_m: o.current_odometer_value,
+      last_event_ms: o.last_event_ts ?? o.latest_event_ts,
+      odometer_reset: o.odometer_reset ?? false,
+      terminal_has_changed: o.terminal_has_changed ?? false,
+    }));
+
+  const fuelConsumed: z.ZodType<Omit<FuelConsumed, 'registration'> & { registration: string | null }> = z
+    .object({
+      vehicle_id: optIntId,
+      registration: optStr,
+      fuel_consumed_start: optNum,
+      fuel_consumed_end: optNum,
+      fuel_consumed: optNum,
+    })
+    .transform((f) => ({
+      vehicle_id: f.vehicle_id,
+      registration: f.registration,
+      counter_start_l: f.fuel_consumed_start,
+      counter_end_l: f.fuel_consumed_end,
+      fuel_consumed_l: f.fuel_consumed,
+    }));
+
+  /** Wire `{liters, timestamp, accurate}` or doc `{fuel_level, event_ts, is_accurate}`. */
+  const levelPoint: z.ZodType<FuelLevelPoint> = z
+    .object({
+      liters: optNum,
+      litres: optNum,
+      fuel_level: optNum,
+      timestamp: OT,
+      event_ts: OT,
+      accurate: optBool,
+      is_accurate: optBool,
+    })
+    .nullish()
+    .transform((p) => ({
+      litres: p?.liters ?? p?.litres ?? p?.fuel_level ?? null,
+      ms: p?.timestamp ?? p?.event_ts ?? null,
+      accurate: p?.accurate ?? p?.is_accurate ?? null,
+    }));
+
+  const fuelLevel: z.ZodType<Omit<FuelLevel, 'registration'> & { registration: string | null }> = z
+    .object({
+      vehicle_id: optIntId,
+      registration: optStr,
+      start_period: levelPoint,
+      start: levelPoint,
+      end_period: levelPoint,
+      end: levelPoint,
+      estimated_fuel_used: optNum,
+      calibrated: optBool,
+      is_calibrated: optBool,
+    })
+    .transform((l) => ({
+      vehicle_id: l.vehicle_id,
+      registration: l.registration,
+      start: l.start_period.litres !== null || l.start_period.ms !== null ? l.start_period : l.start,
+      end: l.end_period.litres !== null || l.end_period.ms !== null ? l.end_period : l.end,
+      estimated_fuel_used_l: l.estimated_fuel_used,
+      calibrated: l.calibrated ?? l.is_calibrated,
+    }));
+
+  const fuelFill: z.ZodType<Omit<FuelFill, 'registration'> & { registration: string | null }> = z
+    .object({
+      vehicle_id: optIntId,
+      registration: optStr,
+      fill_amount_litres: optNum,
+      fuel_filled: optNum,
+      fill_timestamp: OT,
+      event_ts: OT,
+      fill_odometer: optNum,
+      odometer: optNum,
+      fill_location: optStr.catch(null),
+      location: optStr.catch(null),
+      accurate: optBool,
+    })
+    .transform((f, ctx) => {
+      const amount = f.fill_amount_litres ?? f.fuel_filled;
+      const at = f.fill_timestamp ?? f.event_ts;
+      if (!need(amount, 'fill_amount_litres|fuel_filled', ctx) || !need(at, 'fill_timestamp|event_ts', ctx))
+        return z.NEVER;
+      return {
+        vehicle_id: f.vehicle_id,
+        registration: f.registration,
+        fill_ms: at,
+        amount_l: amount,
+        odometer_m: f.fill_odometer ?? f.odometer,
+        location: f.fill_location ?? f.location,
+        accurate: f.accurate,
+      };
+    });
+
+  const geofence: z.ZodType<Geofence> = z
+    .object({ geofence_id: strId, name: z.string(), description: optStr, colour: optStr, is_toll: optBool })
+    .transform((g) => ({ ...g, is_toll: g.is_toll ?? false }));
+
+  const visit: z.ZodType<GeofenceVisit> = z
+    .object({
+      vehicle_id: intId,
+      registration: z.string(),
+      geofence_id: strId,
+      geofence_name: optStr,
+      is_toll: optBool,
+      enter_timestamp: T,
+      exit_timestamp: OT,
+      duration_total: optNum,
+    })
+    .transform((v) => ({
+      vehicle_id: v.vehicle_id,
+      registration: v.registration,
+      geofence_id: v.geofence_id,
+      geofence_name: v.geofence_name,
+      is_toll: v.is_toll,
+      enter_ms: v.enter_timestamp,
+      exit_ms: v.exit_timestamp,
+      duration_s: v.duration_total,
+    }));
+
+  const booking: z.ZodType<Booking> = z
+    .object({
+      booking_id: intId,
+      vehicle_id: intId,
+      registration: z.string(),
+      driver_id: strId,
+      department: optStr,
+      booking_status: bookingStatus,
+      is_approved: bool,
+      approved_by: optStr,
+      declined_by: optStr,
+      start_ts: T,
+      end_ts: T,
+      picked_up_at: OT,
+      returned_at: OT,
+      created_ts: T,
+      updated_ts: T,
+    })
+    .transform((b) => ({
+      booking_id: b.booking_id,
+      vehicle_id: b.vehicle_id,
+      registration: b.registration,
+      driver_id: b.driver_id,
+      department: b.department,
+      booking_status: b.booking_status,
+      is_approved: b.is_approved,
+      approved_by: b.approved_by,
+      declined_by: b.declined_by,
+      start_ms: b.start_ts,
+      end_ms: b.end_ts,
+      picked_up_ms: b.picked_up_at,
+      returned_ms: b.returned_at,
+      created_ms: b.created_ts,
+      updated_ms: b.updated_ts,
+    }));
+
+  const carpoolDriver: z.ZodType<CarpoolDriver> = z.object({
+    driver_id: strId,
+    first_name: optStr,
+    last_name: optStr,
+    department: optStr,
+    can_book_carpool: bool,
+    allow_system_auto_booking: bool,
+    allow_specific_vehicle_booking: bool,
+    license_type_ids: intList,
+    special_licenses: strList,
+    setup_status: z.enum(['SETUP_INCOMPLETE', 'ACTIVE_CARPOOL']),
+  });
+
+  const carpoolVehicle: z.ZodType<CarpoolVehicle> = z.object({
+    vehicle_id: intId,
+    registration: z.string(),
+    category: optStr,
+    department: optStr,
+    default_location: optStr,
+    license_class: optStr,
+    setup_status: z.enum(['SETUP_INCOMPLETE', 'READY']),
+  });
+
+  const bookingRule: z.ZodType<BookingRule> = z
+    .object({ booking_rule_id: intId, name: z.string(), value: z.unknown() })
+    .transform((r) => ({ booking_rule_id: r.booking_rule_id, name: r.name, value: r.value ?? null }));
+
+  return {
+    vehicle,
+    trip,
+    odometer,
+    fuelConsumed,
+    fuelLevel,
+    fuelFill,
+    geofence,
+    visit,
+    booking,
+    carpoolDriver,
+    carpoolVehicle,
+    bookingRule,
+  };
+}
+
+export type Schemas = ReturnType<typeof build>;
+const cache = new Map<string, Schemas>();
+
+/** The item schemas for an account zone (cached). */
+export function schemasFor(zone: string): Schemas {
+  let s = cache.get(zone);
+  if (!s) {
+    s = build(zone);
+    cache.set(zone, s);
+  }
+  return s;
+}

@@ -1,0 +1,172 @@
+/**
+ * Tolerant zod 4 building blocks for the wire payloads (see fleet-api-wire-notes.md): numbers as
+ * numbers or numeric strings, ids as strings or numbers, booleans as `true`/`"true"`/`1`, every
+ * timestamp form through `parseWireTimestamp` (no offset → the account zone), envelopes whose
+ * `data` may be `{}`/`null`, `meta` with extra keys. `parsePayload` turns a failure into
+ * E_PAYLOAD naming the endpoint, the field and the problem, with a ≤ 300-char body sample.
+ */
+import { z } from 'zod';
+import { FleetsyncError } from '../errors.ts';
+import { parseWireTimestamp } from '../time.ts';
+import type { PageMeta } from './types.ts';
+
+const NUMERIC = /^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/;
+
+export const num = z.union([
+  z.number().refine(Number.isFinite, { error: 'not a finite number' }),
+  z
+    .string()
+    .regex(NUMERIC, { error: 'not a number' })
+    .transform((s) => Number(s)),
+]);
+/** Missing, null and "" are null. */
+export const optNum = z
+  .union([num, z.literal(''), z.null()])
+  .optional()
+  .transform((v) => (v === '' || v === undefined ? null : v));
+
+export const intId = num.pipe(z.number().int({ error: 'not an integer id' }));
+export const optIntId = z
+  .union([intId, z.literal(''), z.null()])
+  .optional()
+  .transform((v) => (v === '' || v === undefined ? null : v));
+
+export const strId = z.union([z.string().min(1, { error: 'empty id' }), z.number().transform(String)]);
+
+export const bool = z.union([
+  z.boolean(),
+  z
+    .enum(['true', 'false', 'TRUE', 'FALSE', 'True', 'False', '1', '0'])
+    .transform((s) => s === '1' || s.toLowerCase() === 'true'),
+  z.union([z.literal(0), z.literal(1)]).transform((n) => n === 1),
+]);
+export const optBool = z
+  .union([bool, z.null()])
+  .optional()
+  .transform((v) => v ?? null);
+
+export const optStr = z
+  .union([z.string(), z.number().transform(String), z.null()])
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? null : v));
+
+/** A response timestamp → epoch ms. Strings in any wire form; numbers as epoch seconds or ms. */
+export function ts(zone: string) {
+  return z.union([z.string(), z.number()]).transform((v, ctx) => {
+    const ms = typeof v === 'number' ? (v > 1e11 ? v : v * 1000) : parseWireTimestamp(v, zone);
+    if (ms === null || !Number.isFinite(ms)) {
+      ctx.issues.push({
+        code: 'custom',
+        message: `not a timestamp: ${JSON.stringify(v).slice(0, 40)}`,
+        input: v,
+      });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+export function optTs(zone: string) {
+  return z
+    .union([ts(zone), z.literal(''), z.null()])
+    .optional()
+    .transform((v) => (typeof v === 'number' ? v : null));
+}
+
+/** Lists of ints/strings where the wire may send numeric strings or null. */
+export const intList = z
+  .union([z.array(intId), z.null()])
+  .optional()
+  .transform((v) => v ?? []);
+export const strList = z
+  .union([z.array(z.union([z.string(), z.number().transform(String)])), z.null()])
+  .optional()
+  .transform((v) => v ?? []);
+
+const metaSchema = z.object({
+  current_page: intId,
+  last_page: intId,
+  per_page: optNum,
+  total: optNum,
+});
+
+/** `meta` of a list, or null when absent or unusable (pagination then relies on page sizes). */
+export function parseMeta(meta: unknown): PageMeta | null {
+  const r = metaSchema.safeParse(meta);
+  if (!r.success) return null;
+  return {
+    current_page: r.data.current_page,
+    last_page: r.data.last_page,
+    per_page: r.data.per_page ?? -1, // -1: unknown
+    total: r.data.total ?? -1,
+  };
+}
+
+export interface PayloadContext {
+  endpoint: string;
+  /** The raw body, for the ≤ 300-char sample of an E_PAYLOAD. */
+  text: string;
+}
+
+export function payloadError(ctx: PayloadContext, what: string, cause?: unknown): FleetsyncError {
+  return new FleetsyncError('E_PAYLOAD', `${ctx.endpoint}: ${what}`.slice(0, 400), {
+    cause,
+    details: { endpoint: ctx.endpoint, sample: ctx.text.slice(0, 300) },
+  });
+}
+
+/** Parses with `schema`; a failure names the first failing field (`data.3.fill_timestamp`) and problem. */
+export function parsePayload<T>(schema: z.ZodType<T>, value: unknown, ctx: PayloadContext, prefix = ''): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issues = r.error.issues;
+  const first = issues[0];
+  const field = [prefix, ...(first?.path ?? []).map(String)].filter(Boolean).join('.') || '(body)';
+  const more = issues.length > 1 ? ` (+${issues.length - 1} more issues)` : '';
+  return throwPayload(ctx, `field ${field}: ${first?.message ?? 'invalid'}${more}`, r.error);
+}
+
+function throwPayload(ctx: PayloadContext, what: string, cause: unknown): never {
+  throw payloadError(ctx, what, cause);
+}
+
+function isEmptyObject(v: unknown): boolean {
+  return (
+    v === null ||
+    v === undefined ||
+    (Array.isArray(v) && v.length === 0) ||
+    (typeof v === 'object' && Object.keys(v).length === 0)
+  );
+}
+
+function envelope(json: unknown, ctx: PayloadContext): Record<string, unknown> {
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    return throwPayload(ctx, 'body is not a JSON object with `data`', undefined);
+  return json as Record<string, unknown>;
+}
+
+/** `{"data": {...}}` → the parsed item, or null for `data: {}`, `null`, missing, or an empty body. */
+export function parseSingle<T>(schema: z.ZodType<T>, json: unknown, ctx: PayloadContext): T | null {
+  if (json === null) return null;
+  const data = envelope(json, ctx).data;
+  if (isEmptyObject(data)) return null;
+  return parsePayload(schema, data, ctx, 'data');
+}
+
+/** `{"data": [...], "meta": {...}}` → items and meta (null when unusable). */
+export function parseList<T>(
+  schema: z.ZodType<T>,
+  json: unknown,
+  ctx: PayloadContext,
+): { items: T[]; meta: PageMeta | null } {
+  if (json === null) return { items: [], meta: null };
+  const env = envelope(json, ctx);
+  const data = env.data;
+  if (
+    data === null ||
+    data === undefined ||
+    (typeof data === 'object' && !Array.isArray(data) && Object.keys(data).length === 0)
+  )
+    return { items: [], meta: parseMeta(env.meta) };
+  if (!Array.isArray(data)) return throwPayload(ctx, 'field data: expected a list', undefined);
+  return { items: parsePayload(z.array(schema), data, ctx, 'data'), meta: parseMeta(env.meta) };
+}

@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { BUCKET_LIMITS, bucketFor, createFleetClient, leastDurationMs } from '../../src/api/client.ts';
+import { fakeClock, json, list, PASSWORD, startServer, trackedAgent, type TestServer } from './helpers.ts';
+
+let srv: TestServer | undefined;
+afterEach(async () => {
+  await srv?.close();
+  srv = undefined;
+});
+
+describe('bucketFor', () => {
+  it('maps each limited endpoint to its bucket and everything else to default', () => {
+    expect(bucketFor('POST', '/fuel/consumed')).toBe('fuel_consumed_bulk');
+    expect(bucketFor('POST', '/fuel/level')).toBe('fuel_level_bulk');
+    expect(bucketFor('GET', '/fuel/consumed/ab%20123')).toBe('default');
+    expect(bucketFor('POST', '/vehicles/soc')).toBe('ev_soc');
+    expect(bucketFor('GET', '/vehicles/vext?x=1')).toBe('vext');
+    expect(bucketFor('GET', '/vehicles/status')).toBe('vehicles_status');
+    expect(bucketFor('GET', '/vehicles/events')).toBe('vehicles_events');
+    expect(bucketFor('GET', '/vehicles/ab%20123/events')).toBe('vehicle_events');
+    expect(bucketFor('GET', '/vehicles/ab%20123/events/idling')).toBe('vehicle_idling');
+    expect(bucketFor('GET', '/vehicles/events/types')).toBe('default');
+    expect(bucketFor('GET', '/vision/status')).toBe('vision_status');
+    expect(bucketFor('GET', '/trips')).toBe('default');
+    expect(BUCKET_LIMITS.default).toBe(1000);
+    expect(BUCKET_LIMITS.vision_status).toBe(6);
+  });
+});
+
+describe('leastDurationMs', () => {
+  const W = 60_000;
+  it('is the slowest bucket: (ceil(n/L) - 1) windows', () => {
+    expect(leastDurationMs({}, { windowMs: W })).toBe(0);
+    expect(leastDurationMs({ default: 1000 }, { windowMs: W })).toBe(0);
+    expect(leastDurationMs({ default: 1001 }, { windowMs: W })).toBe(W);
+    expect(leastDurationMs({ default: 500, fuel_consumed_bulk: 25 }, { windowMs: W })).toBe(2 * W);
+    expect(leastDurationMs({ fuel_consumed_bulk: 30, fuel_level_bulk: 31 }, { windowMs: W })).toBe(3 * W);
+    expect(leastDurationMs({ vision_status: 0 }, { windowMs: W })).toBe(0);
+  });
+  it('honours overridden limits, unknown buckets (default limit) and the safety margin', () => {
+    expect(leastDurationMs({ default: 30 }, { windowMs: W, limits: { default: 10 } })).toBe(2 * W);
+    expect(leastDurationMs({ something_new: 2500 }, { windowMs: W })).toBe(2 * W);
+    expect(leastDurationMs({ default: 2001 }, { windowMs: W, safetyMargin: 0.02 })).toBe(2 * 61_200);
+  });
+});
+
+describe('rate buckets against a server that counts arrivals', () => {
+  const LIMIT = 5;
+  /** 429 when more than LIMIT requests arrived in the last window; the first batch arrives 1 s late. */
+  async function run(safetyMargin: number) {
+    const agent = trackedAgent();
+    const clock = fakeClock(undefined, agent.busy);
+    const arrivals: number[] = [];
+    let rejected = 0;
+    srv = await startServer((_req, res, n) => {
+      const t = clock.now() + (n <= LIMIT ? 1000 : 0); // latency of the first burst
+      const inWindow = arrivals.filter((a) => a > t - 60_000).length;
+      arrivals.push(t);
+      if (inWindow >= LIMIT) {
+        rejected++;
+        return json(
+          res,
+          429,
+          { error: { code: 429, message: 'slow down' } },
+          { 'X-RateLimit-Retry-After-Seconds': '5' },
+        );
+      }
+      json(res, 200, list([{ geofence_id: `g${n}`, name: 'x', is_toll: false }]));
+    }, clock.now);
+    const client = createFleetClient({
+      baseUrl: srv.baseUrl,
+      username: 'acme',
+      password: PASSWORD,
+      timezone: 'UTC',
+      limits: { default: LIMIT },
+      safetyMargin,
+      now: clock.now,
+      sleep: clock.sleep,
+      random: () => 0.5,
+      dispatcher: agent.dispatcher,
+    });
+    const t0 = clock.now();
+    const results = await Promise.all(Array.from({ length: 2 * LIMIT }, () => client.listGeofences()));
+    await client.close();
+    await agent.close();
+    return { results, rejected, elapsed: clock.now() - t0, stats: client.stats() };
+  }
+
+  it('sends 2×limit requests with zero 429s, taking at least one window', async () => {
+    const r = await run(0.02);
+    expect(r.results.flat()).toHaveLength(2 * LIMIT);
+    expect(r.rejected).toBe(0);
+    expect(r.stats.http429ByBucket).toEqual({});
+    expect(r.stats.requestsByBucket.default).toBe(2 * LIMIT);
+    expect(r.elapsed).toBeGreaterThanOrEqual(60_000);
+    expect(r.stats.waitedMsByBucket.default).toBeGreaterThanOrEqual(LIMIT * 60_000);
+    expect(srv!.seen.slice(LIMIT).every((s) => s.t >= srv!.seen[0]!.t + 60_000)).toBe(true);
+  });
+
+  it('without the safety margin, latency makes the server see too many arrivals', async () => {
+    const r = await run(0);
+    expect(r.rejected).toBeGreaterThan(0);
+    expect(r.results.flat()).toHaveLength(2 * LIMIT); // and the 429s were retried to success
+  });
+});
