@@ -1,3 +1,95 @@
-import { notYetCommand } from './command.ts';
+/**
+ * `fleetsync simulate`: the simulated Fleet API alone, on a deterministic fleet, until stopped.
+ * Prints the base URL and the username; the passwords are the documented defaults and are never
+ * printed.
+ */
+import { FleetsyncError } from '../errors.ts';
+import { isCalendarDay, isValidTimeZone } from '../time.ts';
+import type { Command } from './command.ts';
 
-export const simulateCommand = notYetCommand('simulate', 'fleetsync simulate');
+const USAGE =
+  'fleetsync simulate [--port N] [--seed N] [--vehicles N] [--days N] [--timezone ZONE] [--end-day YYYY-MM-DD] [--window-ms N]';
+
+function intOption(
+  values: Record<string, unknown>,
+  name: string,
+  def: number,
+  min: number,
+  max: number,
+): number {
+  const raw = values[name];
+  if (raw === undefined) return def;
+  const n = Number(raw);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max)
+    throw new FleetsyncError(
+      'E_USAGE',
+      `--${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`,
+    );
+  return n;
+}
+
+export const simulateCommand: Command = {
+  summary:
+    'fleetsync simulate — the simulated Fleet API alone (deterministic fleet, real paths, auth and limits)',
+  usage: USAGE,
+  options: {
+    port: { type: 'string' },
+    seed: { type: 'string' },
+    vehicles: { type: 'string' },
+    days: { type: 'string' },
+    timezone: { type: 'string' },
+    'end-day': { type: 'string' },
+    'window-ms': { type: 'string' },
+  },
+  run: async ({ values, positionals }, ctx) => {
+    if (positionals.length)
+      throw new FleetsyncError(
+        'E_USAGE',
+        `unexpected argument ${JSON.stringify(positionals[0])}\nusage: ${USAGE}`,
+      );
+    const port = intOption(values, 'port', 4010, 0, 65535);
+    const seed = intOption(values, 'seed', 1, 0, 2 ** 31 - 1);
+    const vehicles = intOption(values, 'vehicles', 20, 1, 5000);
+    const days = intOption(values, 'days', 90, 1, 3660);
+    const windowMs = intOption(values, 'window-ms', 60_000, 1, 3_600_000);
+    const timezone = typeof values.timezone === 'string' ? values.timezone : 'Australia/Sydney';
+    if (!isValidTimeZone(timezone))
+      throw new FleetsyncError(
+        'E_USAGE',
+        `--timezone must be an IANA time zone such as Australia/Sydney (got ${JSON.stringify(timezone)})`,
+      );
+    const endDayRaw = values['end-day'];
+    if (endDayRaw !== undefined && (typeof endDayRaw !== 'string' || !isCalendarDay(endDayRaw)))
+      throw new FleetsyncError(
+        'E_USAGE',
+        `--end-day must be a calendar day YYYY-MM-DD (got ${JSON.stringify(endDayRaw)})`,
+      );
+
+    const { generateFleet } = await import('../simulator/generate.ts');
+    const { startSimulator, DEFAULT_CREDENTIALS } = await import('../simulator/server.ts');
+    const fleet = generateFleet({
+      seed,
+      vehicles,
+      days,
+      timezone,
+      ...(typeof endDayRaw === 'string' ? { endDay: endDayRaw } : {}),
+    });
+    const sim = await startSimulator({ fleet, port, windowMs });
+    ctx.stdout(
+      [
+        `Fleet API simulator listening: ${sim.baseUrl}`,
+        `  username: ${DEFAULT_CREDENTIALS.username} (main and subuser passwords: the documented defaults)`,
+        `  fleet: seed ${seed}, ${fleet.vehicles.length} vehicles, ${days} days ending ${fleet.options.endDay}, zone ${fleet.timezone}`,
+        `  stats: ${sim.url}/__sim/stats`,
+        'Stop with Ctrl-C.',
+        '',
+      ].join('\n'),
+    );
+    if (!ctx.stopSignal.aborted)
+      await new Promise<void>((resolve) =>
+        ctx.stopSignal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+    await sim.close();
+    ctx.stdout('simulator stopped\n');
+  },
+};

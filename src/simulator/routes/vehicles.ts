@@ -64,7 +64,9 @@ function statusOf(fleet: Fleet, v: SimVehicle, now: number, inKm: boolean) {
       updated: wireTs(eventMs, zone),
       level: level === null ? null : Math.round(level * 10) / 10,
       percentage_left: level === null || !v.tank_l ? null : Math.round((level / v.tank_l) * 100),
-      total_consumed: fleet.fuelCounterAt(v.vehicle_id, eventMs),
+      total_consumed: ((c) => (c === null ? null : Math.round(c * 100) / 100))(
+        fleet.fuelCounterAt(v.vehicle_id, eventMs),
+      ),
     },
     location: {
       updated: wireTs(eventMs, zone),
