@@ -1,0 +1,112 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFleetClient, type FleetClient } from '../../src/api/client.ts';
+import { isFleetsyncError } from '../../src/errors.ts';
+import { fakeClock, json, PASSWORD, startServer, type TestServer } from './helpers.ts';
+
+let srv: TestServer | undefined;
+let client: FleetClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await srv?.close();
+  srv = client = undefined;
+});
+
+const geofence = (i: number) => ({ geofence_id: `g-${i}`, name: `G${i}`, is_toll: false });
+
+type MetaFor = (
+  page: number,
+  perPage: number,
+  lastPage: number,
+  total: number,
+) => Record<string, unknown> | undefined;
+const goodMeta: MetaFor = (page, perPage, lastPage, total) => ({
+  current_page: page,
+  per_page: perPage,
+  last_page: lastPage,
+  total,
+  from: (page - 1) * perPage + 1,
+  to: Math.min(total, page * perPage),
+});
+
+/** A paged API of `total` geofences that clamps `limit` to `maxPerPage`, with pluggable meta. */
+async function pagedApi(total: number, maxPerPage: number, meta: MetaFor = goodMeta, ignorePage = false) {
+  const clock = fakeClock();
+  srv = await startServer((r, res) => {
+    const page = ignorePage ? 1 : Number(r.query.get('page') ?? 1);
+    const perPage = Math.min(maxPerPage, Number(r.query.get('limit') ?? 10));
+    const items = Array.from({ length: total }, (_, i) => geofence(i)).slice(
+      (page - 1) * perPage,
+      page * perPage,
+    );
+    json(res, 200, {
+      data: items,
+      meta: meta(page, perPage, Math.max(1, Math.ceil(total / perPage)), total),
+    });
+  }, clock.now);
+  client = createFleetClient({
+    baseUrl: srv.baseUrl,
+    username: 'acme',
+    password: PASSWORD,
+    timezone: 'UTC',
+    now: clock.now,
+    sleep: clock.sleep,
+  });
+  return { srv, client };
+}
+
+describe('pagination', () => {
+  it('asks for limit=500 and walks every page', async () => {
+    const { srv, client } = await pagedApi(1200, 500);
+    const got = await client.listGeofences();
+    expect(got).toHaveLength(1200);
+    expect(new Set(got.map((g) => g.geofence_id)).size).toBe(1200);
+    expect(srv.seen.map((s) => [s.query.get('page'), s.query.get('limit')])).toEqual([
+      ['1', '500'],
+      ['2', '500'],
+      ['3', '500'],
+    ]);
+  });
+
+  it('follows a server that clamps the page size (meta.per_page)', async () => {
+    const { srv, client } = await pagedApi(250, 100);
+    expect(await client.listGeofences()).toHaveLength(250);
+    expect(srv.seen).toHaveLength(3);
+  });
+
+  it('stops after an exactly full last page when meta says so (no extra request)', async () => {
+    const { srv, client } = await pagedApi(200, 100);
+    expect(await client.listGeofences()).toHaveLength(200);
+    expect(srv.seen).toHaveLength(2);
+  });
+
+  it('survives page-2 meta that claims it is the last page (the changelog bug)', async () => {
+    const broken: MetaFor = (page, perPage, lastPage, total) =>
+      page === 1
+        ? goodMeta(page, perPage, lastPage, total)
+        : { current_page: 1, last_page: 1, per_page: 15, total: 0 };
+    const { client } = await pagedApi(350, 100, broken);
+    expect(await client.listGeofences()).toHaveLength(350);
+  });
+
+  it('terminates when last_page is far too high, or meta is missing', async () => {
+    const tooHigh: MetaFor = (page, perPage, _l, total) => ({
+      ...goodMeta(page, perPage, 1, total),
+      last_page: 999,
+    });
+    const a = await pagedApi(200, 100, tooHigh);
+    expect(await a.client.listGeofences()).toHaveLength(200);
+    expect(a.srv.seen).toHaveLength(3); // the third page is empty
+    await a.client.close();
+    await a.srv.close();
+    const b = await pagedApi(700, 500, () => undefined);
+    expect(await b.client.listGeofences()).toHaveLength(700);
+    expect(b.srv.seen).toHaveLength(2);
+  });
+
+  it('fails with E_PAYLOAD instead of looping when the server ignores `page`', async () => {
+    const { srv, client } = await pagedApi(1000, 100, goodMeta, true);
+    const e = await client.listGeofences().catch((x: unknown) => x);
+    expect(isFleetsyncError(e, 'E_PAYLOAD')).toBe(true);
+    expect(srv.seen).toHaveLength(2);
+  });
+});
