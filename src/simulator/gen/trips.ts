@@ -43,7 +43,7 @@ export function ordinaryTrips(seed: number, role: VehicleRole, cal: Calendar): R
   for (const day of cal.days) {
     // Draw the same numbers every day so one day's choices never shift another's.
     const weekend = day.weekday === 0 || day.weekday === 6;
-    const base = weekend ? (r.chance(0.45) ? r.int(1, 3) : 0) : r.int(4, 9);
+    const base = weekend ? (r.chance(0.45) ? r.int(1, 3) : 0) : r.int(5, 12);
     const night = role.nightRuns && day.index < lastIndex && (day.lastOfMonth || r.chance(0.2));
     const parked = role.parked !== null && day.index >= role.parked[0] && day.index < role.parked[1];
     if (parked) continue;
@@ -59,7 +59,7 @@ export function ordinaryTrips(seed: number, role: VehicleRole, cal: Calendar): R
       if (trip.end > latest) break;
       out.push(trip);
       at = to;
-      t = trip.end + r.int(5, 90) * MINUTE + r.int(0, 59) * 1000;
+      t = trip.end + r.int(5, 60) * MINUTE + r.int(0, 59) * 1000;
     }
     if (night) {
       const start = day.endMs - r.int(15, 50) * MINUTE;
