@@ -1,0 +1,33 @@
+-- One row per carpool booking whose scheduled window overlaps the range. Lateness comes only
+-- from booking_status (ACTIVE_LATE, RETURNED_LATE), never from returned_at against end_time.
+WITH
+veh AS (SELECT * FROM vehicle_departments($account)),
+rng AS (
+  SELECT
+    timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
+    timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1
+)
+SELECT
+  b.booking_id,
+  coalesce(veh.registration, b.registration) AS registration,
+  b.vehicle_id,
+  veh.department,
+  b.driver_id,
+  b.booking_status,
+  b.booking_status IN ('BOOKING_STATUS_ACTIVE_LATE', 'BOOKING_STATUS_RETURNED_LATE') AS is_late,
+  b.is_approved,
+  iso_local(b.start_time, $zone) AS start_time,
+  iso_local(b.end_time, $zone) AS end_time,
+  iso_local(b.picked_up_at, $zone) AS picked_up_at,
+  iso_local(b.returned_at, $zone) AS returned_at,
+  iso_local(b.created_at, $zone) AS created_at,
+  b.department AS booking_department,
+  $zone::VARCHAR AS zone
+FROM carpool_bookings AS b
+CROSS JOIN rng
+LEFT JOIN veh ON veh.vehicle_id = b.vehicle_id
+WHERE b.account = $account
+  AND b.start_time < rng.t1 AND b.end_time > rng.t0
+  AND ($vehicle::BIGINT IS NULL OR b.vehicle_id = $vehicle::BIGINT)
+  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+ORDER BY b.start_time, b.booking_id;

@@ -1,0 +1,89 @@
+-- Carpool measures per department (of the vehicle) for bookings whose scheduled window overlaps
+-- the range: late-return rate (late ÷ checked out, from booking_status only), approvals and
+-- declines, approval turnaround (created → first seen approved or declined in the history),
+-- no-shows (cancelled, never picked up, after being approved, cancellation seen 30 min or more
+-- after the scheduled start), and utilisation (booked hours of approved bookings within the
+-- range ÷ carpool vehicles × hours of the range).
+WITH
+veh AS (
+  SELECT * FROM vehicle_departments($account)
+  WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
+    AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
+),
+rng AS (
+  SELECT
+    timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
+    timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1
+),
+decided AS (
+  SELECT booking_id, min(seen_at) AS at
+  FROM carpool_booking_history
+  WHERE account = $account
+    AND (is_approved OR booking_status IN ('BOOKING_STATUS_APPROVED', 'BOOKING_STATUS_DECLINED'))
+  GROUP BY booking_id
+),
+ever_approved AS (
+  SELECT DISTINCT booking_id FROM carpool_booking_history WHERE account = $account AND is_approved
+),
+b AS (
+  SELECT
+    coalesce(veh.department, '(none)') AS department,
+    bk.*,
+    bk.booking_status IN (
+      'BOOKING_STATUS_ACTIVE', 'BOOKING_STATUS_ACTIVE_ALMOST_LATE', 'BOOKING_STATUS_ACTIVE_LATE',
+      'BOOKING_STATUS_RETURNED', 'BOOKING_STATUS_RETURNED_LATE', 'BOOKING_STATUS_FORCE_TERMINATED'
+    ) AS checked_out,
+    bk.booking_status IN ('BOOKING_STATUS_ACTIVE_LATE', 'BOOKING_STATUS_RETURNED_LATE') AS late,
+    (epoch(decided.at) - epoch(bk.created_at)) / 3600.0 AS turnaround_h,
+    (bk.booking_status = 'BOOKING_STATUS_CANCELLED' AND bk.picked_up_at IS NULL
+      AND (bk.is_approved OR ea.booking_id IS NOT NULL)
+      AND bk.updated_at >= bk.start_time + INTERVAL 30 MINUTE) AS no_show,
+    greatest(0, epoch(least(bk.end_time, rng.t1)) - epoch(greatest(bk.start_time, rng.t0))) / 3600.0 AS booked_h
+  FROM carpool_bookings AS bk
+  CROSS JOIN rng
+  JOIN veh ON veh.vehicle_id = bk.vehicle_id
+  LEFT JOIN decided ON decided.booking_id = bk.booking_id
+  LEFT JOIN ever_approved AS ea ON ea.booking_id = bk.booking_id
+  WHERE bk.account = $account AND bk.start_time < rng.t1 AND bk.end_time > rng.t0
+),
+pool AS (
+  SELECT coalesce(veh.department, '(none)') AS department, count(*) AS vehicles
+  FROM carpool_vehicles AS cv
+  JOIN veh ON veh.vehicle_id = cv.vehicle_id
+  WHERE cv.account = $account
+  GROUP BY 1
+),
+agg AS (
+  SELECT
+    department,
+    count(*) AS bookings,
+    count(*) FILTER (WHERE checked_out) AS checked_out,
+    count(*) FILTER (WHERE late) AS late_returns,
+    count(*) FILTER (WHERE is_approved) AS approved,
+    count(*) FILTER (WHERE booking_status = 'BOOKING_STATUS_DECLINED') AS declined,
+    count(*) FILTER (WHERE no_show) AS no_shows,
+    median(turnaround_h) AS turnaround_h,
+    sum(booked_h) FILTER (WHERE is_approved AND booking_status <> 'BOOKING_STATUS_CANCELLED') AS booked_h
+  FROM b
+  GROUP BY department
+)
+SELECT
+  coalesce(agg.department, pool.department) AS department,
+  coalesce(agg.bookings, 0)::INTEGER AS bookings,
+  coalesce(agg.checked_out, 0)::INTEGER AS checked_out,
+  coalesce(agg.late_returns, 0)::INTEGER AS late_returns,
+  round(agg.late_returns / nullif(agg.checked_out, 0), 4)::DOUBLE AS late_return_rate,
+  coalesce(agg.approved, 0)::INTEGER AS approved,
+  coalesce(agg.declined, 0)::INTEGER AS declined,
+  coalesce(agg.no_shows, 0)::INTEGER AS no_shows,
+  round(agg.turnaround_h, 2)::DOUBLE AS median_approval_turnaround_h,
+  round(coalesce(agg.booked_h, 0), 2)::DOUBLE AS booked_h,
+  coalesce(pool.vehicles, 0)::INTEGER AS carpool_vehicles,
+  round(coalesce(pool.vehicles, 0) * (epoch((SELECT t1 FROM rng)) - epoch((SELECT t0 FROM rng))) / 3600.0, 2)::DOUBLE
+    AS available_h,
+  round(coalesce(agg.booked_h, 0)
+    / nullif(pool.vehicles * (epoch((SELECT t1 FROM rng)) - epoch((SELECT t0 FROM rng))) / 3600.0, 0), 4)::DOUBLE
+    AS utilisation
+FROM agg
+FULL OUTER JOIN pool ON pool.department = agg.department
+ORDER BY 1;

@@ -1,0 +1,22 @@
+-- Bookings by current booking_status (scheduled window overlapping the range).
+WITH
+veh AS (
+  SELECT * FROM vehicle_departments($account)
+  WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
+    AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
+),
+rng AS (
+  SELECT
+    timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
+    timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1
+)
+SELECT
+  b.booking_status,
+  count(*)::INTEGER AS bookings,
+  round(count(*) / sum(count(*)) OVER (), 4)::DOUBLE AS share
+FROM carpool_bookings AS b
+CROSS JOIN rng
+JOIN veh ON veh.vehicle_id = b.vehicle_id
+WHERE b.account = $account AND b.start_time < rng.t1 AND b.end_time > rng.t0
+GROUP BY b.booking_status
+ORDER BY bookings DESC, b.booking_status;

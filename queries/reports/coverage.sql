@@ -1,0 +1,52 @@
+-- Vehicle × local day coverage of the odometer stream (the basis of mileage): incomplete when an
+-- incomplete or failed window touches the day, flagged when a flagged window does, synced when
+-- done/flagged windows cover the whole day (up to $now for today), else missing. Days after
+-- $now are not listed.
+WITH
+veh AS (
+  SELECT * FROM vehicle_departments($account)
+  WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
+    AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
+),
+days AS (
+  SELECT
+    d::DATE AS day,
+    timezone($zone, d) AS d0,
+    least(timezone($zone, d + INTERVAL 1 DAY), $now::TIMESTAMPTZ) AS d1
+  FROM generate_series($from_day::DATE::TIMESTAMP, $to_day::DATE::TIMESTAMP, INTERVAL 1 DAY) AS g(d)
+  WHERE timezone($zone, d) < $now::TIMESTAMPTZ
+),
+led AS (
+  SELECT scope, window_start, window_end, status
+  FROM ledger WHERE account = $account AND stream = 'odometer'
+),
+cells AS (
+  SELECT
+    veh.vehicle_id,
+    days.day,
+    max(epoch(days.d1) - epoch(days.d0)) AS span_s,
+    coalesce(sum(greatest(0, epoch(least(l.window_end, days.d1)) - epoch(greatest(l.window_start, days.d0))))
+      FILTER (WHERE l.status IN ('done', 'flagged')), 0) AS covered_s,
+    count(l.status) FILTER (WHERE l.status = 'flagged') AS flagged,
+    count(l.status) FILTER (WHERE l.status IN ('incomplete', 'failed')) AS bad
+  FROM veh
+  CROSS JOIN days
+  LEFT JOIN led AS l
+    ON l.scope = veh.vehicle_id::VARCHAR AND l.window_start < days.d1 AND l.window_end > days.d0
+  GROUP BY veh.vehicle_id, days.day
+)
+SELECT
+  veh.registration,
+  cells.vehicle_id,
+  veh.department,
+  strftime(cells.day, '%Y-%m-%d') AS day,
+  CASE
+    WHEN cells.bad > 0 THEN 'incomplete'
+    WHEN cells.flagged > 0 THEN 'flagged'
+    WHEN cells.covered_s >= cells.span_s THEN 'synced'
+    ELSE 'missing'
+  END AS status,
+  round(least(1, cells.covered_s / nullif(cells.span_s, 0)), 4)::DOUBLE AS covered_share
+FROM cells
+JOIN veh ON veh.vehicle_id = cells.vehicle_id
+ORDER BY veh.registration, cells.vehicle_id, cells.day;

@@ -1,0 +1,34 @@
+-- Ledger windows that are incomplete (to be pulled again) or failed, overlapping the range.
+-- Fleet-wide windows (scope '*') are listed whatever the vehicle filter.
+WITH
+veh AS (
+  SELECT * FROM vehicle_departments($account)
+  WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
+    AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
+),
+rng AS (
+  SELECT
+    timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
+    timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1
+)
+SELECT
+  l.stream,
+  l.scope,
+  veh.registration,
+  l.status,
+  iso_local(l.window_start, $zone) AS window_start,
+  iso_local(l.window_end, $zone) AS window_end,
+  round((epoch(l.window_end) - epoch(l.window_start)) / 3600.0, 3)::DOUBLE AS span_h,
+  l.reason,
+  iso_local(l.last_event_at, $zone) AS last_event_at,
+  iso_local(l.fetched_at, $zone) AS fetched_at,
+  l.run_id,
+  $zone::VARCHAR AS zone
+FROM ledger AS l
+CROSS JOIN rng
+LEFT JOIN veh ON l.scope = veh.vehicle_id::VARCHAR
+WHERE l.account = $account
+  AND l.status IN ('incomplete', 'failed')
+  AND l.window_start < rng.t1 AND l.window_end > rng.t0
+  AND (l.scope = '*' OR veh.vehicle_id IS NOT NULL)
+ORDER BY l.window_start, l.stream, l.scope;

@@ -1,0 +1,75 @@
+-- The $limit vehicles with the most odometer distance in the range (local months touched, the
+-- same rule as mileage.sql), with their fuel, toll passages and trips.
+WITH
+veh AS (
+  SELECT * FROM vehicle_departments($account)
+  WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
+    AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
+),
+rng AS (
+  SELECT
+    timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
+    timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1,
+    strftime($from_day::DATE, '%Y-%m') AS m0,
+    strftime($to_day::DATE, '%Y-%m') AS m1
+),
+odo AS (
+  SELECT vehicle_id, sum(round(m / 1000.0, 3)) AS km, sum(x) AS excluded FROM (
+    SELECT o.vehicle_id,
+      sum(o.distance_m) FILTER (WHERE NOT (o.odometer_reset OR o.terminal_has_changed)) AS m,
+      count(*) FILTER (WHERE o.odometer_reset OR o.terminal_has_changed) AS x
+    FROM odometer_windows AS o, rng
+    WHERE o.account = $account
+      AND strftime(timezone($zone, o.window_start), '%Y-%m') BETWEEN rng.m0 AND rng.m1
+    GROUP BY o.vehicle_id, strftime(timezone($zone, o.window_start), '%Y-%m')
+  ) GROUP BY vehicle_id
+),
+fu AS (
+  SELECT vehicle_id, sum(round(l, 3)) AS l FROM (
+    SELECT f.vehicle_id,
+      sum(f.counter_end_l - f.counter_start_l) FILTER (WHERE f.counter_end_l >= f.counter_start_l) AS l
+    FROM fuel_consumed AS f, rng
+    WHERE f.account = $account
+      AND strftime(timezone($zone, f.window_start), '%Y-%m') BETWEEN rng.m0 AND rng.m1
+    GROUP BY f.vehicle_id, strftime(timezone($zone, f.window_start), '%Y-%m')
+    UNION ALL
+    SELECT f.vehicle_id, sum(f.estimated_used_l)
+    FROM fuel_level AS f, rng
+    WHERE f.account = $account
+      AND f.vehicle_id NOT IN (SELECT vehicle_id FROM fuel_consumed WHERE account = $account)
+      AND f.vehicle_id NOT IN (SELECT vehicle_id FROM vehicles WHERE account = $account AND fuel_canbus_consumed)
+      AND strftime(timezone($zone, f.window_start), '%Y-%m') BETWEEN rng.m0 AND rng.m1
+    GROUP BY f.vehicle_id, strftime(timezone($zone, f.window_start), '%Y-%m')
+  ) GROUP BY vehicle_id
+),
+tl AS (
+  SELECT gv.vehicle_id, count(*) AS n
+  FROM geofence_visits AS gv
+  LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
+  CROSS JOIN rng
+  WHERE gv.account = $account AND coalesce(g.is_toll, gv.is_toll, false)
+    AND gv.enter_time >= rng.t0 AND gv.enter_time < rng.t1
+  GROUP BY 1
+),
+tr AS (
+  SELECT t.vehicle_id, count(*) AS n
+  FROM trips AS t, rng
+  WHERE t.account = $account AND t.start_time >= rng.t0 AND t.start_time < rng.t1
+  GROUP BY 1
+)
+SELECT
+  veh.registration,
+  veh.vehicle_id,
+  veh.department,
+  round(odo.km, 3)::DOUBLE AS distance_km,
+  coalesce(odo.excluded, 0)::INTEGER AS excluded_periods,
+  round(fu.l, 3)::DOUBLE AS fuel_used_l,
+  coalesce(tl.n, 0)::INTEGER AS toll_passages,
+  coalesce(tr.n, 0)::INTEGER AS trips
+FROM veh
+LEFT JOIN odo ON odo.vehicle_id = veh.vehicle_id
+LEFT JOIN fu ON fu.vehicle_id = veh.vehicle_id
+LEFT JOIN tl ON tl.vehicle_id = veh.vehicle_id
+LEFT JOIN tr ON tr.vehicle_id = veh.vehicle_id
+ORDER BY odo.km DESC NULLS LAST, veh.registration
+LIMIT $limit::INTEGER;

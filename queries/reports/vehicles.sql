@@ -1,0 +1,16 @@
+-- Known vehicles with their department and fuel source (the dashboard's filter bar).
+WITH veh AS (SELECT * FROM vehicle_departments($account))
+SELECT
+  veh.registration,
+  veh.vehicle_id,
+  veh.department,
+  CASE
+    WHEN v.fuel_canbus_consumed THEN 'counter'
+    WHEN v.fuel_canbus_level OR v.fuel_analog_level THEN 'level_estimate'
+  END AS fuel_source,
+  EXISTS (SELECT 1 FROM carpool_vehicles AS cv WHERE cv.account = $account AND cv.vehicle_id = veh.vehicle_id)
+    AS carpool
+FROM veh
+LEFT JOIN vehicles AS v ON v.account = $account AND v.vehicle_id = veh.vehicle_id
+WHERE ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+ORDER BY veh.registration, veh.vehicle_id;

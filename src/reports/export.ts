@@ -1,0 +1,150 @@
+/**
+ * Report files: CSV and Parquet written by DuckDB `COPY (<the report's named query>) TO '<temp>'`
+ * (the temp name is generated here, never taken from input), Arrow IPC through apache-arrow; each
+ * then renamed onto the target, so a file appears whole or not at all. CSV: UTF-8 with a BOM,
+ * header row, blank = unknown (NULL), text cells neutralised for spreadsheets (xl_text), numbers
+ * untouched. A `<file>.manifest.json` sidecar states generation time, zone, run and
+ * "complete through".
+ */
+import { DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
+import { tableFromArrays, tableToIPC } from 'apache-arrow';
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { FleetsyncError } from '../errors.ts';
+import { loadSql } from '../store/queries.ts';
+import type { ReportParams } from './params.ts';
+import { queryName, type ReportDef } from './registry.ts';
+import {
+  bindings,
+  prepareBound,
+  prepareReportConnection,
+  reportMeta,
+  toJsonCell,
+  type ReportMeta,
+  type ReportScope,
+} from './run.ts';
+
+export type ExportFormat = 'csv' | 'parquet' | 'arrow';
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'parquet', 'arrow'];
+
+export interface ExportResult {
+  path: string;
+  rows: number;
+  format: ExportFormat;
+  meta: ReportMeta;
+}
+
+const BOM = '\uFEFF';
+const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
+const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
+const stripStatement = (sql: string) => sql.trim().replace(/;\s*$/, '');
+const tempBeside = (out: string, ext: string) =>
+  join(dirname(out), `.${basename(out)}.${randomUUID()}.tmp.${ext}`);
+
+/** The report query wrapped so text columns become spreadsheet-safe (CSV only). */
+function csvSelect(def: ReportDef, sql: string): string {
+  const cols = def.columns.map((c) =>
+    c.kind === 'number' || c.kind === 'integer' || c.kind === 'boolean'
+      ? `r.${ident(c.name)}`
+      : `xl_text(r.${ident(c.name)}) AS ${ident(c.name)}`,
+  );
+  return `SELECT ${cols.join(', ')} FROM (\n${stripStatement(sql)}\n) AS r`;
+}
+
+async function copyTo(
+  con: DuckDBConnection,
+  select: string,
+  path: string,
+  options: string,
+  values: ReturnType<typeof bindings>,
+): Promise<number> {
+  const ps = await prepareBound(con, `COPY (\n${select}\n) TO ${sqlString(path)} (${options})`, values);
+  const r = (await ps.runAndReadAll()).getRowObjectsJS()[0];
+  return Number(r?.Count ?? 0);
+}
+
+async function writeArrow(
+  con: DuckDBConnection,
+  sql: string,
+  values: ReturnType<typeof bindings>,
+  path: string,
+) {
+  const ps = await prepareBound(con, sql, values);
+  const reader = await ps.runAndReadAll();
+  const names = reader.columnNames();
+  const types = reader.columnTypes();
+  const cols = reader.getColumnsJS();
+  const arrays: Record<string, unknown[] | Float64Array> = {};
+  names.forEach((n, i) => {
+    const values = (cols[i] ?? []).map(toJsonCell);
+    const t = types[i]?.typeId;
+    const numeric = t === DuckDBTypeId.DOUBLE || t === DuckDBTypeId.INTEGER || t === DuckDBTypeId.BIGINT;
+    arrays[n] = numeric && values.every((v) => v !== null) ? Float64Array.from(values as number[]) : values;
+  });
+  const table = tableFromArrays(arrays as Parameters<typeof tableFromArrays>[0]);
+  await writeFile(path, tableToIPC(table, 'file'));
+  return reader.currentRowCount;
+}
+
+/**
+ * Writes one report to `outPath` in `format`, atomically, plus `<outPath>.manifest.json`.
+ * `manifest: false` skips the sidecar (the server sends the same facts as headers).
+ */
+export async function exportReport(
+  con: DuckDBConnection,
+  def: ReportDef,
+  scope: ReportScope,
+  params: ReportParams,
+  format: ExportFormat,
+  outPath: string,
+  opts: { manifest?: boolean } = {},
+): Promise<ExportResult> {
+  await prepareReportConnection(con);
+  const values = bindings(scope, params);
+  const sql = loadSql(queryName(def));
+  const tmp = tempBeside(outPath, format);
+  const raw = tempBeside(outPath, 'raw');
+  let rows: number;
+  try {
+    if (format === 'csv') {
+      rows = await copyTo(con, csvSelect(def, sql), raw, 'FORMAT csv, HEADER true', values);
+      await pipeline(Readable.from([BOM]), createWriteStream(tmp));
+      await pipeline(createReadStream(raw), createWriteStream(tmp, { flags: 'a' }));
+    } else if (format === 'parquet') {
+      rows = await copyTo(con, stripStatement(sql), tmp, 'FORMAT parquet', values);
+    } else {
+      rows = await writeArrow(con, sql, values, tmp);
+    }
+    await rename(tmp, outPath);
+  } catch (cause) {
+    await rm(tmp, { force: true });
+    throw cause instanceof FleetsyncError
+      ? cause
+      : new FleetsyncError('E_EXPORT', `cannot write the ${def.name} report to ${outPath}`, { cause });
+  } finally {
+    await rm(raw, { force: true });
+  }
+  const meta = await reportMeta(con, scope);
+  if (opts.manifest !== false) {
+    const manifest = {
+      report: def.name,
+      file: basename(outPath),
+      format,
+      rows,
+      from: params.fromDay,
+      to: params.toDay,
+      vehicle: params.vehicle,
+      department: params.department,
+      ...meta,
+      columns: def.columns.map((c) => c.name),
+    };
+    const mtmp = tempBeside(`${outPath}.manifest.json`, 'json');
+    await writeFile(mtmp, JSON.stringify(manifest, null, 2) + '\n');
+    await rename(mtmp, `${outPath}.manifest.json`);
+  }
+  return { path: outPath, rows, format, meta };
+}

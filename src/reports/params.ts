@@ -1,0 +1,130 @@
+/**
+ * Report parameters: one zod schema for the query string of the JSON/CSV API and the options of
+ * `fleetsync export`. Days are local calendar days in the account's zone, both inclusive; a
+ * month selects its whole local month; no range means the current local month up to today.
+ */
+import { z } from 'zod';
+import { FleetsyncError } from '../errors.ts';
+import { addDays, isCalendarDay, localDate } from '../time.ts';
+import type { ReportDef } from './registry.ts';
+
+/** The longest range a report accepts (about three years). */
+export const MAX_RANGE_DAYS = 1100;
+
+const day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a calendar day YYYY-MM-DD' })
+  .refine(isCalendarDay, { error: 'is not a calendar day' });
+
+/** Letters, digits, spaces and a few punctuation marks: no quotes, semicolons or comment marks. */
+const DEPARTMENT = /^[\p{L}\p{N} &._,()/+-]{1,64}$/u;
+
+const schema = z
+  .strictObject({
+    from: day.optional(),
+    to: day.optional(),
+    month: z
+      .string()
+      .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: 'must be a month YYYY-MM' })
+      .optional(),
+    vehicle: z
+      .string()
+      .regex(/^\d{1,15}$/, { error: 'must be a vehicle id (digits)' })
+      .transform(Number)
+      .optional(),
+    department: z
+      .string()
+      .regex(DEPARTMENT, { error: 'must be a department name (letters, digits, spaces, & . _ , ( ) / + -)' })
+      .refine((s) => !s.includes('--') && !s.includes('/*'), { error: 'must be a department name' })
+      .optional(),
+    grain: z.enum(['day', 'week', 'month'], { error: 'must be day, week or month' }).optional(),
+    limit: z
+      .string()
+      .regex(/^\d{1,4}$/, { error: 'must be a whole number 1–1000' })
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= 1000, { error: 'must be a whole number 1–1000' })
+      .optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.month && (v.from || v.to))
+      ctx.addIssue({ code: 'custom', path: ['month'], message: 'give either month or from/to, not both' });
+    if (v.from && v.to && v.to < v.from)
+      ctx.addIssue({ code: 'custom', path: ['to'], message: `is before from (${v.from})` });
+  });
+
+export interface ReportParams {
+  fromDay: string;
+  toDay: string;
+  vehicle: number | null;
+  department: string | null;
+  grain: 'day' | 'week' | 'month';
+  limit: number;
+}
+
+const daysBetween = (a: string, b: string) =>
+  Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
+
+function lastDayOfMonth(month: string): string {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return addDays(m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`, -1);
+}
+
+/**
+ * Validates raw parameters (strings, as from a query string; empty values count as absent) and
+ * resolves the range. Throws E_BAD_REQUEST with every problem named.
+ */
+export function parseReportParams(
+  raw: Record<string, unknown>,
+  def: ReportDef,
+  ctx: { zone: string; nowMs: number },
+): ReportParams {
+  const cleaned: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (v === undefined || v === '') continue;
+    if (Array.isArray(v)) {
+      cleaned[k] = 42; // a repeated parameter: let the schema reject it with a type error
+      continue;
+    }
+    cleaned[k] = v;
+  }
+  for (const k of ['grain', 'limit'] as const)
+    if (k in cleaned && !def.extra.includes(k))
+      throw new FleetsyncError('E_BAD_REQUEST', `${k}: not a parameter of the ${def.name} report`);
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) =>
+      i.code === 'unrecognized_keys'
+        ? `unknown parameter(s): ${i.keys.join(', ')}`
+        : `${i.path.join('.') || 'parameters'}: ${i.message}`,
+    );
+    throw new FleetsyncError('E_BAD_REQUEST', problems.join('; '), { details: { problems } });
+  }
+  const v = parsed.data;
+  const today = localDate(ctx.nowMs, ctx.zone);
+  let fromDay: string;
+  let toDay: string;
+  if (v.month) {
+    fromDay = `${v.month}-01`;
+    toDay = lastDayOfMonth(v.month);
+  } else if (v.from || v.to) {
+    toDay = v.to ?? (v.from! > today ? v.from! : today);
+    fromDay = v.from ?? `${toDay.slice(0, 7)}-01`;
+  } else {
+    fromDay = `${today.slice(0, 7)}-01`;
+    toDay = today;
+  }
+  const span = daysBetween(fromDay, toDay) + 1;
+  if (span > MAX_RANGE_DAYS)
+    throw new FleetsyncError(
+      'E_BAD_REQUEST',
+      `range: ${span} days is longer than the ${MAX_RANGE_DAYS} days a report allows`,
+    );
+  return {
+    fromDay,
+    toDay,
+    vehicle: v.vehicle ?? null,
+    department: v.department ?? null,
+    grain: v.grain ?? 'day',
+    limit: v.limit ?? (def.name === 'runs' ? 100 : 10),
+  };
+}

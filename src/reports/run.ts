@@ -1,0 +1,135 @@
+/**
+ * Runs a report's named query with bound parameters and returns JSON-safe rows. Every report
+ * connection first gets the temp macros of `queries/reports/macros/` (ISO local time, vehicle
+ * departments, "complete through", spreadsheet-safe text).
+ */
+import { timestampTZValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { FleetsyncError } from '../errors.ts';
+import { loadSql } from '../store/queries.ts';
+import { isValidTimeZone } from '../time.ts';
+import type { ReportParams } from './params.ts';
+import { getReport, queryName, REPORT_NAMES, type ReportDef } from './registry.ts';
+
+const MACROS = ['iso_local', 'xl_text', 'vehicle_departments', 'complete_through'];
+const prepared = new WeakSet<DuckDBConnection>();
+
+/** Defines the report macros on a connection (once per connection). */
+export async function prepareReportConnection(con: DuckDBConnection): Promise<void> {
+  if (prepared.has(con)) return;
+  for (const m of MACROS) await con.run(loadSql(`reports/macros/${m}`));
+  prepared.add(con);
+}
+
+/** Who and where a report runs for: the account, its validated IANA zone and the clock. */
+export interface ReportScope {
+  account: string;
+  zone: string;
+  nowMs: number;
+}
+
+/**
+ * The account's zone: from the `accounts` table (what the sync recorded), else the configured
+ * one. Only a zone Intl accepts is returned; it is bound as a parameter, never spliced into SQL.
+ */
+export async function resolveZone(con: DuckDBConnection, account: string, fallback: string): Promise<string> {
+  const rows = (
+    await con.runAndReadAll('SELECT timezone FROM accounts WHERE account = $1', [account])
+  ).getRowObjectsJS();
+  const z = rows[0]?.timezone;
+  if (typeof z === 'string' && isValidTimeZone(z)) return z;
+  if (!isValidTimeZone(fallback)) throw new FleetsyncError('E_CONFIG', `not an IANA time zone: ${fallback}`);
+  return fallback;
+}
+
+export function requireReport(name: string): ReportDef {
+  const def = getReport(name);
+  if (!def)
+    throw new FleetsyncError(
+      'E_BAD_REQUEST',
+      `unknown report ${JSON.stringify(name.slice(0, 40))}; valid reports: ${REPORT_NAMES.join(', ')}`,
+    );
+  return def;
+}
+
+/** Values for every parameter name a report query may use. */
+export function bindings(scope: ReportScope, p: ReportParams): Record<string, DuckDBValue> {
+  return {
+    account: scope.account,
+    zone: scope.zone,
+    from_day: p.fromDay,
+    to_day: p.toDay,
+    vehicle: p.vehicle,
+    department: p.department,
+    grain: p.grain,
+    limit: p.limit,
+    now: timestampTZValue(BigInt(Math.floor(scope.nowMs)) * 1000n),
+  };
+}
+
+/** Prepares `sql` and binds exactly the parameters it names. */
+export async function prepareBound(con: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>) {
+  const ps = await con.prepare(sql);
+  const used: Record<string, DuckDBValue> = {};
+  for (let i = 1; i <= ps.parameterCount; i++) {
+    const name = ps.parameterName(i);
+    if (!(name in values)) throw new FleetsyncError('E_DB', `query parameter $${name} has no value`);
+    used[name] = values[name] ?? null;
+  }
+  ps.bind(used);
+  return ps;
+}
+
+export type JsonCell = string | number | boolean | null;
+export type JsonRow = Record<string, JsonCell>;
+
+export function toJsonCell(v: unknown): JsonCell {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (v instanceof Date) return v.toISOString();
+  return String(v);
+}
+
+export interface ReportResult {
+  report: string;
+  columns: string[];
+  rows: JsonRow[];
+}
+
+export async function runReport(
+  con: DuckDBConnection,
+  def: ReportDef,
+  scope: ReportScope,
+  params: ReportParams,
+): Promise<ReportResult> {
+  await prepareReportConnection(con);
+  const ps = await prepareBound(con, loadSql(queryName(def)), bindings(scope, params));
+  const reader = await ps.runAndReadAll();
+  const columns = reader.columnNames();
+  const rows = reader.getRowObjectsJS().map((r) => {
+    const out: JsonRow = {};
+    for (const c of columns) out[c] = toJsonCell(r[c]);
+    return out;
+  });
+  return { report: def.name, columns, rows };
+}
+
+export interface ReportMeta {
+  generated_at: string;
+  zone: string;
+  complete_through: string | null;
+  run_id: string | null;
+}
+
+/** Sidecar facts of a report: generation time, zone, latest run, "complete through". */
+export async function reportMeta(con: DuckDBConnection, scope: ReportScope): Promise<ReportMeta> {
+  await prepareReportConnection(con);
+  const ps = await prepareBound(con, loadSql('reports/meta'), bindings(scope, {} as ReportParams));
+  const row = (await ps.runAndReadAll()).getRowObjectsJS()[0] ?? {};
+  return {
+    generated_at: new Date(scope.nowMs).toISOString(),
+    zone: scope.zone,
+    complete_through: (toJsonCell(row.complete_through) as string | null) ?? null,
+    run_id: (toJsonCell(row.run_id) as string | null) ?? null,
+  };
+}

@@ -1,0 +1,262 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportReport } from '../../src/reports/export.ts';
+import { parseReportParams } from '../../src/reports/params.ts';
+import { REPORT_NAMES, getReport } from '../../src/reports/registry.ts';
+import { requireReport, resolveZone, runReport, type ReportScope } from '../../src/reports/run.ts';
+import { ACCOUNT, NOW, ZONE, openFixture, parseCsv, type FixtureDb } from './fixture.ts';
+
+let fx: FixtureDb;
+let scope: ReportScope;
+
+beforeAll(async () => {
+  fx = await openFixture();
+  scope = { account: ACCOUNT, zone: await resolveZone(fx.con, ACCOUNT, 'UTC'), nowMs: NOW };
+});
+afterAll(() => fx?.close());
+
+async function run(name: string, raw: Record<string, string> = {}) {
+  const def = requireReport(name);
+  return (await runReport(fx.con, def, scope, parseReportParams(raw, def, scope))).rows;
+}
+
+describe('report SQL against a hand-filled Sydney database', () => {
+  it('takes the zone from the accounts table', () => {
+    expect(scope.zone).toBe(ZONE);
+  });
+
+  it('mileage: local months across the DST change, flagged windows left out and counted', async () => {
+    const rows = await run('mileage', { from: '2026-03-01', to: '2026-04-30' });
+    const v1 = rows.filter((r) => r.vehicle_id === 1);
+    // The April window starts at 2026-03-31T13:00Z, which is 1 April in Sydney.
+    expect(v1).toEqual([
+      expect.objectContaining({ period: '2026-03', distance_km: 1000, excluded_periods: 0, complete: true }),
+      expect.objectContaining({ period: '2026-04', distance_km: 750, excluded_periods: 1, complete: true }),
+    ]);
+    const v2 = rows.filter((r) => r.vehicle_id === 2);
+    expect(v2).toEqual([
+      expect.objectContaining({ period: '2026-03', distance_km: 42, excluded_periods: 0, complete: true }),
+      // 0 km measured (the 0-distance window) + an unknown (NULL) window; one flagged; incomplete.
+      expect.objectContaining({ period: '2026-04', distance_km: 0, excluded_periods: 1, complete: false }),
+    ]);
+    expect(v1[0]).toMatchObject({ registration: 'ab 123 gp', department: 'Sales', zone: ZONE });
+  });
+
+  it('mileage: month filter, vehicle filter and department filter', async () => {
+    expect((await run('mileage', { month: '2026-03' })).map((r) => r.vehicle_id)).toEqual([1, 2]);
+    expect(await run('mileage', { month: '2026-04', vehicle: '2' })).toHaveLength(1);
+    const ops = await run('mileage', { month: '2026-04', department: 'Ops' });
+    expect(ops.map((r) => r.vehicle_id)).toEqual([2]);
+  });
+
+  it('fuel: a counter that went down is excluded (never negative); level estimate for sensor vehicles', async () => {
+    const rows = await run('fuel', { month: '2026-04' });
+    expect(rows.find((r) => r.vehicle_id === 1)).toMatchObject({
+      fuel_used_l: 50,
+      excluded_periods: 1,
+      source: 'counter',
+    });
+    expect(rows.find((r) => r.vehicle_id === 2)).toMatchObject({ fuel_used_l: 0, source: 'counter' });
+    expect(rows.find((r) => r.vehicle_id === 3)).toMatchObject({ fuel_used_l: 20, source: 'level_estimate' });
+    for (const r of rows) expect(Number(r.fuel_used_l)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('excluded windows list every flagged window with reason and span', async () => {
+    const rows = await run('excluded_windows', { month: '2026-04' });
+    expect(rows.map((r) => [r.vehicle_id, r.stream, r.reason])).toEqual([
+      [1, 'fuel_consumed', 'fuel_counter_went_down'],
+      [1, 'odometer', 'odometer_reset'],
+      [2, 'odometer', 'terminal_has_changed'],
+    ]);
+    expect(rows[1]).toMatchObject({
+      window_start: '2026-04-11T00:00:00+10:00',
+      window_end: '2026-04-12T00:00:00+10:00',
+      span_h: 24,
+      ledger_reason: 'odometer_reset',
+    });
+  });
+
+  it('tolls: only is_toll geofences, local days with offsets in the zone', async () => {
+    const rows = await run('tolls', { from: '2026-04-01', to: '2026-04-30' });
+    expect(rows.map((r) => r.enter_time)).toEqual(['2026-04-01T00:30:00+11:00', '2026-04-05T02:30:00+11:00']);
+    expect(rows[0]).toMatchObject({ local_date: '2026-04-01', utc_date: '2026-03-31', duration_s: 60 });
+    expect(rows.every((r) => r.geofence_id === 'g-toll')).toBe(true);
+    const march = await run('tolls', { month: '2026-03' });
+    expect(march.map((r) => r.enter_time)).toEqual(['2026-03-31T23:30:00+11:00']);
+  });
+
+  it('carpool: lateness only from booking_status, including both traps', async () => {
+    const rows = await run('carpool', { month: '2026-04' });
+    const late = Object.fromEntries(rows.map((r) => [r.booking_id, r.is_late]));
+    expect(late).toEqual({ 101: false, 102: true, 103: true, 104: false, 105: false });
+    const dep = await run('carpool_departments', { month: '2026-04' });
+    const sales = dep.find((r) => r.department === 'Sales')!;
+    // checked out: 101, 102, 103 → 2 late of 3
+    expect(sales).toMatchObject({
+      bookings: 5,
+      checked_out: 3,
+      late_returns: 2,
+      late_return_rate: 0.6667,
+      approved: 4,
+      declined: 1,
+      no_shows: 1,
+    });
+    // turnaround: 101 created 24 h before the start, approved seen 22 h before → 2 h;
+    // 105 created 24 h before, declined seen 20 h before → 4 h; median 3 h.
+    expect(sales.median_approval_turnaround_h).toBe(3);
+  });
+
+  it('setup health names why a driver or vehicle is incomplete', async () => {
+    const rows = await run('setup_health');
+    expect(rows.map((r) => [r.kind, r.id, r.reason])).toEqual([
+      ['driver', 'd1', 'neither auto booking nor specific-vehicle booking allowed'],
+      ['driver', 'd2', 'cannot book carpool (can_book_carpool is false)'],
+      ['vehicle', '2', 'no category, no license class'],
+    ]);
+  });
+
+  it('KPIs tie to the mileage, fuel and tolls reports', async () => {
+    const [k] = await run('kpis', { month: '2026-04' });
+    const sum = (rows: Record<string, unknown>[], c: string) =>
+      rows.reduce((a, r) => a + (typeof r[c] === 'number' ? (r[c] as number) : 0), 0);
+    expect(k!.distance_km).toBeCloseTo(sum(await run('mileage', { month: '2026-04' }), 'distance_km'), 9);
+    expect(k!.fuel_used_l).toBeCloseTo(sum(await run('fuel', { month: '2026-04' }), 'fuel_used_l'), 9);
+    expect(k).toMatchObject({
+      distance_km: 750,
+      fuel_used_l: 70,
+      toll_passages: 2,
+      excluded_odometer_windows: 2,
+      excluded_fuel_windows: 1,
+      late_returns: 2,
+      last_run_id: 'run-2',
+      zone: ZONE,
+    });
+    // odometer vehicle 2 has an incomplete window from 2026-04-11T14:00Z (12 April local)
+    expect(k!.complete_through).toBe('2026-04-12T00:00:00+10:00');
+  });
+
+  it('coverage calendar: synced, flagged, incomplete and missing days', async () => {
+    const rows = await run('coverage', { from: '2026-04-10', to: '2026-04-12' });
+    const grid = rows.map((r) => `${r.vehicle_id}:${r.day}:${r.status}`);
+    expect(grid).toEqual([
+      '3:2026-04-10:missing',
+      '3:2026-04-11:missing',
+      '3:2026-04-12:missing',
+      '1:2026-04-10:synced',
+      '1:2026-04-11:flagged',
+      '1:2026-04-12:synced',
+      '2:2026-04-10:synced',
+      '2:2026-04-11:flagged',
+      '2:2026-04-12:incomplete',
+    ]);
+  });
+
+  it('every registered report runs and returns exactly its registered columns', async () => {
+    for (const name of REPORT_NAMES) {
+      const def = getReport(name)!;
+      const res = await runReport(fx.con, def, scope, parseReportParams({ month: '2026-04' }, def, scope));
+      expect(res.columns, name).toEqual(def.columns.map((c) => c.name));
+    }
+  });
+});
+
+describe('CSV export', () => {
+  it('neutralises formula-like text, keeps negative numbers, blank = unknown, 0 = zero, BOM', async () => {
+    const def = requireReport('trips');
+    const out = join(fx.dir, 'trips.csv');
+    const res = await exportReport(
+      fx.con,
+      def,
+      scope,
+      parseReportParams({ month: '2026-04' }, def, scope),
+      'csv',
+      out,
+    );
+    expect(res.rows).toBe(2);
+    const text = readFileSync(out, 'utf8');
+    expect(text.startsWith('\uFEFF')).toBe(true);
+    const [header, t1, t2] = parseCsv(text.slice(1));
+    const col = (row: string[] | undefined, name: string) => row![header!.indexOf(name)];
+    expect(col(t1, 'start_location')).toBe('\'=HYPERLINK("http://x")');
+    expect(col(t1, 'end_location')).toBe('-12.5');
+    expect(col(t1, 'driver_id')).toBe("'@x");
+    expect(col(t1, 'start_time')).toBe('2026-04-01T11:00:00+11:00');
+    expect(col(t2, 'registration')).toBe("'=cmd()");
+    expect(col(t2, 'department')).toBe("'@x");
+    expect(col(t2, 'start_location')).toBe("'+SUM(A1)");
+    expect(col(t2, 'end_location')).toBe("'\tTabbed");
+    expect(col(t2, 'start_odometer_km')).toBe('-12.5');
+    expect(col(t2, 'end_odometer_km')).toBe('');
+    const manifest = JSON.parse(readFileSync(`${out}.manifest.json`, 'utf8'));
+    expect(manifest).toMatchObject({
+      report: 'trips',
+      rows: 2,
+      zone: ZONE,
+      run_id: 'run-2',
+      from: '2026-04-01',
+    });
+  });
+
+  it('mileage CSV: blank for unknown distance, 0 for a measured zero, same rows as JSON', async () => {
+    const def = requireReport('mileage');
+    const params = parseReportParams({ from: '2026-03-01', to: '2026-04-30' }, def, scope);
+    const out = join(fx.dir, 'mileage.csv');
+    await exportReport(fx.con, def, scope, params, 'csv', out);
+    const [header, ...rows] = parseCsv(readFileSync(out, 'utf8').slice(1));
+    expect(header).toEqual(def.columns.map((c) => c.name));
+    const json = (await runReport(fx.con, def, scope, params)).rows;
+    // Numbers compare as numbers (COPY writes 1000.0 where JSON has 1000); blank ↔ null.
+    const kinds = new Map(def.columns.map((c) => [c.name, c.kind]));
+    const fromCsv = rows.map((r) =>
+      Object.fromEntries(
+        header!.map((h, i) => {
+          const cell = r[i]!;
+          const k = kinds.get(h);
+          if (cell === '') return [h, null];
+          if (k === 'number' || k === 'integer') return [h, Number(cell)];
+          if (k === 'boolean') return [h, cell === 'true'];
+          return [h, cell];
+        }),
+      ),
+    );
+    expect(fromCsv).toEqual(json);
+    expect(fromCsv.find((r) => r.period === '2026-04' && r.vehicle_id === 2)!.distance_km).toBe(0);
+  });
+
+  it('parquet and arrow exports write the same number of rows', async () => {
+    const def = requireReport('tolls');
+    const params = parseReportParams({ month: '2026-04' }, def, scope);
+    const p = await exportReport(fx.con, def, scope, params, 'parquet', join(fx.dir, 't.parquet'));
+    const a = await exportReport(fx.con, def, scope, params, 'arrow', join(fx.dir, 't.arrow'));
+    expect([p.rows, a.rows]).toEqual([2, 2]);
+    const back = (
+      await fx.con.runAndReadAll(
+        `SELECT count(*)::INTEGER AS n FROM read_parquet('${join(fx.dir, 't.parquet')}')`,
+      )
+    ).getRowObjectsJS();
+    expect(back[0]!.n).toBe(2);
+    const { tableFromIPC } = await import('apache-arrow');
+    expect(tableFromIPC(readFileSync(join(fx.dir, 't.arrow'))).numRows).toBe(2);
+  });
+});
+
+describe('report parameters', () => {
+  const def = getReport('mileage')!;
+  const ctx = { zone: ZONE, nowMs: NOW };
+  it.each([
+    [{ from: '2026-02-30' }, /from: is not a calendar day/],
+    [{ from: '2026-04-10', to: '2026-04-01' }, /to: is before from/],
+    [{ month: '2026-04', from: '2026-04-01' }, /either month or from\/to/],
+    [{ from: '2000-01-01', to: '2026-01-01' }, /longer than/],
+    [{ department: "x'; DROP TABLE trips; --" }, /department/],
+    [{ vehicle: '1 OR 1=1' }, /vehicle/],
+    [{ evil: '1' }, /unknown parameter/],
+    [{ grain: 'day' }, /not a parameter of the mileage report/],
+  ])('%j is refused', (raw, re) => {
+    expect(() => parseReportParams(raw, def, ctx)).toThrow(re);
+  });
+  it('defaults to the current local month up to today', () => {
+    expect(parseReportParams({}, def, ctx)).toMatchObject({ fromDay: '2026-05-01', toDay: '2026-05-02' });
+  });
+});
