@@ -180,7 +180,7 @@ export function createRequester(o: RequesterOptions): Requester {
           throw fail(
             'E_RATE_LIMIT',
             `${call.endpoint}: still rate limited after ${n429} answers of 429 (bucket ${bucket})`,
-            new Error(apiErrorMessage(res.text)),
+            new Error(o.redact(apiErrorMessage(res.text))),
             { ...details(), status },
           );
         const d = pauseAfter429(res.headers, n429, o.now(), o.policy, o.random);
