@@ -43,6 +43,7 @@ import type {
 } from './model.ts';
 
 export { defaultEndDay } from './gen/calendar.ts';
+export { findLandmarks, type FleetLandmarks } from './gen/landmarks.ts';
 export { carpoolDriverSetupStatus, carpoolVehicleSetupStatus, BOOKING_TRANSITIONS } from './gen/carpool.ts';
 
 export const DEFAULT_FLEET_OPTIONS: Readonly<Omit<FleetOptions, 'endDay'>> = Object.freeze({

@@ -5,6 +5,7 @@ import {
   defaultEndDay,
   resolveFleetOptions,
   DEFAULT_FLEET_OPTIONS,
+  findLandmarks,
 } from '../../src/simulator/generate.ts';
 import type { Fleet } from '../../src/simulator/model.ts';
 import { isFleetsyncError } from '../../src/errors.ts';
@@ -82,5 +83,23 @@ describe('generateFleet determinism', () => {
         `${f.bookings.length} bookings; generateFleet ${(t1 - t0).toFixed(0)} ms, all series ${(t2 - t1).toFixed(0)} ms`,
     );
     expect(trips).toBeGreaterThan(1000);
+  });
+
+  it('findLandmarks points at every special case of the default fleet', () => {
+    const f = generateFleet({ endDay: END_DAY });
+    const l = findLandmarks(f);
+    expect(l.midnightTrip).not.toBeNull();
+    expect(l.monthEndTrip).not.toBeNull();
+    expect(l.parked!.toMs - l.parked!.fromMs).toBeGreaterThanOrEqual(21 * 86_400_000);
+    expect(f.truth.distanceM(l.parked!.vehicle_id, l.parked!.fromMs, l.parked!.toMs)).toBe(0);
+    for (const k of ['lateReporterId', 'odometerReset', 'trackerChange', 'counterResetVehicleId'] as const)
+      expect(l[k], k).not.toBeNull();
+    for (const k of ['listedTwiceFill', 'electricId', 'noSensorId'] as const) expect(l[k], k).not.toBeNull();
+    expect(Object.keys(l.traps).sort()).toEqual([
+      'auto_approved',
+      'declined_by_one_department',
+      'returned_at_after_end',
+      'returned_late_before_end',
+    ]);
   });
 });
