@@ -1,3 +1,131 @@
-import { notYetCommand } from './command.ts';
+/**
+ * `fleetsync demo` (and `npm start`): the simulator on a free port with a short limit window, a
+ * sync of its whole history into data/demo.duckdb, then the dashboard. No configuration at all.
+ * The demo's fleet options are kept beside the database (data/demo.json), so a second start
+ * serves the same fleet, reuses the synced file and only fills what is missing.
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createFleetClient } from '../api/client.ts';
+import { loadConfig } from '../config.ts';
+import { FleetsyncError } from '../errors.ts';
+import { createLogger } from '../log.ts';
+import { generateFleet, defaultEndDay } from '../simulator/generate.ts';
+import type { FleetOptions } from '../simulator/model.ts';
+import { DEFAULT_CREDENTIALS, startSimulator } from '../simulator/server.ts';
+import { startServer } from '../server/start.ts';
+import { openDatabase } from '../store/db.ts';
+import { runSync, type SyncDeps } from '../sync/run.ts';
+import { formatSummary } from '../sync/report.ts';
+import { localDate } from '../time.ts';
+import type { Command } from './command.ts';
 
-export const demoCommand = notYetCommand('demo', 'fleetsync demo');
+export const DEMO_DB = 'data/demo.duckdb';
+const DEMO_ACCOUNT = 'demo';
+/** The simulator's limit window in the demo: the documented limits, 60× faster. */
+const DEMO_WINDOW_MS = 1000;
+
+function demoOptions(path: string, fresh: boolean): FleetOptions {
+  if (!fresh && existsSync(path)) {
+    try {
+      return JSON.parse(readFileSync(path, 'utf8')) as FleetOptions;
+    } catch (cause) {
+      throw new FleetsyncError(
+        'E_CONFIG',
+        `cannot read ${path}; delete it (and ${DEMO_DB}) or pass --fresh`,
+        { cause },
+      );
+    }
+  }
+  const timezone = 'Australia/Sydney';
+  const opts: FleetOptions = {
+    seed: 42,
+    vehicles: 20,
+    days: 120,
+    timezone,
+    endDay: defaultEndDay(Date.now(), timezone),
+  };
+  writeFileSync(`${path}.tmp`, JSON.stringify(opts, null, 2));
+  renameSync(`${path}.tmp`, path);
+  return opts;
+}
+
+export const demoCommand: Command = {
+  summary: 'Simulator → sync → dashboard, with no configuration (npm start).',
+  usage: 'fleetsync demo [--fresh]   (FLEETSYNC_PORT sets the dashboard port)',
+  options: { fresh: { type: 'boolean' } },
+  async run({ values }, ctx) {
+    const config = loadConfig(ctx.env);
+    const fresh = values.fresh === true;
+    const log = createLogger({
+      level: config.logLevel === 'info' ? 'warn' : config.logLevel,
+      write: (l) => ctx.stderr(l + '\n'),
+    });
+    const dbPath = DEMO_DB;
+    if (fresh) for (const f of [dbPath, `${dbPath}.wal`]) if (existsSync(f)) renameSync(f, `${f}.old`);
+    const db = await openDatabase(dbPath);
+    const optsPath = join(dirname(dbPath), 'demo.json');
+    const fleetOptions = demoOptions(optsPath, fresh);
+    const t0 = Date.now();
+    const fleet = generateFleet(fleetOptions);
+    const sim = await startSimulator({ fleet, port: 0, windowMs: DEMO_WINDOW_MS, log });
+    ctx.stdout(
+      `simulator: ${sim.baseUrl} — ${fleet.vehicles.length} vehicles, ${fleetOptions.days} days to ${fleetOptions.endDay} (${fleet.timezone}), generated in ${Date.now() - t0} ms\n`,
+    );
+    const client = createFleetClient({
+      baseUrl: sim.baseUrl,
+      username: DEFAULT_CREDENTIALS.username,
+      password: DEFAULT_CREDENTIALS.mainPassword,
+      timezone: fleet.timezone,
+      windowMs: DEMO_WINDOW_MS,
+      log,
+    });
+    const deps: SyncDeps = {
+      db,
+      client,
+      account: DEMO_ACCOUNT,
+      timezone: fleet.timezone,
+      baseUrl: sim.baseUrl,
+      windowMs: DEMO_WINDOW_MS,
+      log,
+    };
+    let server: Awaited<ReturnType<typeof startServer>> | null = null;
+    try {
+      const con = await db.connect();
+      const covered = Number(
+        (
+          await con.runAndReadAll('SELECT count(*) AS n FROM ledger WHERE account = $1', [DEMO_ACCOUNT])
+        ).getRowObjectsJS()[0]?.n ?? 0,
+      );
+      con.closeSync();
+      const firstDay = localDate(fleet.startMs, fleet.timezone);
+      ctx.stdout(
+        covered
+          ? `sync: reusing ${dbPath}, filling what is missing…\n`
+          : `sync: ${firstDay} .. ${fleetOptions.endDay} into ${dbPath}…\n`,
+      );
+      const summary = await runSync(
+        { ...deps, signal: ctx.stopSignal },
+        covered ? { trigger: 'demo' } : { trigger: 'demo', fromDay: firstDay, toDay: fleetOptions.endDay },
+      );
+      ctx.stdout(formatSummary(summary) + '\n\n');
+      if (ctx.stopSignal.aborted) return 1;
+      server = await startServer({
+        db,
+        config: { ...config, account: DEMO_ACCOUNT, timezone: fleet.timezone, baseUrl: sim.baseUrl, dbPath },
+        log,
+        runSync: (trigger) => runSync(deps, { trigger }),
+      });
+      ctx.stdout(`dashboard: ${server.url.replace(/\/$/, '')}/  (Ctrl-C stops the demo)\n`);
+      await new Promise<void>((resolve) =>
+        ctx.stopSignal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+      return 0;
+    } finally {
+      await server?.close();
+      await client.close();
+      await sim.close();
+      db.close();
+    }
+  },
+};

@@ -1,0 +1,37 @@
+/**
+ * A canonical dump of everything a sync stores, minus the bookkeeping that legitimately differs
+ * between two runs (run ids, fetch and sync times). Two databases holding the same data give
+ * equal dumps.
+ */
+import { openDatabase } from '../../src/store/db.ts';
+
+const TABLES: Record<string, string> = {
+  vehicles: 'SELECT * EXCLUDE (synced_at) FROM vehicles ORDER BY ALL',
+  geofences: 'SELECT * EXCLUDE (synced_at) FROM geofences ORDER BY ALL',
+  carpool_vehicles: 'SELECT * EXCLUDE (synced_at) FROM carpool_vehicles ORDER BY ALL',
+  carpool_drivers: 'SELECT * EXCLUDE (synced_at) FROM carpool_drivers ORDER BY ALL',
+  trips: 'SELECT * FROM trips ORDER BY ALL',
+  odometer_windows: 'SELECT * FROM odometer_windows ORDER BY ALL',
+  fuel_consumed: 'SELECT * FROM fuel_consumed ORDER BY ALL',
+  fuel_level: 'SELECT * FROM fuel_level ORDER BY ALL',
+  fuel_fills: 'SELECT * FROM fuel_fills ORDER BY ALL',
+  geofence_visits: 'SELECT * FROM geofence_visits ORDER BY ALL',
+  carpool_bookings: 'SELECT * EXCLUDE (first_seen_at, last_seen_at) FROM carpool_bookings ORDER BY ALL',
+  carpool_booking_history:
+    'SELECT DISTINCT account, booking_id, booking_status FROM carpool_booking_history ORDER BY ALL',
+  ledger: 'SELECT * EXCLUDE (fetched_at, run_id, requests) FROM ledger ORDER BY ALL',
+};
+
+export async function dumpDatabase(path: string): Promise<Record<string, string>> {
+  const db = await openDatabase(path);
+  const con = await db.connect();
+  try {
+    const out: Record<string, string> = {};
+    for (const [name, sql] of Object.entries(TABLES))
+      out[name] = JSON.stringify((await con.runAndReadAll(sql)).getRowObjectsJson());
+    return out;
+  } finally {
+    con.closeSync();
+    db.close();
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * SIGKILL a real `fleetsync sync` process at several points, sync again, and the database equals
+ * the one an uninterrupted sync produces: windows commit whole or not at all, and the ledger
+ * makes the next run fill exactly the gaps.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/db.ts';
+import { runSync } from '../../src/sync/run.ts';
+import { dumpDatabase } from '../helpers/dbdump.ts';
+import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+
+let h: Harness;
+let reference: Record<string, string>;
+
+const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli.ts');
+
+function childEnv(dbPath: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    FLEET_BASE_URL: h.sim.baseUrl,
+    FLEET_USERNAME: 'demo',
+    FLEET_PASSWORD: 'demo-main',
+    FLEET_TIMEZONE: h.fleet.timezone,
+    FLEETSYNC_ACCOUNT: ACCOUNT,
+    FLEETSYNC_DB: dbPath,
+    FLEETSYNC_RATE_WINDOW_MS: '1000',
+    FLEETSYNC_LOG_LEVEL: 'info',
+  };
+}
+
+/** Runs the CLI sync and SIGKILLs it once `killAfterWindows` windows have been committed. */
+function syncAndKill(
+  dbPath: string,
+  killAfterWindows: number,
+): Promise<{ killed: boolean; windows: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', CLI, 'sync', '--from', h.firstDay, '--to', h.lastDay],
+      {
+        env: childEnv(dbPath),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let windows = 0;
+    let killed = false;
+    let buf = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      buf += chunk.toString();
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        if (/ info +window /.test(line)) windows++;
+        if (!killed && windows >= killAfterWindows) {
+          killed = true;
+          child.kill('SIGKILL');
+        }
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', () => resolve({ killed, windows }));
+  });
+}
+
+beforeAll(async () => {
+  h = await startHarness({ fleet: { vehicles: 12, days: 50 } });
+  const s = await h.sync();
+  expect(s.outcome).toBe('ok');
+  reference = await dumpDatabase(h.dbPath);
+}, 120_000);
+afterAll(() => h?.close());
+
+describe('a sync killed with SIGKILL', () => {
+  for (const point of [1, 7, 40, 90]) {
+    it(`after ${point} committed windows resumes to the same database`, async () => {
+      const dbPath = join(h.dir, `killed-${point}.duckdb`);
+      const first = await syncAndKill(dbPath, point);
+      expect(first.killed, `the sync ended before ${point} windows (${first.windows})`).toBe(true);
+      // The next run (in this process) fills the gaps.
+      const db = await openDatabase(dbPath);
+      try {
+        const s = await runSync({ ...h.deps, db }, { trigger: 'cli', fromDay: h.firstDay, toDay: h.lastDay });
+        expect(s.outcome).toBe('ok');
+        const con = await db.connect();
+        const runs = (
+          await con.runAndReadAll('SELECT outcome FROM runs ORDER BY started_at')
+        ).getRowObjectsJS();
+        con.closeSync();
+        expect(runs.map((r) => String(r.outcome)).sort()).toEqual(['interrupted', 'ok']);
+      } finally {
+        db.close();
+      }
+      const dump = await dumpDatabase(dbPath);
+      for (const table of Object.keys(reference)) expect(dump[table], table).toBe(reference[table]);
+    }, 90_000);
+  }
+});
