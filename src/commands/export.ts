@@ -1,3 +1,86 @@
-import { notYetCommand } from './command.ts';
+/**
+ * `fleetsync export <report> [--from D] [--to D] [--month YYYY-MM] [--vehicle ID]
+ * [--department NAME] [--format csv|parquet|arrow] [--out FILE]`: writes one report (atomic) and
+ * its `.manifest.json`, then prints where it wrote and how many rows.
+ */
+import { resolve } from 'node:path';
+import { loadConfig } from '../config.ts';
+import { FleetsyncError, isFleetsyncError } from '../errors.ts';
+import { EXPORT_FORMATS, exportReport, type ExportFormat } from '../reports/export.ts';
+import { parseReportParams } from '../reports/params.ts';
+import { REPORT_NAMES, getReport } from '../reports/registry.ts';
+import { resolveZone } from '../reports/run.ts';
+import { openDatabase } from '../store/db.ts';
+import type { Command } from './command.ts';
 
-export const exportCommand = notYetCommand('export', 'fleetsync export');
+const usage =
+  'fleetsync export <report> [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--month YYYY-MM] [--vehicle ID] ' +
+  '[--department NAME] [--format csv|parquet|arrow] [--out FILE]';
+
+export const exportCommand: Command = {
+  summary: `Writes a report as CSV (default), Parquet or Arrow. Reports: ${REPORT_NAMES.join(', ')}.`,
+  usage,
+  options: {
+    from: { type: 'string' },
+    to: { type: 'string' },
+    month: { type: 'string' },
+    vehicle: { type: 'string' },
+    department: { type: 'string' },
+    grain: { type: 'string' },
+    limit: { type: 'string' },
+    format: { type: 'string' },
+    out: { type: 'string' },
+  },
+  async run({ values, positionals }, ctx) {
+    const [name, ...extra] = positionals;
+    if (!name)
+      throw new FleetsyncError('E_USAGE', `name a report: ${REPORT_NAMES.join(', ')}\nusage: ${usage}`);
+    if (extra.length) throw new FleetsyncError('E_USAGE', `unexpected argument ${JSON.stringify(extra[0])}`);
+    const def = getReport(name);
+    if (!def)
+      throw new FleetsyncError(
+        'E_USAGE',
+        `unknown report ${JSON.stringify(name)}; valid reports: ${REPORT_NAMES.join(', ')}`,
+      );
+    const format = (values.format ?? 'csv') as string;
+    if (!(EXPORT_FORMATS as readonly string[]).includes(format))
+      throw new FleetsyncError(
+        'E_USAGE',
+        `--format must be one of ${EXPORT_FORMATS.join(', ')} (got ${JSON.stringify(format)})`,
+      );
+    const config = loadConfig(ctx.env);
+    const db = await openDatabase(config.dbPath);
+    try {
+      const con = await db.connect();
+      try {
+        const zone = await resolveZone(con, config.account, config.timezone);
+        const scope = { account: config.account, zone, nowMs: Date.now() };
+        const raw: Record<string, unknown> = {};
+        for (const k of ['from', 'to', 'month', 'vehicle', 'department', 'grain', 'limit'])
+          if (typeof values[k] === 'string') raw[k] = values[k];
+        let params;
+        try {
+          params = parseReportParams(raw, def, scope);
+        } catch (e) {
+          if (isFleetsyncError(e, 'E_BAD_REQUEST'))
+            throw new FleetsyncError('E_USAGE', e.message.replace(/(^|; )(\w+):/g, '$1--$2:'), { cause: e });
+          throw e;
+        }
+        const ext = format === 'arrow' ? 'arrow' : format;
+        const out = resolve(
+          typeof values.out === 'string'
+            ? values.out
+            : `${def.name}_${params.fromDay}_${params.toDay}.${ext}`,
+        );
+        const res = await exportReport(con, def, scope, params, format as ExportFormat, out);
+        ctx.stdout(
+          `wrote ${res.rows} rows of ${def.name} (${params.fromDay} to ${params.toDay}, ${zone}) to ${out}\n`,
+        );
+      } finally {
+        con.closeSync();
+      }
+    } finally {
+      db.close();
+    }
+  },
+};

@@ -1,0 +1,108 @@
+/**
+ * The Express app factory (no listen on import): dashboard pages and their ES modules from
+ * `dashboard/`, Chart.js from the installed package, the JSON/CSV report API, GET /api/status
+ * and POST /api/sync. helmet sets a CSP without inline script, no framing and nosniff; beyond
+ * loopback every /api route needs the bearer token.
+ */
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import helmet from 'helmet';
+import { mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isLoopbackHost, type Config } from '../config.ts';
+import { describeError, isFleetsyncError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { Database } from '../store/db.ts';
+import type { RunSummary } from '../sync/types.ts';
+import { requireBearer } from './auth.ts';
+import { reportRoutes } from './report-routes.ts';
+import { statusRoutes } from './status-routes.ts';
+import { createSyncGate, type SyncGate, type Trigger } from './sync-gate.ts';
+
+export const DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/', import.meta.url));
+/** chart.js hides dist/ from its exports map: resolve the package entry, then its folder. */
+export const CHART_JS_FILE = join(
+  dirname(createRequire(import.meta.url).resolve('chart.js')),
+  'chart.umd.min.js',
+);
+
+export interface AppOptions {
+  db: Database;
+  config: Readonly<Config>;
+  log: Logger;
+  now?: () => Date;
+  runSync?: (trigger: Trigger) => Promise<RunSummary>;
+  /** A gate shared with the scheduler; made from runSync when not given. */
+  syncGate?: SyncGate;
+  scheduler?: { nextRun(): Date | null };
+}
+
+export function createApp(opts: AppOptions): Express {
+  const now = opts.now ?? (() => new Date());
+  const gate = opts.syncGate ?? (opts.runSync ? createSyncGate(opts.runSync) : null);
+  const tempDir = mkdtempSync(join(tmpdir(), 'fleetsync-csv-'));
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          defaultSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          styleSrc: ["'self'"],
+          imgSrc: ["'self'", 'data:'],
+          connectSrc: ["'self'"],
+          fontSrc: ["'self'"],
+          objectSrc: ["'none'"],
+          baseUri: ["'none'"],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+        },
+      },
+      frameguard: { action: 'deny' },
+    }),
+  );
+  if (!isLoopbackHost(opts.config.host)) {
+    if (!opts.config.token)
+      throw new Error('a non-loopback host needs FLEETSYNC_TOKEN (config refuses this)');
+    app.use('/api', requireBearer(opts.config.token));
+  }
+  app.use('/api', reportRoutes({ db: opts.db, config: opts.config, log: opts.log, now, tempDir }));
+  app.use(
+    '/api',
+    statusRoutes({
+      db: opts.db,
+      config: opts.config,
+      log: opts.log,
+      now,
+      gate,
+      scheduler: opts.scheduler ?? null,
+    }),
+  );
+  app.use('/api', (_req, res) => {
+    res.status(404).json({ error: 'E_NOT_FOUND', message: 'no such API route' });
+  });
+  app.get('/vendor/chart.umd.min.js', (_req, res) => {
+    res.type('text/javascript').sendFile(CHART_JS_FILE);
+  });
+  app.use(express.static(DASHBOARD_DIR, { index: 'index.html', extensions: ['html'] }));
+
+  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
+    if (isFleetsyncError(err, 'E_BAD_REQUEST')) {
+      res.status(400).json({ error: err.code, message: err.message });
+      return;
+    }
+    opts.log.error('request failed', { error: describeError(err) });
+    if (res.headersSent) return;
+    res.status(500).json({
+      error: isFleetsyncError(err) ? err.code : 'E_INTERNAL',
+      message: isFleetsyncError(err) ? err.message : 'internal error (see the server log)',
+    });
+  };
+  app.use(onError);
+  return app;
+}

@@ -1,0 +1,119 @@
+/**
+ * GET /api/reports (the registry), GET /api/reports/<report> (JSON) and
+ * GET /api/reports/<report>.csv (attachment): both run the same named query with the same
+ * validated parameters. Sidecar facts (generated_at, zone, complete through, run id) travel as
+ * X-Fleetsync-* headers and, for JSON, in the body.
+ */
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Router, type Response } from 'express';
+import type { Config } from '../config.ts';
+import { FleetsyncError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { Database } from '../store/db.ts';
+import { exportReport } from '../reports/export.ts';
+import { parseReportParams, type ReportParams } from '../reports/params.ts';
+import { REPORT_NAMES, getReport } from '../reports/registry.ts';
+import { reportMeta, requireReport, resolveZone, runReport, type ReportMeta } from '../reports/run.ts';
+
+export interface ReportRouteDeps {
+  db: Database;
+  config: Readonly<Config>;
+  log: Logger;
+  now: () => Date;
+  tempDir: string;
+}
+
+function setMeta(res: Response, meta: ReportMeta, rows: number) {
+  res.set({
+    'X-Fleetsync-Generated-At': meta.generated_at,
+    'X-Fleetsync-Zone': meta.zone,
+    'X-Fleetsync-Complete-Through': meta.complete_through ?? '',
+    'X-Fleetsync-Run-Id': meta.run_id ?? '',
+    'X-Fleetsync-Rows': String(rows),
+  });
+}
+
+export const csvFileName = (name: string, p: ReportParams) =>
+  `${name}_${p.fromDay}_${p.toDay}${p.vehicle !== null ? `_v${p.vehicle}` : ''}.csv`;
+
+export function reportRoutes(deps: ReportRouteDeps): Router {
+  const r = Router();
+
+  r.get('/reports', (_req, res) => {
+    res.json({
+      reports: REPORT_NAMES.map((n) => {
+        const d = getReport(n)!;
+        return {
+          name: d.name,
+          title: d.title,
+          grain: d.grain,
+          columns: d.columns,
+          params: ['from', 'to', 'month', 'vehicle', 'department', ...d.extra],
+        };
+      }),
+    });
+  });
+
+  r.get('/reports/:file', async (req, res) => {
+    const m = /^([a-z_]{1,40})(\.csv)?$/.exec(req.params.file);
+    if (!m)
+      throw new FleetsyncError(
+        'E_BAD_REQUEST',
+        `unknown report; valid reports: ${REPORT_NAMES.join(', ')} (add .csv for a download)`,
+      );
+    const def = requireReport(m[1]!);
+    const csv = m[2] === '.csv';
+    const started = Date.now();
+    const con = await deps.db.connect();
+    try {
+      const zone = await resolveZone(con, deps.config.account, deps.config.timezone);
+      const scope = { account: deps.config.account, zone, nowMs: deps.now().getTime() };
+      const params = parseReportParams(req.query as Record<string, unknown>, def, scope);
+      if (!csv) {
+        const result = await runReport(con, def, scope, params);
+        const meta = await reportMeta(con, scope);
+        setMeta(res, meta, result.rows.length);
+        res.set('Cache-Control', 'no-store');
+        res.json({
+          report: def.name,
+          title: def.title,
+          params: {
+            from: params.fromDay,
+            to: params.toDay,
+            vehicle: params.vehicle,
+            department: params.department,
+            ...(def.extra.includes('grain') ? { grain: params.grain } : {}),
+            ...(def.extra.includes('limit') ? { limit: params.limit } : {}),
+          },
+          ...meta,
+          columns: def.columns,
+          rows: result.rows,
+        });
+        deps.log.debug('report json', {
+          report: def.name,
+          rows: result.rows.length,
+          ms: Date.now() - started,
+        });
+        return;
+      }
+      const path = join(deps.tempDir, `${randomUUID()}.csv`);
+      const out = await exportReport(con, def, scope, params, 'csv', path, { manifest: false });
+      setMeta(res, out.meta, out.rows);
+      res.set('Cache-Control', 'no-store');
+      res.type('text/csv; charset=utf-8');
+      res.attachment(csvFileName(def.name, params));
+      const stream = createReadStream(path);
+      const cleanup = () => void rm(path, { force: true });
+      res.on('close', cleanup);
+      stream.pipe(res);
+      deps.log.info('report csv', { report: def.name, rows: out.rows, ms: Date.now() - started });
+    } finally {
+      con.closeSync();
+    }
+  });
+
+  return r;
+}

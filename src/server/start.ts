@@ -1,0 +1,102 @@
+/**
+ * startServer: the app on one DuckDB instance, listening on host:port, with an optional cron
+ * schedule (node-cron, in the account's zone, noOverlap, quiet) that shares the sync gate with
+ * POST /api/sync. Used by `fleetsync serve` and `fleetsync demo`.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import cron from 'node-cron';
+import type { Config } from '../config.ts';
+import { describeError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { Database } from '../store/db.ts';
+import { createApp } from './app.ts';
+import { createSyncGate, type RunSyncFn } from './sync-gate.ts';
+
+export interface StartServerOptions {
+  db: Database;
+  config: Readonly<Config>;
+  log: Logger;
+  now?: () => Date;
+  runSync?: RunSyncFn;
+  /** Cron expression (default config.schedule); runs in `zone` (default config.timezone). */
+  schedule?: string | null;
+  zone?: string;
+  /** Overrides of config.host / config.port (port 0 picks a free one). */
+  host?: string;
+  port?: number;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  server: Server;
+  nextRun(): Date | null;
+  close(): Promise<void>;
+}
+
+export async function startServer(opts: StartServerOptions): Promise<RunningServer> {
+  const gate = opts.runSync ? createSyncGate(opts.runSync) : null;
+  const schedule = opts.schedule === undefined ? opts.config.schedule : opts.schedule;
+  let task: ReturnType<typeof cron.schedule> | null = null;
+  if (schedule && gate) {
+    task = cron.schedule(
+      schedule,
+      async () => {
+        const run = gate.tryRun('schedule');
+        if (!run) {
+          opts.log.info('scheduled sync skipped: a sync is running');
+          return;
+        }
+        try {
+          const s = await run;
+          opts.log.info('scheduled sync done', { run_id: s.run_id, outcome: s.outcome });
+        } catch (e) {
+          opts.log.error('scheduled sync failed', { error: describeError(e) });
+        }
+      },
+      {
+        timezone: opts.zone ?? opts.config.timezone,
+        noOverlap: true,
+        name: 'fleetsync-sync',
+        logger: {
+          info: () => {},
+          warn: (m: string) => opts.log.debug('cron', { message: m }),
+          error: (m: string | Error) => opts.log.warn('cron', { message: String(m) }),
+          debug: () => {},
+        },
+      } as Parameters<typeof cron.schedule>[2],
+    );
+  }
+  const scheduler = { nextRun: () => (task ? (task.getNextRun() ?? null) : null) };
+  const app = createApp({
+    db: opts.db,
+    config: opts.config,
+    log: opts.log,
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(gate ? { syncGate: gate } : {}),
+    scheduler,
+  });
+  const host = opts.host ?? opts.config.host;
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(opts.port ?? opts.config.port, host, (err?: Error) =>
+      err ? reject(err) : resolve(s),
+    );
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}/`,
+    port,
+    server,
+    nextRun: scheduler.nextRun,
+    close: async () => {
+      if (task) await task.destroy();
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      });
+    },
+  };
+}

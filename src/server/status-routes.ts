@@ -1,0 +1,75 @@
+/**
+ * GET /api/status (account, zone, freshness, last run, sync availability, the scheduler's next
+ * run) and POST /api/sync (one at a time: 409 while a run is going; 503 without a sync engine).
+ */
+import { Router } from 'express';
+import type { Config } from '../config.ts';
+import { FleetsyncError, describeError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { Database } from '../store/db.ts';
+import { parseReportParams } from '../reports/params.ts';
+import { requireReport, reportMeta, resolveZone, runReport } from '../reports/run.ts';
+import type { SyncGate } from './sync-gate.ts';
+
+export interface StatusDeps {
+  db: Database;
+  config: Readonly<Config>;
+  log: Logger;
+  now: () => Date;
+  gate: SyncGate | null;
+  scheduler: { nextRun(): Date | null } | null;
+}
+
+export function statusRoutes(deps: StatusDeps): Router {
+  const r = Router();
+
+  r.get('/status', async (_req, res) => {
+    const con = await deps.db.connect();
+    try {
+      const zone = await resolveZone(con, deps.config.account, deps.config.timezone);
+      const scope = { account: deps.config.account, zone, nowMs: deps.now().getTime() };
+      const meta = await reportMeta(con, scope);
+      const runsDef = requireReport('runs');
+      const runs = await runReport(con, runsDef, scope, parseReportParams({ limit: '1' }, runsDef, scope));
+      res.set('Cache-Control', 'no-store').json({
+        account: deps.config.account,
+        zone,
+        now: deps.now().toISOString(),
+        complete_through: meta.complete_through,
+        last_run: runs.rows[0] ?? null,
+        sync: {
+          available: deps.gate !== null,
+          running: deps.gate?.running ?? false,
+          schedule: deps.config.schedule,
+          next_run: deps.scheduler?.nextRun()?.toISOString() ?? null,
+        },
+      });
+    } finally {
+      con.closeSync();
+    }
+  });
+
+  r.post('/sync', async (_req, res) => {
+    if (!deps.gate) {
+      res.status(503).json({
+        error: 'E_NOT_AVAILABLE',
+        message: 'this server has no sync engine wired in; run `fleetsync sync` while the server is stopped',
+      });
+      return;
+    }
+    const run = deps.gate.tryRun('api');
+    if (!run) {
+      res.status(409).json({ error: 'E_BUSY', message: 'a sync is already running; try again when it ends' });
+      return;
+    }
+    try {
+      const summary = await run;
+      res.json(summary);
+    } catch (e) {
+      deps.log.error('sync failed', { trigger: 'api', error: describeError(e) });
+      throw e instanceof FleetsyncError ? e : new FleetsyncError('E_HTTP', 'the sync failed', { cause: e });
+    }
+  });
+
+  return r;
+}

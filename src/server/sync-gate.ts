@@ -1,0 +1,42 @@
+/**
+ * One sync at a time per process: the scheduler and POST /api/sync share one gate, so a
+ * scheduled run and an on-demand run never overlap.
+ */
+import type { RunSummary, SyncRequest } from '../sync/types.ts';
+
+export type Trigger = SyncRequest['trigger'];
+export type RunSyncFn = (trigger: Trigger) => Promise<RunSummary>;
+
+export interface SyncGate {
+  readonly running: boolean;
+  /** Starts a run, or returns null when one is already running. */
+  tryRun(trigger: Trigger): Promise<RunSummary> | null;
+  /** The last finished run's summary (or null). */
+  readonly last: RunSummary | null;
+}
+
+export function createSyncGate(runSync: RunSyncFn): SyncGate {
+  let current: Promise<RunSummary> | null = null;
+  let last: RunSummary | null = null;
+  return {
+    get running() {
+      return current !== null;
+    },
+    get last() {
+      return last;
+    },
+    tryRun(trigger) {
+      if (current) return null;
+      const p = (async () => {
+        try {
+          last = await runSync(trigger);
+          return last;
+        } finally {
+          current = null;
+        }
+      })();
+      current = p;
+      return p;
+    },
+  };
+}

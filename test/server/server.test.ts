@@ -1,0 +1,196 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { silentLogger } from '../../src/log.ts';
+import { REPORT_NAMES, getReport } from '../../src/reports/registry.ts';
+import { startServer, type RunningServer } from '../../src/server/start.ts';
+import type { RunSummary } from '../../src/sync/types.ts';
+import { NOW, ZONE, openFixture, parseCsv, type FixtureDb } from '../reports/fixture.ts';
+
+let fx: FixtureDb;
+let srv: RunningServer;
+const config = (env: Record<string, string> = {}) =>
+  loadConfig({ FLEETSYNC_ACCOUNT: 'acme', FLEET_TIMEZONE: 'UTC', FLEETSYNC_PORT: '0', ...env });
+
+beforeAll(async () => {
+  fx = await openFixture();
+  srv = await startServer({ db: fx.db, config: config(), log: silentLogger, now: () => new Date(NOW) });
+});
+afterAll(async () => {
+  await srv?.close();
+  fx?.close();
+});
+
+const get = (path: string, init?: RequestInit) => fetch(new URL(path, srv.url), init);
+
+function csvToRows(text: string, name: string) {
+  const kinds = new Map(getReport(name)!.columns.map((c) => [c.name, c.kind]));
+  const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ''));
+  return rows.map((r) =>
+    Object.fromEntries(
+      header!.map((h, i) => {
+        const cell = r[i]!;
+        const k = kinds.get(h);
+        if (cell === '') return [h, null];
+        if (k === 'number' || k === 'integer') return [h, Number(cell)];
+        if (k === 'boolean') return [h, cell === 'true'];
+        return [h, cell.replace(/^'(?=[=+\-@\t\r])/, '')];
+      }),
+    ),
+  );
+}
+
+describe('report API', () => {
+  it.each(REPORT_NAMES.map((n) => [n]))('%s: the JSON and the CSV hold the same rows', async (name) => {
+    const q = '?from=2026-03-01&to=2026-04-30';
+    const json = await get(`/api/reports/${name}${q}`);
+    expect(json.status).toBe(200);
+    const body = (await json.json()) as { rows: Record<string, unknown>[]; zone: string; run_id: string };
+    expect(body.zone).toBe(ZONE);
+    const csv = await get(`/api/reports/${name}.csv${q}`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(csv.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="?[a-z_]+_2026-03-01_2026-04-30\.csv/,
+    );
+    expect(csv.headers.get('x-fleetsync-zone')).toBe(ZONE);
+    expect(csv.headers.get('x-fleetsync-run-id')).toBe('run-2');
+    expect(csvToRows(await csv.text(), name)).toEqual(body.rows);
+  });
+
+  it('the mileage JSON carries the same numbers the fixture was built for', async () => {
+    const body = (await (await get('/api/reports/mileage?month=2026-04&vehicle=1')).json()) as {
+      rows: Record<string, unknown>[];
+    };
+    expect(body.rows).toEqual([expect.objectContaining({ distance_km: 750, excluded_periods: 1 })]);
+  });
+
+  it.each([
+    ['/api/reports/mileage?from=2026-13-01', /from/],
+    ['/api/reports/mileage?from=2026-04-10&to=2026-04-01', /to: is before from/],
+    ['/api/reports/mileage?from=1990-01-01&to=2026-01-01', /longer than/],
+    ['/api/reports/nope', /unknown report.*valid reports: mileage/],
+    ['/api/reports/mileage.xlsx', /unknown report/],
+    ['/api/reports/..%2F..%2Fetc%2Fpasswd', /unknown report/],
+    ["/api/reports/tolls?department=x'%20OR%201=1;--", /department/],
+    ['/api/reports/tolls?vehicle=1;DROP%20TABLE%20trips', /vehicle/],
+    ['/api/reports/tolls?vehicle=1&vehicle=2', /vehicle/],
+    ['/api/reports/tolls?month=2026-04&from=2026-04-01', /either month or from\/to/],
+    ['/api/reports/tolls?sql=select', /unknown parameter/],
+  ])('%s → 400 with a message', async (path, re) => {
+    const res = await get(path);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: string; message: string };
+    expect(body.error).toBe('E_BAD_REQUEST');
+    expect(body.message).toMatch(re);
+  });
+
+  it('GET /api/status names the zone, complete-through and the last run', async () => {
+    const body = (await (await get('/api/status')).json()) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      account: 'acme',
+      zone: ZONE,
+      complete_through: '2026-04-12T00:00:00+10:00',
+      sync: { available: false, running: false },
+    });
+    expect(body.last_run).toMatchObject({ run_id: 'run-2', outcome: 'partial' });
+  });
+});
+
+describe('security', () => {
+  it('sets a CSP without inline script, no framing and nosniff', async () => {
+    const res = await get('/');
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-powered-by')).toBeNull();
+  });
+
+  it('serves Chart.js from the installed package', async () => {
+    const res = await get('/vendor/chart.umd.min.js');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/Chart/);
+  });
+
+  it('needs the bearer token when the configured host is not loopback', async () => {
+    const token = 'a-long-enough-secret-token';
+    const s = await startServer({
+      db: fx.db,
+      config: config({ FLEETSYNC_HOST: '0.0.0.0', FLEETSYNC_TOKEN: token }),
+      log: silentLogger,
+      host: '127.0.0.1',
+      port: 0,
+    });
+    try {
+      const url = new URL('/api/reports/kpis?month=2026-04', s.url);
+      const none = await fetch(url);
+      expect(none.status).toBe(401);
+      expect(await none.text()).not.toContain(token);
+      expect(
+        (await fetch(url, { headers: { Authorization: 'Bearer wrong-token-of-some-length' } })).status,
+      ).toBe(401);
+      expect((await fetch(url, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('POST /api/sync', () => {
+  it('answers 503 without a sync engine', async () => {
+    const res = await get('/api/sync', { method: 'POST' });
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { message: string }).message).toMatch(/no sync engine/);
+  });
+
+  it('runs one sync at a time: 409 while one runs, then the summary', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const calls: string[] = [];
+    const summary: RunSummary = {
+      run_id: 'run-fake',
+      account: 'acme',
+      outcome: 'ok',
+      started_ms: NOW,
+      ended_ms: NOW,
+      requests: 3,
+      retries: 0,
+      http429ByBucket: {},
+      streams: {},
+      errors: [],
+    };
+    const s = await startServer({
+      db: fx.db,
+      config: config(),
+      log: silentLogger,
+      port: 0,
+      runSync: async (trigger) => {
+        calls.push(trigger);
+        await gate;
+        return summary;
+      },
+    });
+    try {
+      const first = fetch(new URL('/api/sync', s.url), { method: 'POST' });
+      await expect.poll(() => calls.length).toBe(1);
+      const second = await fetch(new URL('/api/sync', s.url), { method: 'POST' });
+      expect(second.status).toBe(409);
+      const status = (await (await fetch(new URL('/api/status', s.url))).json()) as {
+        sync: { running: boolean };
+      };
+      expect(status.sync.running).toBe(true);
+      release();
+      const res = await first;
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ run_id: 'run-fake', outcome: 'ok' });
+      expect(calls).toEqual(['api']);
+      const third = await fetch(new URL('/api/sync', s.url), { method: 'POST' });
+      expect(third.status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+});
