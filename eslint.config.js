@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/results/', 'dashboard/vendor/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/results/', 'dashboard/vendor/', '.scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
