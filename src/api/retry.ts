@@ -18,6 +18,8 @@ export interface RetryPolicy {
   maxBackoffMs: number;
   /** First backoff of a 429 whose headers are unusable; doubles per repeat up to one window. */
   base429Ms: number;
+  /** The shortest pause after a 429 (a server saying "retry now" is not taken literally). */
+  minPauseMs: number;
   /** The longest pause a 429 can impose, whatever its headers say. */
   maxPauseMs: number;
 }
@@ -31,8 +33,12 @@ export function defaultRetryPolicy(windowMs: number, maxRetries = DEFAULT_MAX_RE
     maxRateLimitRetries: DEFAULT_MAX_RATE_LIMIT_RETRIES,
     baseBackoffMs: 500, // 0.5, 1, 2, 4 s (each ×0.5–1 jitter): rides out a restart or a blip
     maxBackoffMs: 30_000,
-    base429Ms: 2_000, // 2, 4, 8 … s, capped at one window: the server frees a slot within a window
-    maxPauseMs: 3 * windowMs, // "absurd" headers (days) are capped to three windows
+    // 429 waits scale with the window (a simulator may run 1 s windows); at 60 s: 2, 4, 8 … s
+    // capped at one window (the server frees a slot within a window), never under 1 s,
+    // never over three windows whatever the headers say (days, say).
+    base429Ms: windowMs / 30,
+    minPauseMs: windowMs / 60,
+    maxPauseMs: 3 * windowMs,
   };
 }
 
@@ -57,7 +63,7 @@ function numeric(v: HeaderValue): number | null {
 }
 
 export interface PauseDecision {
-  /** How long the bucket pauses from now. Always ≥ 1 s and ≤ maxPauseMs. */
+  /** How long the bucket pauses from now, within [minPauseMs, maxPauseMs]. */
   delayMs: number;
   /** Why the headers were not used as given (for one warning), or null when they were fine. */
   anomaly: string | null;
@@ -102,6 +108,6 @@ export function pauseAfter429(
     problems.push(`asked for ${Math.round(delay / 1000)} s, capped`);
     delay = policy.maxPauseMs;
   }
-  delay = Math.max(1000, delay);
+  delay = Math.max(policy.minPauseMs, delay);
   return { delayMs: Math.round(delay), anomaly: problems.length ? problems.join('; ') : null };
 }

@@ -142,8 +142,9 @@ function build(zone: string) {
       current_odometer_value: optNum,
       last_event_ts: OT,
       latest_event_ts: OT,
-      odometer_reset: optBool,
-      terminal_has_changed: optBool,
+      // Required: they decide whether `distance` may be summed; a window without them must fail.
+      odometer_reset: bool,
+      terminal_has_changed: bool,
     })
     .transform((o) => ({
       vehicle_id: o.vehicle_id,
@@ -153,8 +154,8 @@ function build(zone: string) {
       distance_m: o.distance,
       current_odometer_m: o.current_odometer_value,
       last_event_ms: o.last_event_ts ?? o.latest_event_ts,
-      odometer_reset: o.odometer_reset ?? false,
-      terminal_has_changed: o.terminal_has_changed ?? false,
+      odometer_reset: o.odometer_reset,
+      terminal_has_changed: o.terminal_has_changed,
     }));
 
   const fuelConsumed: z.ZodType<Omit<FuelConsumed, 'registration'> & { registration: string | null }> = z

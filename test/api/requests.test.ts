@@ -28,7 +28,15 @@ async function setup(handler: Handler): Promise<{ srv: TestServer; client: Fleet
   return { srv, client };
 }
 
-const odometer = { data: { start_odometer_value: 1000, end_odometer_value: 2500, distance: 1500 } };
+const odometer = {
+  data: {
+    start_odometer_value: 1000,
+    end_odometer_value: 2500,
+    distance: 1500,
+    odometer_reset: false,
+    terminal_has_changed: false,
+  },
+};
 
 describe('what the client sends', () => {
   it('sends Basic auth, Accept: application/json and a percent-encoded registration', async () => {

@@ -66,6 +66,14 @@ describe('schema variants of the wire notes', () => {
       },
       { data: null },
       { data: {} },
+      {
+        data: {
+          vehicle_id: 17,
+          distance: 1500,
+          last_event_ts: '2026-09-20 10:32:41+02',
+          terminal_has_changed: false,
+        },
+      },
     );
     const a = await c.getOdometer('ab 1', day.startMs, day.endMs);
     const b = await c.getOdometer('ab 1', day.startMs, day.endMs);
@@ -83,6 +91,10 @@ describe('schema variants of the wire notes', () => {
     });
     expect(await c.getOdometer('ab 1', day.startMs, day.endMs)).toBeNull();
     expect(await c.getOdometer('ab 1', day.startMs, day.endMs)).toBeNull();
+    // The reset flags decide whether `distance` counts: without them the window must fail.
+    const e = await c.getOdometer('ab 1', day.startMs, day.endMs).catch((x: unknown) => x);
+    expect(isFleetsyncError(e, 'E_PAYLOAD')).toBe(true);
+    expect((e as Error).message).toContain('odometer_reset');
   });
 
   it('fuel level: start_period{liters,timestamp,accurate} and start{fuel_level,event_ts,is_accurate}', async () => {
