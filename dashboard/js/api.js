@@ -1,0 +1,50 @@
+// Talking to the fleetsync API: same-origin fetch, with the bearer token when the server asks for
+// one (kept in sessionStorage for this tab only).
+const TOKEN_KEY = 'fleetsync.token';
+
+function headers() {
+  const t = sessionStorage.getItem(TOKEN_KEY);
+  return t ? { Authorization: `Bearer ${t}` } : {};
+}
+
+export async function api(path, init = {}) {
+  let res = await fetch(path, { ...init, headers: { ...headers(), ...(init.headers ?? {}) } });
+  if (res.status === 401) {
+    const t = window.prompt('This fleetsync server needs its access token (FLEETSYNC_TOKEN):');
+    if (t) {
+      sessionStorage.setItem(TOKEN_KEY, t);
+      res = await fetch(path, { ...init, headers: { ...headers(), ...(init.headers ?? {}) } });
+    }
+  }
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) {
+    const err = new Error(body.message ?? `HTTP ${res.status}`);
+    err.status = res.status;
+    throw err;
+  }
+  return body;
+}
+
+/** Query string of the filter (only set values). */
+export function qs(params) {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(params))
+    if (v !== undefined && v !== null && v !== '') u.set(k, String(v));
+  return u.toString();
+}
+
+/** A download link that also works when a token is needed (fetch + blob on click). */
+export function wireDownload(a) {
+  a.addEventListener('click', async (ev) => {
+    if (!sessionStorage.getItem(TOKEN_KEY)) return; // plain link
+    ev.preventDefault();
+    const res = await fetch(a.href, { headers: headers() });
+    const blob = await res.blob();
+    const url = URL.createObjectURL(blob);
+    const tmp = document.createElement('a');
+    tmp.href = url;
+    tmp.download = a.getAttribute('download') || 'report.csv';
+    tmp.click();
+    URL.revokeObjectURL(url);
+  });
+}

@@ -1,0 +1,22 @@
+import { startPage } from './page.js';
+
+startPage({
+  title: 'Carpool',
+  sections: [
+    {
+      id: 'departments',
+      title: 'By department',
+      report: 'carpool_departments',
+      note: 'Late-return rate = late ÷ checked-out bookings, from booking_status only. Utilisation = booked hours ÷ available hours.',
+      chart: { type: 'bar', x: 'department', y: ['late_return_rate', 'utilisation'] },
+    },
+    {
+      id: 'status',
+      title: 'Bookings by status',
+      report: 'carpool_status',
+      chart: { type: 'doughnut', x: 'booking_status', y: ['bookings'] },
+    },
+    { id: 'bookings', title: 'Bookings', report: 'carpool' },
+    { id: 'setup', title: 'Setup health (SETUP_INCOMPLETE)', report: 'setup_health' },
+  ],
+});

@@ -1,0 +1,127 @@
+// The filter bar shared by every page: period presets (this/last month, this/last quarter,
+// custom), vehicle and department. The filter lives in the URL, so navigation keeps it.
+import { api } from './api.js';
+
+const pad = (n) => String(n).padStart(2, '0');
+const lastDay = (y, m) => new Date(Date.UTC(y, m, 0)).getUTCDate(); // m is 1-12
+
+/** Today's date (YYYY-MM-DD) in the account's zone at the server's clock. */
+export function todayIn(zone, nowIso) {
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date(nowIso));
+}
+
+export function presetRange(preset, today) {
+  const y = Number(today.slice(0, 4));
+  const m = Number(today.slice(5, 7));
+  const month = (yy, mm) => ({ from: `${yy}-${pad(mm)}-01`, to: `${yy}-${pad(mm)}-${pad(lastDay(yy, mm))}` });
+  if (preset === 'this_month') return { from: `${today.slice(0, 7)}-01`, to: today };
+  if (preset === 'last_month') return m === 1 ? month(y - 1, 12) : month(y, m - 1);
+  const q0 = Math.floor((m - 1) / 3) * 3 + 1;
+  if (preset === 'this_quarter') return { from: `${y}-${pad(q0)}-01`, to: today };
+  if (preset === 'last_quarter') {
+    const [yy, qq] = q0 === 1 ? [y - 1, 10] : [y, q0 - 3];
+    return { from: `${yy}-${pad(qq)}-01`, to: month(yy, qq + 2).to };
+  }
+  return null;
+}
+
+function readUrl() {
+  const u = new URLSearchParams(location.search);
+  return {
+    preset: u.get('preset') ?? '',
+    from: u.get('from') ?? '',
+    to: u.get('to') ?? '',
+    vehicle: u.get('vehicle') ?? '',
+    department: u.get('department') ?? '',
+  };
+}
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  for (const c of children) e.append(c);
+  return e;
+}
+
+/**
+ * Builds the filter bar into `form` and calls `onChange(filter)` now and on every change.
+ * `filter` is { from, to, vehicle, department }.
+ */
+export async function setupFilters(form, status, onChange) {
+  const today = todayIn(status.zone, status.now);
+  const state = readUrl();
+  if (!state.from && !state.preset) state.preset = 'this_month';
+  const vehicles = (await api('/api/reports/vehicles')).rows;
+  const departments = [...new Set(vehicles.map((v) => v.department).filter(Boolean))].sort();
+
+  const preset = el('select', { id: 'f-preset', name: 'preset' });
+  for (const [v, label] of [
+    ['this_month', 'This month'],
+    ['last_month', 'Last month'],
+    ['this_quarter', 'This quarter'],
+    ['last_quarter', 'Last quarter'],
+    ['custom', 'Custom range'],
+  ])
+    preset.append(new Option(label, v));
+  const from = el('input', { id: 'f-from', name: 'from', type: 'date' });
+  const to = el('input', { id: 'f-to', name: 'to', type: 'date' });
+  const vehicle = el('select', { id: 'f-vehicle', name: 'vehicle' });
+  vehicle.append(new Option('All vehicles', ''));
+  for (const v of vehicles) vehicle.append(new Option(v.registration, String(v.vehicle_id)));
+  const dept = el('select', { id: 'f-department', name: 'department' });
+  dept.append(new Option('All departments', ''));
+  for (const d of departments) dept.append(new Option(d, d));
+  const zone = el('span', { class: 'zone' }, `Local days in ${status.zone}`);
+  form.append(
+    el('label', {}, 'Period ', preset),
+    el('label', {}, 'From ', from),
+    el('label', {}, 'To ', to),
+    el('label', {}, 'Vehicle ', vehicle),
+    el('label', {}, 'Department ', dept),
+    zone,
+  );
+
+  preset.value = state.preset || 'custom';
+  const range = presetRange(preset.value, today);
+  from.value = range ? range.from : state.from;
+  to.value = range ? range.to : state.to || today;
+  vehicle.value = state.vehicle;
+  dept.value = state.department;
+
+  const current = () => ({ from: from.value, to: to.value, vehicle: vehicle.value, department: dept.value });
+  const emit = () => {
+    const f = current();
+    const u = new URLSearchParams();
+    if (preset.value !== 'custom') u.set('preset', preset.value);
+    else {
+      u.set('from', f.from);
+      u.set('to', f.to);
+    }
+    if (f.vehicle) u.set('vehicle', f.vehicle);
+    if (f.department) u.set('department', f.department);
+    history.replaceState(null, '', `?${u}`);
+    for (const a of document.querySelectorAll('nav a')) a.search = `?${u}`;
+    onChange(f);
+  };
+  preset.addEventListener('change', () => {
+    const r = presetRange(preset.value, today);
+    if (r) {
+      from.value = r.from;
+      to.value = r.to;
+    }
+    emit();
+  });
+  for (const input of [from, to])
+    input.addEventListener('change', () => {
+      preset.value = 'custom';
+      if (from.value && to.value) emit();
+    });
+  vehicle.addEventListener('change', emit);
+  dept.addEventListener('change', emit);
+  emit();
+}

@@ -1,0 +1,87 @@
+// Sortable tables with a totals row. Totals sum the same numbers the JSON (and the CSV) hold,
+// rounded to 3 decimals like the reports, so they tie to a spreadsheet sum of the download.
+
+export const fmt = (v) => {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  return String(v);
+};
+
+export function totalOf(rows, col) {
+  let s = 0;
+  for (const r of rows) if (typeof r[col] === 'number') s += r[col];
+  return Math.round(s * 1000) / 1000;
+}
+
+/** Renders `rows` into `container` as a table of `columns` (from the API: name, kind, total). */
+export function renderTable(container, columns, rows, opts = {}) {
+  container.replaceChildren();
+  const visible = columns.filter((c) => !(opts.hide ?? ['zone']).includes(c.name));
+  const table = document.createElement('table');
+  table.className = 'report';
+  const thead = table.createTHead().insertRow();
+  let sortCol = null;
+  let asc = true;
+  const tbody = table.createTBody();
+  const fill = () => {
+    const sorted = [...rows];
+    if (sortCol) {
+      sorted.sort((a, b) => {
+        const x = a[sortCol];
+        const y = b[sortCol];
+        if (x === y) return 0;
+        if (x === null || x === undefined) return 1;
+        if (y === null || y === undefined) return -1;
+        return (x < y ? -1 : 1) * (asc ? 1 : -1);
+      });
+    }
+    tbody.replaceChildren();
+    for (const r of sorted) {
+      const tr = tbody.insertRow();
+      for (const c of visible) {
+        const td = tr.insertCell();
+        td.textContent = fmt(r[c.name]);
+        if (c.kind === 'number' || c.kind === 'integer') td.className = 'num';
+        if (opts.cellClass) {
+          const cls = opts.cellClass(c.name, r[c.name], r);
+          if (cls) td.classList.add(cls);
+        }
+      }
+    }
+  };
+  for (const c of visible) {
+    const th = document.createElement('th');
+    th.textContent = c.name;
+    th.dataset.col = c.name;
+    th.tabIndex = 0;
+    th.addEventListener('click', () => {
+      asc = sortCol === c.name ? !asc : true;
+      sortCol = c.name;
+      for (const h of thead.cells) h.removeAttribute('aria-sort');
+      th.setAttribute('aria-sort', asc ? 'ascending' : 'descending');
+      fill();
+    });
+    thead.append(th);
+  }
+  fill();
+  if (visible.some((c) => c.total) && rows.length) {
+    const tf = table.createTFoot().insertRow();
+    tf.className = 'totals';
+    visible.forEach((c, i) => {
+      const td = tf.insertCell();
+      if (c.total) {
+        td.textContent = fmt(totalOf(rows, c.name));
+        td.className = 'num';
+        td.dataset.col = c.name;
+      } else if (i === 0) td.textContent = `Total (${rows.length} rows)`;
+    });
+  }
+  if (!rows.length) {
+    const p = document.createElement('p');
+    p.className = 'empty';
+    p.textContent = 'No rows for this filter.';
+    container.append(p);
+  }
+  container.append(table);
+}
