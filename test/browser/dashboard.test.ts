@@ -168,7 +168,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       const cells = await page.$$eval('#coverage-calendar tbody tr', (rows) =>
         rows.map((r) => [
           (r as HTMLElement).dataset.vehicle,
-          [...r.querySelectorAll('td[data-status]')].map((td) => (td as HTMLElement).dataset.status),
+          Array.from(r.querySelectorAll('td[data-status]')).map((td) => (td as HTMLElement).dataset.status),
         ]),
       );
       expect(cells).toEqual([
