@@ -107,11 +107,34 @@ export interface PayloadContext {
   text: string;
 }
 
-export function payloadError(ctx: PayloadContext, what: string, cause?: unknown): FleetsyncError {
+export function payloadError(
+  ctx: PayloadContext,
+  what: string,
+  cause?: unknown,
+  sample?: string,
+): FleetsyncError {
   return new FleetsyncError('E_PAYLOAD', `${ctx.endpoint}: ${what}`.slice(0, 400), {
     cause,
-    details: { endpoint: ctx.endpoint, sample: ctx.text.slice(0, 300) },
+    details: { endpoint: ctx.endpoint, sample: (sample ?? ctx.text).slice(0, 300) },
   });
+}
+
+/**
+ * The ≤ 300-char sample of a failure: the object holding the bad field (not the body's start,
+ * which may be another record), led by its key list when it is long, so a renamed or missing
+ * field shows even when the values do not fit.
+ */
+function sampleFor(value: unknown, path: readonly PropertyKey[], text: string): string {
+  let holder: unknown = value;
+  for (const k of path.slice(0, -1)) {
+    if (holder === null || typeof holder !== 'object') break;
+    holder = (holder as Record<string, unknown>)[k as string];
+  }
+  if (holder === null || typeof holder !== 'object') return text.slice(0, 300);
+  const json = JSON.stringify(holder);
+  if (json.length <= 300) return json;
+  const keys = Array.isArray(holder) ? '' : `keys=${Object.keys(holder).join(',')} `;
+  return `${keys}${json}`.slice(0, 300);
 }
 
 /** Parses with `schema`; a failure names the first failing field (`data.3.fill_timestamp`) and problem. */
@@ -122,11 +145,12 @@ export function parsePayload<T>(schema: z.ZodType<T>, value: unknown, ctx: Paylo
   const first = issues[0];
   const field = [prefix, ...(first?.path ?? []).map(String)].filter(Boolean).join('.') || '(body)';
   const more = issues.length > 1 ? ` (+${issues.length - 1} more issues)` : '';
-  return throwPayload(ctx, `field ${field}: ${first?.message ?? 'invalid'}${more}`, r.error);
+  const sample = sampleFor(value, first?.path ?? [], ctx.text);
+  return throwPayload(ctx, `field ${field}: ${first?.message ?? 'invalid'}${more}`, r.error, sample);
 }
 
-function throwPayload(ctx: PayloadContext, what: string, cause: unknown): never {
-  throw payloadError(ctx, what, cause);
+function throwPayload(ctx: PayloadContext, what: string, cause: unknown, sample?: string): never {
+  throw payloadError(ctx, what, cause, sample);
 }
 
 function isEmptyObject(v: unknown): boolean {
