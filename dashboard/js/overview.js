@@ -43,7 +43,7 @@ function tiles(result, { tableDiv }) {
     tile(
       'fresh',
       'Complete through',
-      k.complete_through ?? '',
+      (k.complete_through ?? '').replace('T', ' '),
       k.last_run_id ? `last run ${k.last_run_outcome} ${k.last_run_ended_at ?? ''}` : 'never synced',
     ),
   );

@@ -49,7 +49,7 @@ const schema = z
     if (v.month && (v.from || v.to))
       ctx.addIssue({ code: 'custom', path: ['month'], message: 'give either month or from/to, not both' });
     if (v.from && v.to && v.to < v.from)
-      ctx.addIssue({ code: 'custom', path: ['to'], message: `is before from (${v.from})` });
+      ctx.addIssue({ code: 'custom', path: ['to'], message: `${v.to} is before from ${v.from}` });
   });
 
 export interface ReportParams {

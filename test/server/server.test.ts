@@ -4,6 +4,7 @@ import { silentLogger } from '../../src/log.ts';
 import { REPORT_NAMES, getReport } from '../../src/reports/registry.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import type { RunSummary } from '../../src/sync/types.ts';
+import { formatLocal } from '../../src/time.ts';
 import { NOW, ZONE, openFixture, parseCsv, type FixtureDb } from '../reports/fixture.ts';
 
 let fx: FixtureDb;
@@ -66,7 +67,7 @@ describe('report API', () => {
 
   it.each([
     ['/api/reports/mileage?from=2026-13-01', /from/],
-    ['/api/reports/mileage?from=2026-04-10&to=2026-04-01', /to: is before from/],
+    ['/api/reports/mileage?from=2026-04-10&to=2026-04-01', /to: 2026-04-01 is before from 2026-04-10/],
     ['/api/reports/mileage?from=1990-01-01&to=2026-01-01', /longer than/],
     ['/api/reports/nope', /unknown report.*valid reports: mileage/],
     ['/api/reports/mileage.xlsx', /unknown report/],
@@ -133,6 +134,36 @@ describe('security', () => {
         (await fetch(url, { headers: { Authorization: 'Bearer wrong-token-of-some-length' } })).status,
       ).toBe(401);
       expect((await fetch(url, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('scheduler', () => {
+  it('schedules FLEETSYNC_SCHEDULE in the account zone and shows the next run', async () => {
+    const s = await startServer({
+      db: fx.db,
+      config: config({ FLEETSYNC_SCHEDULE: '30 2 * * *' }),
+      log: silentLogger,
+      zone: 'Australia/Sydney',
+      port: 0,
+      runSync: async () => {
+        throw new Error('not in this test');
+      },
+    });
+    try {
+      const next = s.nextRun();
+      expect(next).not.toBeNull();
+      expect(formatLocal(next!.getTime(), 'Australia/Sydney').slice(11)).toBe('02:30:00');
+      const st = (await (await fetch(new URL('/api/status', s.url))).json()) as {
+        sync: Record<string, unknown>;
+      };
+      expect(st.sync).toMatchObject({
+        available: true,
+        schedule: '30 2 * * *',
+        next_run: next!.toISOString(),
+      });
     } finally {
       await s.close();
     }
