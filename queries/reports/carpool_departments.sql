@@ -1,6 +1,7 @@
 -- Carpool measures per department (of the vehicle) for bookings whose scheduled window overlaps
 -- the range: late-return rate (late ÷ checked out, from booking_status only), approvals and
--- declines, approval turnaround (created → first seen approved or declined in the history),
+-- declines, approval turnaround (created → first seen approved or declined in the history,
+-- for bookings seen pending first),
 -- no-shows (cancelled, never picked up, after being approved, cancellation seen 30 min or more
 -- after the scheduled start), and utilisation (booked hours of approved bookings within the
 -- range ÷ carpool vehicles × hours of the range).
@@ -15,12 +16,20 @@ rng AS (
     timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
     timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1
 ),
+-- A turnaround is known only for bookings the sync saw pending (REQUESTED or EXPIRING_APPROVAL)
+-- before it saw them decided; a booking first seen already decided has no turnaround (NULL).
 decided AS (
-  SELECT booking_id, min(seen_at) AS at
-  FROM carpool_booking_history
-  WHERE account = $account
-    AND (is_approved OR booking_status IN ('BOOKING_STATUS_APPROVED', 'BOOKING_STATUS_DECLINED'))
-  GROUP BY booking_id
+  SELECT h.booking_id, min(h.seen_at) AS at
+  FROM carpool_booking_history AS h
+  WHERE h.account = $account
+    AND (h.is_approved OR h.booking_status IN ('BOOKING_STATUS_APPROVED', 'BOOKING_STATUS_DECLINED'))
+    AND EXISTS (
+      SELECT 1 FROM carpool_booking_history AS p
+      WHERE p.account = h.account AND p.booking_id = h.booking_id AND p.seen_at < h.seen_at
+        AND NOT p.is_approved
+        AND p.booking_status IN ('BOOKING_STATUS_REQUESTED', 'BOOKING_STATUS_EXPIRING_APPROVAL')
+    )
+  GROUP BY h.booking_id
 ),
 ever_approved AS (
   SELECT DISTINCT booking_id FROM carpool_booking_history WHERE account = $account AND is_approved
