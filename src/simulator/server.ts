@@ -5,7 +5,9 @@
  *
  * Order of a request: auth (401 never counts) → bucket → injected fault (never counts in the
  * limiter) → rate limit (a rejected request does not count) → route → field fault → body faults.
- * `GET /__sim/stats` (no auth) shows the counters for humans.
+ * `GET /__sim/stats` (no auth) shows the counters for humans. The release notes
+ * (`/changelog.json`, `/changelog/records.json`) are served beside `/rest`, without auth or
+ * rate limit, from `releases` (default DEFAULT_RELEASES; `setReleases` publishes a new list).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +21,15 @@ import { fuelRoutes } from './routes/fuel.ts';
 import { geofenceRoutes } from './routes/geofences.ts';
 import { tripRoutes } from './routes/trips.ts';
 import { vehicleRoutes } from './routes/vehicles.ts';
+import { DEFAULT_RELEASES, type Release } from './changelog.ts';
+import { serveChangelog, publishedAt, type Published } from './routes/changelog.ts';
+import { commandRoutes } from './routes/commands.ts';
+import { deliveryRoutes, deliveryWriteForbidden } from './routes/delivery.ts';
+import { eventRoutes } from './routes/events.ts';
+import { evRoutes } from './routes/ev.ts';
+import { statusRoutes } from './routes/status.ts';
+import { visionRoutes } from './routes/vision.ts';
+import { createSpecState, type SpecState } from './spec-state.ts';
 
 export interface SimulatorCredentials {
   username: string;
@@ -43,6 +54,10 @@ export interface SimulatorOptions {
   credentials?: SimulatorCredentials;
   faults?: FaultOptions;
   log?: Logger;
+  /** Published release notes (default DEFAULT_RELEASES). */
+  releases?: readonly Release[];
+  /** Sends the bulk-upload webhook callbacks (default: fetch). */
+  postWebhook?: SpecState['postWebhook'];
 }
 
 export interface SimulatorStats {
@@ -63,6 +78,15 @@ export interface SimulatorHandle {
   stats(): SimulatorStats;
   resetStats(): void;
   setFaults(f: FaultOptions): void;
+  /** Publishes a new release list (the changelog files change ETag and Last-Modified). */
+  setReleases(releases: readonly Release[]): void;
+  releases(): readonly Release[];
+  /** A driver tag read in the vehicle at `atMs` (default now); ignored unless ignition is ON then. */
+  driverTagRead(registration: string, driverId: string, atMs?: number): void;
+  /** A self-assignment in the driver mobile app at `atMs` (default now); ends at the next ignition OFF. */
+  appSelfAssign(registration: string, driverId: string, atMs?: number): void;
+  /** Resolves when background work (bulk uploads, webhook callbacks) has finished. */
+  settle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -72,6 +96,12 @@ export const ALL_ROUTES: readonly Route[] = [
   ...fuelRoutes,
   ...geofenceRoutes,
   ...carpoolRoutes,
+  ...commandRoutes,
+  ...statusRoutes,
+  ...eventRoutes,
+  ...evRoutes,
+  ...deliveryRoutes,
+  ...visionRoutes,
 ];
 
 function emptyStats(): SimulatorStats {
@@ -157,6 +187,16 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
   const faults = new FaultInjector(opts.faults ?? {});
   let stats = emptyStats();
   const hanging = new Set<http.ServerResponse>();
+  const spec = createSpecState({
+    releases: opts.releases ?? DEFAULT_RELEASES,
+    webhookKey: creds.mainPassword,
+    ...(opts.postWebhook ? { postWebhook: opts.postWebhook } : {}),
+  });
+  let published: Published = {
+    releases: spec.releases,
+    modifiedMs: publishedAt(spec.releases, null, null),
+  };
+  let origin = '';
 
   const send = (
     res: http.ServerResponse,
@@ -178,6 +218,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
     const url = new URL(req.url ?? '/', 'http://simulator');
     const rawBody = await readBody(req);
     if (url.pathname === '/__sim/stats' && method === 'GET') return send(res, 200, stats);
+    if (serveChangelog(req, res, url.pathname, published, origin)) return;
     if (!url.pathname.startsWith('/rest/')) return send(res, 404, errorBody(404, 'Not found.'));
     const path = url.pathname.slice(5);
     const who = authenticate(req.headers.authorization, creds);
@@ -226,6 +267,8 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
 
     let reply: Reply;
     try {
+      if (deliveryWriteForbidden(method, path, who === 'sub'))
+        throw new ApiError(403, 'Forbidden: delivery writes need the main account credentials.');
       const found = match(method, path);
       if (!found) throw new ApiError(404, `No route for ${method} ${path}.`);
       let body: unknown;
@@ -243,7 +286,8 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
         query: url.searchParams,
         body,
         isSubuser: who === 'sub',
-      });
+        spec,
+      } as Parameters<Route['handler']>[0]);
     } catch (e) {
       if (!(e instanceof ApiError)) {
         log.error('simulator route failed', { method, path, error: (e as Error).message });
@@ -290,6 +334,12 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
   const port = (server.address() as AddressInfo).port;
   const host = opts.host ?? '127.0.0.1';
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  origin = url;
+  const vehicleOf = (registration: string) => {
+    const v = fleet.vehicles.find((x) => x.registration === registration);
+    if (!v) throw new RangeError(`no vehicle ${JSON.stringify(registration)} in the simulated fleet`);
+    return v;
+  };
   return {
     url,
     baseUrl: `${url}/rest`,
@@ -299,6 +349,31 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
       stats = emptyStats();
     },
     setFaults: (f) => faults.set(f),
+    setReleases: (releases) => {
+      spec.releases = [...releases];
+      published = {
+        releases: spec.releases,
+        modifiedMs: publishedAt(spec.releases, now(), published.modifiedMs),
+      };
+    },
+    releases: () => spec.releases,
+    driverTagRead: (registration, driverId, atMs) => {
+      spec.tagReads.push({
+        vehicle_id: vehicleOf(registration).vehicle_id,
+        driver_id: driverId,
+        at_ms: atMs ?? now(),
+      });
+    },
+    appSelfAssign: (registration, driverId, atMs) => {
+      spec.appAssignments.push({
+        vehicle_id: vehicleOf(registration).vehicle_id,
+        driver_id: driverId,
+        at_ms: atMs ?? now(),
+      });
+    },
+    settle: async () => {
+      while (spec.pending.size > 0) await Promise.allSettled([...spec.pending]);
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         for (const res of hanging) res.destroy();

@@ -1,0 +1,207 @@
+/**
+ * EV data for the fleet's electric vehicles: a battery model derived from their trips, and the
+ * three bulk POST endpoints (`/vehicles/ev-consumption`, `/vehicles/range`, `/vehicles/soc`, each
+ * its own 10/min bucket). Body as the bulk fuel POSTs: `registrations` (1–100, known plates),
+ * `start_timestamp`, `end_timestamp` (≤ 24 h), `page`, `limit`. Vehicles that are not electric
+ * are left out of the answer (they have no EV data), as `{"data":{}}` is for fuel.
+ *
+ * Battery model (deterministic): 60 kWh usable, 0.16 kWh per km driven; state of charge starts
+ * at 90 % and falls linearly over a trip; a vehicle parked for 30 min is plugged in and charges at
+ * 7 kW up to 90 %, unplugged at the next ignition ON. Range = SoC × 60 kWh / 0.16 kWh/km.
+ */
+import type { Fleet, SimVehicle } from '../model.ts';
+import { wireTs } from '../wire.ts';
+import {
+  ApiError,
+  CAP_24_HOURS_S,
+  horizonOf,
+  paginate,
+  parsePage,
+  parseWindow,
+  type Reply,
+  type Route,
+  type RouteContext,
+  type Window,
+} from './common.ts';
+
+export const BATTERY_KWH = 60;
+export const KWH_PER_KM = 0.16;
+const CHARGE_KW = 7;
+const FULL = 90;
+const PLUG_AFTER_MS = 30 * 60_000;
+const HOUR = 3_600_000;
+
+export type ChargingStatus = 'PLUGGED_CHARGING' | 'PLUGGED_NOT_CHARGING' | 'UNPLUGGED';
+
+interface Timeline {
+  starts: number[];
+  ends: number[];
+  socStart: number[];
+  socEnd: number[];
+}
+
+const cache = new WeakMap<Fleet, Map<number, Timeline>>();
+const pctPerKm = (KWH_PER_KM / BATTERY_KWH) * 100;
+const pctPerMs = (CHARGE_KW / BATTERY_KWH / HOUR) * 100;
+
+/** SoC after parking from `endMs` (at `soc`) until `ms`. */
+function parkedSoc(soc: number, endMs: number, ms: number): number {
+  if (ms - endMs < PLUG_AFTER_MS || soc >= FULL) return soc;
+  return Math.min(FULL, soc + (ms - endMs - PLUG_AFTER_MS) * pctPerMs);
+}
+
+function timelineOf(fleet: Fleet, v: SimVehicle): Timeline {
+  let perFleet = cache.get(fleet);
+  if (!perFleet) cache.set(fleet, (perFleet = new Map()));
+  const hit = perFleet.get(v.vehicle_id);
+  if (hit) return hit;
+  const t: Timeline = { starts: [], ends: [], socStart: [], socEnd: [] };
+  let soc = FULL;
+  let lastEnd: number | null = null;
+  for (const trip of fleet.tripsOf(v.vehicle_id)) {
+    if (lastEnd !== null) soc = parkedSoc(soc, lastEnd, trip.start_ms);
+    t.starts.push(trip.start_ms);
+    t.socStart.push(soc);
+    soc = Math.max(5, soc - (trip.distance_m / 1000) * pctPerKm);
+    t.ends.push(trip.end_ms);
+    t.socEnd.push(soc);
+    lastEnd = trip.end_ms;
+  }
+  perFleet.set(v.vehicle_id, t);
+  return t;
+}
+
+export interface BatteryState {
+  soc: number;
+  charging: ChargingStatus;
+  /** When the charging status last changed. */
+  chargingSinceMs: number;
+  driving: boolean;
+}
+
+export function batteryAt(fleet: Fleet, v: SimVehicle, ms: number): BatteryState {
+  const t = timelineOf(fleet, v);
+  let lo = 0;
+  let hi = t.starts.length - 1;
+  let i = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (t.starts[mid]! <= ms) {
+      i = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  if (i < 0)
+    return { soc: FULL, charging: 'PLUGGED_NOT_CHARGING', chargingSinceMs: fleet.startMs, driving: false };
+  const start = t.starts[i]!;
+  const end = t.ends[i]!;
+  if (ms < end) {
+    const f = (ms - start) / Math.max(1, end - start);
+    return {
+      soc: t.socStart[i]! + (t.socEnd[i]! - t.socStart[i]!) * f,
+      charging: 'UNPLUGGED',
+      chargingSinceMs: start,
+      driving: true,
+    };
+  }
+  const socEnd = t.socEnd[i]!;
+  const soc = parkedSoc(socEnd, end, ms);
+  if (ms - end < PLUG_AFTER_MS) return { soc, charging: 'UNPLUGGED', chargingSinceMs: end, driving: false };
+  const fullAt = end + PLUG_AFTER_MS + Math.max(0, FULL - socEnd) / pctPerMs;
+  return soc < FULL
+    ? { soc, charging: 'PLUGGED_CHARGING', chargingSinceMs: end + PLUG_AFTER_MS, driving: false }
+    : { soc, charging: 'PLUGGED_NOT_CHARGING', chargingSinceMs: Math.floor(fullAt), driving: false };
+}
+
+const r1 = (n: number) => Math.round(n * 10) / 10;
+export const rangeKm = (soc: number) => Math.round(((soc / 100) * BATTERY_KWH) / KWH_PER_KM);
+
+function bulkRequest(ctx: RouteContext): {
+  vehicles: SimVehicle[];
+  w: Window;
+  page: ReturnType<typeof parsePage>;
+} {
+  const b = ctx.body;
+  if (typeof b !== 'object' || b === null || Array.isArray(b))
+    throw new ApiError(422, 'The request body must be a JSON object.');
+  const body = b as Record<string, unknown>;
+  const regs = body.registrations;
+  if (!Array.isArray(regs) || regs.length === 0)
+    throw new ApiError(422, 'The registrations field is required and must be a non-empty list.');
+  if (regs.length > 100)
+    throw new ApiError(422, 'The registrations field must not have more than 100 items.');
+  const vehicles = regs.map((r, i) => {
+    const v = ctx.fleet.vehicles.find((x) => x.registration === r);
+    if (!v) throw new ApiError(422, `The selected registrations.${i} is invalid.`);
+    return v;
+  });
+  const w = parseWindow(
+    body.start_timestamp,
+    body.end_timestamp,
+    ['start_timestamp', 'end_timestamp'],
+    ctx.fleet.timezone,
+    CAP_24_HOURS_S,
+  );
+  return {
+    vehicles: vehicles.filter((v) => v.powertrain === 'electric'),
+    w,
+    page: parsePage(body.page, body.limit),
+  };
+}
+
+/** Sample instants of a window: every 15 minutes, up to the vehicle's horizon. */
+function samples(w: Window, h: number): number[] {
+  const out: number[] = [];
+  const step = 15 * 60_000;
+  for (let ms = Math.ceil(w.startMs / step) * step; ms < w.endMs && ms <= h; ms += step) out.push(ms);
+  return out;
+}
+
+function consumption(ctx: RouteContext): Reply {
+  const { vehicles, w, page } = bulkRequest(ctx);
+  const zone = ctx.fleet.timezone;
+  const items = vehicles.flatMap((v) => {
+    const h = horizonOf(v, ctx.now);
+    if (w.startMs > h) return [];
+    const to = Math.min(h, w.endMs);
+    const km = ctx.fleet.truth.distanceM(v.vehicle_id, w.startMs, to) / 1000;
+    const a = batteryAt(ctx.fleet, v, w.startMs);
+    const b = batteryAt(ctx.fleet, v, to);
+    return [
+      {
+        vehicle_id: v.vehicle_id,
+        registration: v.registration,
+        start_timestamp: wireTs(w.startMs, zone),
+        end_timestamp: wireTs(to, zone),
+        distance: Math.round(km * 1000),
+        energy_consumed_kwh: r1(km * KWH_PER_KM),
+        energy_charged_kwh: r1(Math.max(0, ((b.soc - a.soc) / 100) * BATTERY_KWH + km * KWH_PER_KM)),
+        kwh_per_100km: km > 0 ? r1(KWH_PER_KM * 100) : null,
+        start_soc: Math.round(a.soc),
+        end_soc: Math.round(b.soc),
+      },
+    ];
+  });
+  return { body: paginate(items, page) };
+}
+
+function events(ctx: RouteContext, kind: 'range' | 'soc'): Reply {
+  const { vehicles, w, page } = bulkRequest(ctx);
+  const zone = ctx.fleet.timezone;
+  const items = vehicles.flatMap((v) =>
+    samples(w, horizonOf(v, ctx.now)).map((ms) => {
+      const s = batteryAt(ctx.fleet, v, ms);
+      const base = { vehicle_id: v.vehicle_id, registration: v.registration, event_ts: wireTs(ms, zone) };
+      return kind === 'range'
+        ? { ...base, range_km: rangeKm(s.soc), battery_percentage_left: Math.round(s.soc) }
+        : { ...base, soc: r1(s.soc), charging_status: s.charging };
+    }),
+  );
+  return { body: paginate(items, page) };
+}
+
+export const evRoutes: Route[] = [
+  { method: 'POST', path: '/vehicles/ev-consumption', handler: consumption },
+  { method: 'POST', path: '/vehicles/range', handler: (ctx) => events(ctx, 'range') },
+  { method: 'POST', path: '/vehicles/soc', handler: (ctx) => events(ctx, 'soc') },
+];
