@@ -17,6 +17,7 @@ import { queryJs } from '../store/queries.ts';
 import { localDate, addDays } from '../time.ts';
 import { deleteLedgerWindow, insertLedger, type LedgerEntry } from './ledger.ts';
 import { buildPlan, type PlannedVehicle } from './planner.ts';
+import { ODOMETER_LAG_MS } from './streams/odometer.ts';
 import { syncCarpool, syncGeofences, syncVehicles } from './streams/snapshots.ts';
 import {
   STREAMS,
@@ -45,6 +46,8 @@ export interface SyncDeps {
   settleMs?: number;
   /** Stale-looking windows are accepted this long after their end (default 7 days). */
   maxLateMs?: number;
+  /** Odometer windows whose last event is this far before their end are incomplete (default 12 h). */
+  odometerLagMs?: number;
   /** Units of work in flight at once (default 8); the buckets pace the requests. */
   concurrency?: number;
   fuelPath?: 'per_vehicle_get' | 'bulk_post';
@@ -229,6 +232,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       log,
       settleMs: deps.settleMs ?? 72 * 3_600_000,
       maxLateMs: deps.maxLateMs ?? 7 * 24 * 3_600_000,
+      odometerLagMs: deps.odometerLagMs ?? ODOMETER_LAG_MS,
       signal: deps.signal,
     };
     const limit = pLimit(deps.concurrency ?? 8);

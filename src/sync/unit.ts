@@ -25,6 +25,8 @@ export interface StreamContext {
   settleMs: number;
   /** A window whose end is this far in the past is accepted even if its data looks stale. */
   maxLateMs: number;
+  /** Odometer data this much older than the window's end (or now) means the window is incomplete. */
+  odometerLagMs: number;
   signal?: AbortSignal;
 }
 

@@ -28,6 +28,8 @@ export interface Harness {
   client: FleetClient;
   log: ReturnType<typeof memoryLogger>;
   now: () => number;
+  /** Moves the shared clock (simulator and sync) forward. */
+  advance(ms: number): void;
   firstDay: string;
   lastDay: string;
   deps: SyncDeps;
@@ -49,7 +51,8 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const fleet = generateFleet({ seed: 7, vehicles: 14, days: 75, endDay: '2026-04-20', ...o.fleet });
   const base = fleet.endMs + (o.nowOffsetMs ?? 4 * 86_400_000);
   const t0 = Date.now();
-  const now = () => base + (Date.now() - t0);
+  let shift = 0;
+  const now = () => base + shift + (Date.now() - t0);
   const windowMs = o.windowMs ?? 1000;
   const sim = await startSimulator({ fleet, now, windowMs, ...o.sim });
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-'));
@@ -86,6 +89,9 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     client,
     log,
     now,
+    advance: (ms: number) => {
+      shift += ms;
+    },
     firstDay,
     lastDay,
     deps,

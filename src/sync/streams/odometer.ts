@@ -46,7 +46,7 @@ function classify(
     return { ...base, status: 'incomplete', rows: 1, reason: settled.reason, lastEventMs: o.last_event_ms };
   const expected = Math.min(w.endMs, ctx.now());
   const lag = o.last_event_ms === null ? Infinity : expected - o.last_event_ms;
-  if (lag > ODOMETER_LAG_MS && ctx.now() - w.endMs < ctx.maxLateMs)
+  if (lag > ctx.odometerLagMs && ctx.now() - w.endMs < ctx.maxLateMs)
     return {
       ...base,
       status: 'incomplete',

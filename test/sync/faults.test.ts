@@ -1,0 +1,103 @@
+/**
+ * A sync through a bad night at the API: injected 429s (every header variant), 5xx, resets and
+ * truncated bodies. Nothing is lost or duplicated: the database equals a clean sync's. A payload
+ * the parser cannot read fails only its window, with the reason and a sample in the ledger; the
+ * next run fills the gap.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/db.ts';
+import { runSync } from '../../src/sync/run.ts';
+import { dumpDatabase } from '../helpers/dbdump.ts';
+import { startHarness, type Harness } from '../helpers/synced.ts';
+
+let h: Harness;
+let reference: Record<string, string>;
+
+beforeAll(async () => {
+  h = await startHarness({ fleet: { vehicles: 12, days: 40 } });
+  expect((await h.sync()).outcome).toBe('ok');
+  reference = await dumpDatabase(h.dbPath);
+}, 120_000);
+afterAll(() => h?.close());
+
+async function syncInto(name: string) {
+  const db = await openDatabase(join(h.dir, `${name}.duckdb`));
+  try {
+    return {
+      summary: await runSync({ ...h.deps, db }, { trigger: 'cli', fromDay: h.firstDay, toDay: h.lastDay }),
+      path: db.path,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+describe('a sync under injected faults', () => {
+  for (const headers of ['normal', 'zero', 'missing', 'absurd'] as const) {
+    it(`recovers from 429s with ${headers} retry headers and stores the same data`, async () => {
+      h.sim.resetStats();
+      // Announced waits are honoured for real (1 s, or the 3-window cap for absurd values): inject fewer.
+      h.sim.setFaults({
+        rateLimitEvery: headers === 'normal' || headers === 'absurd' ? 25 : 9,
+        rateLimitHeaders: headers,
+        rateLimitRetryAfterS: 1,
+      });
+      const { summary, path } = await syncInto(`429-${headers}`);
+      h.sim.setFaults({});
+      const st = h.sim.stats();
+      expect(st.faults.rate_limit).toBeGreaterThanOrEqual(3);
+      expect(summary.outcome).toBe('ok');
+      expect(summary.retries).toBeGreaterThanOrEqual(st.faults.rate_limit);
+      // No tight retry loop: one retry per injected 429, not dozens.
+      expect(st.total).toBeLessThan(summary.requests + 5);
+      const dump = await dumpDatabase(path);
+      for (const t of Object.keys(reference)) expect(dump[t], t).toBe(reference[t]);
+    }, 120_000);
+  }
+
+  it('recovers from 5xx, connection resets and truncated bodies', async () => {
+    h.sim.resetStats();
+    h.sim.setFaults({ serverErrorEvery: 11, resetEvery: 17, truncateEvery: 13 });
+    const { summary, path } = await syncInto('5xx');
+    h.sim.setFaults({});
+    const st = h.sim.stats();
+    expect(st.faults.server_error + st.faults.reset + st.faults.truncate).toBeGreaterThan(5);
+    expect(summary.outcome).toBe('ok');
+    const dump = await dumpDatabase(path);
+    for (const t of Object.keys(reference)) expect(dump[t], t).toBe(reference[t]);
+  }, 120_000);
+
+  it('fails only the windows whose payload cannot be read, then fills them on the next run', async () => {
+    h.sim.setFaults({
+      fieldFault: { kind: 'odometer', field: 'odometer_reset', renameTo: 'odo_reset_flag' },
+    });
+    const db = await openDatabase(join(h.dir, 'payload.duckdb'));
+    try {
+      const bad = await runSync({ ...h.deps, db }, { trigger: 'cli', fromDay: h.firstDay, toDay: h.lastDay });
+      expect(bad.outcome).toBe('partial');
+      expect(bad.streams.odometer?.windows.failed).toBeGreaterThan(0);
+      expect(bad.streams.trips?.windows.failed ?? 0).toBe(0);
+      const con = await db.connect();
+      const failed = (
+        await con.runAndReadAll("SELECT reason, sample FROM ledger WHERE status = 'failed'")
+      ).getRowObjectsJS();
+      con.closeSync();
+      expect(failed.length).toBeGreaterThan(0);
+      expect(String(failed[0]!.reason)).toMatch(/odometer/i);
+      expect(String(failed[0]!.sample)).toContain('odo_reset_flag');
+      h.sim.setFaults({});
+      const good = await runSync(
+        { ...h.deps, db },
+        { trigger: 'cli', fromDay: h.firstDay, toDay: h.lastDay },
+      );
+      expect(good.outcome).toBe('ok');
+    } finally {
+      db.close();
+      h.sim.setFaults({});
+    }
+    const dump = await dumpDatabase(join(h.dir, 'payload.duckdb'));
+    for (const t of ['trips', 'odometer_windows', 'fuel_consumed', 'geofence_visits'])
+      expect(dump[t], t).toBe(reference[t]);
+  }, 120_000);
+});
