@@ -111,7 +111,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       // March + April: vehicle 1 1000 + 750 km, vehicle 2 42 + 0 km.
       expect(await page.locator('#kpi-distance .value').textContent()).toBe('1792');
       expect(await page.locator('#kpi-tolls .value').textContent()).toBe('3');
-      expect(await page.locator('#kpi-fresh .value').textContent()).toBe('2026-04-12T00:00:00+10:00');
+      expect(await page.locator('#kpi-fresh .value').textContent()).toBe('2026-04-12 00:00:00+10:00');
       const top = await chartData(page, 'chart-top');
       expect(top.labels.slice(0, 2)).toEqual(['ab 123 gp', 'cd 456 gp']);
       expect(top.datasets[0]!.data.slice(0, 2)).toEqual([1750, 42]);
