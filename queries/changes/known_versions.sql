@@ -1,0 +1,1 @@
+SELECT version FROM api_releases WHERE source = $1;
