@@ -1,0 +1,153 @@
+/**
+ * Benchmark 3: rows per second into DuckDB through the production write path. Trips of a
+ * generated fleet (rows shaped as the trips stream writes them) and odometer windows per vehicle
+ * and local day, built in memory first; only the write calls are timed:
+ * - `upsertRows(trips)` inside one transaction (what the trips stream does per window),
+ * - `appendRows(trips)` into an empty table,
+ * - `appendRows(odometer_windows)` (what the odometer stream does).
+ * Each into a fresh DuckDB file. Also the 1M+ rows are written in 500-row pages, one transaction
+ * each, as the sync receives them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateFleet } from '../src/simulator/generate.ts';
+import { inTransaction, openDatabase } from '../src/store/db.ts';
+import { appendRows, upsertRows, type Row } from '../src/store/write.ts';
+import { dayWindows } from '../src/sync/windows.ts';
+import { fig, peakRssMb, round, say, type Figure } from './lib.ts';
+import { END_DAY, SEED } from './world.ts';
+
+export interface IngestResult {
+  tripRows: number;
+  odometerRows: number;
+  upsertTripsMs: number;
+  appendTripsMs: number;
+  appendOdometerMs: number;
+  pagedUpsertTripsMs: number;
+  pagedRows: number;
+  peakRssMb: number;
+}
+
+export async function ingestChild(a: { minTrips: number; pagedRows: number }): Promise<IngestResult> {
+  const days = 730;
+  // ~4.8 trips per vehicle-day (the generator's density); a few more vehicles than needed.
+  const vehicles = Math.max(1, Math.ceil(a.minTrips / (days * 4.3)));
+  const fleet = generateFleet({ seed: SEED, vehicles, days, endDay: END_DAY });
+  const trips: Row[] = [];
+  for (const v of fleet.vehicles)
+    for (const t of fleet.tripsOf(v.vehicle_id))
+      trips.push({
+        account: 'bench',
+        trip_id: t.trip_id,
+        vehicle_id: t.vehicle_id,
+        registration: t.registration,
+        start_time: t.start_ms,
+        end_time: t.end_ms,
+        trip_distance_m: Math.round(t.distance_m),
+        start_odometer_m: Math.round(t.start_odometer_m),
+        end_odometer_m: Math.round(t.end_odometer_m),
+        driver_id: t.driver_id,
+        start_location: t.start_location,
+        end_location: t.end_location,
+      });
+  trips.length = Math.min(trips.length, Math.max(a.minTrips, 1));
+  const grid = dayWindows(fleet.startMs, fleet.endMs, fleet.timezone);
+  const odometer: Row[] = [];
+  for (const v of fleet.vehicles) {
+    let prev = fleet.odometerAt(v.vehicle_id, grid[0]!.startMs);
+    for (const w of grid) {
+      const end = fleet.odometerAt(v.vehicle_id, w.endMs - 1);
+      odometer.push({
+        account: 'bench',
+        vehicle_id: v.vehicle_id,
+        window_start: w.startMs,
+        window_end: w.endMs,
+        start_odometer_m: prev,
+        end_odometer_m: end,
+        distance_m: end - prev,
+        current_odometer_m: end,
+        last_event_at: w.endMs - 60_000,
+        odometer_reset: false,
+        terminal_has_changed: false,
+      });
+      prev = end;
+    }
+  }
+  say(`ingest: ${trips.length} trips, ${odometer.length} odometer windows in memory`);
+
+  const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-ingest-'));
+  const fresh = async <T>(
+    name: string,
+    fn: (con: Awaited<ReturnType<Awaited<ReturnType<typeof openDatabase>>['connect']>>) => Promise<T>,
+  ) => {
+    const db = await openDatabase(join(dir, `${name}.duckdb`));
+    const con = await db.connect();
+    try {
+      const t0 = performance.now();
+      await fn(con);
+      return performance.now() - t0;
+    } finally {
+      con.closeSync();
+      db.close();
+    }
+  };
+  try {
+    const upsertTripsMs = await fresh('upsert', (con) =>
+      inTransaction(con, () => upsertRows(con, 'trips', ['account', 'trip_id'], trips)),
+    );
+    const appendTripsMs = await fresh('append', (con) =>
+      inTransaction(con, () => appendRows(con, 'trips', trips)),
+    );
+    const appendOdometerMs = await fresh('odometer', (con) =>
+      inTransaction(con, () => appendRows(con, 'odometer_windows', odometer)),
+    );
+    const paged = trips.slice(0, a.pagedRows);
+    const pagedUpsertTripsMs = await fresh('paged', async (con) => {
+      for (let i = 0; i < paged.length; i += 500) {
+        const page = paged.slice(i, i + 500);
+        await inTransaction(con, () => upsertRows(con, 'trips', ['account', 'trip_id'], page));
+      }
+    });
+    return {
+      tripRows: trips.length,
+      odometerRows: odometer.length,
+      upsertTripsMs,
+      appendTripsMs,
+      appendOdometerMs,
+      pagedUpsertTripsMs,
+      pagedRows: paged.length,
+      peakRssMb: peakRssMb(),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const ingestRate = (r: IngestResult) =>
+  (r.tripRows + r.odometerRows) / ((r.upsertTripsMs + r.appendOdometerMs) / 1000);
+
+export function ingestFigures(r: IngestResult): Figure[] {
+  const B = '3 ingest';
+  const rate = (rows: number, ms: number) => rows / (ms / 1000);
+  const headline = ingestRate(r);
+  return [
+    fig(B, "trips + odometer via the sync's calls", headline, 'rows/s', {
+      target: '≥ 500,000',
+      pass: headline >= 500_000,
+      note: `${r.tripRows + r.odometerRows} rows in ${round((r.upsertTripsMs + r.appendOdometerMs) / 1000, 2)} s`,
+    }),
+    fig(B, 'upsertRows(trips), one transaction', rate(r.tripRows, r.upsertTripsMs), 'rows/s', {
+      note: `${r.tripRows} rows in ${round(r.upsertTripsMs / 1000, 2)} s`,
+    }),
+    fig(B, 'appendRows(trips)', rate(r.tripRows, r.appendTripsMs), 'rows/s', {
+      note: `${round(r.appendTripsMs / 1000, 2)} s`,
+    }),
+    fig(B, 'appendRows(odometer_windows)', rate(r.odometerRows, r.appendOdometerMs), 'rows/s', {
+      note: `${r.odometerRows} rows in ${round(r.appendOdometerMs / 1000, 2)} s`,
+    }),
+    fig(B, 'upsertRows(trips), 500-row pages, txn each', rate(r.pagedRows, r.pagedUpsertTripsMs), 'rows/s', {
+      note: `${r.pagedRows} rows`,
+    }),
+  ];
+}

@@ -1,0 +1,118 @@
+/**
+ * Shared pieces of the benchmarks: result rows (figure, target, pass/miss), the table printer,
+ * peak-RSS readings and the child-process runner (each measurement that needs its own memory
+ * figure runs in `bench/child.ts`, which prints one `RESULT <json>` line last).
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export interface Figure {
+  bench: string;
+  name: string;
+  value: number | string;
+  unit: string;
+  /** Human target, e.g. "≤ 1.05"; empty when the row is informational. */
+  target?: string;
+  pass?: boolean;
+  note?: string;
+}
+
+export const fig = (
+  bench: string,
+  name: string,
+  value: number | string,
+  unit: string,
+  extra: Partial<Pick<Figure, 'target' | 'pass' | 'note'>> = {},
+): Figure => ({ bench, name, value, unit, ...extra });
+
+/** Peak resident set size of this process so far, in MB (VmHWM, else resourceUsage). */
+export function peakRssMb(): number {
+  try {
+    const m = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) return Number(m[1]) / 1024;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+export const round = (n: number, digits = 0) => {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+};
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const t0 = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - t0, value };
+}
+
+const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
+
+/**
+ * Runs `bench/child.ts <task>` with `args` (JSON on stdin-free argv) in its own Node process and
+ * returns the parsed `RESULT` line. Child stderr goes to ours (progress); a non-zero exit throws.
+ */
+export function runChild<T>(task: string, args: unknown, opts: { heapMb?: number } = {}): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const execArgv = ['--import', 'tsx'];
+    if (opts.heapMb) execArgv.push(`--max-old-space-size=${opts.heapMb}`);
+    // e.g. BENCH_NODE_FLAGS='--cpu-prof --cpu-prof-dir=bench/results/prof' to profile every child
+    execArgv.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
+    const child = spawn(process.execPath, [...execArgv, CHILD, task, JSON.stringify(args)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const line = out
+        .split('\n')
+        .reverse()
+        .find((l) => l.startsWith('RESULT '));
+      if (code !== 0 || !line) {
+        reject(new Error(`bench child ${task} exited with ${code}${line ? '' : ' and no RESULT line'}`));
+        return;
+      }
+      resolve(JSON.parse(line.slice(7)) as T);
+    });
+  });
+}
+
+/** Progress on stderr, so stdout stays the table and the JSON line. */
+export const say = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+
+function cell(v: number | string): string {
+  if (typeof v === 'string') return v;
+  if (!Number.isFinite(v)) return String(v);
+  if (Math.abs(v) >= 1000) return Math.round(v).toLocaleString('en-US');
+  if (Math.abs(v) >= 10) return v.toFixed(1);
+  return v.toFixed(3).replace(/\.?0+$/, '') || '0';
+}
+
+export function formatTable(rows: readonly Figure[]): string {
+  const head = ['bench', 'figure', 'value', 'unit', 'target', 'result'];
+  const body = rows.map((r) => [
+    r.bench,
+    r.name + (r.note ? ` (${r.note})` : ''),
+    cell(r.value),
+    r.unit,
+    r.target ?? '',
+    r.pass === undefined ? '' : r.pass ? 'pass' : 'MISS',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}

@@ -1,0 +1,247 @@
+/**
+ * Benchmark 4 (reports at scale) and the serving half of 6 (memory). A child seeds a DuckDB file
+ * from `generateFleet` (bench/seed.ts); another child opens it, starts the real server
+ * (`startServer`, port 0, loopback) and times every dashboard API call over HTTP, and every
+ * report query in-process (`runReport`), p50/p95 over `iterations` after one warm-up each, then
+ * reports its own peak RSS.
+ *
+ * Dashboard calls are what the pages fetch: GET /api/status, GET /api/reports/vehicles (filter
+ * bar) and GET /api/reports/<report>?from&to for each report a page shows, for the dashboard's
+ * period presets "this month" and "last quarter". `trips` is a download (CSV), on no page.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { loadConfig } from '../src/config.ts';
+import { silentLogger } from '../src/log.ts';
+import { parseReportParams } from '../src/reports/params.ts';
+import { REPORT_NAMES, getReport } from '../src/reports/registry.ts';
+import { runReport } from '../src/reports/run.ts';
+import { startServer } from '../src/server/start.ts';
+import { generateFleet } from '../src/simulator/generate.ts';
+import { openDatabase } from '../src/store/db.ts';
+import { addDays, localDate } from '../src/time.ts';
+import { fig, peakRssMb, percentile, round, runChild, say, type Figure } from './lib.ts';
+import { ACCOUNT, seedDatabase, type SeedCounts } from './seed.ts';
+import { END_DAY, SEED } from './world.ts';
+
+/** Reports that are downloads only (no dashboard page draws them). */
+export const DOWNLOAD_ONLY = new Set(['trips']);
+
+export interface SeedResult {
+  dbPath: string;
+  nowMs: number;
+  timezone: string;
+  counts: SeedCounts;
+  seedMs: number;
+  generateMs: number;
+  peakRssMb: number;
+}
+
+export async function seedChild(a: { vehicles: number; days: number; dir: string }): Promise<SeedResult> {
+  const g0 = performance.now();
+  const fleet = generateFleet({ seed: SEED, vehicles: a.vehicles, days: a.days, endDay: END_DAY });
+  for (const v of fleet.vehicles) fleet.tripsOf(v.vehicle_id); // enumerate now, outside the seed timing
+  const generateMs = performance.now() - g0;
+  const nowMs = fleet.endMs + 4 * 86_400_000;
+  const dbPath = join(a.dir, 'reports.duckdb');
+  const db = await openDatabase(dbPath);
+  const con = await db.connect();
+  try {
+    const t0 = performance.now();
+    const counts = await seedDatabase(con, fleet, nowMs);
+    await con.run('CHECKPOINT');
+    return {
+      dbPath,
+      nowMs,
+      timezone: fleet.timezone,
+      counts,
+      seedMs: performance.now() - t0,
+      generateMs,
+      peakRssMb: peakRssMb(),
+    };
+  } finally {
+    con.closeSync();
+    db.close();
+  }
+}
+
+export interface Latency {
+  name: string;
+  kind: 'http' | 'query';
+  dashboard: boolean;
+  rows: number;
+  p50: number;
+  p95: number;
+  n: number;
+}
+
+export interface ServeResult {
+  latencies: Latency[];
+  peakRssMb: number;
+  baselineRssMb: number;
+}
+
+/** The dashboard's period presets at `today` (dashboard/js/filters.js). */
+function presets(today: string): Record<string, { from: string; to: string }> {
+  const y = Number(today.slice(0, 4));
+  const m = Number(today.slice(5, 7));
+  const q0 = Math.floor((m - 1) / 3) * 3 + 1;
+  const [qy, qm] = q0 === 1 ? [y - 1, 10] : [y, q0 - 3];
+  const first = `${qy}-${String(qm).padStart(2, '0')}-01`;
+  const nextQ = qm === 10 ? `${qy + 1}-01-01` : `${qy}-${String(qm + 3).padStart(2, '0')}-01`;
+  return {
+    this_month: { from: `${today.slice(0, 7)}-01`, to: today },
+    last_quarter: { from: first, to: addDays(nextQ, -1) },
+  };
+}
+
+export async function serveChild(a: {
+  dbPath: string;
+  nowMs: number;
+  timezone: string;
+  iterations: number;
+}): Promise<ServeResult> {
+  const baselineRssMb = peakRssMb();
+  const db = await openDatabase(a.dbPath);
+  const config = loadConfig({
+    FLEETSYNC_ACCOUNT: ACCOUNT,
+    FLEET_TIMEZONE: a.timezone,
+    FLEETSYNC_PORT: '0',
+    FLEETSYNC_DB: a.dbPath,
+  });
+  const now = () => new Date(a.nowMs);
+  const srv = await startServer({
+    db,
+    config,
+    log: silentLogger,
+    now,
+    schedule: null,
+    port: 0,
+    host: '127.0.0.1',
+  });
+  const base = `http://127.0.0.1:${srv.port}`;
+  const latencies: Latency[] = [];
+  const measure = async (
+    name: string,
+    kind: Latency['kind'],
+    dashboard: boolean,
+    fn: () => Promise<number>,
+  ) => {
+    let rows = await fn(); // warm-up
+    const times: number[] = [];
+    for (let i = 0; i < a.iterations; i++) {
+      const t0 = performance.now();
+      rows = await fn();
+      times.push(performance.now() - t0);
+    }
+    times.sort((x, y) => x - y);
+    latencies.push({
+      name,
+      kind,
+      dashboard,
+      rows,
+      p50: percentile(times, 50),
+      p95: percentile(times, 95),
+      n: times.length,
+    });
+  };
+  const get = async (path: string) => {
+    const res = await request(`${base}${path}`);
+    const body = (await res.body.json()) as { rows?: unknown[] };
+    if (res.statusCode !== 200)
+      throw new Error(`GET ${path}: HTTP ${res.statusCode} ${JSON.stringify(body).slice(0, 200)}`);
+    return Array.isArray(body.rows) ? body.rows.length : 1;
+  };
+  try {
+    const today = localDate(a.nowMs, a.timezone);
+    await measure('GET /api/status', 'http', true, () => get('/api/status'));
+    await measure('GET /api/reports', 'http', true, () => get('/api/reports'));
+    for (const [preset, range] of Object.entries(presets(today)))
+      for (const name of REPORT_NAMES) {
+        const q = `from=${range.from}&to=${range.to}`;
+        await measure(`GET /api/reports/${name} (${preset})`, 'http', !DOWNLOAD_ONLY.has(name), () =>
+          get(`/api/reports/${name}?${q}`),
+        );
+      }
+    const con = await db.connect();
+    try {
+      const range = presets(today).last_quarter!;
+      const scope = { account: ACCOUNT, zone: a.timezone, nowMs: a.nowMs };
+      for (const name of REPORT_NAMES) {
+        const def = getReport(name)!;
+        const params = parseReportParams({ from: range.from, to: range.to }, def, scope);
+        await measure(
+          `query ${name} (last_quarter)`,
+          'query',
+          false,
+          async () => (await runReport(con, def, scope, params)).rows.length,
+        );
+      }
+    } finally {
+      con.closeSync();
+    }
+    say(`serve: peak RSS ${round(peakRssMb())} MB`);
+    return { latencies, peakRssMb: peakRssMb(), baselineRssMb };
+  } finally {
+    await srv.close();
+    db.close();
+  }
+}
+
+export async function measureReports(vehicles: number, days: number, iterations: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-reports-'));
+  say(`reports: seeding ${vehicles} vehicles × ${days} days through appendRows/upsertRows`);
+  const seed = await runChild<SeedResult>('seed', { vehicles, days, dir });
+  const total = Object.values(seed.counts).reduce((x, y) => x + y, 0);
+  say(
+    `reports: seeded ${total} rows in ${round(seed.seedMs / 1000, 1)} s (generate ${round(seed.generateMs / 1000, 1)} s)`,
+  );
+  const serve = await runChild<ServeResult>('serve', {
+    dbPath: seed.dbPath,
+    nowMs: seed.nowMs,
+    timezone: seed.timezone,
+    iterations,
+  });
+  return { dir, seed, serve };
+}
+
+export function reportFigures(
+  seed: SeedResult,
+  serve: ServeResult,
+  vehicles: number,
+  days: number,
+): Figure[] {
+  const B = '4 reports';
+  const c = seed.counts;
+  const total = Object.values(c).reduce((x, y) => x + y, 0);
+  const out: Figure[] = [
+    fig(B, 'database', `${vehicles} veh × ${days} d`, '', {
+      note: `${c.trips ?? 0} trips, ${c.odometer_windows ?? 0} odometer windows, ${c.geofence_visits ?? 0} toll visits, ${c.carpool_bookings ?? 0} bookings, ${c.ledger ?? 0} ledger rows`,
+    }),
+    fig(B, 'seed through appendRows', total / (seed.seedMs / 1000), 'rows/s', {
+      note: `${total} rows in ${round(seed.seedMs / 1000, 1)} s`,
+    }),
+  ];
+  const dash = serve.latencies.filter((l) => l.dashboard);
+  const worst = Math.max(...dash.map((l) => l.p95));
+  for (const l of serve.latencies)
+    out.push(
+      fig(B, `${l.name} p50 / p95`, `${round(l.p50, 1)} / ${round(l.p95, 1)}`, 'ms', {
+        ...(l.dashboard ? { target: 'p95 ≤ 100', pass: l.p95 <= 100 } : {}),
+        note: `${l.rows} rows${l.kind === 'http' && !l.dashboard ? ', download only' : ''}`,
+      }),
+    );
+  out.push(
+    fig(B, 'worst dashboard call p95', worst, 'ms', { target: '≤ 100', pass: worst <= 100 }),
+    fig('6 memory', 'serving peak RSS', serve.peakRssMb, 'MB', {
+      target: '≤ 400',
+      pass: serve.peakRssMb <= 400,
+    }),
+  );
+  return out;
+}
+
+export const dashboardP95 = (s: ServeResult) =>
+  Math.max(...s.latencies.filter((l) => l.dashboard).map((l) => l.p95));

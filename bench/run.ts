@@ -1,0 +1,181 @@
+/**
+ * `npm run bench [-- --quick] [-- --only <name>[,<name>]]`: the performance benchmarks of issue 5.
+ * Prints a table (figure, target, pass/miss), writes everything measured to
+ * `bench/results/<time>-<mode>.json`, and prints one line of JSON with the headline figures last.
+ * Names: sync (1 + 6), baseline (2), ingest (3), reports (4 + 6), exports (5), growth (7).
+ * `--baseline-vehicles N` runs the baseline on N vehicles (default: a quarter of the sync's fleet,
+ * extrapolated and labelled).
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { compareFigures, measureBaseline } from './compare.ts';
+import { exportFigures, perMillionS, type ExportResult } from './exports.ts';
+import { ingestFigures, ingestRate, type IngestResult } from './ingest.ts';
+import { fig, formatTable, round, runChild, say, type Figure } from './lib.ts';
+import { dashboardP95, measureReports, reportFigures } from './reports.ts';
+import { growthFigures, measureSync, ratioOf, syncFigures, type SyncResult } from './sync.ts';
+import { scaledLimits } from './world.ts';
+
+const NAMES = ['sync', 'baseline', 'ingest', 'reports', 'exports', 'growth'] as const;
+type Name = (typeof NAMES)[number];
+
+function parseArgs(argv: string[]) {
+  let quick = false;
+  let only: Set<Name> = new Set(NAMES);
+  let baselineVehicles: number | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--quick') quick = true;
+    else if (a === '--only') {
+      const list = (argv[++i] ?? '').split(',').filter(Boolean);
+      const bad = list.filter((n) => !(NAMES as readonly string[]).includes(n));
+      if (bad.length || !list.length)
+        throw new Error(`--only takes ${NAMES.join(', ')} (got ${list.join(',') || 'nothing'})`);
+      only = new Set(list as Name[]);
+    } else if (a === '--baseline-vehicles') baselineVehicles = Number(argv[++i]);
+    else
+      throw new Error(
+        `unknown argument ${a}; usage: npm run bench -- [--quick] [--only ${NAMES.join(',')}] [--baseline-vehicles N]`,
+      );
+  }
+  return { quick, only, baselineVehicles };
+}
+
+const SIZES = {
+  full: {
+    limits: scaledLimits(6000, 1),
+    sync: { vehicles: 200, days: 90 },
+    growth: [50, 200, 800],
+    baselineVehicles: 50,
+    ingest: { minTrips: 1_000_000, pagedRows: 100_000 },
+    reports: { vehicles: 500, days: 730, iterations: 20 },
+    exports: { targetRows: 1_000_000, repeats: 3 },
+  },
+  quick: {
+    limits: scaledLimits(1500, 0.25),
+    sync: { vehicles: 50, days: 60 },
+    growth: [20, 50, 100],
+    baselineVehicles: 20,
+    ingest: { minTrips: 200_000, pagedRows: 20_000 },
+    reports: { vehicles: 60, days: 365, iterations: 5 },
+    exports: { targetRows: 1_000_000, repeats: 1 },
+  },
+};
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const mode = args.quick ? 'quick' : 'full';
+  const S = SIZES[mode];
+  const started = new Date();
+  const load0 = loadavg();
+  const figures: Figure[] = [];
+  const raw: Record<string, unknown> = { mode, started: started.toISOString(), loadavgStart: load0 };
+  const head: Record<string, number | null> = {
+    ratio_to_limit: null,
+    genuine_429: null,
+    ingest_rows_per_s: null,
+    dashboard_p95_ms: null,
+    export_1m_csv_s: null,
+    peak_rss_mb: null,
+  };
+  const peak = (mb: number) => (head.peak_rss_mb = round(Math.max(head.peak_rss_mb ?? 0, mb), 1));
+  const syncRuns = new Map<number, SyncResult>();
+  const syncAt = async (vehicles: number) => {
+    let r = syncRuns.get(vehicles);
+    if (!r) syncRuns.set(vehicles, (r = await measureSync(vehicles, S.sync.days, S.limits)));
+    return r;
+  };
+
+  if (args.only.has('sync')) {
+    const r = await syncAt(S.sync.vehicles);
+    figures.push(...syncFigures(r, S.limits));
+    head.ratio_to_limit = round(ratioOf(r), 3);
+    head.genuine_429 = r.genuine429;
+    peak(r.peakRssMb);
+  }
+  if (args.only.has('baseline')) {
+    const bv = args.baselineVehicles ?? S.baselineVehicles;
+    const base = await measureBaseline(bv, S.sync.days, S.limits);
+    raw.baseline = base;
+    const same = await syncAt(bv);
+    figures.push(...compareFigures(same, base).map((f) => ({ ...f, name: `${bv} veh: ${f.name}` })));
+    if (bv !== S.sync.vehicles) {
+      const big = await syncAt(S.sync.vehicles);
+      figures.push(
+        ...compareFigures(big, base).map((f) => ({ ...f, name: `${S.sync.vehicles} veh: ${f.name}` })),
+      );
+    }
+  }
+  if (args.only.has('ingest')) {
+    say(`ingest: ${S.ingest.minTrips} trips + odometer windows`);
+    const r = await runChild<IngestResult>('ingest', S.ingest);
+    raw.ingest = r;
+    figures.push(...ingestFigures(r));
+    head.ingest_rows_per_s = Math.round(ingestRate(r));
+  }
+  if (args.only.has('reports') || args.only.has('exports')) {
+    const { dir, seed, serve } = await measureReports(
+      S.reports.vehicles,
+      S.reports.days,
+      S.reports.iterations,
+    );
+    try {
+      raw.seed = seed;
+      if (args.only.has('reports')) {
+        raw.serve = serve;
+        figures.push(...reportFigures(seed, serve, S.reports.vehicles, S.reports.days));
+        head.dashboard_p95_ms = round(dashboardP95(serve), 1);
+        peak(serve.peakRssMb);
+      }
+      if (args.only.has('exports')) {
+        say(`exports: trips CSV and Parquet, ${S.exports.targetRows} rows`);
+        const r = await runChild<ExportResult>('export', {
+          dbPath: seed.dbPath,
+          nowMs: seed.nowMs,
+          timezone: seed.timezone,
+          ...S.exports,
+        });
+        raw.exports = r;
+        figures.push(...exportFigures(r));
+        const csv = r.timings.find((t) => t.format === 'csv');
+        head.export_1m_csv_s = csv ? round(perMillionS(csv), 3) : null;
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  if (args.only.has('growth')) {
+    const runs: SyncResult[] = [];
+    for (const v of S.growth) runs.push(await syncAt(v));
+    figures.push(...growthFigures(runs));
+  }
+  raw.sync = Object.fromEntries(syncRuns);
+  const load1 = loadavg();
+  figures.push(
+    fig(
+      'machine',
+      'load average (1 min) at start / end',
+      `${round(load0[0]!, 1)} / ${round(load1[0]!, 1)}`,
+      '',
+      {
+        note: `2 cores shared; ${round((Date.now() - started.getTime()) / 1000)} s in all`,
+      },
+    ),
+  );
+  raw.loadavgEnd = load1;
+  raw.figures = figures;
+  raw.headline = head;
+
+  const outDir = fileURLToPath(new URL('./results/', import.meta.url));
+  mkdirSync(outDir, { recursive: true });
+  const file = `${outDir}${started.toISOString().replace(/[:.]/g, '-')}-${mode}.json`;
+  writeFileSync(file, JSON.stringify(raw, null, 2) + '\n');
+  process.stdout.write(`\nfleetsync bench (${mode})\n\n${formatTable(figures)}\n\nresults: ${file}\n`);
+  process.stdout.write(`${JSON.stringify(head)}\n`);
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,241 @@
+/**
+ * Benchmark 1 (sync efficiency), 6 (peak RSS of the sync) and 7 (growth). The sync runs in its
+ * own child process against the simulator in the parent: first the vehicle list (so the plan
+ * knows the per-vehicle streams), then `planSync`, one quiet window so every limiter window is
+ * empty, then the full `runSync` over the whole history, timed. Requests actually sent per bucket
+ * come from the client's stats; genuine 429s from the simulator's limiter counters.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createFleetClient, leastDurationMs } from '../src/api/client.ts';
+import { silentLogger } from '../src/log.ts';
+import { openDatabase, type Database } from '../src/store/db.ts';
+import { planSync, runSync, type SyncDeps } from '../src/sync/run.ts';
+import { fig, peakRssMb, round, runChild, say, type Figure } from './lib.ts';
+import { clockOf, simStats, startWorld, type Limits, type WorldArgs } from './world.ts';
+
+export interface SyncResult {
+  vehicles: number;
+  days: number;
+  windowMs: number;
+  planRequestsByBucket: Record<string, number>;
+  planLeastMs: number;
+  fuelPath: string;
+  sentByBucket: Record<string, number>;
+  sentLeastMs: number;
+  wallMs: number;
+  requests: number;
+  retries: number;
+  genuine429: number;
+  clientHttp429: number;
+  rows: number;
+  outcome: string;
+  errors: string[];
+  peakRssMb: number;
+  /** CPU time of the sync process during the run (user + system). */
+  cpuMs: number;
+  /** Time the writer connection spent in COMMIT, and in every statement it ran. */
+  commitMs: number;
+  dbRunMs: number;
+  commits: number;
+  /** CPU time of the parent (the simulator) during the run. */
+  simCpuMs?: number;
+}
+
+const sqlTimes = new Map<string, [number, number]>();
+
+/** Times every `run` of the connections the sync opens (diagnostic: where the wall time goes). */
+function timedDatabase(db: Database, acc: { commitMs: number; dbRunMs: number; commits: number }): Database {
+  return {
+    path: db.path,
+    instance: db.instance,
+    close: () => db.close(),
+    async connect() {
+      const con = await db.connect();
+      const run = con.run.bind(con);
+      con.run = async (sql, values, types) => {
+        const t0 = performance.now();
+        try {
+          return await run(sql, values, types);
+        } finally {
+          const ms = performance.now() - t0;
+          acc.dbRunMs += ms;
+          if (process.env.BENCH_SQL_TIMES) {
+            const k = sql.replace(/\s+/g, ' ').slice(0, 60);
+            sqlTimes.set(k, [(sqlTimes.get(k)?.[0] ?? 0) + ms, (sqlTimes.get(k)?.[1] ?? 0) + 1]);
+          }
+          if (/^\s*COMMIT/i.test(sql)) {
+            acc.commitMs += ms;
+            acc.commits++;
+          }
+        }
+      };
+      return con;
+    },
+  };
+}
+
+const diff = (a: Record<string, number>, b: Record<string, number>) => {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(a)) if (v - (b[k] ?? 0) > 0) out[k] = v - (b[k] ?? 0);
+  return out;
+};
+
+/** Child side: one measured full-history sync. */
+export async function syncChild(a: WorldArgs & { vehicles: number; days: number }): Promise<SyncResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-sync-'));
+  const now = clockOf(a);
+  const acc = { commitMs: 0, dbRunMs: 0, commits: 0 };
+  const db = timedDatabase(await openDatabase(join(dir, 'fleet.duckdb')), acc);
+  const client = createFleetClient({
+    baseUrl: a.baseUrl,
+    username: 'demo',
+    password: 'demo-main',
+    timezone: a.timezone,
+    windowMs: a.windowMs,
+    limits: a.limits,
+    now,
+  });
+  const deps: SyncDeps = {
+    db,
+    client,
+    account: 'bench',
+    timezone: a.timezone,
+    baseUrl: a.baseUrl,
+    windowMs: a.windowMs,
+    limits: a.limits,
+    log: silentLogger,
+    now,
+  };
+  const req = { trigger: 'cli' as const, fromDay: a.firstDay, toDay: a.lastDay };
+  try {
+    await runSync(deps, { ...req, streams: ['vehicles'] });
+    const plan = await planSync(deps, req);
+    await sleep(a.windowMs * 1.1); // every limiter window (client's and simulator's) empty again
+    const before = client.stats();
+    const simBefore = await simStats(a.simUrl);
+    Object.assign(acc, { commitMs: 0, dbRunMs: 0, commits: 0 });
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const summary = await runSync(deps, req);
+    const wallMs = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    if (process.env.BENCH_SQL_TIMES)
+      for (const [k, [ms, n]] of [...sqlTimes].sort((x, y) => y[1][0] - x[1][0]).slice(0, 12))
+        say(`sql ${Math.round(ms)} ms / ${n}: ${k}`);
+    const after = client.stats();
+    const simAfter = await simStats(a.simUrl);
+    const sentByBucket = diff(after.requestsByBucket, before.requestsByBucket);
+    return {
+      vehicles: a.vehicles,
+      days: a.days,
+      windowMs: a.windowMs,
+      planRequestsByBucket: plan.requestsByBucket,
+      planLeastMs: plan.leastDurationMs,
+      fuelPath: plan.fuelPath.chosen,
+      sentByBucket,
+      sentLeastMs: leastDurationMs(sentByBucket, { windowMs: a.windowMs, limits: a.limits }),
+      wallMs,
+      requests: after.requests - before.requests,
+      retries: after.retries - before.retries,
+      genuine429: simAfter.rateLimited - simBefore.rateLimited,
+      clientHttp429: Object.values(diff(after.http429ByBucket, before.http429ByBucket)).reduce(
+        (x, y) => x + y,
+        0,
+      ),
+      rows: Object.values(summary.streams).reduce((n, s) => n + s.rows, 0),
+      outcome: summary.outcome,
+      errors: summary.errors.slice(0, 3).map((e) => `${e.stream} ${e.window}: ${e.reason}`),
+      peakRssMb: peakRssMb(),
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      ...acc,
+    };
+  } finally {
+    await client.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Parent side: simulator here, sync in a child. */
+export async function measureSync(vehicles: number, days: number, limits: Limits): Promise<SyncResult> {
+  const world = await startWorld(vehicles, days, limits);
+  try {
+    say(`sync: ${vehicles} vehicles × ${days} days, window ${limits.windowMs} ms, limits ×${limits.scale}`);
+    const cpu0 = process.cpuUsage();
+    const r = await runChild<SyncResult>('sync', { ...world.args, vehicles, days });
+    const cpu = process.cpuUsage(cpu0);
+    r.simCpuMs = (cpu.user + cpu.system) / 1000;
+    say(
+      `sync: ${r.requests} requests in ${round(r.wallMs / 1000, 2)} s (least ${round(r.sentLeastMs / 1000, 2)} s), ` +
+        `${r.genuine429} genuine 429, RSS ${round(r.peakRssMb)} MB, ${r.outcome}; sync CPU ${round(r.cpuMs)} ms, ` +
+        `simulator CPU ${round(r.simCpuMs)} ms, ${r.commits} commits ${round(r.commitMs)} ms, DB run ${round(r.dbRunMs)} ms`,
+    );
+    return r;
+  } finally {
+    await world.close();
+  }
+}
+
+export const ratioOf = (r: SyncResult) => (r.sentLeastMs > 0 ? r.wallMs / r.sentLeastMs : Infinity);
+
+export function syncFigures(r: SyncResult, limits: Limits): Figure[] {
+  const B = '1 sync';
+  const buckets = (m: Record<string, number>) =>
+    Object.entries(m)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+  const ratio = ratioOf(r);
+  const scaleNote = limits.scale === 1 ? 'documented counts' : `counts ×${limits.scale}`;
+  return [
+    fig(B, 'fleet', `${r.vehicles} veh × ${r.days} d`, '', {
+      note: `window ${limits.windowMs / 1000} s, ${scaleNote}`,
+    }),
+    fig(B, 'planned requests per bucket', buckets(r.planRequestsByBucket), '', {
+      note: `fuel: ${r.fuelPath}`,
+    }),
+    fig(B, 'least time from the plan', r.planLeastMs / 1000, 's'),
+    fig(B, 'requests sent per bucket', buckets(r.sentByBucket), ''),
+    fig(B, 'least time for requests sent', r.sentLeastMs / 1000, 's'),
+    fig(B, 'actual wall time', r.wallMs / 1000, 's'),
+    fig(B, 'ratio wall / least', ratio, '×', { target: '≤ 1.05', pass: ratio <= 1.05 }),
+    fig(B, 'genuine 429s', r.genuine429, '', { target: '0', pass: r.genuine429 === 0 }),
+    fig(B, 'retries', r.retries, ''),
+    fig(B, 'rows stored', r.rows, 'rows', { note: `outcome ${r.outcome}` }),
+    fig('6 memory', 'sync peak RSS', r.peakRssMb, 'MB', { target: '≤ 400', pass: r.peakRssMb <= 400 }),
+  ];
+}
+
+export function growthFigures(runs: readonly SyncResult[]): Figure[] {
+  const B = '7 growth';
+  const out: Figure[] = [];
+  for (const r of runs) {
+    out.push(
+      fig(B, `${r.vehicles} veh: wall / requests`, r.wallMs / r.requests, 'ms/req', {
+        note: `${r.requests} req, ${round(r.wallMs / 1000, 1)} s, ratio ${round(ratioOf(r), 2)}`,
+      }),
+      fig(B, `${r.vehicles} veh: peak RSS / vehicle`, r.peakRssMb / r.vehicles, 'MB/veh', {
+        note: `${round(r.peakRssMb)} MB`,
+      }),
+    );
+  }
+  const first = runs[0];
+  const last = runs[runs.length - 1];
+  if (first && last && last !== first) {
+    // Linear: time per request must not grow with size; RSS may have a fixed base, so compare increments.
+    const tGrowth = last.wallMs / last.requests / (first.wallMs / first.requests);
+    const rssSlope = (last.peakRssMb - first.peakRssMb) / (last.vehicles - first.vehicles);
+    out.push(
+      fig(B, `time/request ${last.vehicles} vs ${first.vehicles} veh`, tGrowth, '×', {
+        target: '≤ 1.25 (linear)',
+        pass: tGrowth <= 1.25,
+      }),
+      fig(B, `RSS increment per added vehicle`, rssSlope, 'MB/veh', {
+        note: `${round(first.peakRssMb)} → ${round(last.peakRssMb)} MB`,
+      }),
+    );
+  }
+  return out;
+}
