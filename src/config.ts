@@ -23,6 +23,8 @@ export interface Config {
   token: string | null;
   /** Length of the API's rate-limit window in ms (60 000 on the real service). */
   rateWindowMs: number;
+  /** The API's release-notes records (records.json); null = derived from the base URL. */
+  changelogUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -45,6 +47,9 @@ const schema = z
         protocol: /^https?$/,
         error: 'must be an http(s) URL, e.g. https://fleetapi-za.cartrack.com/rest',
       })
+      .optional(),
+    FLEET_CHANGELOG_URL: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL of the release notes records.json' })
       .optional(),
     FLEET_USERNAME: z.string().optional(),
     FLEET_PASSWORD: z.string().optional(),
@@ -128,6 +133,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     host: v.FLEETSYNC_HOST,
     token: v.FLEETSYNC_TOKEN ?? null,
     rateWindowMs: v.FLEETSYNC_RATE_WINDOW_MS,
+    changelogUrl: v.FLEET_CHANGELOG_URL ?? null,
     logLevel: v.FLEETSYNC_LOG_LEVEL,
   });
 }

@@ -4,7 +4,8 @@ const TOKEN_KEY = 'fleetsync.token';
 
 function headers() {
   const t = sessionStorage.getItem(TOKEN_KEY);
-  return t ? { Authorization: `Bearer ${t}` } : {};
+  // The server refuses state-changing calls without this header (a cross-site form cannot send it).
+  return { 'X-Fleetsync-Request': '1', ...(t ? { Authorization: `Bearer ${t}` } : {}) };
 }
 
 export async function api(path, init = {}) {

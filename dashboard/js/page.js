@@ -125,6 +125,32 @@ function sectionEl(s) {
   return { sec, link: a, canvas: sec.querySelector('canvas'), tableDiv: t };
 }
 
+/** A banner while the API's release notes flag a change to an endpoint the sync uses. */
+async function showChangesBanner(main) {
+  const { flagged } = await api('/api/changes');
+  if (!flagged || flagged.length === 0) return;
+  const box = document.createElement('aside');
+  box.id = 'api-changes';
+  box.className = 'banner';
+  const head = document.createElement('strong');
+  head.textContent = `API change notice: ${flagged.length} release note(s) change or deprecate endpoints this sync uses.`;
+  const list = document.createElement('ul');
+  for (const f of flagged) {
+    const li = document.createElement('li');
+    li.textContent = `${f.version} (${f.kind}): ${(f.sync_endpoints ?? f.syncEndpoints ?? f.endpoints ?? []).join(', ')} — ${String(f.text).split('\n')[0]}`;
+    list.append(li);
+  }
+  const ack = document.createElement('button');
+  ack.type = 'button';
+  ack.textContent = 'Acknowledge';
+  ack.addEventListener('click', async () => {
+    await api('/api/changes/ack', { method: 'POST' });
+    box.remove();
+  });
+  box.append(head, list, ack);
+  main.prepend(box);
+}
+
 /**
  * Starts a page: `title`, `sections` (id, title, report, extra params, chart spec, table opts,
  * render(result, parts) for custom bodies) and an optional `header(status, filter)` hook.
@@ -151,6 +177,7 @@ export async function startPage({ title, sections, header }) {
   for (const p of parts) main.append(p.sec);
 
   const status = await api('/api/status');
+  showChangesBanner(main).catch(() => {});
   let generation = 0;
   await setupFilters(form, status, async (filter) => {
     const mine = ++generation;

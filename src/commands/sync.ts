@@ -80,6 +80,7 @@ export const syncCommand: Command = {
       windowMs: config.rateWindowMs,
       log,
       signal: ctx.stopSignal,
+      ...(config.changelogUrl ? { changelogUrl: config.changelogUrl } : {}),
       onProgress: tty ? progressPrinter((t) => ctx.stderr(t)) : undefined,
     };
     try {

@@ -71,6 +71,19 @@ export function createApp(opts: AppOptions): Express {
       throw new Error('a non-loopback host needs FLEETSYNC_TOKEN (config refuses this)');
     app.use('/api', requireBearer(opts.config.token));
   }
+  // Cross-site request forgery: a state-changing call must carry a header that a plain cross-site
+  // form or image cannot send (and that a cross-origin script may only send after a CORS preflight,
+  // which this server never grants).
+  app.use('/api', (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.get('x-fleetsync-request') === '1')
+      return next();
+    res
+      .status(403)
+      .json({
+        error: 'E_FORBIDDEN',
+        message: 'state-changing API calls need the header X-Fleetsync-Request: 1',
+      });
+  });
   app.use('/api', reportRoutes({ db: opts.db, config: opts.config, log: opts.log, now, tempDir }));
   app.use(
     '/api',

@@ -3,6 +3,7 @@
  * run) and POST /api/sync (one at a time: 409 while a run is going; 503 without a sync engine).
  */
 import { Router } from 'express';
+import { acknowledgeFlaggedChanges, listFlaggedChanges } from '../changes/index.ts';
 import type { Config } from '../config.ts';
 import { FleetsyncError, describeError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -44,6 +45,26 @@ export function statusRoutes(deps: StatusDeps): Router {
           next_run: deps.scheduler?.nextRun()?.toISOString() ?? null,
         },
       });
+    } finally {
+      con.closeSync();
+    }
+  });
+
+  // API release notes: open flagged changes to endpoints the sync uses (the dashboard's banner).
+  r.get('/changes', async (_req, res) => {
+    const con = await deps.db.connect();
+    try {
+      res.set('Cache-Control', 'no-store').json({ flagged: await listFlaggedChanges(con) });
+    } finally {
+      con.closeSync();
+    }
+  });
+
+  r.post('/changes/ack', async (_req, res) => {
+    const con = await deps.db.connect();
+    try {
+      await acknowledgeFlaggedChanges(con, deps.now().getTime());
+      res.json({ flagged: await listFlaggedChanges(con) });
     } finally {
       con.closeSync();
     }

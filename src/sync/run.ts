@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { BucketName, FleetClient, RequestMeter } from '../api/client.ts';
+import { checkApiChanges } from '../changes/index.ts';
 import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
@@ -52,6 +53,8 @@ export interface SyncDeps {
   concurrency?: number;
   fuelPath?: 'per_vehicle_get' | 'bulk_post';
   onProgress?: (p: SyncProgress) => void;
+  /** The release-notes records URL (default: derived from baseUrl); `false` skips the check. */
+  changelogUrl?: string | false;
   /** Test hook: called after each committed window (e.g. to kill the process at a chosen point). */
   afterCommit?: (unit: Unit) => void;
 }
@@ -290,6 +293,30 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
         }),
       ),
     );
+    if (deps.changelogUrl !== false && !deps.signal?.aborted) {
+      const check = await checkApiChanges({
+        db: con,
+        baseUrl: deps.baseUrl,
+        ...(deps.changelogUrl ? { feedUrl: deps.changelogUrl } : {}),
+        log,
+        now,
+      });
+      summary.apiChanges = {
+        status: check.status,
+        newReleases: check.newReleases.length,
+        flagged: check.flagged.map((f) => ({
+          version: f.version,
+          kind: f.kind,
+          endpoints: f.syncEndpoints,
+          text: f.text,
+        })),
+      };
+      if (check.flagged.length)
+        log.warn('API release notes flag a change to an endpoint the sync uses', {
+          releases: [...new Set(check.flagged.map((f) => f.version))].join(','),
+          endpoints: [...new Set(check.flagged.flatMap((f) => f.syncEndpoints))].join(','),
+        });
+    }
     if (deps.signal?.aborted) {
       summary.outcome = 'partial';
       summary.errors.push({
@@ -317,7 +344,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
   try {
     await con.run(
       `UPDATE runs SET ended_at = $2, outcome = $3, requests = $4, retries = $5, http_429 = $6, rows_by_stream = $7,
-         windows_by_stream = $8, errors = $9 WHERE run_id = $1`,
+         windows_by_stream = $8, errors = $9, notes = $10 WHERE run_id = $1`,
       [
         runId,
         new Date(summary.ended_ms).toISOString(),
@@ -328,6 +355,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
         JSON.stringify(Object.fromEntries(Object.entries(summary.streams).map(([k, v]) => [k, v.rows]))),
         JSON.stringify(Object.fromEntries(Object.entries(summary.streams).map(([k, v]) => [k, v.windows]))),
         JSON.stringify(summary.errors.slice(0, 20)),
+        apiChangesNote(summary),
       ],
     );
   } finally {
@@ -342,6 +370,16 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
     ms: summary.ended_ms - summary.started_ms,
   });
   return summary;
+}
+
+function apiChangesNote(s: RunSummary): string | null {
+  const c = s.apiChanges;
+  if (!c) return null;
+  if (c.status === 'error') return 'api changes: release notes could not be read';
+  const flagged = c.flagged.length
+    ? `; ${c.flagged.length} change(s) to endpoints the sync uses: ${c.flagged.map((f) => `${f.version} ${f.kind} ${f.endpoints.join(' ')}`).join('; ')}`
+    : '';
+  return `api changes: ${c.status}${c.newReleases ? `, ${c.newReleases} new release(s)` : ''}${flagged}`;
 }
 
 /** A failed window: recorded in the ledger only where nothing is stored yet (never loses data). */

@@ -43,6 +43,12 @@ export interface RunSummary {
   retries: number;
   http429ByBucket: Record<string, number>;
   streams: Partial<Record<StreamName, StreamCounts>>;
+  /** The API's release notes, checked at the end of the run (never fails the run). */
+  apiChanges?: {
+    status: string;
+    newReleases: number;
+    flagged: { version: string; kind: string; endpoints: string[]; text: string }[];
+  };
   /** First few failures: stream, scope, window, reason. */
   errors: { stream: string; scope: string; window: string; reason: string }[];
 }

@@ -171,8 +171,14 @@ describe('scheduler', () => {
 });
 
 describe('POST /api/sync', () => {
-  it('answers 503 without a sync engine', async () => {
+  it('refuses a state-changing call without the request header (cross-site forgery)', async () => {
     const res = await get('/api/sync', { method: 'POST' });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { message: string }).message).toMatch(/X-Fleetsync-Request/);
+  });
+
+  it('answers 503 without a sync engine', async () => {
+    const res = await get('/api/sync', { method: 'POST', headers: { 'X-Fleetsync-Request': '1' } });
     expect(res.status).toBe(503);
     expect(((await res.json()) as { message: string }).message).toMatch(/no sync engine/);
   });
@@ -205,9 +211,15 @@ describe('POST /api/sync', () => {
       },
     });
     try {
-      const first = fetch(new URL('/api/sync', s.url), { method: 'POST' });
+      const first = fetch(new URL('/api/sync', s.url), {
+        method: 'POST',
+        headers: { 'X-Fleetsync-Request': '1' },
+      });
       await expect.poll(() => calls.length).toBe(1);
-      const second = await fetch(new URL('/api/sync', s.url), { method: 'POST' });
+      const second = await fetch(new URL('/api/sync', s.url), {
+        method: 'POST',
+        headers: { 'X-Fleetsync-Request': '1' },
+      });
       expect(second.status).toBe(409);
       const status = (await (await fetch(new URL('/api/status', s.url))).json()) as {
         sync: { running: boolean };
@@ -218,7 +230,10 @@ describe('POST /api/sync', () => {
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ run_id: 'run-fake', outcome: 'ok' });
       expect(calls).toEqual(['api']);
-      const third = await fetch(new URL('/api/sync', s.url), { method: 'POST' });
+      const third = await fetch(new URL('/api/sync', s.url), {
+        method: 'POST',
+        headers: { 'X-Fleetsync-Request': '1' },
+      });
       expect(third.status).toBe(200);
     } finally {
       await s.close();
