@@ -5,7 +5,8 @@
  *
  * The server counts arrivals, we count sends. Latency jitter can make two sends `windowMs` apart
  * arrive less than `windowMs` apart, so a slot is freed only `windowMs + margin` after its send
- * (margin = `safetyMargin × windowMs`, default 2 % = 1.2 s of a 60 s window).
+ * (margin = `safetyMargin × windowMs`, default 2 % = 1.2 s of a 60 s window, and never under
+ * MIN_SAFETY_MARGIN_MS).
  */
 export type BucketName =
   | 'default'
@@ -39,6 +40,11 @@ export const BUCKET_LIMITS: Record<BucketName, number> = {
 
 export const DEFAULT_WINDOW_MS = 60_000;
 export const DEFAULT_SAFETY_MARGIN = 0.02;
+/**
+ * The margin never drops below this: arrival jitter (a busy event loop on either side, a GC pause)
+ * does not shrink with the window, so a short window (the simulator's 1 s) needs an absolute floor.
+ */
+export const MIN_SAFETY_MARGIN_MS = 150;
 
 /** The bucket a request draws on; `path` is relative to the base URL (`/fuel/consumed`), query ignored. */
 export function bucketFor(method: string, path: string): BucketName {
@@ -99,6 +105,8 @@ export interface BucketSetOptions {
   windowMs: number;
   limits?: Partial<Record<BucketName, number>>;
   safetyMargin: number;
+  /** Absolute floor of the margin in ms (default MIN_SAFETY_MARGIN_MS). */
+  minMarginMs?: number;
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
@@ -123,7 +131,11 @@ export interface BucketSet {
 }
 
 export function createBucketSet(o: BucketSetOptions): BucketSet {
-  const horizon = o.windowMs + Math.ceil(o.windowMs * Math.max(0, o.safetyMargin));
+  const horizon =
+    o.windowMs +
+    (o.safetyMargin > 0
+      ? Math.max(Math.ceil(o.windowMs * o.safetyMargin), o.minMarginMs ?? MIN_SAFETY_MARGIN_MS)
+      : 0);
   const states = new Map<BucketName, BucketState>();
   const state = (b: BucketName): BucketState => {
     let s = states.get(b);
