@@ -26,10 +26,19 @@ function table(head: string[], rows: unknown[][], zone: string): string {
     .join('\n');
 }
 
+const JSON_COLUMNS = new Set(['http_429', 'errors']);
+
+function jsonValue(key: string, v: unknown, zone: string): unknown {
+  if (v instanceof Date) return formatIsoInZone(v.getTime(), zone);
+  if (typeof v === 'bigint') return Number(v);
+  if (JSON_COLUMNS.has(key) && typeof v === 'string') return JSON.parse(v) as unknown;
+  return v;
+}
+
 export const statusCommand: Command = {
   summary: 'Last runs, coverage per stream, flagged and failed windows.',
-  usage: 'fleetsync status [--runs N]',
-  options: { runs: { type: 'string' } },
+  usage: 'fleetsync status [--runs N] [--json]',
+  options: { runs: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values }, ctx) {
     const config = loadConfig(ctx.env);
     const n = values.runs === undefined ? 10 : Number(values.runs);
@@ -42,6 +51,25 @@ export const statusCommand: Command = {
       const runs = await queryJs(con, 'status/runs', [n]);
       const cov = await queryJs(con, 'status/coverage');
       const bad = await queryJs(con, 'status/problem_windows', [50]);
+      const failed = cov.reduce((a, r) => a + Number(r.failed), 0);
+      if (values.json === true) {
+        const json = (rows: Record<string, unknown>[]) =>
+          rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsonValue(k, v, zone)])));
+        ctx.stdout(
+          JSON.stringify(
+            {
+              database: config.dbPath,
+              zone,
+              runs: json(runs),
+              coverage: json(cov),
+              problem_windows: json(bad),
+            },
+            null,
+            2,
+          ) + '\n',
+        );
+        return failed > 0 ? 3 : 0;
+      }
       const out: string[] = [`database ${config.dbPath} (times in ${zone})`, ''];
       out.push('last runs:');
       out.push(
@@ -57,7 +85,7 @@ export const statusCommand: Command = {
                 (Number(r.duration_ms) / 1000).toFixed(1),
                 r.requests,
                 r.retries,
-                `${cell(r.range_from, zone).slice(0, 10)}..${cell(r.range_to, zone).slice(0, 10)}`,
+                `${cell(r.range_from, zone)}..${cell(r.range_to, zone)}`,
               ]),
               zone,
             )
@@ -101,7 +129,7 @@ export const statusCommand: Command = {
           : '  none',
       );
       ctx.stdout(out.join('\n') + '\n');
-      return Number(cov.reduce((a, r) => a + Number(r.failed), 0)) > 0 ? 3 : 0;
+      return failed > 0 ? 3 : 0;
     } finally {
       con.closeSync();
       db.close();

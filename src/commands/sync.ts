@@ -41,17 +41,18 @@ export function parseSyncArgs(values: Record<string, string | boolean | undefine
     streams = list as StreamName[];
   }
   if (problems.length) throw new FleetsyncError('E_USAGE', problems.join('\n'));
-  return { fromDay, toDay, streams, planOnly: values.plan === true };
+  return { fromDay, toDay, streams, planOnly: values.plan === true, json: values.json === true };
 }
 
 export const syncCommand: Command = {
   summary: 'One sync run of the Fleet API into the DuckDB file, then exit.',
-  usage: 'fleetsync sync [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--streams a,b] [--plan]',
+  usage: 'fleetsync sync [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--streams a,b] [--plan] [--json]',
   options: {
     from: { type: 'string' },
     to: { type: 'string' },
     streams: { type: 'string' },
     plan: { type: 'boolean' },
+    json: { type: 'boolean' },
   },
   async run({ values }, ctx) {
     const args = parseSyncArgs(values);
@@ -91,12 +92,13 @@ export const syncCommand: Command = {
         trigger: 'cli' as const,
       };
       if (args.planOnly) {
-        ctx.stdout(formatPlan(await planSync(deps, req)) + '\n');
+        const plan = await planSync(deps, req);
+        ctx.stdout((args.json ? JSON.stringify(plan, null, 2) : formatPlan(plan)) + '\n');
         return 0;
       }
       const summary = await runSync(deps, req);
       if (tty) ctx.stderr('\n');
-      ctx.stdout(formatSummary(summary) + '\n');
+      ctx.stdout((args.json ? JSON.stringify(summary, null, 2) : formatSummary(summary)) + '\n');
       return summary.outcome === 'ok' ? 0 : summary.outcome === 'partial' ? 3 : 1;
     } finally {
       await client.close();
