@@ -12,6 +12,8 @@ import { isValidTimeZone } from './time.ts';
 export interface Config {
   /** Account key stored in every table (FLEETSYNC_ACCOUNT, default the API username). */
   account: string;
+  /** Where `account` came from; 'default' lets commands pick the database's only account. */
+  accountSource: 'FLEETSYNC_ACCOUNT' | 'FLEET_USERNAME' | 'default';
   baseUrl: string | null;
   username: string | null;
   password: string | null;
@@ -34,62 +36,53 @@ const nonEmpty = (s: string | undefined) => (s === undefined || s.trim() === '' 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 export const isLoopbackHost = (h: string) => LOOPBACK.has(h) || /^127\.\d+\.\d+\.\d+$/.test(h);
 
-const schema = z
-  .object({
-    FLEET_COUNTRY: z
-      .string()
-      .optional()
-      .refine((v) => v === undefined || isCountryCode(v), {
-        error: 'unknown country code (expected one of the regional codes, e.g. za, au, ke)',
-      }),
-    FLEET_BASE_URL: z
-      .url({
-        protocol: /^https?$/,
-        error: 'must be an http(s) URL, e.g. https://fleetapi-za.cartrack.com/rest',
-      })
-      .optional(),
-    FLEET_CHANGELOG_URL: z
-      .url({ protocol: /^https?$/, error: 'must be an http(s) URL of the release notes records.json' })
-      .optional(),
-    FLEET_USERNAME: z.string().optional(),
-    FLEET_PASSWORD: z.string().optional(),
-    FLEET_TIMEZONE: z.string().default('Africa/Johannesburg').refine(isValidTimeZone, {
-      error: 'not an IANA time zone (e.g. Africa/Johannesburg, Australia/Sydney)',
+const schema = z.object({
+  FLEET_COUNTRY: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || isCountryCode(v), {
+      error: 'unknown country code (expected one of the regional codes, e.g. za, au, ke)',
     }),
-    FLEETSYNC_ACCOUNT: z
-      .string()
-      .regex(/^[A-Za-z0-9_.@-]{1,64}$/, { error: 'letters, digits, _ . @ - only (at most 64)' })
-      .optional(),
-    FLEETSYNC_DB: z.string().default('data/fleet.duckdb'),
-    FLEETSYNC_SCHEDULE: z
-      .string()
-      .optional()
-      .refine((v) => v === undefined || validateCron(v), {
-        error: 'not a valid cron expression (e.g. "0 2 * * *")',
-      }),
-    FLEETSYNC_PORT: z.coerce
-      .number({ error: 'must be a port number' })
-      .int({ error: 'must be a whole port number' })
-      .min(0, { error: 'must be between 0 and 65535' })
-      .max(65535, { error: 'must be between 0 and 65535' })
-      .default(8080),
-    FLEETSYNC_HOST: z.string().default('127.0.0.1'),
-    FLEETSYNC_TOKEN: z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
-    FLEETSYNC_RATE_WINDOW_MS: z.coerce
-      .number({ error: 'must be a number of milliseconds' })
-      .int()
-      .min(100, { error: 'must be at least 100 ms' })
-      .default(60_000),
-    FLEETSYNC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  })
-  .superRefine((v, ctx) => {
-    if (!isLoopbackHost(v.FLEETSYNC_HOST) && !v.FLEETSYNC_TOKEN)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['FLEETSYNC_TOKEN'],
-        message: `required when FLEETSYNC_HOST (${v.FLEETSYNC_HOST}) is not a loopback address`,
-      });
-  });
+  FLEET_BASE_URL: z
+    .url({
+      protocol: /^https?$/,
+      error: 'must be an http(s) URL, e.g. https://fleetapi-za.cartrack.com/rest',
+    })
+    .optional(),
+  FLEET_CHANGELOG_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL of the release notes records.json' })
+    .optional(),
+  FLEET_USERNAME: z.string().optional(),
+  FLEET_PASSWORD: z.string().optional(),
+  FLEET_TIMEZONE: z.string().default('Africa/Johannesburg').refine(isValidTimeZone, {
+    error: 'not an IANA time zone (e.g. Africa/Johannesburg, Australia/Sydney)',
+  }),
+  FLEETSYNC_ACCOUNT: z
+    .string()
+    .regex(/^[A-Za-z0-9_.@-]{1,64}$/, { error: 'letters, digits, _ . @ - only (at most 64)' })
+    .optional(),
+  FLEETSYNC_DB: z.string().default('data/fleet.duckdb'),
+  FLEETSYNC_SCHEDULE: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || validateCron(v), {
+      error: 'not a valid cron expression (e.g. "0 2 * * *")',
+    }),
+  FLEETSYNC_PORT: z.coerce
+    .number({ error: 'must be a port number' })
+    .int({ error: 'must be a whole port number' })
+    .min(0, { error: 'must be between 0 and 65535' })
+    .max(65535, { error: 'must be between 0 and 65535' })
+    .default(8080),
+  FLEETSYNC_HOST: z.string().default('127.0.0.1'),
+  FLEETSYNC_TOKEN: z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
+  FLEETSYNC_RATE_WINDOW_MS: z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int()
+    .min(100, { error: 'must be at least 100 ms' })
+    .default(60_000),
+  FLEETSYNC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
 
 export interface LoadOptions {
   /** The command talks to the Fleet API: credentials and a region are required. */
@@ -104,6 +97,11 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     for (const issue of parsed.error.issues)
       problems.push(`${issue.path.join('.') || 'config'}: ${issue.message}`);
   }
+  // Checked here rather than in a zod refinement, which zod skips when any field is invalid:
+  // every problem is named at once.
+  const host = nonEmpty(env.FLEETSYNC_HOST) ?? '127.0.0.1';
+  if (!isLoopbackHost(host) && !nonEmpty(env.FLEETSYNC_TOKEN))
+    problems.push(`FLEETSYNC_TOKEN: required when FLEETSYNC_HOST (${host}) is not a loopback address`);
   if (opts.needApi) {
     if (!nonEmpty(env.FLEET_COUNTRY) && !nonEmpty(env.FLEET_BASE_URL))
       problems.push('FLEET_COUNTRY: set a country code (e.g. za) or FLEET_BASE_URL');
@@ -123,6 +121,11 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
       : null;
   return Object.freeze({
     account: v.FLEETSYNC_ACCOUNT ?? v.FLEET_USERNAME ?? 'default',
+    accountSource: v.FLEETSYNC_ACCOUNT
+      ? 'FLEETSYNC_ACCOUNT'
+      : v.FLEET_USERNAME
+        ? 'FLEET_USERNAME'
+        : 'default',
     baseUrl,
     username: v.FLEET_USERNAME ?? null,
     password: v.FLEET_PASSWORD ?? null,
