@@ -4,6 +4,7 @@
  * its `.manifest.json`, then prints where it wrote and how many rows.
  */
 import { resolve } from 'node:path';
+import { resolveAccount } from '../store/accounts.ts';
 import { loadConfig } from '../config.ts';
 import { FleetsyncError, isFleetsyncError } from '../errors.ts';
 import { EXPORT_FORMATS, exportReport, type ExportFormat } from '../reports/export.ts';
@@ -49,23 +50,28 @@ export const exportCommand: Command = {
         `--format must be one of ${EXPORT_FORMATS.join(', ')} (got ${JSON.stringify(format)})`,
       );
     const config = loadConfig(ctx.env);
+    const raw: Record<string, unknown> = {};
+    for (const k of ['from', 'to', 'month', 'vehicle', 'department', 'grain', 'limit'])
+      if (typeof values[k] === 'string') raw[k] = values[k];
+    const parse = (zone: string) => {
+      try {
+        return parseReportParams(raw, def, { zone, nowMs: Date.now() });
+      } catch (e) {
+        if (isFleetsyncError(e, 'E_BAD_REQUEST'))
+          throw new FleetsyncError('E_USAGE', e.message.replace(/(^|; )(\w+):/g, '$1--$2:'), { cause: e });
+        throw e;
+      }
+    };
+    // Bad arguments are refused before the database is opened (or created).
+    parse(config.timezone);
     const db = await openDatabase(config.dbPath);
     try {
       const con = await db.connect();
       try {
-        const zone = await resolveZone(con, config.account, config.timezone);
-        const scope = { account: config.account, zone, nowMs: Date.now() };
-        const raw: Record<string, unknown> = {};
-        for (const k of ['from', 'to', 'month', 'vehicle', 'department', 'grain', 'limit'])
-          if (typeof values[k] === 'string') raw[k] = values[k];
-        let params;
-        try {
-          params = parseReportParams(raw, def, scope);
-        } catch (e) {
-          if (isFleetsyncError(e, 'E_BAD_REQUEST'))
-            throw new FleetsyncError('E_USAGE', e.message.replace(/(^|; )(\w+):/g, '$1--$2:'), { cause: e });
-          throw e;
-        }
+        const account = await resolveAccount(con, config, { mustExist: true });
+        const zone = await resolveZone(con, account, config.timezone);
+        const scope = { account, zone, nowMs: Date.now() };
+        const params = parse(zone);
         const ext = format === 'arrow' ? 'arrow' : format;
         const out = resolve(
           typeof values.out === 'string'
