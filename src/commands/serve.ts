@@ -3,6 +3,7 @@
  * zone, no overlapping runs) in one process that owns the DuckDB file. Stops on SIGINT/SIGTERM.
  */
 import { createFleetClient } from '../api/client.ts';
+import { resolveAccount } from '../store/accounts.ts';
 import { loadConfig, secretsOf, type Config } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { openDatabase, type Database } from '../store/db.ts';
@@ -62,14 +63,17 @@ export const serveCommand: Command = {
   usage: 'fleetsync serve   (FLEETSYNC_HOST, FLEETSYNC_PORT, FLEETSYNC_SCHEDULE, FLEETSYNC_TOKEN)',
   options: {},
   async run(_args, ctx) {
-    const config = loadConfig(ctx.env);
+    const loaded = loadConfig(ctx.env);
     const log = createLogger({
-      level: config.logLevel,
-      secrets: secretsOf(config),
+      level: loaded.logLevel,
+      secrets: secretsOf(loaded),
       write: (line) => ctx.stderr(line + '\n'),
     });
-    const db = await openDatabase(config.dbPath);
+    const db = await openDatabase(loaded.dbPath);
     try {
+      const con = await db.connect();
+      const account = await resolveAccount(con, loaded).finally(() => con.closeSync());
+      const config = Object.freeze({ ...loaded, account });
       const runSync = await productionRunSync(db, config, log, ctx.stopSignal);
       const server = await startServer({ db, config, log, ...(runSync ? { runSync } : {}) });
       ctx.stdout(`fleetsync dashboard: ${server.url}\n`);

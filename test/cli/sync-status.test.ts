@@ -92,6 +92,24 @@ describe('fleetsync sync / status', () => {
     );
   });
 
+  it('exports the database’s only account with no account configured, and refuses an unknown one', async () => {
+    const saved = env;
+    const out = join(h.dir, 'mileage.csv');
+    env = { FLEETSYNC_DB: saved.FLEETSYNC_DB! };
+    try {
+      const r = await cli('export', 'mileage', '--from', h.firstDay, '--to', h.lastDay, '--out', out);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/wrote [1-9]\d* rows of mileage .*Australia\/Sydney/);
+      env = { FLEETSYNC_DB: saved.FLEETSYNC_DB!, FLEETSYNC_ACCOUNT: 'nobody' };
+      const bad = await cli('export', 'mileage', '--out', out);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(`no data for account "nobody" (FLEETSYNC_ACCOUNT); it holds: ${ACCOUNT}`);
+    } finally {
+      env = saved;
+    }
+  });
+
   it.each([
     [['sync', '--from', '2026-02-31'], /--from must be a calendar day/],
     [['sync', '--from', '2026-04-10', '--to', '2026-04-01'], /--to 2026-04-01 is before --from 2026-04-10/],
