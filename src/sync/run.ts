@@ -146,6 +146,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
     errors: [],
   };
   const meterTotal: RequestMeter = { requests: 0, retries: 0, http429: 0 };
+  const http429Before = { ...deps.client.stats().http429ByBucket };
   const fail = (stream: string, scope: string, window: string, e: unknown) => {
     summary.outcome = 'partial';
     if (summary.errors.length < 50) summary.errors.push({ stream, scope, window, reason: describeError(e) });
@@ -340,7 +341,12 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
   summary.ended_ms = now();
   summary.requests = meterTotal.requests;
   summary.retries = meterTotal.retries;
-  summary.http429ByBucket = stats.http429ByBucket;
+  // This run's 429s only (a client may serve several runs).
+  summary.http429ByBucket = Object.fromEntries(
+    Object.entries(stats.http429ByBucket)
+      .map(([b, n]) => [b, n - (http429Before[b] ?? 0)] as const)
+      .filter(([, n]) => n > 0),
+  );
   try {
     await con.run(
       `UPDATE runs SET ended_at = $2, outcome = $3, requests = $4, retries = $5, http_429 = $6, rows_by_stream = $7,
