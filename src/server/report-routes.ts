@@ -1,7 +1,7 @@
 /**
  * GET /api/reports (the registry), GET /api/reports/<report> (JSON) and
- * GET /api/reports/<report>.csv (attachment): both run the same named query with the same
- * validated parameters. Sidecar facts (generated_at, zone, complete through, run id) travel as
+ * GET /api/reports/<report>.csv|.parquet|.arrow (attachments written by the export code of
+ * `fleetsync export`): all run the same named query with the same validated parameters. Sidecar facts (generated_at, zone, complete through, run id) travel as
  * X-Fleetsync-* headers and, for JSON, in the body.
  */
 import { createReadStream } from 'node:fs';
@@ -13,7 +13,7 @@ import type { Config } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
-import { exportReport } from '../reports/export.ts';
+import { exportReport, type ExportFormat } from '../reports/export.ts';
 import { parseReportParams, type ReportParams } from '../reports/params.ts';
 import { REPORT_NAMES, getReport } from '../reports/registry.ts';
 import { reportMeta, requireReport, resolveZone, runReport, type ReportMeta } from '../reports/run.ts';
@@ -36,8 +36,14 @@ function setMeta(res: Response, meta: ReportMeta, rows: number) {
   });
 }
 
-export const csvFileName = (name: string, p: ReportParams) =>
-  `${name}_${p.fromDay}_${p.toDay}${p.vehicle !== null ? `_v${p.vehicle}` : ''}.csv`;
+export const csvFileName = (name: string, p: ReportParams, ext: ExportFormat = 'csv') =>
+  `${name}_${p.fromDay}_${p.toDay}${p.vehicle !== null ? `_v${p.vehicle}` : ''}.${ext}`;
+
+const CONTENT_TYPES: Record<ExportFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  parquet: 'application/vnd.apache.parquet',
+  arrow: 'application/vnd.apache.arrow.file',
+};
 
 export function reportRoutes(deps: ReportRouteDeps): Router {
   const r = Router();
@@ -58,21 +64,21 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
   });
 
   r.get('/reports/:file', async (req, res) => {
-    const m = /^([a-z_]{1,40})(\.csv)?$/.exec(req.params.file);
+    const m = /^([a-z_]{1,40})(?:\.(csv|parquet|arrow))?$/.exec(req.params.file);
     if (!m)
       throw new FleetsyncError(
         'E_BAD_REQUEST',
-        `unknown report; valid reports: ${REPORT_NAMES.join(', ')} (add .csv for a download)`,
+        `unknown report; valid reports: ${REPORT_NAMES.join(', ')} (add .csv, .parquet or .arrow for a download)`,
       );
     const def = requireReport(m[1]!);
-    const csv = m[2] === '.csv';
+    const format = m[2] as ExportFormat | undefined;
     const started = Date.now();
     const con = await deps.db.connect();
     try {
       const zone = await resolveZone(con, deps.config.account, deps.config.timezone);
       const scope = { account: deps.config.account, zone, nowMs: deps.now().getTime() };
       const params = parseReportParams(req.query as Record<string, unknown>, def, scope);
-      if (!csv) {
+      if (!format) {
         const result = await runReport(con, def, scope, params);
         const meta = await reportMeta(con, scope);
         setMeta(res, meta, result.rows.length);
@@ -99,17 +105,22 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
         });
         return;
       }
-      const path = join(deps.tempDir, `${randomUUID()}.csv`);
-      const out = await exportReport(con, def, scope, params, 'csv', path, { manifest: false });
+      const path = join(deps.tempDir, `${randomUUID()}.${format}`);
+      const out = await exportReport(con, def, scope, params, format, path, { manifest: false });
       setMeta(res, out.meta, out.rows);
       res.set('Cache-Control', 'no-store');
-      res.type('text/csv; charset=utf-8');
-      res.attachment(csvFileName(def.name, params));
+      res.attachment(csvFileName(def.name, params, format));
+      res.set('Content-Type', CONTENT_TYPES[format]);
       const stream = createReadStream(path);
       const cleanup = () => void rm(path, { force: true });
       res.on('close', cleanup);
       stream.pipe(res);
-      deps.log.info('report csv', { report: def.name, rows: out.rows, ms: Date.now() - started });
+      deps.log.info('report file', {
+        report: def.name,
+        format,
+        rows: out.rows,
+        ms: Date.now() - started,
+      });
     } finally {
       con.closeSync();
     }
