@@ -8,7 +8,13 @@ startPage({
       title: 'By department',
       report: 'carpool_departments',
       note: 'Late-return rate = late ÷ checked-out bookings, from booking_status only. Utilisation = booked hours ÷ available hours.',
-      chart: { type: 'bar', x: 'department', y: ['late_return_rate', 'utilisation'] },
+      chart: {
+        type: 'bar',
+        x: 'department',
+        y: ['late_return_rate', 'utilisation'],
+        labels: ['late-return rate', 'utilisation'],
+        percent: true,
+      },
     },
     {
       id: 'status',

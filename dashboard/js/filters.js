@@ -1,5 +1,7 @@
-// The filter bar shared by every page: period presets (this/last month, this/last quarter,
-// custom), vehicle and department. The filter lives in the URL, so navigation keeps it.
+// The filter bar shared by every page: period presets (last 3 months, this/last month,
+// this/last quarter, custom), vehicle and department. The filter lives in the URL, so navigation
+// keeps it. A drill-down (`month=YYYY-MM`, e.g. the windows behind one vehicle-month) also lives
+// in the URL and is dropped as soon as the filter bar changes.
 import { api } from './api.js';
 
 const pad = (n) => String(n).padStart(2, '0');
@@ -19,6 +21,10 @@ export function presetRange(preset, today) {
   const y = Number(today.slice(0, 4));
   const m = Number(today.slice(5, 7));
   const month = (yy, mm) => ({ from: `${yy}-${pad(mm)}-01`, to: `${yy}-${pad(mm)}-${pad(lastDay(yy, mm))}` });
+  if (preset === 'last_3_months') {
+    const [yy, mm] = m <= 2 ? [y - 1, m + 10] : [y, m - 2];
+    return { from: `${yy}-${pad(mm)}-01`, to: today };
+  }
   if (preset === 'this_month') return { from: `${today.slice(0, 7)}-01`, to: today };
   if (preset === 'last_month') return m === 1 ? month(y - 1, 12) : month(y, m - 1);
   const q0 = Math.floor((m - 1) / 3) * 3 + 1;
@@ -38,8 +44,12 @@ function readUrl() {
     to: u.get('to') ?? '',
     vehicle: u.get('vehicle') ?? '',
     department: u.get('department') ?? '',
+    month: /^\d{4}-(0[1-9]|1[0-2])$/.test(u.get('month') ?? '') ? u.get('month') : '',
   };
 }
+
+/** The default period: the current month and the two before it, so a young month is never empty. */
+export const DEFAULT_PRESET = 'last_3_months';
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -49,18 +59,20 @@ function el(tag, attrs = {}, ...children) {
 }
 
 /**
- * Builds the filter bar into `form` and calls `onChange(filter)` now and on every change.
- * `filter` is { from, to, vehicle, department }.
+ * Builds the filter bar into `form` and calls `onChange(filter, drill)` now and on every change.
+ * `filter` is { from, to, vehicle, department }; `drill` is { month } ('' when not drilled in).
  */
 export async function setupFilters(form, status, onChange) {
   const today = todayIn(status.zone, status.now);
   const state = readUrl();
-  if (!state.from && !state.preset) state.preset = 'this_month';
+  if (!state.from && !state.preset) state.preset = DEFAULT_PRESET;
+  const drill = { month: state.month };
   const vehicles = (await api('/api/reports/vehicles')).rows;
   const departments = [...new Set(vehicles.map((v) => v.department).filter(Boolean))].sort();
 
   const preset = el('select', { id: 'f-preset', name: 'preset' });
   for (const [v, label] of [
+    ['last_3_months', 'Last 3 months'],
     ['this_month', 'This month'],
     ['last_month', 'Last month'],
     ['this_quarter', 'This quarter'],
@@ -86,7 +98,7 @@ export async function setupFilters(form, status, onChange) {
     zone,
   );
 
-  preset.value = state.preset || 'custom';
+  preset.value = presetRange(state.preset, today) ? state.preset : 'custom';
   const range = presetRange(preset.value, today);
   from.value = range ? range.from : state.from;
   to.value = range ? range.to : state.to || today;
@@ -104,10 +116,13 @@ export async function setupFilters(form, status, onChange) {
     }
     if (f.vehicle) u.set('vehicle', f.vehicle);
     if (f.department) u.set('department', f.department);
-    history.replaceState(null, '', `?${u}`);
     for (const a of document.querySelectorAll('nav a')) a.search = `?${u}`;
-    onChange(f);
+    if (drill.month) u.set('month', drill.month);
+    history.replaceState(null, '', `?${u}`);
+    onChange(f, { ...drill });
   };
+  // A change in the filter bar leaves the drill-down.
+  form.addEventListener('change', () => (drill.month = ''), { capture: true });
   preset.addEventListener('change', () => {
     const r = presetRange(preset.value, today);
     if (r) {

@@ -1,15 +1,83 @@
-import { startPage } from './page.js';
+// Mileage, with the drill-down fleet → vehicle → month → the odometer windows and trips behind
+// the number. Every level is a plain link (vehicle=…, month=…), so it can be shared and the back
+// button works; each level's table downloads as its own CSV.
+import { hrefWith, startPage } from './page.js';
+
+const registrationOf = (id) =>
+  document.querySelector(`#f-vehicle option[value="${CSS.escape(String(id))}"]`)?.textContent ?? `#${id}`;
+
+function crumbs(box, _status, filter, drill) {
+  box.replaceChildren();
+  if (!filter.vehicle && !drill.month) return;
+  const nav = document.createElement('p');
+  nav.id = 'breadcrumb';
+  nav.className = 'breadcrumb';
+  const add = (label, href) => {
+    if (nav.childNodes.length) nav.append(' › ');
+    const el = document.createElement(href ? 'a' : 'strong');
+    el.textContent = label;
+    if (href) el.href = href;
+    nav.append(el);
+  };
+  add('Fleet', hrefWith('mileage.html', { vehicle: null, month: null }));
+  if (filter.vehicle)
+    add(registrationOf(filter.vehicle), drill.month ? hrefWith('mileage.html', { month: null }) : null);
+  if (drill.month) add(drill.month, null);
+  box.append(nav);
+}
+
+const who = (filter) => (filter.vehicle ? registrationOf(filter.vehicle) : 'the fleet');
 
 startPage({
   title: 'Mileage',
+  header: crumbs,
   sections: [
     {
       id: 'mileage',
       title: 'Distance per vehicle and month (km)',
       report: 'mileage',
-      note: 'Odometer windows with a reset or a tracker change are left out and listed below; "complete" is false while a month has gaps or incomplete windows.',
-      chart: { type: 'bar', x: 'period', y: ['distance_km'], sortX: true },
+      note: 'Odometer windows with a reset or a tracker change are left out and listed below; "complete" is false while a month has gaps or incomplete windows. Click a vehicle to open it, a month to see the windows and trips behind its distance.',
+      chart: {
+        type: 'bar',
+        x: 'period',
+        y: ['distance_km'],
+        sortX: true,
+        labels: ['distance (km)'],
+        yTitle: 'km',
+      },
+      tableOpts: {
+        link: (col, r) => {
+          if (col === 'registration') return hrefWith('mileage.html', { vehicle: r.vehicle_id, month: null });
+          if (col === 'period') return hrefWith('mileage.html', { vehicle: r.vehicle_id, month: r.period });
+          return null;
+        },
+      },
     },
-    { id: 'excluded', title: 'Windows left out of the totals', report: 'excluded_windows' },
+    {
+      id: 'windows',
+      title: 'Odometer windows behind the month',
+      heading: (f, d) => `Odometer windows behind ${who(f)} in ${d.month}`,
+      report: 'mileage_windows',
+      when: (_f, d) => Boolean(d.month),
+      query: (f, d) => ({ vehicle: f.vehicle, department: f.department, month: d.month }),
+      note: 'counted_km adds up to the month’s distance_km; windows with counted = no are left out, with the reason and their span. Times are local with their offset.',
+      tableOpts: { cellClass: (col, v, r) => (col === 'counted' && r.counted === false ? 'bad' : '') },
+    },
+    {
+      id: 'trips',
+      title: 'Trips in the month',
+      heading: (f, d) => `Trips of ${who(f)} starting in ${d.month}`,
+      report: 'trips',
+      when: (f, d) => Boolean(d.month && f.vehicle),
+      query: (f, d) => ({ vehicle: f.vehicle, month: d.month }),
+      note: 'Per-trip distances from the trip log, for checking; the month’s total comes from the odometer windows above, never from summing trips.',
+      tableOpts: { hide: ['zone', 'registration', 'vehicle_id', 'department', 'local_date', 'utc_date'] },
+    },
+    {
+      id: 'excluded',
+      title: 'Windows left out of the totals',
+      report: 'excluded_windows',
+      when: (_f, d) => !d.month,
+    },
   ],
 });

@@ -1,9 +1,10 @@
-import { startPage } from './page.js';
-import { fmt } from './table.js';
+import { hrefWith, startPage } from './page.js';
+import { fmtQty } from './table.js';
 
 const grainSelect = document.createElement('select');
 grainSelect.id = 'grain';
 for (const g of ['day', 'week', 'month']) grainSelect.append(new Option(`by ${g}`, g));
+grainSelect.value = 'week';
 
 function tiles(result, { tableDiv }) {
   const k = result.rows[0] ?? {};
@@ -29,22 +30,35 @@ function tiles(result, { tableDiv }) {
   const rate =
     k.late_return_rate === null || k.late_return_rate === undefined
       ? ''
-      : `${fmt(k.late_return_rate * 100)} %`;
+      : fmtQty(k.late_return_rate * 100, '%', 1);
+  const excluded = (n) => `${fmtQty(n ?? 0)} window${n === 1 ? '' : 's'} excluded`;
   tableDiv.replaceChildren(
     tile(
       'distance',
-      'Fleet distance (km, odometer)',
-      fmt(k.distance_km),
-      `${fmt(k.excluded_odometer_windows)} windows excluded`,
+      'Fleet distance (odometer)',
+      fmtQty(k.distance_km, 'km', 1),
+      excluded(k.excluded_odometer_windows),
     ),
-    tile('fuel', 'Fuel used (l)', fmt(k.fuel_used_l), `${fmt(k.excluded_fuel_windows)} windows excluded`),
-    tile('tolls', 'Toll passages', fmt(k.toll_passages)),
-    tile('late', 'Late-return rate', rate, `${fmt(k.late_returns)} late of ${fmt(k.bookings)} bookings`),
+    tile('fuel', 'Fuel used', fmtQty(k.fuel_used_l, 'l', 1), excluded(k.excluded_fuel_windows)),
+    tile(
+      'tolls',
+      'Toll passages',
+      fmtQty(k.toll_passages),
+      `${fmtQty(k.trips ?? 0)} trips, ${fmtQty(k.vehicles ?? 0)} vehicles`,
+    ),
+    tile(
+      'late',
+      'Late-return rate',
+      rate,
+      `${fmtQty(k.late_returns ?? 0)} late of ${fmtQty(k.bookings ?? 0)} bookings`,
+    ),
     tile(
       'fresh',
       'Complete through',
       (k.complete_through ?? '').replace('T', ' '),
-      k.last_run_id ? `last run ${k.last_run_outcome} ${k.last_run_ended_at ?? ''}` : 'never synced',
+      k.last_run_id
+        ? `last run ${k.last_run_outcome}, ended ${(k.last_run_ended_at ?? '').replace('T', ' ')}`
+        : 'never synced: run fleetsync sync',
     ),
   );
 }
@@ -63,14 +77,22 @@ startPage({
         type: 'bar',
         x: 'period',
         y: ['trip_distance_km', 'trips', 'toll_passages'],
+        labels: ['trip distance (km)', 'trips', 'toll passages'],
         axes: ['y', 'y2', 'y2'],
+        yTitle: 'km',
+        y2Title: 'count',
       },
     },
     {
       id: 'top',
       title: 'Top vehicles by distance',
       report: 'top_vehicles',
-      chart: { type: 'bar', x: 'registration', y: ['distance_km'] },
+      chart: { type: 'bar', x: 'registration', y: ['distance_km'], labels: ['distance (km)'], yTitle: 'km' },
+      note: 'Click a vehicle to open its months, windows and trips.',
+      tableOpts: {
+        link: (col, r) =>
+          col === 'registration' ? hrefWith('mileage.html', { vehicle: r.vehicle_id, month: null }) : null,
+      },
     },
   ],
 }).then(() => {

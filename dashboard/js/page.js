@@ -73,9 +73,20 @@ function drawChart(canvas, spec, rows) {
     spec.type === 'doughnut'
       ? {}
       : {
-          y: { beginAtZero: true, ...(spec.percent ? { ticks: { format: { style: 'percent' } } } : {}) },
+          y: {
+            beginAtZero: true,
+            ...(spec.percent ? { ticks: { format: { style: 'percent' } } } : {}),
+            ...(spec.yTitle ? { title: { display: true, text: spec.yTitle } } : {}),
+          },
           ...(spec.axes?.includes('y2')
-            ? { y2: { beginAtZero: true, position: 'right', grid: { drawOnChartArea: false } } }
+            ? {
+                y2: {
+                  beginAtZero: true,
+                  position: 'right',
+                  grid: { drawOnChartArea: false },
+                  ...(spec.y2Title ? { title: { display: true, text: spec.y2Title } } : {}),
+                },
+              }
             : {}),
         };
   new Chart(canvas, {
@@ -96,13 +107,20 @@ function sectionEl(s) {
   sec.id = `sec-${s.id}`;
   sec.className = 'card';
   const h = document.createElement('h2');
-  h.textContent = s.title;
+  const title = document.createElement('span');
+  title.className = 'title';
+  title.textContent = s.title;
   const a = document.createElement('a');
   a.className = 'csv';
   a.id = `csv-${s.id}`;
   a.textContent = 'Download CSV';
   wireDownload(a);
-  h.append(' ', a);
+  const pq = document.createElement('a');
+  pq.className = 'csv parquet';
+  pq.id = `parquet-${s.id}`;
+  pq.textContent = 'Parquet';
+  wireDownload(pq);
+  h.append(title, ' ', a, ' ', pq);
   sec.append(h);
   if (s.note) {
     const p = document.createElement('p');
@@ -122,7 +140,24 @@ function sectionEl(s) {
   t.className = 'table-wrap';
   t.id = `table-${s.id}`;
   if (s.table !== false) sec.append(t);
-  return { sec, link: a, canvas: sec.querySelector('canvas'), tableDiv: t };
+  return { sec, title, link: a, parquet: pq, canvas: sec.querySelector('canvas'), tableDiv: t };
+}
+
+const shownTime = (iso) => (iso ? iso.replace('T', ' ') : '');
+
+/**
+ * Why a table is empty, in words: never synced, the period lies beyond what is synced, or the
+ * filter simply matches nothing.
+ */
+export function emptyMessage(status, result) {
+  if (!status.last_run)
+    return 'No data yet: this database has never been synced. Run `fleetsync sync`, or Sync now on the Sync runs page.';
+  const through = result.complete_through ?? status.complete_through;
+  const from = result.params?.from;
+  if (!through) return 'No rows: the sync has not completed any window yet (see Data quality and Sync runs).';
+  if (from && through.slice(0, 10) < from)
+    return `Not synced for this period: data is complete through ${shownTime(through)}.`;
+  return `No rows for this filter (data is complete through ${shownTime(through)}).`;
 }
 
 /** A banner while the API's release notes flag a change to an endpoint the sync uses. */
@@ -152,8 +187,11 @@ async function showChangesBanner(main) {
 }
 
 /**
- * Starts a page: `title`, `sections` (id, title, report, extra params, chart spec, table opts,
- * render(result, parts) for custom bodies) and an optional `header(status, filter)` hook.
+ * Starts a page: `title`, `sections` and an optional `header(box, status, filter, drill)` hook.
+ * A section has id, title, report, and optionally: note, chart spec, table (false: none),
+ * tableOpts (or tableOpts(filter, drill)), extra() (more query parameters), when(filter, drill)
+ * (shown only then), heading(filter, drill) (a title that follows the filter), query(filter,
+ * drill) (the parameters instead of the filter: a drill-down), render(result, parts).
  */
 export async function startPage({ title, sections, header }) {
   document.title = `fleetsync · ${title}`;
@@ -179,24 +217,36 @@ export async function startPage({ title, sections, header }) {
   const status = await api('/api/status');
   showChangesBanner(main).catch(() => {});
   let generation = 0;
-  await setupFilters(form, status, async (filter) => {
+  await setupFilters(form, status, async (filter, drill) => {
     const mine = ++generation;
     error.hidden = true;
     document.body.dataset.loading = 'true';
     try {
-      if (header) await header(headerBox, status, filter);
+      if (header) await header(headerBox, status, filter, drill);
       await Promise.all(
-        parts.map(async ({ s, link, canvas, tableDiv }) => {
-          const q = qs({ ...filter, ...(s.extra ? s.extra() : {}) });
+        parts.map(async ({ s, sec, title: titleEl, link, parquet, canvas, tableDiv }) => {
+          const on = s.when ? s.when(filter, drill) : true;
+          sec.hidden = !on;
+          if (!on) return;
+          if (s.heading) titleEl.textContent = s.heading(filter, drill);
+          const params = s.query ? s.query(filter, drill) : { ...filter, ...(s.extra ? s.extra() : {}) };
+          const q = qs(params);
           link.href = `/api/reports/${s.report}.csv?${q}`;
           link.setAttribute('download', `${s.report}.csv`);
+          parquet.href = `/api/reports/${s.report}.parquet?${q}`;
+          parquet.setAttribute('download', `${s.report}.parquet`);
           const result = await api(`/api/reports/${s.report}?${q}`);
           if (mine !== generation) return;
-          if (s.render) s.render(result, { tableDiv, canvas });
+          if (s.render) s.render(result, { tableDiv, canvas, status });
           else {
             if (s.chart && canvas)
               drawChart(canvas, s.chart, s.chart.rows ? s.chart.rows(result.rows) : result.rows);
-            if (s.table !== false) renderTable(tableDiv, result.columns, result.rows, s.tableOpts ?? {});
+            const opts = typeof s.tableOpts === 'function' ? s.tableOpts(filter, drill) : (s.tableOpts ?? {});
+            if (s.table !== false)
+              renderTable(tableDiv, result.columns, result.rows, {
+                empty: emptyMessage(status, result),
+                ...opts,
+              });
           }
         }),
       );
@@ -207,4 +257,13 @@ export async function startPage({ title, sections, header }) {
       if (mine === generation) document.body.dataset.loading = 'false';
     }
   });
+}
+
+/** A link to `page` with the current filter and `changes` applied (null/'' removes a key). */
+export function hrefWith(page, changes) {
+  const u = new URLSearchParams(location.search);
+  for (const [k, v] of Object.entries(changes))
+    if (v === null || v === undefined || v === '') u.delete(k);
+    else u.set(k, String(v));
+  return `${page}?${u}`;
 }

@@ -1,14 +1,39 @@
 import { api } from './api.js';
 import { startPage } from './page.js';
 
+/** An instant as local wall time in the account's zone, e.g. "2026-11-22 02:30:00 (Australia/Sydney)". */
+export function localTime(iso, zone) {
+  if (!iso) return '—';
+  const f = new Intl.DateTimeFormat('sv-SE', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  });
+  return `${f.format(new Date(iso))} (${zone})`;
+}
+
 async function header(box) {
   const st = await api('/api/status');
   box.replaceChildren();
   const p = document.createElement('p');
   p.id = 'sync-status';
-  p.textContent =
-    `Schedule: ${st.sync.schedule ?? 'none'} · next run: ${st.sync.next_run ?? '—'} · ` +
-    `${st.sync.running ? 'a sync is running' : 'idle'} · complete through ${st.complete_through ?? '—'}`;
+  const schedule = st.sync.schedule
+    ? `Schedule: ${st.sync.schedule}${st.sync.available ? '' : ' (off: no API credentials)'}`
+    : 'Schedule: none (set FLEETSYNC_SCHEDULE)';
+  const next = document.createElement('span');
+  next.id = 'next-run';
+  next.dataset.iso = st.sync.next_run ?? '';
+  next.textContent = `next run: ${localTime(st.sync.next_run, st.zone)}`;
+  p.append(
+    `${schedule} · `,
+    next,
+    ` · ${st.sync.running ? 'a sync is running' : 'idle'} · complete through ${(st.complete_through ?? '—').replace('T', ' ')}`,
+  );
   const btn = document.createElement('button');
   btn.id = 'sync-now';
   btn.type = 'button';

@@ -1,5 +1,9 @@
 // Sortable tables with a totals row. Totals sum the same numbers the JSON (and the CSV) hold,
 // rounded to 3 decimals like the reports, so they tie to a spreadsheet sum of the download.
+// Cells show the CSV's numbers with thousands separators (the unit is in the column name, as in
+// the CSV); each numeric cell keeps the bare number in data-value.
+
+const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
 
 export const fmt = (v) => {
   if (v === null || v === undefined) return '';
@@ -8,13 +12,32 @@ export const fmt = (v) => {
   return String(v);
 };
 
+/** A quantity for people: thousands separators, at most `digits` decimals, optional unit. */
+export function fmtQty(v, unit = '', digits = 3) {
+  if (v === null || v === undefined || v === '') return '';
+  const s = new Intl.NumberFormat('en-US', { maximumFractionDigits: digits }).format(v);
+  return unit ? `${s} ${unit}` : s;
+}
+
+/** How a cell reads in the table: quantities grouped, ids as they are, times without the T. */
+export function cellText(col, v) {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number' && (col.kind === 'number' || col.total)) return NUMBER.format(v);
+  if (col.kind === 'time' && typeof v === 'string') return v.replace('T', ' ');
+  return fmt(v);
+}
+
 export function totalOf(rows, col) {
   let s = 0;
   for (const r of rows) if (typeof r[col] === 'number') s += r[col];
   return Math.round(s * 1000) / 1000;
 }
 
-/** Renders `rows` into `container` as a table of `columns` (from the API: name, kind, total). */
+/**
+ * Renders `rows` into `container` as a table of `columns` (from the API: name, kind, total).
+ * opts: hide (column names), cellClass(col, value, row), link(col, row) → href for a drill-down
+ * link in the cell, empty (the message when there are no rows).
+ */
 export function renderTable(container, columns, rows, opts = {}) {
   container.replaceChildren();
   const visible = columns.filter((c) => !(opts.hide ?? ['zone']).includes(c.name));
@@ -41,8 +64,18 @@ export function renderTable(container, columns, rows, opts = {}) {
       const tr = tbody.insertRow();
       for (const c of visible) {
         const td = tr.insertCell();
-        td.textContent = fmt(r[c.name]);
-        if (c.kind === 'number' || c.kind === 'integer') td.className = 'num';
+        const href = opts.link ? opts.link(c.name, r) : null;
+        if (href) {
+          const a = document.createElement('a');
+          a.href = href;
+          a.className = 'drill';
+          a.textContent = cellText(c, r[c.name]);
+          td.append(a);
+        } else td.textContent = cellText(c, r[c.name]);
+        if (c.kind === 'number' || c.kind === 'integer') {
+          td.className = 'num';
+          if (typeof r[c.name] === 'number') td.dataset.value = String(r[c.name]);
+        }
         if (opts.cellClass) {
           const cls = opts.cellClass(c.name, r[c.name], r);
           if (cls) td.classList.add(cls);
@@ -71,17 +104,21 @@ export function renderTable(container, columns, rows, opts = {}) {
     visible.forEach((c, i) => {
       const td = tf.insertCell();
       if (c.total) {
-        td.textContent = fmt(totalOf(rows, c.name));
+        const t = totalOf(rows, c.name);
+        td.textContent = NUMBER.format(t);
         td.className = 'num';
         td.dataset.col = c.name;
-      } else if (i === 0) td.textContent = `Total (${rows.length} rows)`;
+        td.dataset.value = String(t);
+      } else if (i === 0)
+        td.textContent = `Total (${NUMBER.format(rows.length)} row${rows.length === 1 ? '' : 's'})`;
     });
   }
   if (!rows.length) {
     const p = document.createElement('p');
     p.className = 'empty';
-    p.textContent = 'No rows for this filter.';
+    p.textContent = opts.empty ?? 'No rows for this filter.';
     container.append(p);
+    return;
   }
   container.append(table);
 }

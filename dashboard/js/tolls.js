@@ -7,7 +7,14 @@ startPage({
       id: 'tolls',
       title: 'Toll passages',
       report: 'tolls',
-      chart: { type: 'bar', x: 'local_date', y: ['passages'], agg: 'count', labels: ['passages'] },
+      chart: {
+        type: 'bar',
+        x: 'local_date',
+        y: ['passages'],
+        agg: 'count',
+        labels: ['toll passages'],
+        yTitle: 'passages',
+      },
     },
   ],
 });

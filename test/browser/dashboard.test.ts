@@ -1,9 +1,10 @@
 /**
  * The dashboard in a real Chromium (playwright-core, the Debian binary): every page draws its
- * charts from the report API, the filter bar drives charts and download links, and a downloaded
- * CSV is byte-for-byte what `fleetsync export` writes for the same filter.
+ * charts from the report API, the filter bar drives charts and download links, every section's
+ * download works, the mileage drill-down reaches the windows and trips behind a month's number,
+ * the API-change banner goes away on Acknowledge, and the runs page shows the scheduler's next run.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,25 +14,11 @@ import { exportReport } from '../../src/reports/export.ts';
 import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport } from '../../src/reports/run.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
-import { ACCOUNT, NOW, ZONE, openFixture, type FixtureDb } from '../reports/fixture.ts';
+import { formatLocal } from '../../src/time.ts';
+import { ACCOUNT, NOW, ZONE, openFixture, parseCsv, type FixtureDb } from '../reports/fixture.ts';
+import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from './chromium.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI === 'true')
-  throw new Error(
-    `${CHROMIUM} is missing: CI must install chromium (apt-get install chromium) for browser tests`,
-  );
-if (!haveChromium) console.warn(`browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
+const haveChromium = checkChromium();
 
 let fx: FixtureDb;
 let srv: RunningServer;
@@ -55,14 +42,14 @@ afterAll(async () => {
   fx?.close();
 });
 
-async function open(path: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ acceptDownloads: true });
+async function open(path: string, base = srv.url): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ acceptDownloads: true, locale: 'en-US' });
   const problems: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') problems.push(m.text());
   });
   page.on('pageerror', (e) => problems.push(e.message));
-  await page.goto(new URL(path, srv.url).href);
+  await page.goto(new URL(path, base).href);
   await page.waitForSelector('body[data-loading="false"]');
   return { page, problems };
 }
@@ -109,7 +96,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     const { page } = await open(`/index.html${RANGE}`);
     try {
       // March + April: vehicle 1 1000 + 750 km, vehicle 2 42 + 0 km.
-      expect(await page.locator('#kpi-distance .value').textContent()).toBe('1792');
+      expect(await page.locator('#kpi-distance .value').textContent()).toBe('1,792 km');
       expect(await page.locator('#kpi-tolls .value').textContent()).toBe('3');
       expect(await page.locator('#kpi-fresh .value').textContent()).toBe('2026-04-12 00:00:00+10:00');
       const top = await chartData(page, 'chart-top');
@@ -178,6 +165,191 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       ]);
     } finally {
       await page.close();
+    }
+  });
+  it('drills down fleet → vehicle → month → the windows and trips behind the number', async () => {
+    const { page, problems } = await open(`/mileage.html${RANGE}`);
+    try {
+      expect(await page.locator('#sec-windows').isHidden()).toBe(true);
+      // fleet → vehicle: the registration is a link that sets the vehicle filter
+      await page.locator('#table-mileage tbody a.drill', { hasText: 'ab 123 gp' }).first().click();
+      await page.waitForURL(/vehicle=1/);
+      await page.waitForSelector('body[data-loading="false"]');
+      expect(await page.locator('#f-vehicle').inputValue()).toBe('1');
+      expect((await chartData(page, 'chart-mileage')).datasets[0]!.data).toEqual([1000, 750]);
+      expect(await page.locator('#breadcrumb').textContent()).toBe('Fleet › ab 123 gp');
+      // vehicle → month: the period is a link to the windows and trips behind it
+      const april = page.locator('#table-mileage tbody tr', { hasText: '2026-04' });
+      const monthKm = await april.locator('td.num[data-value]').nth(1).getAttribute('data-value');
+      expect(monthKm).toBe('750');
+      await april.locator('a.drill', { hasText: '2026-04' }).click();
+      await page.waitForURL(/month=2026-04/);
+      await page.waitForSelector('body[data-loading="false"]');
+      expect(await page.locator('#breadcrumb').textContent()).toBe('Fleet › ab 123 gp › 2026-04');
+      expect(await page.locator('#sec-windows h2 .title').textContent()).toBe(
+        'Odometer windows behind ab 123 gp in 2026-04',
+      );
+      const windows = await page.$$eval('#table-windows tbody tr', (rows) =>
+        rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)),
+      );
+      const head = await page.$$eval('#table-windows thead th', (ths) => ths.map((t) => t.textContent));
+      const col = (name: string) => windows.map((r) => r[head.indexOf(name)]);
+      expect(col('window_start')).toEqual([
+        '2026-04-01 00:00:00+11:00',
+        '2026-04-11 00:00:00+10:00',
+        '2026-04-12 00:00:00+10:00',
+      ]);
+      expect(col('counted')).toEqual(['yes', 'no', 'yes']);
+      expect(col('reason')).toEqual(['', 'odometer_reset', '']);
+      expect(col('span_h')).toEqual(['241', '24', '456']);
+      // the windows' counted km add up to the month's distance
+      expect(
+        await page.locator('#table-windows tr.totals td[data-col="counted_km"]').getAttribute('data-value'),
+      ).toBe(monthKm);
+      // the trips of that vehicle-month
+      expect(
+        await page.$$eval('#table-trips tbody tr', (rows) =>
+          rows.map((r) => (r as HTMLTableRowElement).cells[0]!.textContent),
+        ),
+      ).toEqual(['t1']);
+      // the windows download as their own CSV, equal to the export of the same drill-down
+      const href = await page.locator('#csv-windows').getAttribute('href');
+      expect(href).toBe('/api/reports/mileage_windows.csv?vehicle=1&month=2026-04');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#csv-windows')]);
+      const got = readFileSync((await download.path())!);
+      const def = requireReport('mileage_windows');
+      const scope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
+      const out = join(fx.dir, 'windows-export.csv');
+      await exportReport(
+        fx.con,
+        def,
+        scope,
+        parseReportParams({ vehicle: '1', month: '2026-04' }, def, scope),
+        'csv',
+        out,
+      );
+      expect(got.equals(readFileSync(out))).toBe(true);
+      const [header, ...rows] = parseCsv(got.toString('utf8').replace(/^\uFEFF/, ''));
+      const counted = header!.indexOf('counted_km');
+      expect(rows.filter((r) => r.length > 1).reduce((a, r) => a + Number(r[counted]), 0)).toBe(750);
+      // back up one level through the breadcrumb, then a filter change leaves the drill-down
+      await page.locator('#breadcrumb a', { hasText: 'ab 123 gp' }).click();
+      await page.waitForURL((u) => !u.search.includes('month='));
+      await page.waitForSelector('body[data-loading="false"]');
+      expect(await page.locator('#sec-windows').isHidden()).toBe(true);
+      await page.goto(new URL(`/mileage.html${RANGE}&vehicle=1&month=2026-03`, srv.url).href);
+      await page.waitForSelector('body[data-loading="false"]');
+      expect(await page.locator('#sec-windows').isVisible()).toBe(true);
+      await page.selectOption('#f-preset', 'last_month');
+      await page.waitForSelector('body[data-loading="false"]');
+      await expect.poll(() => page.locator('#sec-windows').isHidden()).toBe(true);
+      expect(page.url()).not.toContain('month=');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it.each([
+    'index.html',
+    'mileage.html',
+    'fuel.html',
+    'tolls.html',
+    'carpool.html',
+    'quality.html',
+    'runs.html',
+  ])('%s: every section downloads as CSV and Parquet', async (path) => {
+    const { page } = await open(`/${path}${RANGE}&vehicle=1&month=2026-04`);
+    try {
+      const links = await page.$$eval('section:not([hidden]) h2 a.csv', (as) =>
+        as.map((a) => [a.id, (a as HTMLAnchorElement).href]),
+      );
+      const sections = await page.locator('section:not([hidden])').count();
+      expect(links.length).toBe(2 * sections);
+      for (const [id, href] of links) {
+        const res = await page.request.get(href!);
+        expect(res.status(), `${id} ${href}`).toBe(200);
+        const type = res.headers()['content-type'];
+        if (id!.startsWith('csv-')) {
+          expect(type, id).toMatch(/^text\/csv/);
+          expect((await res.text()).split('\n')[0], id).toMatch(/^\uFEFF[a-z_]+(,[a-z_0-9]+)*\r?$/);
+        } else {
+          expect(type, id).toBe('application/vnd.apache.parquet');
+          expect((await res.body()).subarray(0, 4).toString(), id).toBe('PAR1');
+        }
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('an empty table says why: the period lies beyond what is synced', async () => {
+    const { page } = await open('/tolls.html?from=2026-06-01&to=2026-06-30');
+    try {
+      expect(await page.locator('#table-tolls .empty').textContent()).toBe(
+        'Not synced for this period: data is complete through 2026-04-12 00:00:00+10:00.',
+      );
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('the API-change banner shows a flagged release note and goes away on Acknowledge', async () => {
+    await fx.con.run(
+      `INSERT INTO api_change_records (source, version, seq, release_date, kind, section, area, contract,
+         endpoints, breaking, text, affects_sync, sync_endpoints, first_seen_at, acknowledged_at)
+       VALUES ('http://sim/records.json', '1.26.1120.1', 0, DATE '2026-04-20', 'breaking', 'Breaking Changes',
+         'Trips', NULL, '["GET /trips"]', true, '\`GET /trips\` now requires \`filter[vehicle_id]\`.', true,
+         '["GET /trips"]', TIMESTAMPTZ '2026-04-21 00:00:00+00', NULL)`,
+    );
+    const { page, problems } = await open(`/index.html${RANGE}`);
+    try {
+      const banner = page.locator('#api-changes');
+      await banner.waitFor();
+      expect(await banner.textContent()).toContain('1 release note(s) change or deprecate endpoints');
+      expect(await banner.locator('li').textContent()).toBe(
+        '1.26.1120.1 (breaking): GET /trips — `GET /trips` now requires `filter[vehicle_id]`.',
+      );
+      await banner.locator('button', { hasText: 'Acknowledge' }).click();
+      await banner.waitFor({ state: 'detached' });
+      const changes = page.waitForResponse((r) => r.url().endsWith('/api/changes'));
+      await page.reload();
+      expect(await (await changes).json()).toEqual({ flagged: [] });
+      await page.waitForSelector('body[data-loading="false"]');
+      expect(await page.locator('#api-changes').count()).toBe(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('the runs page shows the next scheduled run in the account zone', async () => {
+    const s = await startServer({
+      db: fx.db,
+      config: loadConfig({
+        FLEETSYNC_ACCOUNT: ACCOUNT,
+        FLEET_TIMEZONE: ZONE,
+        FLEETSYNC_SCHEDULE: '30 2 * * *',
+      }),
+      log: silentLogger,
+      now: () => new Date(NOW),
+      port: 0,
+      runSync: async () => {
+        throw new Error('not in this test');
+      },
+    });
+    const { page } = await open('/runs.html', s.url);
+    try {
+      const next = s.nextRun()!;
+      const local = formatLocal(next.getTime(), ZONE);
+      expect(local.slice(11)).toBe('02:30:00');
+      expect(await page.locator('#next-run').textContent()).toBe(`next run: ${local} (${ZONE})`);
+      expect(await page.locator('#next-run').getAttribute('data-iso')).toBe(next.toISOString());
+      expect(await page.locator('#sync-status').textContent()).toContain('Schedule: 30 2 * * *');
+      expect(await page.locator('#sync-now').isEnabled()).toBe(true);
+    } finally {
+      await page.close();
+      await s.close();
     }
   });
 });
