@@ -8,7 +8,8 @@ import { loadConfig, secretsOf } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import { createLogger } from '../log.ts';
 import { openDatabase } from '../store/db.ts';
-import { planSync, runSync } from '../sync/run.ts';
+import { planSync, runSync, type SyncDeps } from '../sync/run.ts';
+import { loadAccounts, selectAccounts } from '../accounts.ts';
 import { formatPlan, formatSummary, progressPrinter } from '../sync/report.ts';
 import { STREAMS, type StreamName } from '../sync/types.ts';
 import { isCalendarDay } from '../time.ts';
@@ -46,44 +47,65 @@ export function parseSyncArgs(values: Record<string, string | boolean | undefine
 
 export const syncCommand: Command = {
   summary: 'One sync run of the Fleet API into the DuckDB file, then exit.',
-  usage: 'fleetsync sync [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--streams a,b] [--plan] [--json]',
+  usage:
+    'fleetsync sync [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--streams a,b] [--plan] [--json] [--account NAME]   (several accounts: FLEETSYNC_CONFIG)',
   options: {
     from: { type: 'string' },
     to: { type: 'string' },
     streams: { type: 'string' },
     plan: { type: 'boolean' },
     json: { type: 'boolean' },
+    account: { type: 'string' },
   },
   async run({ values }, ctx) {
     const args = parseSyncArgs(values);
-    const config = loadConfig(ctx.env, { needApi: !args.planOnly });
+    const config = loadConfig(ctx.env, { needApi: !args.planOnly && !ctx.env.FLEETSYNC_CONFIG });
+    const accounts = selectAccounts(
+      args.planOnly && !ctx.env.FLEETSYNC_CONFIG
+        ? [
+            {
+              account: config.account,
+              baseUrl: config.baseUrl ?? '',
+              username: '',
+              password: '',
+              timezone: config.timezone,
+              changelogUrl: config.changelogUrl,
+            },
+          ]
+        : loadAccounts(ctx.env, config),
+      typeof values.account === 'string' ? values.account : undefined,
+    );
     const tty = process.stderr.isTTY === true && !ctx.env.CI;
     const log = createLogger({
       level: tty && config.logLevel === 'info' ? 'warn' : config.logLevel,
-      secrets: secretsOf(config),
+      secrets: [...secretsOf(config), ...accounts.map((a) => a.password)],
       write: (line) => ctx.stderr(line + '\n'),
     });
     const db = await openDatabase(config.dbPath);
-    const client = createFleetClient({
-      baseUrl: config.baseUrl ?? 'http://127.0.0.1:0/rest',
-      username: config.username ?? '',
-      password: config.password ?? '',
-      timezone: config.timezone,
-      windowMs: config.rateWindowMs,
-      log,
+    const progress = tty ? progressPrinter((t) => ctx.stderr(t)) : undefined;
+    const perAccount = accounts.map((a) => {
+      const client = createFleetClient({
+        baseUrl: a.baseUrl || 'http://127.0.0.1:0/rest',
+        username: a.username,
+        password: a.password,
+        timezone: a.timezone,
+        windowMs: config.rateWindowMs,
+        log: log.child({ account: a.account }),
+      });
+      const deps: SyncDeps = {
+        db,
+        client,
+        account: a.account,
+        timezone: a.timezone,
+        baseUrl: a.baseUrl,
+        windowMs: config.rateWindowMs,
+        log,
+        signal: ctx.stopSignal,
+        ...(a.changelogUrl ? { changelogUrl: a.changelogUrl } : {}),
+        ...(progress && accounts.length === 1 ? { onProgress: progress } : {}),
+      };
+      return { a, client, deps };
     });
-    const deps = {
-      db,
-      client,
-      account: config.account,
-      timezone: config.timezone,
-      baseUrl: config.baseUrl ?? '',
-      windowMs: config.rateWindowMs,
-      log,
-      signal: ctx.stopSignal,
-      ...(config.changelogUrl ? { changelogUrl: config.changelogUrl } : {}),
-      onProgress: tty ? progressPrinter((t) => ctx.stderr(t)) : undefined,
-    };
     try {
       const req = {
         fromDay: args.fromDay,
@@ -92,16 +114,30 @@ export const syncCommand: Command = {
         trigger: 'cli' as const,
       };
       if (args.planOnly) {
-        const plan = await planSync(deps, req);
-        ctx.stdout((args.json ? JSON.stringify(plan, null, 2) : formatPlan(plan)) + '\n');
+        const plans = await Promise.all(perAccount.map((p) => planSync(p.deps, req)));
+        ctx.stdout(
+          (args.json
+            ? JSON.stringify(plans.length === 1 ? plans[0] : plans, null, 2)
+            : plans.map(formatPlan).join('\n\n')) + '\n',
+        );
         return 0;
       }
-      const summary = await runSync(deps, req);
+      // Accounts have their own rate limits and rows: they sync side by side.
+      const summaries = await Promise.all(perAccount.map((p) => runSync(p.deps, req)));
       if (tty) ctx.stderr('\n');
-      ctx.stdout((args.json ? JSON.stringify(summary, null, 2) : formatSummary(summary)) + '\n');
-      return summary.outcome === 'ok' ? 0 : summary.outcome === 'partial' ? 3 : 1;
+      ctx.stdout(
+        (args.json
+          ? JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2)
+          : summaries.map(formatSummary).join('\n\n')) + '\n',
+      );
+      const worst = summaries.some((s) => s.outcome === 'failed')
+        ? 1
+        : summaries.some((s) => s.outcome === 'partial')
+          ? 3
+          : 0;
+      return worst;
     } finally {
-      await client.close();
+      await Promise.all(perAccount.map((p) => p.client.close()));
       db.close();
     }
   },

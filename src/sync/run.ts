@@ -60,7 +60,8 @@ export interface SyncDeps {
 }
 
 const DEFAULT_FIRST_RUN_DAYS = 30;
-const running = new WeakSet<Database>();
+/** Accounts with a sync running in this process, per database (one run per account at a time). */
+const running = new WeakMap<Database, Set<string>>();
 
 /** Resolves the local-day range of a request: explicit, or incremental from the ledger. */
 export async function resolveRange(con: DuckDBConnection, deps: SyncDeps, req: SyncRequest): Promise<Window> {
@@ -126,9 +127,14 @@ function mutex() {
 }
 
 export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSummary> {
-  if (running.has(deps.db))
-    throw new FleetsyncError('E_SYNC_BUSY', 'a sync is already running in this process');
-  running.add(deps.db);
+  const busy = running.get(deps.db) ?? new Set<string>();
+  running.set(deps.db, busy);
+  if (busy.has(deps.account))
+    throw new FleetsyncError(
+      'E_SYNC_BUSY',
+      `a sync of account ${deps.account} is already running in this process`,
+    );
+  busy.add(deps.account);
   const now = deps.now ?? Date.now;
   const log = deps.log.child({ account: deps.account });
   const con = await deps.db.connect();
@@ -332,7 +338,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
     summary.errors.push({ stream: '*', scope: '*', window: '*', reason: describeError(e) });
     log.error('sync failed', { error: describeError(e) });
     if (isFleetsyncError(e, 'E_USAGE')) {
-      running.delete(deps.db);
+      busy.delete(deps.account);
       con.closeSync();
       throw e;
     }
@@ -365,7 +371,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       ],
     );
   } finally {
-    running.delete(deps.db);
+    busy.delete(deps.account);
     con.closeSync();
   }
   log.info('sync finished', {
