@@ -2,7 +2,8 @@
 -- windows in which neither odometer_reset nor terminal_has_changed is true (never trip_distance);
 -- flagged windows are left out and counted in excluded_periods (listed by excluded_windows.sql).
 -- complete: the month, up to the last synced instant, is covered by done/flagged ledger windows
--- with no incomplete or failed one. A from/to range selects the local months it touches.
+-- and no window of the month is incomplete or failed (an open month whose window is still
+-- incomplete is not complete, even when nothing after the last synced instant is expected yet). A from/to range selects the local months it touches.
 WITH
 veh AS (SELECT * FROM vehicle_departments($account)),
 w AS (
@@ -36,6 +37,7 @@ mb AS (
     agg.vehicle_id,
     agg.period,
     timezone($zone, strptime(agg.period || '-01', '%Y-%m-%d')) AS ms,
+    timezone($zone, strptime(agg.period || '-01', '%Y-%m-%d') + INTERVAL 1 MONTH) AS mend,
     least(
       timezone($zone, strptime(agg.period || '-01', '%Y-%m-%d') + INTERVAL 1 MONTH),
       (SELECT t FROM through)
@@ -55,7 +57,7 @@ cov AS (
     max(epoch(mb.me) - epoch(mb.ms)) AS span_s
   FROM mb
   LEFT JOIN led AS l
-    ON l.scope = mb.vehicle_id::VARCHAR AND l.window_start < mb.me AND l.window_end > mb.ms
+    ON l.scope = mb.vehicle_id::VARCHAR AND l.window_start < mb.mend AND l.window_end > mb.ms
   GROUP BY mb.vehicle_id, mb.period
 )
 SELECT

@@ -43,6 +43,31 @@ describe('report SQL against a hand-filled Sydney database', () => {
     expect(v1[0]).toMatchObject({ registration: 'ab 123 gp', department: 'Sales', zone: ZONE });
   });
 
+  it('mileage: an open month whose window is still incomplete is not complete', async () => {
+    // May: one window, pulled before the month ended and still incomplete (the ledger says so);
+    // the last synced instant is 1 May, so "covered up to the last synced instant" is trivially
+    // true, yet the month's number will still change.
+    await fx.con.run(`INSERT INTO odometer_windows (account, vehicle_id, window_start, window_end, distance_m,
+        odometer_reset, terminal_has_changed)
+      VALUES ('${ACCOUNT}', 1, TIMESTAMPTZ '2026-04-30 14:00:00+00', TIMESTAMPTZ '2026-05-31 14:00:00+00', 100000, false, false)`);
+    await fx.con
+      .run(`INSERT INTO ledger (account, stream, scope, window_start, window_end, status, fetched_at, run_id)
+      VALUES ('${ACCOUNT}', 'odometer', '1', TIMESTAMPTZ '2026-04-30 14:00:00+00', TIMESTAMPTZ '2026-05-31 14:00:00+00',
+        'incomplete', TIMESTAMPTZ '2026-05-02 00:00:00+00', 'run-2')`);
+    try {
+      expect(await run('mileage', { month: '2026-05', vehicle: '1' })).toEqual([
+        expect.objectContaining({ period: '2026-05', distance_km: 100, complete: false }),
+      ]);
+    } finally {
+      await fx.con.run(
+        `DELETE FROM odometer_windows WHERE account = '${ACCOUNT}' AND window_start = TIMESTAMPTZ '2026-04-30 14:00:00+00'`,
+      );
+      await fx.con.run(
+        `DELETE FROM ledger WHERE account = '${ACCOUNT}' AND window_start = TIMESTAMPTZ '2026-04-30 14:00:00+00'`,
+      );
+    }
+  });
+
   it('mileage: month filter, vehicle filter and department filter', async () => {
     expect((await run('mileage', { month: '2026-03' })).map((r) => r.vehicle_id)).toEqual([1, 2]);
     expect(await run('mileage', { month: '2026-04', vehicle: '2' })).toHaveLength(1);
