@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -65,12 +68,63 @@ describe('report API', () => {
     expect(body.rows).toEqual([expect.objectContaining({ distance_km: 750, excluded_periods: 1 })]);
   });
 
+  it('GET .parquet and .arrow hold the JSON rows (same query, the export code)', async () => {
+    const q = '?from=2026-03-01&to=2026-04-30';
+    const body = (await (await get(`/api/reports/mileage${q}`)).json()) as {
+      rows: Record<string, unknown>[];
+    };
+    const pq = await get(`/api/reports/mileage.parquet${q}`);
+    expect(pq.status).toBe(200);
+    expect(pq.headers.get('content-type')).toBe('application/vnd.apache.parquet');
+    expect(pq.headers.get('content-disposition')).toMatch(
+      /filename="?mileage_2026-03-01_2026-04-30\.parquet/,
+    );
+    const file = join(fx.dir, 'm.parquet');
+    writeFileSync(file, Buffer.from(await pq.arrayBuffer()));
+    const fromParquet = (
+      await fx.con.runAndReadAll(`SELECT * FROM read_parquet('${file}')`)
+    ).getRowObjectsJS();
+    expect(fromParquet.map((r) => [r.vehicle_id, r.period, r.distance_km])).toEqual(
+      body.rows.map((r) => [BigInt(r.vehicle_id as number), r.period, r.distance_km]),
+    );
+    const arrow = await get(`/api/reports/mileage.arrow${q}`);
+    expect(arrow.status).toBe(200);
+    expect(arrow.headers.get('content-type')).toBe('application/vnd.apache.arrow.file');
+    const table = tableFromIPC(new Uint8Array(await arrow.arrayBuffer()));
+    expect(table.numRows).toBe(body.rows.length);
+    expect(Array.from(table.getChild('distance_km')!.toArray() as Float64Array)).toEqual(
+      body.rows.map((r) => r.distance_km),
+    );
+  });
+
+  it('mileage_windows: per vehicle-month, counted_km adds up to distance_km and the uncounted to excluded_periods', async () => {
+    const q = '?from=2026-03-01&to=2026-04-30';
+    const mileage = (await (await get(`/api/reports/mileage${q}`)).json()) as {
+      rows: Record<string, unknown>[];
+    };
+    const windows = (await (await get(`/api/reports/mileage_windows${q}`)).json()) as {
+      rows: Record<string, unknown>[];
+    };
+    expect(mileage.rows.length).toBeGreaterThan(2);
+    for (const m of mileage.rows) {
+      const mine = windows.rows.filter((w) => w.vehicle_id === m.vehicle_id && w.period === m.period);
+      const counted = mine.reduce((a, w) => a + ((w.counted_km as number | null) ?? 0), 0);
+      expect(Math.round(counted * 1000) / 1000, `${m.registration} ${m.period}`).toBe(m.distance_km ?? 0);
+      expect(mine.filter((w) => w.counted === false).length).toBe(m.excluded_periods);
+    }
+    expect(windows.rows.filter((w) => w.counted === false).map((w) => [w.vehicle_id, w.reason])).toEqual([
+      [1, 'odometer_reset'],
+      [2, 'terminal_has_changed'],
+    ]);
+  });
+
   it.each([
     ['/api/reports/mileage?from=2026-13-01', /from/],
     ['/api/reports/mileage?from=2026-04-10&to=2026-04-01', /to: 2026-04-01 is before from 2026-04-10/],
     ['/api/reports/mileage?from=1990-01-01&to=2026-01-01', /longer than/],
     ['/api/reports/nope', /unknown report.*valid reports: mileage/],
     ['/api/reports/mileage.xlsx', /unknown report/],
+    ['/api/reports/mileage.csv.parquet', /unknown report/],
     ['/api/reports/..%2F..%2Fetc%2Fpasswd', /unknown report/],
     ["/api/reports/tolls?department=x'%20OR%201=1;--", /department/],
     ['/api/reports/tolls?vehicle=1;DROP%20TABLE%20trips', /vehicle/],
