@@ -1,0 +1,59 @@
+/**
+ * `npm run screenshot`: regenerates docs/overview.png and docs/mileage-drilldown.png (with --all
+ * also the data quality and carpool pages, into .scratch/) from a demo-sized fleet: the simulator with the
+ * demo's options (20 vehicles × 120 days, Australia/Sydney, seed 42), synced into a temp DuckDB
+ * file, the dashboard in headless Chromium at 1280 px. The end day is fixed, so the picture only
+ * changes when the product does.
+ */
+import { mkdirSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import { loadConfig } from '../src/config.ts';
+import { silentLogger } from '../src/log.ts';
+import { startServer } from '../src/server/start.ts';
+import { ACCOUNT, startHarness } from '../test/helpers/synced.ts';
+import { CHROMIUM, CHROMIUM_ARGS } from '../test/browser/chromium.ts';
+
+const all = process.argv.includes('--all');
+const h = await startHarness({
+  fleet: { seed: 42, vehicles: 20, days: 120, timezone: 'Australia/Sydney', endDay: '2026-11-20' },
+  nowOffsetMs: 86_400_000,
+});
+try {
+  const t0 = Date.now();
+  const run = await h.sync();
+  console.log(`sync: ${run.outcome}, ${run.requests} requests, ${Date.now() - t0} ms`);
+  const srv = await startServer({
+    db: h.db,
+    config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone }),
+    log: silentLogger,
+    now: () => new Date(h.now()),
+    port: 0,
+  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, locale: 'en-US' });
+    const v = h.fleet.vehicles[0]!.vehicle_id;
+    const shots: [string, string, boolean][] = [
+      ['index.html', 'docs/overview.png', false],
+      [`mileage.html?vehicle=${v}&month=2026-10`, 'docs/mileage-drilldown.png', false],
+    ];
+    if (all) {
+      mkdirSync('.scratch', { recursive: true });
+      shots.push(
+        ['quality.html', '.scratch/quality.png', true],
+        ['carpool.html', '.scratch/carpool.png', true],
+      );
+    }
+    for (const [path, file, full] of shots) {
+      await page.goto(new URL(path, srv.url).href);
+      await page.waitForSelector('body[data-loading="false"]');
+      await page.screenshot({ path: file, fullPage: full });
+      console.log(`${file}: ${path}`);
+    }
+  } finally {
+    await browser.close();
+    await srv.close();
+  }
+} finally {
+  await h.close();
+}
