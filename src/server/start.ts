@@ -61,7 +61,11 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         name: 'fleetsync-sync',
         logger: {
           info: () => {},
-          warn: (m: string) => opts.log.debug('cron', { message: m }),
+          // node-cron's noOverlap skip is a warning: say so where a scheduler's operator looks.
+          warn: (m: string) =>
+            /overlap/i.test(m)
+              ? opts.log.info('scheduled sync skipped: the previous scheduled run is still going')
+              : opts.log.debug('cron', { message: m }),
           error: (m: string | Error) => opts.log.warn('cron', { message: String(m) }),
           debug: () => {},
         },
