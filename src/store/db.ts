@@ -34,7 +34,10 @@ export async function openDatabase(path: string, opts: { readOnly?: boolean } = 
     try {
       mkdirSync(dirname(path), { recursive: true });
     } catch (cause) {
-      throw new FleetsyncError('E_DB', `cannot create the directory for the database ${path}`, { cause });
+      const why = cause instanceof Error ? `: ${cause.message}` : '';
+      throw new FleetsyncError('E_DB', `cannot create the directory for the database ${path}${why}`, {
+        cause,
+      });
     }
   }
   let instance: DuckDBInstance;
