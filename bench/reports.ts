@@ -79,6 +79,8 @@ export interface Latency {
 
 export interface ServeResult {
   latencies: Latency[];
+  /** Peak RSS once every dashboard call has run (before download-only calls and in-process queries). */
+  dashboardPeakRssMb: number;
   peakRssMb: number;
   baselineRssMb: number;
 }
@@ -123,6 +125,7 @@ export async function serveChild(a: {
   });
   const base = `http://127.0.0.1:${srv.port}`;
   const latencies: Latency[] = [];
+  let dashboardPeakRssMb = 0;
   const measure = async (
     name: string,
     kind: Latency['kind'],
@@ -131,7 +134,9 @@ export async function serveChild(a: {
   ) => {
     let rows = await fn(); // warm-up
     const times: number[] = [];
-    for (let i = 0; i < a.iterations; i++) {
+    // Slow calls (large JSON) stop after 3 samples once they have used 5 s: p95 is then the max.
+    const start = performance.now();
+    for (let i = 0; i < a.iterations && !(i >= 3 && performance.now() - start > 5000); i++) {
       const t0 = performance.now();
       rows = await fn();
       times.push(performance.now() - t0);
@@ -158,13 +163,17 @@ export async function serveChild(a: {
     const today = localDate(a.nowMs, a.timezone);
     await measure('GET /api/status', 'http', true, () => get('/api/status'));
     await measure('GET /api/reports', 'http', true, () => get('/api/reports'));
-    for (const [preset, range] of Object.entries(presets(today)))
-      for (const name of REPORT_NAMES) {
-        const q = `from=${range.from}&to=${range.to}`;
-        await measure(`GET /api/reports/${name} (${preset})`, 'http', !DOWNLOAD_ONLY.has(name), () =>
-          get(`/api/reports/${name}?${q}`),
-        );
-      }
+    // Dashboard calls first, so the peak RSS they reach is read before any download-only call.
+    for (const dashboard of [true, false])
+      for (const [preset, range] of Object.entries(presets(today)))
+        for (const name of REPORT_NAMES) {
+          if (DOWNLOAD_ONLY.has(name) === dashboard) continue;
+          const q = `from=${range.from}&to=${range.to}`;
+          await measure(`GET /api/reports/${name} (${preset})`, 'http', dashboard, () =>
+            get(`/api/reports/${name}?${q}`),
+          );
+          if (dashboard) dashboardPeakRssMb = peakRssMb();
+        }
     const con = await db.connect();
     try {
       const range = presets(today).last_quarter!;
@@ -183,7 +192,7 @@ export async function serveChild(a: {
       con.closeSync();
     }
     say(`serve: peak RSS ${round(peakRssMb())} MB`);
-    return { latencies, peakRssMb: peakRssMb(), baselineRssMb };
+    return { latencies, peakRssMb: peakRssMb(), dashboardPeakRssMb, baselineRssMb };
   } finally {
     await srv.close();
     db.close();
@@ -235,9 +244,15 @@ export function reportFigures(
     );
   out.push(
     fig(B, 'worst dashboard call p95', worst, 'ms', { target: '≤ 100', pass: worst <= 100 }),
-    fig('6 memory', 'serving peak RSS', serve.peakRssMb, 'MB', {
+    fig('6 memory', 'serving peak RSS, dashboard calls', serve.dashboardPeakRssMb, 'MB', {
+      target: '≤ 400',
+      pass: serve.dashboardPeakRssMb <= 400,
+      note: `${round(serve.baselineRssMb)} MB at start`,
+    }),
+    fig('6 memory', 'serving peak RSS, all calls', serve.peakRssMb, 'MB', {
       target: '≤ 400',
       pass: serve.peakRssMb <= 400,
+      note: 'incl. download-only trips JSON and the report queries',
     }),
   );
   return out;

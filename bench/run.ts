@@ -126,7 +126,7 @@ async function main() {
         raw.serve = serve;
         figures.push(...reportFigures(seed, serve, S.reports.vehicles, S.reports.days));
         head.dashboard_p95_ms = round(dashboardP95(serve), 1);
-        peak(serve.peakRssMb);
+        peak(serve.dashboardPeakRssMb);
       }
       if (args.only.has('exports')) {
         say(`exports: trips CSV and Parquet, ${S.exports.targetRows} rows`);

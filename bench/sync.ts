@@ -13,6 +13,7 @@ import { createFleetClient, leastDurationMs } from '../src/api/client.ts';
 import { silentLogger } from '../src/log.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { planSync, runSync, type SyncDeps } from '../src/sync/run.ts';
+import type { StreamName } from '../src/sync/types.ts';
 import { fig, peakRssMb, round, runChild, say, type Figure } from './lib.ts';
 import { clockOf, simStats, startWorld, type Limits, type WorldArgs } from './world.ts';
 
@@ -84,7 +85,9 @@ const diff = (a: Record<string, number>, b: Record<string, number>) => {
 };
 
 /** Child side: one measured full-history sync. */
-export async function syncChild(a: WorldArgs & { vehicles: number; days: number }): Promise<SyncResult> {
+export async function syncChild(
+  a: WorldArgs & { vehicles: number; days: number; streams?: StreamName[] },
+): Promise<SyncResult> {
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-sync-'));
   const now = clockOf(a);
   const acc = { commitMs: 0, dbRunMs: 0, commits: 0 };
@@ -109,7 +112,13 @@ export async function syncChild(a: WorldArgs & { vehicles: number; days: number 
     log: silentLogger,
     now,
   };
-  const req = { trigger: 'cli' as const, fromDay: a.firstDay, toDay: a.lastDay };
+  // `streams` (diagnostics only): sync a subset, e.g. to see which stream holds the memory.
+  const req = {
+    trigger: 'cli' as const,
+    fromDay: a.firstDay,
+    toDay: a.lastDay,
+    ...(a.streams ? { streams: a.streams } : {}),
+  };
   try {
     await runSync(deps, { ...req, streams: ['vehicles'] });
     const plan = await planSync(deps, req);
