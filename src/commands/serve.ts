@@ -4,7 +4,8 @@
  */
 import { createFleetClient } from '../api/client.ts';
 import { resolveAccount } from '../store/accounts.ts';
-import { loadConfig, secretsOf, type Config } from '../config.ts';
+import { loadAccounts, type AccountConfig } from '../accounts.ts';
+import { loadConfig, secretsOf, type Config, type Env } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { openDatabase, type Database } from '../store/db.ts';
 import type { RunSyncFn } from '../server/sync-gate.ts';
@@ -12,49 +13,58 @@ import { startServer } from '../server/start.ts';
 import type { Command } from './command.ts';
 
 /**
- * The production sync for the server: a client per run (closed afterwards) and runSync from the
- * sync engine, imported lazily. Without API credentials there is no sync (POST /api/sync → 503).
+ * The production sync for the server: every configured account (FLEETSYNC_CONFIG, or the one in
+ * the environment) side by side, a client per account and run (closed afterwards). The summary
+ * returned is the dashboard account's; the others are logged. Without API credentials there is
+ * no sync (POST /api/sync → 503).
  */
 export async function productionRunSync(
   db: Database,
   config: Readonly<Config>,
   log: Logger,
   signal: AbortSignal,
+  env: Env = {},
 ): Promise<RunSyncFn | undefined> {
-  if (!config.baseUrl || !config.username || !config.password) return undefined;
-  let mod: typeof import('../sync/run.ts');
-  try {
-    mod = await import('../sync/run.ts');
-  } catch (e) {
-    log.warn('sync engine not available; POST /api/sync will answer 503', { error: String(e) });
-    return undefined;
-  }
+  const accounts: AccountConfig[] = env.FLEETSYNC_CONFIG
+    ? loadAccounts(env, config)
+    : config.baseUrl && config.username && config.password
+      ? loadAccounts({}, config)
+      : [];
+  if (accounts.length === 0) return undefined;
+  const { runSync } = await import('../sync/run.ts');
   return async (trigger) => {
-    const client = createFleetClient({
-      baseUrl: config.baseUrl!,
-      username: config.username!,
-      password: config.password!,
-      timezone: config.timezone,
-      windowMs: config.rateWindowMs,
-      log,
+    const runs = accounts.map(async (a) => {
+      const client = createFleetClient({
+        baseUrl: a.baseUrl,
+        username: a.username,
+        password: a.password,
+        timezone: a.timezone,
+        windowMs: config.rateWindowMs,
+        log: log.child({ account: a.account }),
+      });
+      try {
+        return await runSync(
+          {
+            db,
+            client,
+            account: a.account,
+            timezone: a.timezone,
+            baseUrl: a.baseUrl,
+            windowMs: config.rateWindowMs,
+            log,
+            signal,
+            ...(a.changelogUrl ? { changelogUrl: a.changelogUrl } : {}),
+          },
+          { trigger },
+        );
+      } finally {
+        await client.close();
+      }
     });
-    try {
-      return await mod.runSync(
-        {
-          db,
-          client,
-          account: config.account,
-          timezone: config.timezone,
-          baseUrl: config.baseUrl!,
-          windowMs: config.rateWindowMs,
-          log,
-          signal,
-        },
-        { trigger },
-      );
-    } finally {
-      await client.close();
-    }
+    const summaries = await Promise.all(runs);
+    for (const s of summaries)
+      log.info('sync run', { account: s.account, run: s.run_id, outcome: s.outcome });
+    return summaries.find((s) => s.account === config.account) ?? summaries[0]!;
   };
 }
 
@@ -66,7 +76,10 @@ export const serveCommand: Command = {
     const loaded = loadConfig(ctx.env);
     const log = createLogger({
       level: loaded.logLevel,
-      secrets: secretsOf(loaded),
+      secrets: [
+        ...secretsOf(loaded),
+        ...(ctx.env.FLEETSYNC_CONFIG ? loadAccounts(ctx.env, loaded).map((a) => a.password) : []),
+      ],
       write: (line) => ctx.stderr(line + '\n'),
     });
     const db = await openDatabase(loaded.dbPath);
@@ -74,7 +87,7 @@ export const serveCommand: Command = {
       const con = await db.connect();
       const account = await resolveAccount(con, loaded).finally(() => con.closeSync());
       const config = Object.freeze({ ...loaded, account });
-      const runSync = await productionRunSync(db, config, log, ctx.stopSignal);
+      const runSync = await productionRunSync(db, config, log, ctx.stopSignal, ctx.env);
       const server = await startServer({ db, config, log, ...(runSync ? { runSync } : {}) });
       ctx.stdout(`fleetsync dashboard: ${server.url}\n`);
       if (config.schedule) {
