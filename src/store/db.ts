@@ -107,7 +107,11 @@ export async function inTransaction<T>(con: DuckDBConnection, fn: () => Promise<
     try {
       await con.run('ROLLBACK');
     } catch (rollbackError) {
-      throw new FleetsyncError('E_DB', 'rollback failed after an error', { cause: [e, rollbackError] });
+      // Name the first error: it is the one the user can act on (e.g. "No space left on device").
+      const first = e instanceof Error ? e.message : String(e);
+      throw new FleetsyncError('E_DB', `rollback failed after an error: ${first}`, {
+        cause: [e, rollbackError],
+      });
     }
     throw e;
   }
