@@ -124,7 +124,11 @@ export async function exportReport(
     await rm(tmp, { force: true });
     throw cause instanceof FleetsyncError
       ? cause
-      : new FleetsyncError('E_EXPORT', `cannot write the ${def.name} report to ${outPath}`, { cause });
+      : new FleetsyncError(
+          'E_EXPORT',
+          `cannot write the ${def.name} report to ${outPath}: ${cause instanceof Error ? cause.message : String(cause)}`,
+          { cause },
+        );
   } finally {
     await rm(raw, { force: true });
   }
