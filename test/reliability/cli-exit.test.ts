@@ -134,6 +134,18 @@ describe('bad arguments: exit 2 with a clear message, nothing opened', () => {
   );
 });
 
+describe('an export that cannot be written', () => {
+  it('to a directory that does not exist: exit 1 saying why, nothing left behind', async () => {
+    const dbPath = join(dir, 'export-target.duckdb');
+    const r = await runCli(['export', 'mileage', '--out', join(dir, 'no-such-dir', 'm.csv')], apiEnv(dbPath));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /cannot write the mileage report to .*no-such-dir\/m\.csv: .*No such file or directory/,
+    );
+    expect(existsSync(join(dir, 'no-such-dir'))).toBe(false);
+  }, 30_000);
+});
+
 describe('one process owns the database', () => {
   it('sync, export and status exit 4 naming the running server (PID) and its API', async () => {
     const dbPath = join(dir, 'owned.duckdb');
