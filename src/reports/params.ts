@@ -78,7 +78,8 @@ export function parseReportParams(
   def: ReportDef,
   ctx: { zone: string; nowMs: number },
 ): ReportParams {
-  const cleaned: Record<string, unknown> = {};
+  // No prototype: a `__proto__` parameter is an unknown key (rejected), not a silent no-op.
+  const cleaned: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [k, v] of Object.entries(raw)) {
     if (v === undefined || v === '') continue;
     if (Array.isArray(v)) {
