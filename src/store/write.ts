@@ -12,8 +12,9 @@ import {
   dateValue,
   timestampTZValue,
   timestampValue,
-  type DuckDBAppender,
+  DuckDBDataChunk,
   type DuckDBConnection,
+  type DuckDBValue,
 } from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
 
@@ -50,42 +51,28 @@ async function columnsOf(con: DuckDBConnection, table: string, schema: string, c
 
 const toMs = (v: Cell): number => (v instanceof Date ? v.getTime() : Number(v));
 
-function appendCell(ap: DuckDBAppender, col: ColumnInfo, v: Cell, table: string): void {
-  if (v === null || v === undefined) {
-    ap.appendNull();
-    return;
-  }
+/** Converts one JS cell to the DuckDB value its column takes. */
+function toValue(col: ColumnInfo, v: Cell, table: string): DuckDBValue {
+  if (v === null || v === undefined) return null;
   switch (col.typeId) {
     case DuckDBTypeId.VARCHAR:
-      ap.appendVarchar(typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : String(v));
-      return;
+      return typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : String(v);
     case DuckDBTypeId.BIGINT:
-      ap.appendBigInt(typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v))));
-      return;
+      return typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v)));
     case DuckDBTypeId.INTEGER:
-      ap.appendInteger(Number(v));
-      return;
     case DuckDBTypeId.DOUBLE:
-      ap.appendDouble(Number(v));
-      return;
+      return Number(v);
     case DuckDBTypeId.BOOLEAN:
-      ap.appendBoolean(Boolean(v));
-      return;
+      return Boolean(v);
     case DuckDBTypeId.TIMESTAMP_TZ:
-      ap.appendTimestampTZ(timestampTZValue(BigInt(Math.round(toMs(v))) * 1000n));
-      return;
+      return timestampTZValue(BigInt(Math.round(toMs(v))) * 1000n);
     case DuckDBTypeId.TIMESTAMP:
-      ap.appendTimestamp(timestampValue(BigInt(Math.round(toMs(v))) * 1000n));
-      return;
+      return timestampValue(BigInt(Math.round(toMs(v))) * 1000n);
     case DuckDBTypeId.DATE:
-      ap.appendDate(dateValue(Math.floor(toMs(v) / 86_400_000)));
-      return;
+      return dateValue(Math.floor(toMs(v) / 86_400_000));
     default:
       // JSON is a VARCHAR alias with its own type id in some versions.
-      if (typeof v === 'string') {
-        ap.appendVarchar(v);
-        return;
-      }
+      if (typeof v === 'string') return v;
       throw new FleetsyncError(
         'E_DB',
         `cannot append to ${table}.${col.name}: unsupported column type ${col.typeId}`,
@@ -93,7 +80,13 @@ function appendCell(ap: DuckDBAppender, col: ColumnInfo, v: Cell, table: string)
   }
 }
 
-/** Appends rows to `table` (columns not present in a row are NULL). Returns the count. */
+/** Rows per data chunk: DuckDB's vector size. */
+const CHUNK_ROWS = 2048;
+
+/**
+ * Appends rows to `table` (columns not present in a row are NULL). Returns the count. Rows go in
+ * column-wise, one data chunk of 2,048 rows at a time (about twice the rate of a call per cell).
+ */
 export async function appendRows(
   con: DuckDBConnection,
   table: string,
@@ -103,13 +96,23 @@ export async function appendRows(
   const schema = opts.schema ?? 'main';
   const cols = await columnsOf(con, table, schema, opts.catalog);
   const ap = await con.createAppender(table, schema, opts.catalog ?? null);
+  const types = cols.map((_, i) => ap.columnType(i));
   let n = 0;
+  let buffer: Row[] = [];
+  const flush = () => {
+    if (buffer.length === 0) return;
+    const chunk = DuckDBDataChunk.create(types, buffer.length);
+    chunk.setColumns(cols.map((col) => buffer.map((row) => toValue(col, row[col.name], table))));
+    ap.appendDataChunk(chunk);
+    buffer = [];
+  };
   try {
     for (const row of rows) {
-      for (const col of cols) appendCell(ap, col, row[col.name], table);
-      ap.endRow();
+      buffer.push(row);
       n++;
+      if (buffer.length === CHUNK_ROWS) flush();
     }
+    flush();
     ap.flushSync();
   } finally {
     ap.closeSync();
@@ -141,9 +144,17 @@ export async function upsertRows(
   );
   const cols = (await columnsOf(con, table, 'main')).map((c) => c.name);
   const keyList = key.join(', ');
+  // Collapsing duplicates needs a window sort; skip it when the keys are already unique.
+  const seen = new Set<string>();
+  const unique = rows.every((r) => {
+    const k = key.map((c) => String(r[c] instanceof Date ? (r[c] as Date).getTime() : r[c])).join('\u0000');
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
   await con.run(
-    `INSERT OR REPLACE INTO main.${table} (${cols.join(', ')}) SELECT ${cols.join(', ')} FROM temp.main.${stage} ` +
-      `QUALIFY row_number() OVER (PARTITION BY ${keyList} ORDER BY __seq DESC) = 1`,
+    `INSERT OR REPLACE INTO main.${table} (${cols.join(', ')}) SELECT ${cols.join(', ')} FROM temp.main.${stage}` +
+      (unique ? '' : ` QUALIFY row_number() OVER (PARTITION BY ${keyList} ORDER BY __seq DESC) = 1`),
   );
   await con.run(`DELETE FROM temp.main.${stage}`);
   return rows.length;

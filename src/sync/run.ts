@@ -13,9 +13,9 @@ import { checkApiChanges } from '../changes/index.ts';
 import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
-import { inTransaction } from '../store/db.ts';
 import { queryJs } from '../store/queries.ts';
 import { localDate, addDays } from '../time.ts';
+import { groupCommitter } from './commit.ts';
 import { deleteLedgerWindow, insertLedger, type LedgerEntry } from './ledger.ts';
 import { buildPlan, type PlannedVehicle } from './planner.ts';
 import { ODOMETER_LAG_MS } from './streams/odometer.ts';
@@ -114,16 +114,6 @@ export async function planSync(deps: SyncDeps, req: SyncRequest): Promise<PlanSu
   } finally {
     con.closeSync();
   }
-}
-
-/** Serializes write transactions on the one writer connection. */
-function mutex() {
-  let tail: Promise<unknown> = Promise.resolve();
-  return <T>(fn: () => Promise<T>): Promise<T> => {
-    const next = tail.then(fn, fn);
-    tail = next.catch(() => undefined);
-    return next;
-  };
 }
 
 export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSummary> {
@@ -246,7 +236,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       signal: deps.signal,
     };
     const limit = pLimit(deps.concurrency ?? 8);
-    const write = mutex();
+    const committer = groupCommitter(con);
     const totals = new Map<StreamName, number>();
     const doneBy = new Map<StreamName, number>();
     for (const u of units) totals.set(u.stream, (totals.get(u.stream) ?? 0) + 1);
@@ -260,15 +250,13 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
           const label = `${new Date(unit.window.startMs).toISOString()}/${new Date(unit.window.endMs).toISOString()}`;
           try {
             const result = await unit.fetch(ctx, meter);
-            const rows = await write(() =>
-              inTransaction(con, async () => {
-                const n = await result.write(con);
-                for (const scope of new Set(result.ledger.map((e) => e.scope)))
-                  await deleteLedgerWindow(con, deps.account, unit.ledgerStream, scope, unit.window);
-                await insertLedger(con, deps.account, runId, now(), result.ledger);
-                return n;
-              }),
-            );
+            const rows = await committer.submit(async () => {
+              const n = await result.write(con);
+              for (const scope of new Set(result.ledger.map((e) => e.scope)))
+                await deleteLedgerWindow(con, deps.account, unit.ledgerStream, scope, unit.window);
+              await insertLedger(con, deps.account, runId, now(), result.ledger);
+              return n;
+            });
             for (const e of result.ledger) bump(summary, unit.stream, e.status, 0, 0);
             bump(summary, unit.stream, null, rows, meter.requests);
             deps.afterCommit?.(unit);
@@ -285,9 +273,11 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
             if (deps.signal?.aborted) return;
             bump(summary, unit.stream, 'failed', 0, meter.requests);
             fail(unit.ledgerStream, unit.scope, label, e);
-            await write(() => recordFailure(con, deps.account, runId, now(), unit, e)).catch((e2: unknown) =>
-              log.error('could not record a failed window', { error: describeError(e2) }),
-            );
+            await committer
+              .submit(() => recordFailure(con, deps.account, runId, now(), unit, e))
+              .catch((e2: unknown) =>
+                log.error('could not record a failed window', { error: describeError(e2) }),
+              );
           } finally {
             addMeter(meterTotal, meter);
             doneBy.set(unit.stream, (doneBy.get(unit.stream) ?? 0) + 1);
@@ -394,7 +384,7 @@ function apiChangesNote(s: RunSummary): string | null {
   return `api changes: ${c.status}${c.newReleases ? `, ${c.newReleases} new release(s)` : ''}${flagged}`;
 }
 
-/** A failed window: recorded in the ledger only where nothing is stored yet (never loses data). */
+/** A failed window: recorded in the ledger only where nothing is stored yet (never loses data). Runs inside a committer transaction. */
 async function recordFailure(
   con: DuckDBConnection,
   account: string,
@@ -406,34 +396,32 @@ async function recordFailure(
   const scopes = unit.scope.split(',');
   const sample =
     isFleetsyncError(e) && typeof e.details?.sample === 'string' ? e.details.sample.slice(0, 300) : null;
-  await inTransaction(con, async () => {
-    const entries: LedgerEntry[] = [];
-    for (const scope of scopes) {
-      const r = await con.runAndReadAll(
-        'SELECT count(*)::INTEGER AS n FROM ledger WHERE account = $1 AND stream = $2 AND scope = $3 AND window_start < $5 AND window_end > $4',
-        [
-          account,
-          unit.ledgerStream,
-          scope,
-          new Date(unit.window.startMs).toISOString(),
-          new Date(unit.window.endMs).toISOString(),
-        ],
-      );
-      if (Number(r.getRowObjectsJS()[0]?.n ?? 0) > 0) continue;
-      entries.push({
-        stream: unit.ledgerStream,
+  const entries: LedgerEntry[] = [];
+  for (const scope of scopes) {
+    const r = await con.runAndReadAll(
+      'SELECT count(*)::INTEGER AS n FROM ledger WHERE account = $1 AND stream = $2 AND scope = $3 AND window_start < $5 AND window_end > $4',
+      [
+        account,
+        unit.ledgerStream,
         scope,
-        startMs: unit.window.startMs,
-        endMs: unit.window.endMs,
-        status: 'failed',
-        rows: 0,
-        requests: 0,
-        reason: describeError(e).slice(0, 500),
-        sample,
-      });
-    }
-    if (entries.length) await insertLedger(con, account, runId, nowMs, entries);
-  });
+        new Date(unit.window.startMs).toISOString(),
+        new Date(unit.window.endMs).toISOString(),
+      ],
+    );
+    if (Number(r.getRowObjectsJS()[0]?.n ?? 0) > 0) continue;
+    entries.push({
+      stream: unit.ledgerStream,
+      scope,
+      startMs: unit.window.startMs,
+      endMs: unit.window.endMs,
+      status: 'failed',
+      rows: 0,
+      requests: 0,
+      reason: describeError(e).slice(0, 500),
+      sample,
+    });
+  }
+  if (entries.length) await insertLedger(con, account, runId, nowMs, entries);
 }
 
 function bump(s: RunSummary, stream: StreamName, status: string | null, rows: number, requests: number) {
