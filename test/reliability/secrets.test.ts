@@ -113,7 +113,9 @@ describe('credentials and tokens', () => {
       const auth = { Authorization: `Bearer ${TOKEN}` };
       const get = async (path: string, headers: Record<string, string> = auth) => {
         const res = await fetch(base + path, { headers });
-        keep(`GET ${path} headers`, JSON.stringify([...res.headers]));
+        const headerLines: string[] = [];
+        res.headers.forEach((v, k) => headerLines.push(`${k}: ${v}`));
+        keep(`GET ${path} headers`, headerLines.join('\n'));
         keep(`GET ${path}`, Buffer.from(await res.arrayBuffer()));
         return res.status;
       };
