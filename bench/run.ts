@@ -24,6 +24,7 @@ function parseArgs(argv: string[]) {
   let quick = false;
   let only: Set<Name> = new Set(NAMES);
   let baselineVehicles: number | null = null;
+  let windowMs: number | null = null;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--quick') quick = true;
@@ -34,12 +35,16 @@ function parseArgs(argv: string[]) {
         throw new Error(`--only takes ${NAMES.join(', ')} (got ${list.join(',') || 'nothing'})`);
       only = new Set(list as Name[]);
     } else if (a === '--baseline-vehicles') baselineVehicles = Number(argv[++i]);
+    else if (a === '--window-ms') {
+      windowMs = Number(argv[++i]);
+      if (!Number.isInteger(windowMs) || windowMs < 500) throw new Error('--window-ms takes a whole number of ms ≥ 500');
+    }
     else
       throw new Error(
-        `unknown argument ${a}; usage: npm run bench -- [--quick] [--only ${NAMES.join(',')}] [--baseline-vehicles N]`,
+        `unknown argument ${a}; usage: npm run bench -- [--quick] [--only ${NAMES.join(',')}] [--baseline-vehicles N] [--window-ms N]`,
       );
   }
-  return { quick, only, baselineVehicles };
+  return { quick, only, baselineVehicles, windowMs };
 }
 
 const SIZES = {
@@ -66,7 +71,7 @@ const SIZES = {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const mode = args.quick ? 'quick' : 'full';
-  const S = SIZES[mode];
+  const S = args.windowMs ? { ...SIZES[mode], limits: scaledLimits(args.windowMs, 1) } : SIZES[mode];
   const started = new Date();
   const load0 = loadavg();
   const figures: Figure[] = [];

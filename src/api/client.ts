@@ -47,7 +47,7 @@ import { parseList, parseSingle, payloadError } from './wire.ts';
 export { BUCKET_LIMITS, bucketFor, leastDurationMs, type BucketName } from './buckets.ts';
 export type { CallOptions, ClientStats, RequestMeter } from './request.ts';
 
-export const DEFAULT_CONCURRENCY = 8;
+export const DEFAULT_CONCURRENCY = 16;
 /** Registrations per bulk fuel POST (the API's maximum); longer lists are split. */
 export const BULK_MAX_REGISTRATIONS = 100;
 

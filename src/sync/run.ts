@@ -15,7 +15,7 @@ import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import { queryJs } from '../store/queries.ts';
 import { localDate, addDays } from '../time.ts';
-import { groupCommitter } from './commit.ts';
+import { groupCommitter, type GroupCommitter } from './commit.ts';
 import { deleteLedgerWindow, insertLedger, type LedgerEntry } from './ledger.ts';
 import { buildPlan, type PlannedVehicle } from './planner.ts';
 import { ODOMETER_LAG_MS } from './streams/odometer.ts';
@@ -49,7 +49,7 @@ export interface SyncDeps {
   maxLateMs?: number;
   /** Odometer windows whose last event is this far before their end are incomplete (default 12 h). */
   odometerLagMs?: number;
-  /** Units of work in flight at once (default 8); the buckets pace the requests. */
+  /** Units of work in flight at once (default 16); the buckets pace the requests. */
   concurrency?: number;
   fuelPath?: 'per_vehicle_get' | 'bulk_post';
   onProgress?: (p: SyncProgress) => void;
@@ -142,6 +142,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
     errors: [],
   };
   const meterTotal: RequestMeter = { requests: 0, retries: 0, http429: 0 };
+  const writers = new Map<string, Promise<{ con: DuckDBConnection; committer: GroupCommitter }>>();
   const http429Before = { ...deps.client.stats().http429ByBucket };
   const fail = (stream: string, scope: string, window: string, e: unknown) => {
     summary.outcome = 'partial';
@@ -235,8 +236,18 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       odometerLagMs: deps.odometerLagMs ?? ODOMETER_LAG_MS,
       signal: deps.signal,
     };
-    const limit = pLimit(deps.concurrency ?? 8);
-    const committer = groupCommitter(con);
+    const limit = pLimit(deps.concurrency ?? 16);
+    // One writer connection per stream: streams write disjoint rows, so their transactions never
+    // conflict and DuckDB commits them in parallel; within a stream, windows are group-committed.
+    const writerFor = (stream: string) => {
+      let w = writers.get(stream);
+      if (!w) {
+        w = deps.db.connect().then((c) => ({ con: c, committer: groupCommitter(c) }));
+        writers.set(stream, w);
+      }
+      return w;
+    };
+    let storageError: unknown = null;
     const totals = new Map<StreamName, number>();
     const doneBy = new Map<StreamName, number>();
     for (const u of units) totals.set(u.stream, (totals.get(u.stream) ?? 0) + 1);
@@ -244,17 +255,18 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
     await Promise.all(
       units.map((unit) =>
         limit(async () => {
-          if (deps.signal?.aborted) return;
+          if (deps.signal?.aborted || storageError) return;
           const meter: RequestMeter = { requests: 0, retries: 0, http429: 0 };
           const t0 = Date.now();
           const label = `${new Date(unit.window.startMs).toISOString()}/${new Date(unit.window.endMs).toISOString()}`;
           try {
             const result = await unit.fetch(ctx, meter);
-            const rows = await committer.submit(async () => {
-              const n = await result.write(con);
+            const w = await writerFor(unit.ledgerStream);
+            const rows = await w.committer.submit(async () => {
+              const n = await result.write(w.con);
               for (const scope of new Set(result.ledger.map((e) => e.scope)))
-                await deleteLedgerWindow(con, deps.account, unit.ledgerStream, scope, unit.window);
-              await insertLedger(con, deps.account, runId, now(), result.ledger);
+                await deleteLedgerWindow(w.con, deps.account, unit.ledgerStream, scope, unit.window);
+              await insertLedger(w.con, deps.account, runId, now(), result.ledger);
               return n;
             });
             for (const e of result.ledger) bump(summary, unit.stream, e.status, 0, 0);
@@ -273,8 +285,14 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
             if (deps.signal?.aborted) return;
             bump(summary, unit.stream, 'failed', 0, meter.requests);
             fail(unit.ledgerStream, unit.scope, label, e);
-            await committer
-              .submit(() => recordFailure(con, deps.account, runId, now(), unit, e))
+            if (isStorageError(e)) {
+              // A full or read-only disk: stop writing at once (DuckDB may abort on further writes).
+              storageError ??= e;
+              return;
+            }
+            const w = await writerFor(unit.ledgerStream);
+            await w.committer
+              .submit(() => recordFailure(w.con, deps.account, runId, now(), unit, e))
               .catch((e2: unknown) =>
                 log.error('could not record a failed window', { error: describeError(e2) }),
               );
@@ -290,7 +308,9 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
         }),
       ),
     );
-    if (deps.changelogUrl !== false && !deps.signal?.aborted) {
+    for (const w of writers.values()) (await w).con.closeSync();
+    writers.clear();
+    if (deps.changelogUrl !== false && !deps.signal?.aborted && !storageError) {
       const check = await checkApiChanges({
         db: con,
         baseUrl: deps.baseUrl,
@@ -313,6 +333,15 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
           releases: [...new Set(check.flagged.map((f) => f.version))].join(','),
           endpoints: [...new Set(check.flagged.flatMap((f) => f.syncEndpoints))].join(','),
         });
+    }
+    if (storageError) {
+      summary.outcome = 'failed';
+      summary.errors.push({
+        stream: '*',
+        scope: '*',
+        window: '*',
+        reason: `stopped: ${describeError(storageError)}`,
+      });
     }
     if (deps.signal?.aborted) {
       summary.outcome = 'partial';
@@ -361,6 +390,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       ],
     );
   } finally {
+    for (const w of writers.values()) await w.then((x) => x.con.closeSync()).catch(() => undefined);
     busy.delete(deps.account);
     con.closeSync();
   }
@@ -422,6 +452,13 @@ async function recordFailure(
     });
   }
   if (entries.length) await insertLedger(con, account, runId, nowMs, entries);
+}
+
+/** A failure of the disk under the database rather than of the data: no point writing on. */
+function isStorageError(e: unknown): boolean {
+  const text =
+    e instanceof Error ? `${e.message} ${String((e as { cause?: unknown }).cause ?? '')}` : String(e);
+  return /No space left on device|disk is full|Read-only file system|read-only mode|FATAL Error/i.test(text);
 }
 
 function bump(s: RunSummary, stream: StreamName, status: string | null, rows: number, requests: number) {

@@ -35,3 +35,24 @@ export async function dumpDatabase(path: string): Promise<Record<string, string>
     db.close();
   }
 }
+
+/** Rows present in one dump's table and not the other's (for a readable failure). */
+export function diffTable(
+  a: string | undefined,
+  b: string | undefined,
+): { onlyA: unknown[]; onlyB: unknown[] } {
+  const ra = (JSON.parse(a ?? '[]') as unknown[]).map((r) => JSON.stringify(r));
+  const rb = (JSON.parse(b ?? '[]') as unknown[]).map((r) => JSON.stringify(r));
+  const sb = new Set(rb);
+  const sa = new Set(ra);
+  return {
+    onlyA: ra
+      .filter((r) => !sb.has(r))
+      .slice(0, 5)
+      .map((r) => JSON.parse(r) as unknown),
+    onlyB: rb
+      .filter((r) => !sa.has(r))
+      .slice(0, 5)
+      .map((r) => JSON.parse(r) as unknown),
+  };
+}

@@ -45,11 +45,13 @@ export interface HarnessOptions {
   deps?: Partial<SyncDeps>;
   /** Clock base relative to the end of history (default: 4 days after). */
   nowOffsetMs?: number;
+  /** Use the real clock (for tests that also run the CLI in a child process, which has no other). */
+  realClock?: boolean;
 }
 
 export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const fleet = generateFleet({ seed: 7, vehicles: 14, days: 75, endDay: '2026-04-20', ...o.fleet });
-  const base = fleet.endMs + (o.nowOffsetMs ?? 4 * 86_400_000);
+  const base = o.realClock ? Date.now() : fleet.endMs + (o.nowOffsetMs ?? 4 * 86_400_000);
   const t0 = Date.now();
   let shift = 0;
   const now = () => base + shift + (Date.now() - t0);
