@@ -64,7 +64,7 @@ export const exportCommand: Command = {
     };
     // Bad arguments are refused before the database is opened (or created).
     parse(config.timezone);
-    const db = await openDatabase(config.dbPath);
+    const db = await openDatabase(config.dbPath, { mustExist: true });
     try {
       const con = await db.connect();
       try {

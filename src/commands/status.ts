@@ -44,7 +44,7 @@ export const statusCommand: Command = {
     const n = values.runs === undefined ? 10 : Number(values.runs);
     if (!Number.isInteger(n) || n < 1 || n > 1000)
       throw new FleetsyncError('E_USAGE', '--runs must be a whole number from 1 to 1000');
-    const db = await openDatabase(config.dbPath);
+    const db = await openDatabase(config.dbPath, { mustExist: true });
     const con = await db.connect();
     try {
       const zone = config.timezone;

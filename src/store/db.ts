@@ -5,7 +5,7 @@
  * that names the holder and the server API to use instead.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FleetsyncError } from '../errors.ts';
 import { listSchemaFiles, loadSql } from './queries.ts';
@@ -29,7 +29,15 @@ function lockError(path: string, cause: unknown): FleetsyncError {
   );
 }
 
-export async function openDatabase(path: string, opts: { readOnly?: boolean } = {}): Promise<Database> {
+export async function openDatabase(
+  path: string,
+  opts: { readOnly?: boolean; mustExist?: boolean } = {},
+): Promise<Database> {
+  if (opts.mustExist && path !== ':memory:' && !existsSync(path))
+    throw new FleetsyncError(
+      'E_USAGE',
+      `no database at ${path} (FLEETSYNC_DB): run \`fleetsync sync\` first, or point FLEETSYNC_DB at an existing file`,
+    );
   if (path !== ':memory:') {
     try {
       mkdirSync(dirname(path), { recursive: true });

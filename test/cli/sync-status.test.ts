@@ -110,6 +110,23 @@ describe('fleetsync sync / status', () => {
     }
   });
 
+  it('export and status on a missing database say so and create nothing', async () => {
+    const saved = env;
+    const path = join(h.dir, 'missing', 'fleet.duckdb');
+    env = { FLEETSYNC_DB: path };
+    try {
+      for (const argv of [['export', 'mileage'], ['status']]) {
+        const r = await cli(...argv);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain(`no database at ${path}`);
+      }
+    } finally {
+      env = saved;
+    }
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(join(h.dir, 'missing'))).toBe(false);
+  });
+
   it.each([
     [['sync', '--from', '2026-02-31'], /--from must be a calendar day/],
     [['sync', '--from', '2026-04-10', '--to', '2026-04-01'], /--to 2026-04-01 is before --from 2026-04-10/],

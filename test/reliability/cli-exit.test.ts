@@ -6,6 +6,7 @@
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { openDatabase } from '../../src/store/db.ts';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpDatabase } from '../helpers/dbdump.ts';
@@ -137,6 +138,7 @@ describe('bad arguments: exit 2 with a clear message, nothing opened', () => {
 describe('an export that cannot be written', () => {
   it('to a directory that does not exist: exit 1 saying why, nothing left behind', async () => {
     const dbPath = join(dir, 'export-target.duckdb');
+    (await openDatabase(dbPath)).close(); // an existing (empty) database: only the target is wrong
     const r = await runCli(['export', 'mileage', '--out', join(dir, 'no-such-dir', 'm.csv')], apiEnv(dbPath));
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
