@@ -10,6 +10,8 @@ import { dirname } from 'node:path';
 import { FleetsyncError } from '../errors.ts';
 import { listSchemaFiles, loadSql } from './queries.ts';
 
+export const DEFAULT_DB_MEMORY = '256MB';
+
 export interface Database {
   readonly path: string;
   readonly instance: DuckDBInstance;
@@ -31,7 +33,7 @@ function lockError(path: string, cause: unknown): FleetsyncError {
 
 export async function openDatabase(
   path: string,
-  opts: { readOnly?: boolean; mustExist?: boolean } = {},
+  opts: { readOnly?: boolean; mustExist?: boolean; memoryLimit?: string } = {},
 ): Promise<Database> {
   if (opts.mustExist && path !== ':memory:' && !existsSync(path))
     throw new FleetsyncError(
@@ -50,7 +52,12 @@ export async function openDatabase(
   }
   let instance: DuckDBInstance;
   try {
-    instance = await DuckDBInstance.create(path, opts.readOnly ? { access_mode: 'READ_ONLY' } : {});
+    // DuckDB's buffer pool defaults to 80 % of RAM; fleetsync shares the machine, so it is bounded
+    // (DuckDB spills larger work to disk).
+    instance = await DuckDBInstance.create(path, {
+      memory_limit: opts.memoryLimit ?? DEFAULT_DB_MEMORY,
+      ...(opts.readOnly ? { access_mode: 'READ_ONLY' } : {}),
+    });
   } catch (cause) {
     const text = cause instanceof Error ? cause.message : String(cause);
     if (/lock/i.test(text)) throw lockError(path, cause);

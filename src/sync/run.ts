@@ -237,6 +237,8 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       signal: deps.signal,
     };
     const limit = pLimit(deps.concurrency ?? 16);
+    // A fleet-wide trips window holds a month of the whole fleet's trips: one in memory at a time.
+    const heavy: Partial<Record<StreamName, ReturnType<typeof pLimit>>> = { trips: pLimit(1) };
     // One writer connection per stream: streams write disjoint rows, so their transactions never
     // conflict and DuckDB commits them in parallel; within a stream, windows are group-committed.
     const writerFor = (stream: string) => {
@@ -254,58 +256,60 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
 
     await Promise.all(
       units.map((unit) =>
-        limit(async () => {
-          if (deps.signal?.aborted || storageError) return;
-          const meter: RequestMeter = { requests: 0, retries: 0, http429: 0 };
-          const t0 = Date.now();
-          const label = `${new Date(unit.window.startMs).toISOString()}/${new Date(unit.window.endMs).toISOString()}`;
-          try {
-            const result = await unit.fetch(ctx, meter);
-            const w = await writerFor(unit.ledgerStream);
-            const rows = await w.committer.submit(async () => {
-              const n = await result.write(w.con);
-              for (const scope of new Set(result.ledger.map((e) => e.scope)))
-                await deleteLedgerWindow(w.con, deps.account, unit.ledgerStream, scope, unit.window);
-              await insertLedger(w.con, deps.account, runId, now(), result.ledger);
-              return n;
-            });
-            for (const e of result.ledger) bump(summary, unit.stream, e.status, 0, 0);
-            bump(summary, unit.stream, null, rows, meter.requests);
-            deps.afterCommit?.(unit);
-            log.info('window', {
-              stream: unit.ledgerStream,
-              scope: unit.scope,
-              window: label,
-              rows,
-              requests: meter.requests,
-              ms: Date.now() - t0,
-              status: result.ledger.map((e) => e.status).join('/'),
-            });
-          } catch (e) {
-            if (deps.signal?.aborted) return;
-            bump(summary, unit.stream, 'failed', 0, meter.requests);
-            fail(unit.ledgerStream, unit.scope, label, e);
-            if (isStorageError(e)) {
-              // A full or read-only disk: stop writing at once (DuckDB may abort on further writes).
-              storageError ??= e;
-              return;
+        (heavy[unit.stream] ?? ((f: () => Promise<void>) => f()))(() =>
+          limit(async () => {
+            if (deps.signal?.aborted || storageError) return;
+            const meter: RequestMeter = { requests: 0, retries: 0, http429: 0 };
+            const t0 = Date.now();
+            const label = `${new Date(unit.window.startMs).toISOString()}/${new Date(unit.window.endMs).toISOString()}`;
+            try {
+              const result = await unit.fetch(ctx, meter);
+              const w = await writerFor(unit.ledgerStream);
+              const rows = await w.committer.submit(async () => {
+                const n = await result.write(w.con);
+                for (const scope of new Set(result.ledger.map((e) => e.scope)))
+                  await deleteLedgerWindow(w.con, deps.account, unit.ledgerStream, scope, unit.window);
+                await insertLedger(w.con, deps.account, runId, now(), result.ledger);
+                return n;
+              });
+              for (const e of result.ledger) bump(summary, unit.stream, e.status, 0, 0);
+              bump(summary, unit.stream, null, rows, meter.requests);
+              deps.afterCommit?.(unit);
+              log.info('window', {
+                stream: unit.ledgerStream,
+                scope: unit.scope,
+                window: label,
+                rows,
+                requests: meter.requests,
+                ms: Date.now() - t0,
+                status: result.ledger.map((e) => e.status).join('/'),
+              });
+            } catch (e) {
+              if (deps.signal?.aborted) return;
+              bump(summary, unit.stream, 'failed', 0, meter.requests);
+              fail(unit.ledgerStream, unit.scope, label, e);
+              if (isStorageError(e)) {
+                // A full or read-only disk: stop writing at once (DuckDB may abort on further writes).
+                storageError ??= e;
+                return;
+              }
+              const w = await writerFor(unit.ledgerStream);
+              await w.committer
+                .submit(() => recordFailure(w.con, deps.account, runId, now(), unit, e))
+                .catch((e2: unknown) =>
+                  log.error('could not record a failed window', { error: describeError(e2) }),
+                );
+            } finally {
+              addMeter(meterTotal, meter);
+              doneBy.set(unit.stream, (doneBy.get(unit.stream) ?? 0) + 1);
+              deps.onProgress?.({
+                stream: unit.stream,
+                done: doneBy.get(unit.stream)!,
+                total: totals.get(unit.stream)!,
+              });
             }
-            const w = await writerFor(unit.ledgerStream);
-            await w.committer
-              .submit(() => recordFailure(w.con, deps.account, runId, now(), unit, e))
-              .catch((e2: unknown) =>
-                log.error('could not record a failed window', { error: describeError(e2) }),
-              );
-          } finally {
-            addMeter(meterTotal, meter);
-            doneBy.set(unit.stream, (doneBy.get(unit.stream) ?? 0) + 1);
-            deps.onProgress?.({
-              stream: unit.stream,
-              done: doneBy.get(unit.stream)!,
-              total: totals.get(unit.stream)!,
-            });
-          }
-        }),
+          }),
+        ),
       ),
     );
     for (const w of writers.values()) (await w).con.closeSync();
