@@ -24,6 +24,7 @@ import {
   prepareReportConnection,
   reportMeta,
   toJsonCell,
+  type MetaCache,
   type ReportMeta,
   type ReportScope,
 } from './run.ts';
@@ -39,18 +40,21 @@ export interface ExportResult {
 }
 
 const BOM = '\uFEFF';
+const COPY_CHUNK = 4 << 20;
 const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
 const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
 const stripStatement = (sql: string) => sql.trim().replace(/;\s*$/, '');
 const tempBeside = (out: string, ext: string) =>
   join(dirname(out), `.${basename(out)}.${randomUUID()}.tmp.${ext}`);
 
-/** The report query wrapped so text columns become spreadsheet-safe (CSV only). */
+/**
+ * The report query wrapped so text columns become spreadsheet-safe (CSV only). Numbers and the
+ * ISO times/days/months the queries format themselves (always starting with a digit) need no
+ * neutralising, which saves a per-cell check on every such column.
+ */
 function csvSelect(def: ReportDef, sql: string): string {
   const cols = def.columns.map((c) =>
-    c.kind === 'number' || c.kind === 'integer' || c.kind === 'boolean'
-      ? `r.${ident(c.name)}`
-      : `xl_text(r.${ident(c.name)}) AS ${ident(c.name)}`,
+    c.kind !== 'text' ? `r.${ident(c.name)}` : `xl_text(r.${ident(c.name)}) AS ${ident(c.name)}`,
   );
   return `SELECT ${cols.join(', ')} FROM (\n${stripStatement(sql)}\n) AS r`;
 }
@@ -101,7 +105,7 @@ export async function exportReport(
   params: ReportParams,
   format: ExportFormat,
   outPath: string,
-  opts: { manifest?: boolean } = {},
+  opts: { manifest?: boolean; metaCache?: MetaCache } = {},
 ): Promise<ExportResult> {
   await prepareReportConnection(con);
   const values = bindings(scope, params);
@@ -112,8 +116,12 @@ export async function exportReport(
   try {
     if (format === 'csv') {
       rows = await copyTo(con, csvSelect(def, sql), raw, 'FORMAT csv, HEADER true', values);
+      // BOM + the file in 4 MiB chunks (the default 64 KiB chunks made this copy ~4x slower).
       await pipeline(Readable.from([BOM]), createWriteStream(tmp));
-      await pipeline(createReadStream(raw), createWriteStream(tmp, { flags: 'a' }));
+      await pipeline(
+        createReadStream(raw, { highWaterMark: COPY_CHUNK }),
+        createWriteStream(tmp, { flags: 'a', highWaterMark: COPY_CHUNK }),
+      );
     } else if (format === 'parquet') {
       rows = await copyTo(con, stripStatement(sql), tmp, 'FORMAT parquet', values);
     } else {
@@ -132,7 +140,7 @@ export async function exportReport(
   } finally {
     await rm(raw, { force: true });
   }
-  const meta = await reportMeta(con, scope);
+  const meta = await reportMeta(con, scope, opts.metaCache);
   if (opts.manifest !== false) {
     const manifest = {
       report: def.name,

@@ -94,24 +94,60 @@ export interface ReportResult {
   report: string;
   columns: string[];
   rows: JsonRow[];
+  /** Rows of the whole result (all pages). */
+  total: number;
+  /** Sums over all rows (not only the page) of the columns the registry marks `total`. */
+  totals: Record<string, number>;
 }
+
+/** A page of a report's rows (JSON only: downloads are always complete). */
+export interface ReportPage {
+  limit: number;
+  offset: number;
+}
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
+const stripStatement = (sql: string) => sql.trim().replace(/;\s*$/, '');
 
 export async function runReport(
   con: DuckDBConnection,
   def: ReportDef,
   scope: ReportScope,
   params: ReportParams,
+  page?: ReportPage,
 ): Promise<ReportResult> {
   await prepareReportConnection(con);
-  const ps = await prepareBound(con, loadSql(queryName(def)), bindings(scope, params));
-  const reader = await ps.runAndReadAll();
+  const values = bindings(scope, params);
+  const sql = stripStatement(loadSql(queryName(def)));
+  const pagedSql = page
+    ? `SELECT * FROM (\n${sql}\n) AS r LIMIT ${Math.trunc(page.limit)} OFFSET ${Math.trunc(page.offset)}`
+    : sql;
+  const reader = await (await prepareBound(con, pagedSql, values)).runAndReadAll();
   const columns = reader.columnNames();
   const rows = reader.getRowObjectsJS().map((r) => {
     const out: JsonRow = {};
     for (const c of columns) out[c] = toJsonCell(r[c]);
     return out;
   });
-  return { report: def.name, columns, rows };
+  const totalCols = def.columns.filter((c) => c.total).map((c) => c.name);
+  const totals: Record<string, number> = {};
+  let total = rows.length;
+  if (page && (page.offset > 0 || rows.length >= page.limit)) {
+    // Not the whole result: count and sum over all rows in SQL, so totals tie to the CSV.
+    const sums = totalCols.map((c, i) => `sum(r.${ident(c)})::DOUBLE AS s${i}`);
+    const agg = `SELECT count(*) AS n${sums.map((x) => `, ${x}`).join('')} FROM (\n${sql}\n) AS r`;
+    const row = (await (await prepareBound(con, agg, values)).runAndReadAll()).getRowObjectsJS()[0] ?? {};
+    total = Number(row.n ?? 0);
+    totalCols.forEach((c, i) => (totals[c] = round3(Number(row[`s${i}`] ?? 0))));
+  } else {
+    for (const c of totalCols) {
+      let s = 0;
+      for (const r of rows) if (typeof r[c] === 'number') s += r[c];
+      totals[c] = round3(s);
+    }
+  }
+  return { report: def.name, columns, rows, total, totals };
 }
 
 export interface ReportMeta {
@@ -121,15 +157,47 @@ export interface ReportMeta {
   run_id: string | null;
 }
 
+/**
+ * "Complete through" per data version: key = account, zone, latest run and a fingerprint of the
+ * ledger (meta_key.sql); value = the ISO local instant (or null). Give one per server (or leave
+ * it out to compute every time). A sync changes the key, so a stale value is never served.
+ */
+export type MetaCache = Map<string, string | null>;
+const META_CACHE_MAX = 32;
+
 /** Sidecar facts of a report: generation time, zone, latest run, "complete through". */
-export async function reportMeta(con: DuckDBConnection, scope: ReportScope): Promise<ReportMeta> {
-  await prepareReportConnection(con);
-  const ps = await prepareBound(con, loadSql('reports/meta'), bindings(scope, {} as ReportParams));
-  const row = (await ps.runAndReadAll()).getRowObjectsJS()[0] ?? {};
+export async function reportMeta(
+  con: DuckDBConnection,
+  scope: ReportScope,
+  cache?: MetaCache,
+): Promise<ReportMeta> {
+  const values = bindings(scope, {} as ReportParams);
+  const keyRow = (
+    await (await prepareBound(con, loadSql('reports/meta_key'), values)).runAndReadAll()
+  ).getRowObjectsJS()[0];
+  const runId = (toJsonCell(keyRow?.run_id) as string | null) ?? null;
+  const key = JSON.stringify([
+    scope.account,
+    scope.zone,
+    toJsonCell(keyRow?.run_key),
+    toJsonCell(keyRow?.ledger_key),
+  ]);
+  let through = cache?.get(key);
+  if (through === undefined) {
+    await prepareReportConnection(con);
+    const row = (
+      await (await prepareBound(con, loadSql('reports/meta'), values)).runAndReadAll()
+    ).getRowObjectsJS()[0];
+    through = (toJsonCell(row?.complete_through) as string | null) ?? null;
+    if (cache) {
+      if (cache.size >= META_CACHE_MAX) cache.delete(cache.keys().next().value as string);
+      cache.set(key, through);
+    }
+  }
   return {
     generated_at: new Date(scope.nowMs).toISOString(),
     zone: scope.zone,
-    complete_through: (toJsonCell(row.complete_through) as string | null) ?? null,
-    run_id: (toJsonCell(row.run_id) as string | null) ?? null,
+    complete_through: through,
+    run_id: runId,
   };
 }

@@ -16,7 +16,16 @@ import type { Database } from '../store/db.ts';
 import { exportReport, type ExportFormat } from '../reports/export.ts';
 import { parseReportParams, type ReportParams } from '../reports/params.ts';
 import { REPORT_NAMES, getReport } from '../reports/registry.ts';
-import { reportMeta, requireReport, resolveZone, runReport, type ReportMeta } from '../reports/run.ts';
+import {
+  reportMeta,
+  requireReport,
+  resolveZone,
+  runReport,
+  type MetaCache,
+  type ReportMeta,
+  type ReportPage,
+} from '../reports/run.ts';
+import type { DuckDBConnection } from '@duckdb/node-api';
 
 export interface ReportRouteDeps {
   db: Database;
@@ -39,6 +48,37 @@ function setMeta(res: Response, meta: ReportMeta, rows: number) {
 export const csvFileName = (name: string, p: ReportParams, ext: ExportFormat = 'csv') =>
   `${name}_${p.fromDay}_${p.toDay}${p.vehicle !== null ? `_v${p.vehicle}` : ''}.${ext}`;
 
+/** JSON rows per page unless `limit` says otherwise; downloads are always complete. */
+export const DEFAULT_PAGE_ROWS = 1000;
+export const MAX_PAGE_ROWS = 100_000;
+const IDLE_CONNECTIONS = 4;
+
+/**
+ * Takes `limit`/`offset` out of a JSON request's query for a report that pages (one without its
+ * own `limit` parameter). Returns the page and the query without them.
+ */
+export function pageOf(
+  query: Record<string, unknown>,
+  pages: boolean,
+): { page: ReportPage | undefined; rest: Record<string, unknown> } {
+  if (!pages) return { page: undefined, rest: query };
+  const rest: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(query)) if (k !== 'limit' && k !== 'offset') rest[k] = v;
+  const num = (name: string, v: unknown, min: number, max: number, dflt: number) => {
+    if (v === undefined || v === '') return dflt;
+    if (typeof v !== 'string' || !/^\d{1,9}$/.test(v) || Number(v) < min || Number(v) > max)
+      throw new FleetsyncError('E_BAD_REQUEST', `${name}: must be a whole number ${min}–${max}`);
+    return Number(v);
+  };
+  return {
+    page: {
+      limit: num('limit', query.limit, 1, MAX_PAGE_ROWS, DEFAULT_PAGE_ROWS),
+      offset: num('offset', query.offset, 0, 999_999_999, 0),
+    },
+    rest,
+  };
+}
+
 const CONTENT_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8',
   parquet: 'application/vnd.apache.parquet',
@@ -47,6 +87,15 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
 
 export function reportRoutes(deps: ReportRouteDeps): Router {
   const r = Router();
+  // Report connections are kept (a few idle ones) so their macros are defined once, and
+  // "complete through" is computed once per data version.
+  const metaCache: MetaCache = new Map();
+  const idle: DuckDBConnection[] = [];
+  const acquire = async () => idle.pop() ?? (await deps.db.connect());
+  const release = (con: DuckDBConnection, ok: boolean) => {
+    if (ok && idle.length < IDLE_CONNECTIONS) idle.push(con);
+    else con.closeSync();
+  };
 
   r.get('/reports', (_req, res) => {
     res.json({
@@ -73,15 +122,21 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     const def = requireReport(m[1]!);
     const format = m[2] as ExportFormat | undefined;
     const started = Date.now();
-    const con = await deps.db.connect();
+    const con = await acquire();
+    let ok = false;
     try {
       const zone = await resolveZone(con, deps.config.account, deps.config.timezone);
       const scope = { account: deps.config.account, zone, nowMs: deps.now().getTime() };
-      const params = parseReportParams(req.query as Record<string, unknown>, def, scope);
+      const { page, rest } = pageOf(
+        req.query as Record<string, unknown>,
+        !format && !def.extra.includes('limit'),
+      );
+      const params = parseReportParams(rest, def, scope);
       if (!format) {
-        const result = await runReport(con, def, scope, params);
-        const meta = await reportMeta(con, scope);
-        setMeta(res, meta, result.rows.length);
+        const result = await runReport(con, def, scope, params, page);
+        const meta = await reportMeta(con, scope, metaCache);
+        ok = true;
+        setMeta(res, meta, result.total);
         res.set('Cache-Control', 'no-store');
         res.json({
           report: def.name,
@@ -96,6 +151,9 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
           },
           ...meta,
           columns: def.columns,
+          total: result.total,
+          ...(page ? { offset: page.offset, limit: page.limit } : {}),
+          totals: result.totals,
           rows: result.rows,
         });
         deps.log.debug('report json', {
@@ -106,7 +164,8 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
         return;
       }
       const path = join(deps.tempDir, `${randomUUID()}.${format}`);
-      const out = await exportReport(con, def, scope, params, format, path, { manifest: false });
+      const out = await exportReport(con, def, scope, params, format, path, { manifest: false, metaCache });
+      ok = true;
       setMeta(res, out.meta, out.rows);
       res.set('Cache-Control', 'no-store');
       res.attachment(csvFileName(def.name, params, format));
@@ -122,7 +181,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
         ms: Date.now() - started,
       });
     } finally {
-      con.closeSync();
+      release(con, ok);
     }
   });
 

@@ -1,9 +1,10 @@
 -- xl_text(x): spreadsheet-safe text. A cell that begins with = + - @, a tab or a CR and does
--- not read as a number gets a leading apostrophe; "-12.5" stays as it is.
+-- not read as a number gets a leading apostrophe; "-12.5" stays as it is. (A first-character
+-- test, not a regular expression: this runs on every text cell of a CSV.)
 CREATE OR REPLACE TEMP MACRO xl_text(x) AS
   CASE
     WHEN x IS NULL THEN NULL
-    WHEN regexp_matches(x::VARCHAR, '^[=+\-@\t\r]') AND TRY_CAST(x::VARCHAR AS DOUBLE) IS NULL
+    WHEN left(x::VARCHAR, 1) IN ('=', '+', '-', '@', chr(9), chr(13)) AND TRY_CAST(x::VARCHAR AS DOUBLE) IS NULL
       THEN '''' || x::VARCHAR
     ELSE x::VARCHAR
   END;

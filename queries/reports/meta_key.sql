@@ -1,0 +1,17 @@
+-- What "complete through" depends on, cheaply: the latest run (id, end, outcome) and a
+-- fingerprint of the account's ledger (rows, done/flagged rows, latest fetch, latest window end).
+-- reportMeta reuses its cached "complete through" while these are unchanged.
+SELECT
+  (SELECT run_id FROM runs WHERE account = $account ORDER BY started_at DESC LIMIT 1) AS run_id,
+  (SELECT concat_ws('|', run_id, ended_at, outcome) FROM runs WHERE account = $account
+    ORDER BY started_at DESC LIMIT 1) AS run_key,
+  concat_ws('|',
+    count(*),
+    count(*) FILTER (WHERE status IN ('done', 'flagged')),
+    count(*) FILTER (WHERE status IN ('incomplete', 'failed')),
+    max(fetched_at),
+    max(window_end),
+    min(window_start)
+  ) AS ledger_key
+FROM ledger
+WHERE account = $account;
