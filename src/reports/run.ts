@@ -119,10 +119,11 @@ export async function runReport(
 ): Promise<ReportResult> {
   await prepareReportConnection(con);
   const values = bindings(scope, params);
-  const sql = stripStatement(loadSql(queryName(def)));
+  const sql = loadSql(queryName(def));
   const pagedSql = page
-    ? `SELECT * FROM (\n${sql}\n) AS r LIMIT ${Math.trunc(page.limit)} OFFSET ${Math.trunc(page.offset)}`
+    ? `SELECT * FROM (\n${stripStatement(sql)}\n) AS r LIMIT $page_limit OFFSET $page_offset`
     : sql;
+  if (page) Object.assign(values, { page_limit: page.limit, page_offset: page.offset });
   const reader = await (await prepareBound(con, pagedSql, values)).runAndReadAll();
   const columns = reader.columnNames();
   const rows = reader.getRowObjectsJS().map((r) => {
@@ -135,8 +136,8 @@ export async function runReport(
   let total = rows.length;
   if (page && (page.offset > 0 || rows.length >= page.limit)) {
     // Not the whole result: count and sum over all rows in SQL, so totals tie to the CSV.
-    const sums = totalCols.map((c, i) => `sum(r.${ident(c)})::DOUBLE AS s${i}`);
-    const agg = `SELECT count(*) AS n${sums.map((x) => `, ${x}`).join('')} FROM (\n${sql}\n) AS r`;
+    const cols = ['count(*) AS n', ...totalCols.map((c, i) => `sum(r.${ident(c)})::DOUBLE AS s${i}`)];
+    const agg = `SELECT ${cols.join(', ')} FROM (\n${stripStatement(sql)}\n) AS r`;
     const row = (await (await prepareBound(con, agg, values)).runAndReadAll()).getRowObjectsJS()[0] ?? {};
     total = Number(row.n ?? 0);
     totalCols.forEach((c, i) => (totals[c] = round3(Number(row[`s${i}`] ?? 0))));

@@ -27,6 +27,9 @@ const ALLOWED: Record<string, string[]> = {
   // Registry column names (quoted by ident), the named query text, a generated temp path
   // (quoted by sqlString), and COPY options chosen by format.
   'src/reports/export.ts': ["cols.join(', ')", 'stripStatement(sql)', 'select', 'sqlString(path)', 'options'],
+  // The named query text wrapped for a JSON page (LIMIT/OFFSET bound) and its totals (registry
+  // column names quoted by ident).
+  'src/reports/run.ts': ["cols.join(', ')", 'stripStatement(sql)'],
 };
 
 const SQL = /\b(SELECT|INSERT|UPDATE|DELETE|COPY|CREATE|DROP|ATTACH|PRAGMA|FROM|WHERE|VALUES)\b/;

@@ -1,10 +1,11 @@
 -- xl_text(x): spreadsheet-safe text. A cell that begins with = + - @, a tab or a CR and does
 -- not read as a number gets a leading apostrophe; "-12.5" stays as it is. (A first-character
--- test, not a regular expression: this runs on every text cell of a CSV.)
+-- test, not a regular expression: this runs on every text cell of a CSV. Not an IN list: DuckDB
+-- plans a longer IN list as a join, which loses the report's row order.)
 CREATE OR REPLACE TEMP MACRO xl_text(x) AS
   CASE
     WHEN x IS NULL THEN NULL
-    WHEN left(x::VARCHAR, 1) IN ('=', '+', '-', '@', chr(9), chr(13)) AND TRY_CAST(x::VARCHAR AS DOUBLE) IS NULL
+    WHEN x::VARCHAR <> '' AND contains('=+-@' || chr(9) || chr(13), left(x::VARCHAR, 1)) AND TRY_CAST(x::VARCHAR AS DOUBLE) IS NULL
       THEN '''' || x::VARCHAR
     ELSE x::VARCHAR
   END;
