@@ -12,8 +12,9 @@ rng AS (
   SELECT
     timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
     timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1,
-    strftime($from_day::DATE, '%Y-%m') AS m0,
-    strftime($to_day::DATE, '%Y-%m') AS m1
+    -- the local months the range touches, as instants: rows are compared raw, not converted
+    timezone($zone, date_trunc('month', $from_day::DATE)::TIMESTAMP) AS m0,
+    timezone($zone, (date_trunc('month', $to_day::DATE) + INTERVAL 1 MONTH)::TIMESTAMP) AS m1
 ),
 odo AS (
   -- per vehicle and month first, rounded as mileage.sql rounds, so the tile equals the CSV's sum
@@ -24,7 +25,7 @@ odo AS (
       count(*) FILTER (WHERE o.odometer_reset OR o.terminal_has_changed) AS excluded
     FROM odometer_windows AS o, rng
     WHERE o.account = $account AND o.vehicle_id IN (SELECT vehicle_id FROM veh)
-      AND strftime(timezone($zone, o.window_start), '%Y-%m') BETWEEN rng.m0 AND rng.m1
+      AND o.window_start >= rng.m0 AND o.window_start < rng.m1
     GROUP BY o.vehicle_id, strftime(timezone($zone, o.window_start), '%Y-%m')
   ) AS per_month
 ),
@@ -42,14 +43,14 @@ fuel AS (
       count(*) FILTER (WHERE f.counter_end_l < f.counter_start_l) AS excluded
     FROM fuel_consumed AS f, rng
     WHERE f.account = $account AND f.vehicle_id IN (SELECT vehicle_id FROM veh)
-      AND strftime(timezone($zone, f.window_start), '%Y-%m') BETWEEN rng.m0 AND rng.m1
+      AND f.window_start >= rng.m0 AND f.window_start < rng.m1
     GROUP BY f.vehicle_id, strftime(timezone($zone, f.window_start), '%Y-%m')
     UNION ALL
     SELECT f.vehicle_id, sum(f.estimated_used_l), 0
     FROM fuel_level AS f, rng
     WHERE f.account = $account AND f.vehicle_id IN (SELECT vehicle_id FROM veh)
       AND f.vehicle_id NOT IN (SELECT vehicle_id FROM counter_vehicles)
-      AND strftime(timezone($zone, f.window_start), '%Y-%m') BETWEEN rng.m0 AND rng.m1
+      AND f.window_start >= rng.m0 AND f.window_start < rng.m1
     GROUP BY f.vehicle_id, strftime(timezone($zone, f.window_start), '%Y-%m')
   ) AS per_month
 ),
