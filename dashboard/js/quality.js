@@ -1,4 +1,5 @@
 import { startPage } from './page.js';
+import { pageNote } from './table.js';
 
 const STATUS_CLASS = {
   synced: 'cov-synced',
@@ -7,11 +8,18 @@ const STATUS_CLASS = {
   missing: 'cov-missing',
 };
 
-/** The coverage calendar: a vehicle per row, a local day per column, a coloured cell per status. */
+/**
+ * The coverage calendar: a vehicle per row, a local day per column, a coloured cell per status.
+ * The API pages its rows (vehicle by vehicle, day by day): a vehicle cut off by the page end is
+ * left out rather than shown with "missing" days it has not been sent.
+ */
 function calendar(result, { tableDiv }) {
   const days = [...new Set(result.rows.map((r) => r.day))].sort();
   const byVehicle = new Map();
+  const last = result.rows.at(-1)?.vehicle_id;
+  const cut = result.total > result.rows.length && result.rows[0]?.vehicle_id !== last ? last : undefined;
   for (const r of result.rows) {
+    if (cut !== undefined && r.vehicle_id === cut) continue;
     if (!byVehicle.has(r.vehicle_id))
       byVehicle.set(r.vehicle_id, { registration: r.registration, cells: new Map() });
     byVehicle.get(r.vehicle_id).cells.set(r.day, r.status);
@@ -44,7 +52,8 @@ function calendar(result, { tableDiv }) {
     span.textContent = s;
     legend.append(span, ' ');
   }
-  tableDiv.replaceChildren(legend, table);
+  const note = pageNote(result.rows.length, result.total);
+  tableDiv.replaceChildren(...(note ? [note] : []), legend, table);
 }
 
 startPage({

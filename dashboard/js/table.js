@@ -34,9 +34,23 @@ export function totalOf(rows, col) {
 }
 
 /**
+ * "Showing N of M rows — download the CSV for all" when the API sent one page of a larger
+ * result (`total` > rows), else null.
+ */
+export function pageNote(shown, total) {
+  if (typeof total !== 'number' || total <= shown) return null;
+  const p = document.createElement('p');
+  p.className = 'page-note';
+  p.textContent = `Showing ${NUMBER.format(shown)} of ${NUMBER.format(total)} rows — download the CSV for all.`;
+  return p;
+}
+
+/**
  * Renders `rows` into `container` as a table of `columns` (from the API: name, kind, total).
  * opts: hide (column names), cellClass(col, value, row), link(col, row) → href for a drill-down
- * link in the cell, empty (the message when there are no rows).
+ * link in the cell, empty (the message when there are no rows), total and totals (the API's row
+ * count and sums over all rows: when the rows are one page, the totals row shows those, so it
+ * still ties to the CSV).
  */
 export function renderTable(container, columns, rows, opts = {}) {
   container.replaceChildren();
@@ -98,19 +112,21 @@ export function renderTable(container, columns, rows, opts = {}) {
     thead.append(th);
   }
   fill();
+  const paged = typeof opts.total === 'number' && opts.total > rows.length;
+  const allRows = paged ? opts.total : rows.length;
   if (visible.some((c) => c.total) && rows.length) {
     const tf = table.createTFoot().insertRow();
     tf.className = 'totals';
     visible.forEach((c, i) => {
       const td = tf.insertCell();
       if (c.total) {
-        const t = totalOf(rows, c.name);
+        const t =
+          paged && typeof opts.totals?.[c.name] === 'number' ? opts.totals[c.name] : totalOf(rows, c.name);
         td.textContent = NUMBER.format(t);
         td.className = 'num';
         td.dataset.col = c.name;
         td.dataset.value = String(t);
-      } else if (i === 0)
-        td.textContent = `Total (${NUMBER.format(rows.length)} row${rows.length === 1 ? '' : 's'})`;
+      } else if (i === 0) td.textContent = `Total (${NUMBER.format(allRows)} row${allRows === 1 ? '' : 's'})`;
     });
   }
   if (!rows.length) {
@@ -120,5 +136,7 @@ export function renderTable(container, columns, rows, opts = {}) {
     container.append(p);
     return;
   }
+  const note = pageNote(rows.length, opts.total);
+  if (note) container.append(note);
   container.append(table);
 }
