@@ -37,9 +37,9 @@ function parseArgs(argv: string[]) {
     } else if (a === '--baseline-vehicles') baselineVehicles = Number(argv[++i]);
     else if (a === '--window-ms') {
       windowMs = Number(argv[++i]);
-      if (!Number.isInteger(windowMs) || windowMs < 500) throw new Error('--window-ms takes a whole number of ms ≥ 500');
-    }
-    else
+      if (!Number.isInteger(windowMs) || windowMs < 500)
+        throw new Error('--window-ms takes a whole number of ms ≥ 500');
+    } else
       throw new Error(
         `unknown argument ${a}; usage: npm run bench -- [--quick] [--only ${NAMES.join(',')}] [--baseline-vehicles N] [--window-ms N]`,
       );

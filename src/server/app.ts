@@ -77,12 +77,10 @@ export function createApp(opts: AppOptions): Express {
   app.use('/api', (req, res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD' || req.get('x-fleetsync-request') === '1')
       return next();
-    res
-      .status(403)
-      .json({
-        error: 'E_FORBIDDEN',
-        message: 'state-changing API calls need the header X-Fleetsync-Request: 1',
-      });
+    res.status(403).json({
+      error: 'E_FORBIDDEN',
+      message: 'state-changing API calls need the header X-Fleetsync-Request: 1',
+    });
   });
   app.use('/api', reportRoutes({ db: opts.db, config: opts.config, log: opts.log, now, tempDir }));
   app.use(
