@@ -89,10 +89,15 @@ function drawChart(canvas, spec, rows) {
               }
             : {}),
         };
+  if (spec.horizontal) {
+    scales.x = scales.y;
+    delete scales.y;
+  }
   new Chart(canvas, {
     type: spec.type ?? 'bar',
     data,
     options: {
+      ...(spec.horizontal ? { indexAxis: 'y' } : {}),
       animation: false,
       responsive: true,
       maintainAspectRatio: false,
@@ -245,6 +250,8 @@ export async function startPage({ title, sections, header }) {
             if (s.table !== false)
               renderTable(tableDiv, result.columns, result.rows, {
                 empty: emptyMessage(status, result),
+                // A paged report: say how many rows there are, totals over all of them (SQL).
+                ...(result.total !== undefined ? { total: result.total, totals: result.totals } : {}),
                 ...opts,
               });
           }

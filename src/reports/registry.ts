@@ -76,6 +76,21 @@ const defs: ReportDef[] = [
     extra: [],
   },
   {
+    name: 'toll_gantries',
+    title: 'Toll passages per gantry',
+    grain: 'toll geofence',
+    columns: [
+      c('geofence_id', 'text'),
+      c('geofence_name', 'text'),
+      c('passages', 'integer', true),
+      c('vehicles', 'integer'),
+      c('duration_s', 'number', true),
+      c('first_passage', 'time'),
+      c('last_passage', 'time'),
+    ],
+    extra: [],
+  },
+  {
     name: 'trips',
     title: 'Trips',
     grain: 'one trip (start inside the range)',

@@ -73,7 +73,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     ['index.html', ['chart-trend', 'chart-top']],
     ['mileage.html', ['chart-mileage']],
     ['fuel.html', ['chart-fuel']],
-    ['tolls.html', ['chart-tolls']],
+    ['tolls.html', ['chart-gantries', 'chart-per-day']],
     ['carpool.html', ['chart-departments', 'chart-status']],
     ['quality.html', []],
     ['runs.html', []],
@@ -87,6 +87,23 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
         expect(d.labels.length, id).toBeGreaterThan(0);
       }
       expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('tolls: the per-day chart counts every passage of the range (SQL), not the rows of a page', async () => {
+    const { page } = await open(`/tolls.html${RANGE}`);
+    try {
+      const perDay = await chartData(page, 'chart-per-day');
+      const sum = perDay.datasets[0]!.data.reduce((a, b) => a + b, 0);
+      const api = (await (await fetch(new URL(`/api/reports/tolls${RANGE}&limit=1`, srv.url))).json()) as {
+        total: number;
+      };
+      expect(api.total).toBe(3);
+      expect(sum).toBe(api.total);
+      const gantries = await chartData(page, 'chart-gantries');
+      expect(gantries.datasets[0]!.data.reduce((a, b) => a + b, 0)).toBe(api.total);
     } finally {
       await page.close();
     }

@@ -97,6 +97,20 @@ describe('report API', () => {
     );
   });
 
+  it('toll_gantries: passages add up to the toll passages of the same filter', async () => {
+    for (const q of ['?from=2026-03-01&to=2026-04-30', '?month=2026-04&vehicle=1']) {
+      const tolls = (await (await get(`/api/reports/tolls${q}`)).json()) as { rows: unknown[] };
+      const by = (await (await get(`/api/reports/toll_gantries${q}`)).json()) as {
+        rows: { passages: number }[];
+      };
+      expect(tolls.rows.length).toBeGreaterThan(0);
+      expect(
+        by.rows.reduce((a, r) => a + r.passages, 0),
+        q,
+      ).toBe(tolls.rows.length);
+    }
+  });
+
   it('mileage_windows: per vehicle-month, counted_km adds up to distance_km and the uncounted to excluded_periods', async () => {
     const q = '?from=2026-03-01&to=2026-04-30';
     const mileage = (await (await get(`/api/reports/mileage${q}`)).json()) as {
