@@ -257,13 +257,16 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
     await Promise.all(
       units.map((unit) =>
         (heavy[unit.stream] ?? ((f: () => Promise<void>) => f()))(() =>
-          limit(async () => {
+          (async () => {
             if (deps.signal?.aborted || storageError) return;
             const meter: RequestMeter = { requests: 0, retries: 0, http429: 0 };
             const t0 = Date.now();
             const label = `${new Date(unit.window.startMs).toISOString()}/${new Date(unit.window.endMs).toISOString()}`;
             try {
-              const result = await unit.fetch(ctx, meter);
+              // The slot covers the requests only: a unit waiting for its commit does not hold back
+              // the next unit's requests (the first window's burst goes out as fast as it can).
+              const result = await limit(() => unit.fetch(ctx, meter));
+              if (storageError) return;
               const w = await writerFor(unit.ledgerStream);
               const rows = await w.committer.submit(async () => {
                 const n = await result.write(w.con);
@@ -308,7 +311,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
                 total: totals.get(unit.stream)!,
               });
             }
-          }),
+          })(),
         ),
       ),
     );
