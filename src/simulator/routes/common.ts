@@ -182,3 +182,36 @@ export function vehicleByRegistration(fleet: Fleet, registration: string | undef
 
 /** The latest instant whose data of `v` has reached the API at `now` (report delay). */
 export const horizonOf = (v: SimVehicle, now: number) => now - v.report_delay_ms;
+
+/**
+ * The body of a bulk POST (fuel, EV): `registrations` (1–100 known plates), a ≤ 24-hour window,
+ * `page` and `limit` in the body. Errors name the field, as the real service does.
+ */
+export function bulkBody(ctx: RouteContext): {
+  vehicles: SimVehicle[];
+  w: Window;
+  body: Record<string, unknown>;
+} {
+  const body = ctx.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ApiError(422, 'The request body must be a JSON object.');
+  const b = body as Record<string, unknown>;
+  const regs = b.registrations;
+  if (!Array.isArray(regs) || regs.length === 0)
+    throw new ApiError(422, 'The registrations field is required and must be a non-empty list.');
+  if (regs.length > 100)
+    throw new ApiError(422, 'The registrations field must not have more than 100 items.');
+  const vehicles = regs.map((r, i) => {
+    const v = ctx.fleet.vehicles.find((x) => x.registration === r);
+    if (!v) throw new ApiError(422, `The selected registrations.${i} is invalid.`);
+    return v;
+  });
+  const w = parseWindow(
+    b.start_timestamp,
+    b.end_timestamp,
+    ['start_timestamp', 'end_timestamp'],
+    ctx.fleet.timezone,
+    CAP_24_HOURS_S,
+  );
+  return { vehicles, w, body: b };
+}

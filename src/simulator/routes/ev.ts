@@ -12,12 +12,10 @@
 import type { Fleet, SimVehicle } from '../model.ts';
 import { wireTs } from '../wire.ts';
 import {
-  ApiError,
-  CAP_24_HOURS_S,
+  bulkBody,
   horizonOf,
   paginate,
   parsePage,
-  parseWindow,
   type Reply,
   type Route,
   type RouteContext,
@@ -121,27 +119,7 @@ function bulkRequest(ctx: RouteContext): {
   w: Window;
   page: ReturnType<typeof parsePage>;
 } {
-  const b = ctx.body;
-  if (typeof b !== 'object' || b === null || Array.isArray(b))
-    throw new ApiError(422, 'The request body must be a JSON object.');
-  const body = b as Record<string, unknown>;
-  const regs = body.registrations;
-  if (!Array.isArray(regs) || regs.length === 0)
-    throw new ApiError(422, 'The registrations field is required and must be a non-empty list.');
-  if (regs.length > 100)
-    throw new ApiError(422, 'The registrations field must not have more than 100 items.');
-  const vehicles = regs.map((r, i) => {
-    const v = ctx.fleet.vehicles.find((x) => x.registration === r);
-    if (!v) throw new ApiError(422, `The selected registrations.${i} is invalid.`);
-    return v;
-  });
-  const w = parseWindow(
-    body.start_timestamp,
-    body.end_timestamp,
-    ['start_timestamp', 'end_timestamp'],
-    ctx.fleet.timezone,
-    CAP_24_HOURS_S,
-  );
+  const { vehicles, w, body } = bulkBody(ctx);
   return {
     vehicles: vehicles.filter((v) => v.powertrain === 'electric'),
     w,

@@ -8,7 +8,7 @@
 import type { Fleet, SimVehicle } from '../model.ts';
 import { fillWire, isListedTwice, isoTs } from '../wire.ts';
 import {
-  ApiError,
+  bulkBody,
   CAP_24_HOURS_S,
   CAP_31_DAYS_S,
   horizonOf,
@@ -81,31 +81,6 @@ const queryWindow = (ctx: RouteContext, capS: number) =>
     ctx.fleet.timezone,
     capS,
   );
-
-function bulkBody(ctx: RouteContext): { vehicles: SimVehicle[]; w: Window; body: Record<string, unknown> } {
-  const body = ctx.body;
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new ApiError(422, 'The request body must be a JSON object.');
-  const b = body as Record<string, unknown>;
-  const regs = b.registrations;
-  if (!Array.isArray(regs) || regs.length === 0)
-    throw new ApiError(422, 'The registrations field is required and must be a non-empty list.');
-  if (regs.length > 100)
-    throw new ApiError(422, 'The registrations field must not have more than 100 items.');
-  const vehicles = regs.map((r, i) => {
-    const v = ctx.fleet.vehicles.find((x) => x.registration === r);
-    if (!v) throw new ApiError(422, `The selected registrations.${i} is invalid.`);
-    return v;
-  });
-  const w = parseWindow(
-    b.start_timestamp,
-    b.end_timestamp,
-    ['start_timestamp', 'end_timestamp'],
-    ctx.fleet.timezone,
-    CAP_24_HOURS_S,
-  );
-  return { vehicles, w, body: b };
-}
 
 function bulk(ctx: RouteContext, kind: 'fuel_consumed' | 'fuel_level'): Reply {
   const { vehicles, w, body } = bulkBody(ctx);
