@@ -2,10 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   formatLocal,
   formatWireTimestamp,
+  intlWallTime,
   localDayBounds,
   localMonthBounds,
+  offsetMinutes,
   parseLocal,
   parseWireTimestamp,
+  wallTime,
 } from '../src/time.ts';
 
 const SYD = 'Australia/Sydney';
@@ -49,5 +52,41 @@ describe('time in the account zone', () => {
     const apr = localMonthBounds('2026-04', SYD);
     expect(formatWireTimestamp(apr.startMs, SYD)).toBe('2026-04-01 00:00:00+11');
     expect(formatWireTimestamp(apr.endMs, SYD)).toBe('2026-05-01 00:00:00+10');
+  });
+});
+
+describe('wallTime (cached offsets) agrees with Intl', () => {
+  const zones = [
+    'Australia/Sydney',
+    'Australia/Lord_Howe', // 30-minute DST shift
+    'Asia/Kathmandu', // +05:45
+    'Pacific/Chatham', // +12:45 / +13:45
+    'America/St_Johns', // -03:30, DST at 02:00 local
+    'Europe/London',
+    'Africa/Johannesburg',
+    'UTC',
+  ];
+  const intl = intlWallTime;
+
+  it('at random instants and at every second around each transition of 2025–2027', () => {
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const from = Date.parse('2025-01-01T00:00:00Z');
+    const to = Date.parse('2028-01-01T00:00:00Z');
+    for (const zone of zones) {
+      for (let i = 0; i < 3000; i++) {
+        const ms = from + Math.floor(rnd() * (to - from));
+        expect(wallTime(ms, zone), `${zone} ${new Date(ms).toISOString()}`).toEqual(intl(ms, zone));
+      }
+      // Walk by hours; where the offset changes, check every second of the hour around it.
+      let prev = offsetMinutes(from, zone);
+      for (let h = from; h < to; h += 3_600_000) {
+        const off = offsetMinutes(h, zone);
+        if (off !== prev)
+          for (let s = h - 3_600_000; s <= h; s += 1000)
+            expect(wallTime(s, zone), `${zone} ${new Date(s).toISOString()}`).toEqual(intl(s, zone));
+        prev = off;
+      }
+    }
   });
 });
