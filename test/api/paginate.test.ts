@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFleetClient, type FleetClient } from '../../src/api/client.ts';
+import { paginate, type Page } from '../../src/api/paginate.ts';
 import { isFleetsyncError } from '../../src/errors.ts';
 import { fakeClock, json, PASSWORD, startServer, type TestServer } from './helpers.ts';
 
@@ -108,5 +109,47 @@ describe('pagination', () => {
     const e = await client.listGeofences().catch((x: unknown) => x);
     expect(isFleetsyncError(e, 'E_PAYLOAD')).toBe(true);
     expect(srv.seen).toHaveLength(2);
+  });
+});
+
+describe('pagination fan-out (paginate)', () => {
+  /** A page source of `actual` items that reports `claimed` as its total, counting requests in flight. */
+  function source(actual: number, claimed = actual, perPage = 100) {
+    const asked: number[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const fetchPage = async (page: number): Promise<Page<number>> => {
+      asked.push(page);
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      await new Promise((r) => setImmediate(r));
+      inFlight--;
+      const items = Array.from({ length: actual }, (_, i) => i).slice((page - 1) * perPage, page * perPage);
+      // Page 1 claims `claimed`; later pages tell the truth.
+      const total = page === 1 ? claimed : actual;
+      const lastPage = Math.max(1, Math.ceil(total / perPage));
+      return { items, meta: { current_page: page, per_page: perPage, last_page: lastPage, total } };
+    };
+    return { fetchPage, asked, maxInFlight: () => maxInFlight };
+  }
+
+  it('asks pages 3 and later several at once once page 1 gives the total, in order, none twice', async () => {
+    const s = source(2_050);
+    const got = await paginate(s.fetchPage, { endpoint: 'GET /x', limit: 100, parallel: 8 });
+    expect(got).toEqual(Array.from({ length: 2_050 }, (_, i) => i));
+    expect(s.asked.slice(0, 2)).toEqual([1, 2]);
+    expect([...s.asked].sort((a, b) => a - b)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+    expect(s.maxInFlight()).toBe(8);
+  });
+
+  it('a total that is too high costs at most parallel - 1 empty pages', async () => {
+    const s = source(450, 5_000);
+    expect(await paginate(s.fetchPage, { endpoint: 'GET /x', limit: 100, parallel: 4 })).toHaveLength(450);
+    expect(s.asked.length).toBeLessThanOrEqual(5 + 3);
+  });
+
+  it('a page-1 total that is too low: goes on one page at a time until the last page', async () => {
+    const s = source(1_000, 300);
+    expect(await paginate(s.fetchPage, { endpoint: 'GET /x', limit: 100, parallel: 8 })).toHaveLength(1_000);
+    expect(s.asked).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 });
