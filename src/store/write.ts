@@ -159,3 +159,105 @@ export async function upsertRows(
   await con.run(`DELETE FROM temp.main.${stage}`);
   return rows.length;
 }
+
+/**
+ * Rows of `table` (of one account) to delete before a window's rows go in: those whose `eq`
+ * columns equal the given values and whose time lies in [startMs, endMs) (`at`: one timestamp
+ * column) or whose span lies inside [startMs, endMs] (`within`: a start and an end column).
+ */
+export interface RangeDelete {
+  table: string;
+  eq: Record<string, string | number>;
+  at?: string;
+  within?: readonly [string, string];
+  startMs: number;
+  endMs: number;
+}
+
+const IDENT = /^[a-z_][a-z0-9_]*$/;
+
+/** A column name checked against the table's own columns (never taken from input). */
+function column(cols: readonly ColumnInfo[], table: string, name: string): string {
+  if (!IDENT.test(name) || !cols.some((c) => c.name === name))
+    throw new FleetsyncError('E_DB', `${table} has no column ${name}`);
+  return name;
+}
+
+const isoTs = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Deletes every range in `deletes` for `account`: one DELETE per table and shape, however many
+ * windows (a window's own statement costs ~1–3 ms; a group of 50 in one statement about the same
+ * as one). Values are bound; names are checked against the table's columns. Call inside a
+ * transaction.
+ */
+export async function deleteRanges(
+  con: DuckDBConnection,
+  account: string,
+  deletes: readonly RangeDelete[],
+): Promise<void> {
+  const shapes = new Map<string, RangeDelete[]>();
+  for (const d of deletes) {
+    if (!d.at === !d.within)
+      throw new FleetsyncError('E_DB', `delete on ${d.table}: give one of at / within`);
+    const k = [d.table, Object.keys(d.eq).join(','), d.at ?? d.within!.join(',')].join('|');
+    const list = shapes.get(k) ?? [];
+    list.push(d);
+    shapes.set(k, list);
+  }
+  for (const group of shapes.values()) {
+    const first = group[0]!;
+    if (!IDENT.test(first.table)) throw new FleetsyncError('E_DB', `bad table name ${first.table}`);
+    const cols = await columnsOf(con, first.table, 'main');
+    const table = first.table;
+    column(cols, table, 'account');
+    const eqCols = Object.keys(first.eq).map((c) => column(cols, table, c));
+    const [lo, hi] = first.at
+      ? [column(cols, table, first.at), column(cols, table, first.at)]
+      : [column(cols, table, first.within![0]), column(cols, table, first.within![1])];
+    const hiOp = first.at ? '<' : '<=';
+    const params: (string | number)[] = [account];
+    const p = (v: string | number) => {
+      params.push(v);
+      return `$${params.length}`;
+    };
+    const cast = (v: string | number) => (typeof v === 'number' ? 'BIGINT' : 'VARCHAR');
+    if (group.length === 1) {
+      const where = [
+        't.account = $1',
+        ...eqCols.map((c) => `t.${c} = ${p(first.eq[c]!)}`),
+        `t.${lo} >= ${p(isoTs(first.startMs))}::TIMESTAMPTZ`,
+        `t.${hi} ${hiOp} ${p(isoTs(first.endMs))}::TIMESTAMPTZ`,
+      ].join(' AND ');
+      await con.run(`DELETE FROM main.${table} AS t WHERE ${where}`, params);
+      continue;
+    }
+    const keyNames = [...eqCols.map((_, i) => `k${i}`), 'ks', 'ke'];
+    const values = group
+      .map(
+        (d) =>
+          `(${[
+            ...eqCols.map((c) => `${p(d.eq[c]!)}::${cast(d.eq[c]!)}`),
+            `${p(isoTs(d.startMs))}::TIMESTAMPTZ`,
+            `${p(isoTs(d.endMs))}::TIMESTAMPTZ`,
+          ].join(', ')})`,
+      )
+      .join(', ');
+    // The overall span as a plain filter too, so DuckDB can skip row groups by their min/max.
+    const span = [
+      `t.${lo} >= ${p(isoTs(Math.min(...group.map((d) => d.startMs))))}::TIMESTAMPTZ`,
+      `t.${hi} ${hiOp} ${p(isoTs(Math.max(...group.map((d) => d.endMs))))}::TIMESTAMPTZ`,
+    ].join(' AND ');
+    const where = [
+      't.account = $1',
+      ...eqCols.map((c, i) => `t.${c} = k.k${i}`),
+      `t.${lo} >= k.ks`,
+      `t.${hi} ${hiOp} k.ke`,
+      span,
+    ].join(' AND ');
+    await con.run(
+      `DELETE FROM main.${table} AS t USING (VALUES ${values}) AS k(${keyNames.join(', ')}) WHERE ${where}`,
+      params,
+    );
+  }
+}

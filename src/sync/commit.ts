@@ -1,27 +1,75 @@
 /**
- * Group commit on the one writer connection. Windows that finish while the writer is busy are
- * written together in one transaction (COMMIT is the writer's main cost: ~4 ms per window alone,
- * well under 1 ms in a group). Each job is one whole window, so a window is still stored whole or
- * not at all; when a group fails, its jobs are retried one transaction each, so one bad window
- * never takes others down with it.
+ * Group commit on a stream's writer connection. Windows that finish while the writer is busy are
+ * written together in one transaction, and set-based: one DELETE per table and shape for all
+ * their ranges, one append or merge per table for all their rows (a statement costs 1–3 ms
+ * whatever its size, so per-window statements were the sync's main CPU cost). Each job is one
+ * whole window, so a window is still stored whole or not at all; when a group fails, its jobs
+ * are retried one transaction each, so one bad window never takes others down with it.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { inTransaction } from '../store/db.ts';
+import { appendRows, deleteRanges, upsertRows, type RangeDelete, type Row } from '../store/write.ts';
 
-interface Job<T = unknown> {
-  run: () => Promise<T>;
-  resolve: (v: T) => void;
+/** Rows for one table: appended, or merged by `key` (a later row for a key replaces an earlier). */
+export interface TableRows {
+  table: string;
+  key?: readonly string[];
+  rows: Row[];
+}
+
+/** One window's write: its ranges deleted, then its rows inserted, then `custom` (if any). */
+export interface WindowWrite {
+  deletes: RangeDelete[];
+  inserts: TableRows[];
+  /** A write that must read before it writes (bookings history, a failure record). */
+  custom?: (con: DuckDBConnection) => Promise<void>;
+}
+
+/**
+ * Applies the writes of several windows as if one after another: every delete first, then every
+ * insert, then the custom writes in order. That equals running them in turn because a window's
+ * rows lie inside its own ranges and windows of one stream and scope never overlap (a row seen by
+ * two windows is keyed, and the merge keeps one).
+ */
+export async function applyWrites(
+  con: DuckDBConnection,
+  account: string,
+  writes: readonly WindowWrite[],
+): Promise<void> {
+  await deleteRanges(
+    con,
+    account,
+    writes.flatMap((w) => w.deletes),
+  );
+  const byTable = new Map<string, TableRows>();
+  for (const w of writes)
+    for (const ins of w.inserts) {
+      if (ins.rows.length === 0) continue;
+      const k = `${ins.table}|${ins.key?.join(',') ?? ''}`;
+      const t = byTable.get(k);
+      if (t) t.rows.push(...ins.rows);
+      else byTable.set(k, { table: ins.table, key: ins.key, rows: [...ins.rows] });
+    }
+  for (const t of byTable.values())
+    if (t.key) await upsertRows(con, t.table, t.key, t.rows);
+    else await appendRows(con, t.table, t.rows);
+  for (const w of writes) await w.custom?.(con);
+}
+
+interface Job {
+  write: WindowWrite;
+  resolve: () => void;
   reject: (e: unknown) => void;
 }
 
 export interface GroupCommitter {
-  /** Runs `job` inside a write transaction (maybe shared with other jobs); resolves after COMMIT. */
-  submit<T>(job: () => Promise<T>): Promise<T>;
+  /** Writes one window inside a transaction (maybe shared with other windows); resolves after COMMIT. */
+  submit(write: WindowWrite): Promise<void>;
   /** Transactions committed so far (for logs and benchmarks). */
   readonly transactions: number;
 }
 
-export function groupCommitter(con: DuckDBConnection, maxGroup = 64): GroupCommitter {
+export function groupCommitter(con: DuckDBConnection, account: string, maxGroup = 64): GroupCommitter {
   const pending: Job[] = [];
   let draining = false;
   let transactions = 0;
@@ -30,13 +78,15 @@ export function groupCommitter(con: DuckDBConnection, maxGroup = 64): GroupCommi
     while (pending.length) {
       const group = pending.splice(0, maxGroup);
       try {
-        const results = await inTransaction(con, async () => {
-          const out: unknown[] = [];
-          for (const j of group) out.push(await j.run());
-          return out;
-        });
+        await inTransaction(con, () =>
+          applyWrites(
+            con,
+            account,
+            group.map((j) => j.write),
+          ),
+        );
         transactions++;
-        group.forEach((j, i) => j.resolve(results[i]));
+        for (const j of group) j.resolve();
       } catch (e) {
         if (group.length === 1) {
           group[0]!.reject(e);
@@ -44,8 +94,9 @@ export function groupCommitter(con: DuckDBConnection, maxGroup = 64): GroupCommi
         }
         for (const j of group) {
           try {
-            j.resolve(await inTransaction(con, j.run));
+            await inTransaction(con, () => applyWrites(con, account, [j.write]));
             transactions++;
+            j.resolve();
           } catch (e2) {
             j.reject(e2);
           }
@@ -67,9 +118,9 @@ export function groupCommitter(con: DuckDBConnection, maxGroup = 64): GroupCommi
   }
 
   return {
-    submit<T>(run: () => Promise<T>): Promise<T> {
-      return new Promise<T>((resolve, reject) => {
-        pending.push({ run, resolve: resolve as (v: unknown) => void, reject });
+    submit(write: WindowWrite): Promise<void> {
+      return new Promise<void>((resolve, reject) => {
+        pending.push({ write, resolve, reject });
         kick();
       });
     },

@@ -8,7 +8,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { WindowStatus } from './types.ts';
 import type { Window } from './windows.ts';
 import { queryJs } from '../store/queries.ts';
-import { appendRows } from '../store/write.ts';
+import { appendRows, type RangeDelete, type Row } from '../store/write.ts';
 
 export type LedgerStream =
   'trips' | 'odometer' | 'fuel_consumed' | 'fuel_level' | 'fuel_fills' | 'visits' | 'bookings';
@@ -93,6 +93,39 @@ export async function deleteLedgerWindow(
   );
 }
 
+/** The ledger rows a window's entries become. */
+export function ledgerRows(
+  account: string,
+  runId: string,
+  fetchedMs: number,
+  entries: readonly LedgerEntry[],
+): Row[] {
+  return entries.map((e) => ({
+    account,
+    stream: e.stream,
+    scope: e.scope,
+    window_start: e.startMs,
+    window_end: e.endMs,
+    status: e.status,
+    rows: e.rows,
+    requests: e.requests,
+    fetched_at: fetchedMs,
+    run_id: runId,
+    reason: e.reason ?? null,
+    sample: e.sample ?? null,
+    last_event_at: e.lastEventMs ?? null,
+  }));
+}
+
+/** Every ledger row of `scope` inside `w` (replaced when the window is pulled again). */
+export const ledgerRange = (stream: LedgerStream, scope: string, w: Window): RangeDelete => ({
+  table: 'ledger',
+  eq: { stream, scope },
+  within: ['window_start', 'window_end'],
+  startMs: w.startMs,
+  endMs: w.endMs,
+});
+
 export async function insertLedger(
   con: DuckDBConnection,
   account: string,
@@ -100,23 +133,5 @@ export async function insertLedger(
   fetchedMs: number,
   entries: readonly LedgerEntry[],
 ): Promise<void> {
-  await appendRows(
-    con,
-    'ledger',
-    entries.map((e) => ({
-      account,
-      stream: e.stream,
-      scope: e.scope,
-      window_start: e.startMs,
-      window_end: e.endMs,
-      status: e.status,
-      rows: e.rows,
-      requests: e.requests,
-      fetched_at: fetchedMs,
-      run_id: runId,
-      reason: e.reason ?? null,
-      sample: e.sample ?? null,
-      last_event_at: e.lastEventMs ?? null,
-    })),
-  );
+  await appendRows(con, 'ledger', ledgerRows(account, runId, fetchedMs, entries));
 }

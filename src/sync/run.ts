@@ -16,7 +16,7 @@ import type { Database } from '../store/db.ts';
 import { queryJs } from '../store/queries.ts';
 import { localDate, addDays } from '../time.ts';
 import { groupCommitter, type GroupCommitter } from './commit.ts';
-import { deleteLedgerWindow, insertLedger, type LedgerEntry } from './ledger.ts';
+import { insertLedger, ledgerRange, ledgerRows, type LedgerEntry } from './ledger.ts';
 import { buildPlan, type PlannedVehicle } from './planner.ts';
 import { ODOMETER_LAG_MS } from './streams/odometer.ts';
 import { syncCarpool, syncGeofences, syncVehicles } from './streams/snapshots.ts';
@@ -237,14 +237,20 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       signal: deps.signal,
     };
     const limit = pLimit(deps.concurrency ?? 16);
-    // A fleet-wide trips window holds a month of the whole fleet's trips: one in memory at a time.
+    // A fleet-wide trips window holds a month of the whole fleet's trips: one in memory at a time
+    // (its pages are fetched several at once, see paginate.ts). Its own limiter, not `limit`: the
+    // trips windows are the longest request chain, so the next one must not queue behind the
+    // per-vehicle units (it then spilled into the next limit window and made the tail).
     const heavy: Partial<Record<StreamName, ReturnType<typeof pLimit>>> = { trips: pLimit(1) };
     // One writer connection per stream: streams write disjoint rows, so their transactions never
     // conflict and DuckDB commits them in parallel; within a stream, windows are group-committed.
     const writerFor = (stream: string) => {
       let w = writers.get(stream);
       if (!w) {
-        w = deps.db.connect().then((c) => ({ con: c, committer: groupCommitter(c) }));
+        w = deps.db.connect().then((c) => ({
+          con: c,
+          committer: groupCommitter(c, deps.account),
+        }));
         writers.set(stream, w);
       }
       return w;
@@ -255,7 +261,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
     for (const u of units) totals.set(u.stream, (totals.get(u.stream) ?? 0) + 1);
 
     await Promise.all(
-      units.map((unit) =>
+      byCriticalPath(units).map((unit) =>
         (heavy[unit.stream] ?? ((f: () => Promise<void>) => f()))(() =>
           (async () => {
             if (deps.signal?.aborted || storageError) return;
@@ -265,16 +271,26 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
             try {
               // The slot covers the requests only: a unit waiting for its commit does not hold back
               // the next unit's requests (the first window's burst goes out as fast as it can).
-              const result = await limit(() => unit.fetch(ctx, meter));
+              // A heavy unit has its own limiter: it never queues behind the per-vehicle units.
+              const result = heavy[unit.stream]
+                ? await unit.fetch(ctx, meter)
+                : await limit(() => unit.fetch(ctx, meter));
               if (storageError) return;
               const w = await writerFor(unit.ledgerStream);
-              const rows = await w.committer.submit(async () => {
-                const n = await result.write(w.con);
-                for (const scope of new Set(result.ledger.map((e) => e.scope)))
-                  await deleteLedgerWindow(w.con, deps.account, unit.ledgerStream, scope, unit.window);
-                await insertLedger(w.con, deps.account, runId, now(), result.ledger);
-                return n;
+              await w.committer.submit({
+                deletes: [
+                  ...result.deletes,
+                  ...[...new Set(result.ledger.map((e) => e.scope))].map((scope) =>
+                    ledgerRange(unit.ledgerStream, scope, unit.window),
+                  ),
+                ],
+                inserts: [
+                  ...result.inserts,
+                  { table: 'ledger', rows: ledgerRows(deps.account, runId, now(), result.ledger) },
+                ],
+                custom: result.custom,
               });
+              const rows = result.rows;
               for (const e of result.ledger) bump(summary, unit.stream, e.status, 0, 0);
               bump(summary, unit.stream, null, rows, meter.requests);
               deps.afterCommit?.(unit);
@@ -298,7 +314,11 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
               }
               const w = await writerFor(unit.ledgerStream);
               await w.committer
-                .submit(() => recordFailure(w.con, deps.account, runId, now(), unit, e))
+                .submit({
+                  deletes: [],
+                  inserts: [],
+                  custom: (c) => recordFailure(c, deps.account, runId, now(), unit, e),
+                })
                 .catch((e2: unknown) =>
                   log.error('could not record a failed window', { error: describeError(e2) }),
                 );
@@ -409,6 +429,31 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
     ms: summary.ended_ms - summary.started_ms,
   });
   return summary;
+}
+
+/**
+ * The order units start in: longest request chains first (list scheduling by critical path).
+ * Fleet-wide windows are paged (page 1 must answer before the rest are asked) and cost the API
+ * most per request; per-vehicle windows are one cheap request each. Started first, the paged
+ * streams get through while the first limit window has room, and what spills into the next
+ * window is independent one-request units that all go out at once when slots free up.
+ */
+const START_ORDER: Record<StreamName, number> = {
+  trips: 0,
+  visits: 1,
+  bookings: 2,
+  odometer: 3,
+  fuel: 4,
+  vehicles: 5,
+  geofences: 5,
+  carpool: 5,
+};
+
+function byCriticalPath(units: readonly Unit[]): Unit[] {
+  return units
+    .map((u, i) => ({ u, i }))
+    .sort((a, b) => START_ORDER[a.u.stream] - START_ORDER[b.u.stream] || a.i - b.i)
+    .map((x) => x.u);
 }
 
 function apiChangesNote(s: RunSummary): string | null {

@@ -1,11 +1,13 @@
 /**
  * A unit of work: one grid window of one stream for one scope (a vehicle or the fleet). `fetch`
- * talks to the API only; `commit` writes the result — the window's data rows replaced and its
- * ledger rows replaced — in one transaction, so a window is stored whole or not at all.
+ * talks to the API only and returns the write declaratively — the window's data ranges to
+ * replace, its rows, its ledger rows — which the stream's group committer applies in one
+ * transaction (with other windows', set-based), so a window is stored whole or not at all.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { BucketName, FleetClient, RequestMeter } from '../api/client.ts';
 import type { Logger } from '../log.ts';
+import type { RangeDelete } from '../store/write.ts';
+import type { WindowWrite } from './commit.ts';
 import type { LedgerEntry, LedgerStream } from './ledger.ts';
 import type { StreamName } from './types.ts';
 import type { Window } from './windows.ts';
@@ -30,11 +32,11 @@ export interface StreamContext {
   signal?: AbortSignal;
 }
 
-export interface FetchResult {
+export interface FetchResult extends WindowWrite {
   /** Ledger rows that replace every ledger row inside the unit's window (leaves after splits). */
   ledger: LedgerEntry[];
-  /** Replaces the window's data rows; runs inside the unit's transaction. Returns rows written. */
-  write(con: DuckDBConnection): Promise<number>;
+  /** Data rows the window stored (for the run summary). */
+  rows: number;
 }
 
 export interface Unit {
@@ -64,3 +66,12 @@ export function settledStatus(
 }
 
 export const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A per-vehicle window table's rows inside `w` (every leaf a split left), replaced by a re-pull. */
+export const vehicleWindowRange = (table: string, vehicleId: number, w: Window): RangeDelete => ({
+  table,
+  eq: { vehicle_id: vehicleId },
+  within: ['window_start', 'window_end'],
+  startMs: w.startMs,
+  endMs: w.endMs,
+});

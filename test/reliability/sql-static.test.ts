@@ -22,8 +22,18 @@ const SCANNED = [
 
 /** file → interpolations allowed inside SQL text, with why they are safe. */
 const ALLOWED: Record<string, string[]> = {
-  // Column and table names of the store's own tables (code constants, information_schema).
-  'src/store/write.ts': ['stage', 'table', "cols.join(', ')", "catalog ? 'AND table_catalog = $3' : ''"],
+  // Column and table names of the store's own tables (code constants, information_schema);
+  // deleteRanges' WHERE and VALUES lists hold only names checked against the table's columns
+  // and `$n` placeholders (every value is bound).
+  'src/store/write.ts': [
+    'stage',
+    'table',
+    "cols.join(', ')",
+    "catalog ? 'AND table_catalog = $3' : ''",
+    'where',
+    'values',
+    "keyNames.join(', ')",
+  ],
   // Registry column names (quoted by ident), the named query text, a generated temp path
   // (quoted by sqlString), and COPY options chosen by format.
   'src/reports/export.ts': ["cols.join(', ')", 'stripStatement(sql)', 'select', 'sqlString(path)', 'options'],

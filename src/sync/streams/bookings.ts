@@ -41,8 +41,12 @@ export function bookingsUnit(w: Window, estPages: number, runId: string): Unit {
             requests: meter.requests,
           },
         ],
-        async write(con) {
-          if (bookings.length === 0) return 0;
+        deletes: [],
+        inserts: [],
+        rows: bookings.length,
+        // Reads the stored statuses before writing, so it runs on its own after the batched writes.
+        async custom(con) {
+          if (bookings.length === 0) return;
           // Status changes since the last observation, for the history table.
           const ids = bookings.map((b) => b.booking_id);
           const prev = new Map<number, { status: string; first: Date }>();
@@ -69,7 +73,7 @@ export function bookingsUnit(w: Window, estPages: number, runId: string): Unit {
               run_id: runId,
             })),
           );
-          return upsertRows(
+          await upsertRows(
             con,
             'carpool_bookings',
             ['account', 'booking_id'],

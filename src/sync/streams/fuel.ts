@@ -9,9 +9,15 @@
  *   a fill listed twice stored once).
  */
 import type { FuelConsumed, FuelFill, FuelLevel } from '../../api/types.ts';
-import { appendRows, upsertRows } from '../../store/write.ts';
 import type { LedgerEntry } from '../ledger.ts';
-import { iso, settledStatus, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
+import {
+  iso,
+  settledStatus,
+  vehicleWindowRange,
+  type StreamContext,
+  type Unit,
+  type VehicleRef,
+} from '../unit.ts';
 import { splitAtMidnight, type Window } from '../windows.ts';
 
 const wentDown = (f: FuelConsumed) =>
@@ -48,20 +54,6 @@ const consumedRow = (account: string, vehicleId: number, w: Window, f: FuelConsu
   fuel_consumed_l: f.fuel_consumed_l,
 });
 
-async function replaceConsumed(
-  con: Parameters<import('../unit.ts').FetchResult['write']>[0],
-  account: string,
-  vehicleId: number,
-  w: Window,
-  rows: ReturnType<typeof consumedRow>[],
-) {
-  await con.run(
-    'DELETE FROM fuel_consumed WHERE account = $1 AND vehicle_id = $2 AND window_start >= $3 AND window_end <= $4',
-    [account, vehicleId, iso(w.startMs), iso(w.endMs)],
-  );
-  return appendRows(con, 'fuel_consumed', rows);
-}
-
 /** Per-vehicle GET /fuel/consumed/{registration} over a ≤31-day window, split on a counter reset. */
 export function fuelConsumedUnit(v: VehicleRef, w: Window): Unit {
   return {
@@ -90,16 +82,12 @@ export function fuelConsumedUnit(v: VehicleRef, w: Window): Unit {
         leaves.push({ w: win, f, entry: consumedEntry(ctx, v, win, f, meter.requests - before) });
       };
       await pull(w);
+      const rows = leaves.filter((l) => l.f).map((l) => consumedRow(ctx.account, v.vehicle_id, l.w, l.f!));
       return {
         ledger: leaves.map((l) => l.entry),
-        write: (con) =>
-          replaceConsumed(
-            con,
-            ctx.account,
-            v.vehicle_id,
-            w,
-            leaves.filter((l) => l.f).map((l) => consumedRow(ctx.account, v.vehicle_id, l.w, l.f!)),
-          ),
+        deletes: [vehicleWindowRange('fuel_consumed', v.vehicle_id, w)],
+        inserts: [{ table: 'fuel_consumed', rows }],
+        rows: rows.length,
       };
     },
   };
@@ -128,20 +116,12 @@ export function fuelConsumedBulkUnit(vehicles: VehicleRef[], w: Window): Unit {
         return { v, f, entry: consumedEntry(ctx, v, w, f, 0) };
       });
       if (per[0]) per[0].entry.requests = meter.requests;
+      const rows = per.filter((p) => p.f).map((p) => consumedRow(ctx.account, p.v.vehicle_id, w, p.f!));
       return {
         ledger: per.map((p) => p.entry),
-        async write(con) {
-          let n = 0;
-          for (const p of per)
-            n += await replaceConsumed(
-              con,
-              ctx.account,
-              p.v.vehicle_id,
-              w,
-              p.f ? [consumedRow(ctx.account, p.v.vehicle_id, w, p.f)] : [],
-            );
-          return n;
-        },
+        deletes: per.map((p) => vehicleWindowRange('fuel_consumed', p.v.vehicle_id, w)),
+        inserts: [{ table: 'fuel_consumed', rows }],
+        rows: rows.length,
       };
     },
   };
@@ -176,29 +156,31 @@ export function fuelLevelUnit(v: VehicleRef, w: Window): Unit {
             requests: meter.requests,
           },
         ],
-        async write(con) {
-          await con.run(
-            'DELETE FROM fuel_level WHERE account = $1 AND vehicle_id = $2 AND window_start >= $3 AND window_end <= $4',
-            [ctx.account, v.vehicle_id, iso(w.startMs), iso(w.endMs)],
-          );
-          if (!f) return 0;
-          return appendRows(con, 'fuel_level', [
-            {
-              account: ctx.account,
-              vehicle_id: v.vehicle_id,
-              window_start: w.startMs,
-              window_end: w.endMs,
-              start_l: f.start.litres,
-              start_at: f.start.ms,
-              start_accurate: f.start.accurate,
-              end_l: f.end.litres,
-              end_at: f.end.ms,
-              end_accurate: f.end.accurate,
-              estimated_used_l: f.estimated_fuel_used_l,
-              calibrated: f.calibrated,
-            },
-          ]);
-        },
+        deletes: [vehicleWindowRange('fuel_level', v.vehicle_id, w)],
+        inserts: [
+          {
+            table: 'fuel_level',
+            rows: f
+              ? [
+                  {
+                    account: ctx.account,
+                    vehicle_id: v.vehicle_id,
+                    window_start: w.startMs,
+                    window_end: w.endMs,
+                    start_l: f.start.litres,
+                    start_at: f.start.ms,
+                    start_accurate: f.start.accurate,
+                    end_l: f.end.litres,
+                    end_at: f.end.ms,
+                    end_accurate: f.end.accurate,
+                    estimated_used_l: f.estimated_fuel_used_l,
+                    calibrated: f.calibrated,
+                  },
+                ]
+              : [],
+          },
+        ],
+        rows: f ? 1 : 0,
       };
     },
   };
@@ -242,13 +224,17 @@ export function fuelFillsUnit(v: VehicleRef, w: Window): Unit {
             requests: meter.requests,
           },
         ],
-        async write(con) {
-          await con.run(
-            'DELETE FROM fuel_fills WHERE account = $1 AND vehicle_id = $2 AND fill_time >= $3 AND fill_time < $4',
-            [ctx.account, v.vehicle_id, iso(w.startMs), iso(w.endMs)],
-          );
-          return upsertRows(con, 'fuel_fills', ['account', 'vehicle_id', 'fill_time'], rows);
-        },
+        deletes: [
+          {
+            table: 'fuel_fills',
+            eq: { vehicle_id: v.vehicle_id },
+            at: 'fill_time',
+            startMs: w.startMs,
+            endMs: w.endMs,
+          },
+        ],
+        inserts: [{ table: 'fuel_fills', key: ['account', 'vehicle_id', 'fill_time'], rows }],
+        rows: rows.length,
       };
     },
   };

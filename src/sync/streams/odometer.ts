@@ -5,9 +5,15 @@
  * event is well before its end is incomplete and pulled again on later runs.
  */
 import type { OdometerWindow } from '../../api/types.ts';
-import { appendRows } from '../../store/write.ts';
 import type { LedgerEntry } from '../ledger.ts';
-import { iso, settledStatus, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
+import {
+  iso,
+  settledStatus,
+  vehicleWindowRange,
+  type StreamContext,
+  type Unit,
+  type VehicleRef,
+} from '../unit.ts';
 import { splitAtMidnight, type Window } from '../windows.ts';
 
 /** Data this much older than the window's end (or now) means the window is not yet complete. */
@@ -87,33 +93,26 @@ export function odometerUnit(v: VehicleRef, w: Window): Unit {
         leaves.push({ w: win, data: o, entry: classify(ctx, v, win, o, meter.requests - before) });
       };
       await pull(w);
+      const rows = leaves
+        .filter((l) => l.data)
+        .map(({ w: lw, data: o }) => ({
+          account: ctx.account,
+          vehicle_id: v.vehicle_id,
+          window_start: lw.startMs,
+          window_end: lw.endMs,
+          start_odometer_m: o!.start_odometer_m,
+          end_odometer_m: o!.end_odometer_m,
+          distance_m: o!.distance_m,
+          current_odometer_m: o!.current_odometer_m,
+          last_event_at: o!.last_event_ms,
+          odometer_reset: o!.odometer_reset,
+          terminal_has_changed: o!.terminal_has_changed,
+        }));
       return {
         ledger: leaves.map((l) => l.entry),
-        async write(con) {
-          await con.run(
-            'DELETE FROM odometer_windows WHERE account = $1 AND vehicle_id = $2 AND window_start >= $3 AND window_end <= $4',
-            [ctx.account, v.vehicle_id, iso(w.startMs), iso(w.endMs)],
-          );
-          return appendRows(
-            con,
-            'odometer_windows',
-            leaves
-              .filter((l) => l.data)
-              .map(({ w: lw, data: o }) => ({
-                account: ctx.account,
-                vehicle_id: v.vehicle_id,
-                window_start: lw.startMs,
-                window_end: lw.endMs,
-                start_odometer_m: o!.start_odometer_m,
-                end_odometer_m: o!.end_odometer_m,
-                distance_m: o!.distance_m,
-                current_odometer_m: o!.current_odometer_m,
-                last_event_at: o!.last_event_ms,
-                odometer_reset: o!.odometer_reset,
-                terminal_has_changed: o!.terminal_has_changed,
-              })),
-          );
-        },
+        deletes: [vehicleWindowRange('odometer_windows', v.vehicle_id, w)],
+        inserts: [{ table: 'odometer_windows', rows }],
+        rows: rows.length,
       };
     },
   };

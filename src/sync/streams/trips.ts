@@ -1,6 +1,5 @@
 /** Trips: fleet-wide GET /trips over ≤31-day windows; a trip returned by two windows is stored once. */
 import type { Trip } from '../../api/types.ts';
-import { upsertRows } from '../../store/write.ts';
 import { iso, settledStatus, type Unit } from '../unit.ts';
 import type { Window } from '../windows.ts';
 
@@ -44,20 +43,12 @@ export function tripUnit(w: Window, estPages: number): Unit {
             requests: meter.requests,
           },
         ],
-        async write(con) {
-          // The window owns the trips that start inside it; trips overlapping its edges are upserted.
-          await con.run('DELETE FROM trips WHERE account = $1 AND start_time >= $2 AND start_time < $3', [
-            ctx.account,
-            iso(w.startMs),
-            iso(w.endMs),
-          ]);
-          return upsertRows(
-            con,
-            'trips',
-            ['account', 'trip_id'],
-            trips.map((t) => tripRow(ctx.account, t)),
-          );
-        },
+        // The window owns the trips that start inside it; trips overlapping its edges are merged.
+        deletes: [{ table: 'trips', eq: {}, at: 'start_time', startMs: w.startMs, endMs: w.endMs }],
+        inserts: [
+          { table: 'trips', key: ['account', 'trip_id'], rows: trips.map((t) => tripRow(ctx.account, t)) },
+        ],
+        rows: trips.length,
       };
     },
   };

@@ -4,7 +4,6 @@
  * (vehicle, geofence, enter time), so one seen by two windows is stored once. The API lists a
  * visit only once the vehicle has left the geofence, so recent windows stay open (incomplete).
  */
-import { upsertRows } from '../../store/write.ts';
 import { iso, settledStatus, type Unit } from '../unit.ts';
 import type { Window } from '../windows.ts';
 
@@ -51,18 +50,11 @@ export function visitsUnit(w: Window, estPages: number): Unit {
             requests: meter.requests,
           },
         ],
-        async write(con) {
-          await con.run(
-            'DELETE FROM geofence_visits WHERE account = $1 AND enter_time >= $2 AND enter_time < $3',
-            [ctx.account, iso(w.startMs), iso(w.endMs)],
-          );
-          return upsertRows(
-            con,
-            'geofence_visits',
-            ['account', 'vehicle_id', 'geofence_id', 'enter_time'],
-            rows,
-          );
-        },
+        deletes: [{ table: 'geofence_visits', eq: {}, at: 'enter_time', startMs: w.startMs, endMs: w.endMs }],
+        inserts: [
+          { table: 'geofence_visits', key: ['account', 'vehicle_id', 'geofence_id', 'enter_time'], rows },
+        ],
+        rows: rows.length,
       };
     },
   };

@@ -1,0 +1,179 @@
+/**
+ * The group committer's set-based writes: many windows written as one DELETE and one append or
+ * merge per table must leave exactly what writing them one by one leaves, and one bad window in
+ * a group must not take the others down.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { inTransaction, openDatabase, type Database } from '../../src/store/db.ts';
+import { applyWrites, groupCommitter, type WindowWrite } from '../../src/sync/commit.ts';
+import { ledgerRange, ledgerRows } from '../../src/sync/ledger.ts';
+import { dumpDatabase } from '../helpers/dbdump.ts';
+
+const DAY = 86_400_000;
+const T0 = Date.parse('2026-03-01T00:00:00Z');
+const dirs: string[] = [];
+const open: Database[] = [];
+afterEach(() => {
+  for (const db of open.splice(0)) db.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function freshDb(): Promise<{ db: Database; path: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetsync-commit-'));
+  dirs.push(dir);
+  const path = join(dir, 'c.duckdb');
+  const db = await openDatabase(path);
+  open.push(db);
+  return { db, path };
+}
+
+/** An odometer window of a vehicle over days [d, d + 1), with its ledger row. */
+function odometerWrite(vehicle: number, d: number, distance: number, run: string): WindowWrite {
+  const w = { startMs: T0 + d * DAY, endMs: T0 + (d + 1) * DAY };
+  return {
+    deletes: [
+      {
+        table: 'odometer_windows',
+        eq: { vehicle_id: vehicle },
+        within: ['window_start', 'window_end'],
+        ...w,
+      },
+      ledgerRange('odometer', String(vehicle), w),
+    ],
+    inserts: [
+      {
+        table: 'odometer_windows',
+        rows: [
+          {
+            account: 'a',
+            vehicle_id: vehicle,
+            window_start: w.startMs,
+            window_end: w.endMs,
+            start_odometer_m: 1000,
+            end_odometer_m: 1000 + distance,
+            distance_m: distance,
+            odometer_reset: false,
+            terminal_has_changed: false,
+          },
+        ],
+      },
+      {
+        table: 'ledger',
+        rows: ledgerRows('a', run, T0 + 40 * DAY, [
+          { stream: 'odometer', scope: String(vehicle), ...w, status: 'done', rows: 1, requests: 1 },
+        ]),
+      },
+    ],
+  };
+}
+
+/** A trips window of days [d, d + 1) returning `trips` (some may start in a neighbouring window). */
+function tripsWrite(d: number, trips: { id: string; startDay: number }[]): WindowWrite {
+  return {
+    deletes: [{ table: 'trips', eq: {}, at: 'start_time', startMs: T0 + d * DAY, endMs: T0 + (d + 1) * DAY }],
+    inserts: [
+      {
+        table: 'trips',
+        key: ['account', 'trip_id'],
+        rows: trips.map((t) => ({
+          account: 'a',
+          trip_id: t.id,
+          vehicle_id: 7,
+          registration: 'AB 1',
+          start_time: T0 + t.startDay * DAY + 23 * 3_600_000,
+          end_time: T0 + t.startDay * DAY + 25 * 3_600_000,
+          trip_distance_m: 5000,
+        })),
+      },
+    ],
+  };
+}
+
+describe('group commit, set-based', () => {
+  it('a group of windows leaves exactly what the same windows written one by one leave', async () => {
+    // Round 1 stores windows; round 2 pulls some again with new figures (replacing rows and
+    // ledger rows), plus trips seen by two neighbouring windows.
+    const round1 = [
+      ...[1, 2, 3].flatMap((v) => [0, 1, 2, 3].map((d) => odometerWrite(v, d, 100 * v + d, 'r1'))),
+      tripsWrite(0, [{ id: 't0', startDay: 0 }]),
+      tripsWrite(1, [
+        { id: 't0', startDay: 0 },
+        { id: 't1', startDay: 1 },
+      ]),
+    ];
+    const round2 = [
+      odometerWrite(2, 1, 999, 'r2'),
+      odometerWrite(3, 3, 777, 'r2'),
+      odometerWrite(1, 4, 5, 'r2'),
+      tripsWrite(1, [{ id: 't1b', startDay: 1 }]), // t1 is gone from the API: removed
+      tripsWrite(2, [
+        { id: 't1b', startDay: 1 },
+        { id: 't2', startDay: 2 },
+      ]),
+    ];
+    const a = await freshDb();
+    const ca = await a.db.connect();
+    for (const round of [round1, round2])
+      for (const w of round) await inTransaction(ca, () => applyWrites(ca, 'a', [w]));
+    ca.closeSync();
+
+    const b = await freshDb();
+    const cb = await b.db.connect();
+    for (const round of [round1, round2]) await inTransaction(cb, () => applyWrites(cb, 'a', round));
+    cb.closeSync();
+
+    a.db.close();
+    b.db.close();
+    open.length = 0;
+    const [da, dbb] = [await dumpDatabase(a.path), await dumpDatabase(b.path)];
+    expect(dbb).toEqual(da);
+    expect(da.trips).toContain('t1b');
+    expect(da.trips).not.toMatch(/"t1"/);
+    expect(da.odometer_windows).toContain('999');
+  });
+
+  it('one bad window in a group fails alone; the others are stored', async () => {
+    const { db } = await freshDb();
+    const con = await db.connect();
+    const committer = groupCommitter(con, 'a');
+    const bad: WindowWrite = {
+      deletes: [],
+      inserts: [],
+      custom: async (c) => {
+        await c.run('INSERT INTO no_such_table VALUES (1)');
+      },
+    };
+    const results = await Promise.allSettled([
+      committer.submit(odometerWrite(1, 0, 10, 'r')),
+      committer.submit(bad),
+      committer.submit(odometerWrite(2, 0, 20, 'r')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const rows = (
+      await con.runAndReadAll('SELECT vehicle_id, distance_m FROM odometer_windows ORDER BY vehicle_id')
+    ).getRowObjectsJS();
+    expect(rows.map((r) => [Number(r.vehicle_id), Number(r.distance_m)])).toEqual([
+      [1, 10],
+      [2, 20],
+    ]);
+    const ledger = await con.runAndReadAll('SELECT count(*)::INTEGER AS n FROM ledger');
+    expect(Number(ledger.getRowObjectsJS()[0]!.n)).toBe(2);
+    con.closeSync();
+  });
+
+  it('names a column that is not in the table instead of building SQL from it', async () => {
+    const { db } = await freshDb();
+    const con = await db.connect();
+    const w: WindowWrite = {
+      deletes: [{ table: 'trips', eq: { 'x; DROP TABLE trips': 1 }, at: 'start_time', startMs: 0, endMs: 1 }],
+      inserts: [],
+    };
+    await expect(inTransaction(con, () => applyWrites(con, 'a', [w]))).rejects.toThrow(
+      /trips has no column x; DROP TABLE trips/,
+    );
+    con.closeSync();
+  });
+});
