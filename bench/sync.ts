@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createFleetClient, leastDurationMs } from '../src/api/client.ts';
-import { silentLogger } from '../src/log.ts';
+import { silentLogger, type LogFields, type Logger } from '../src/log.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { planSync, runSync, type SyncDeps } from '../src/sync/run.ts';
 import type { StreamName } from '../src/sync/types.ts';
@@ -84,12 +84,72 @@ const diff = (a: Record<string, number>, b: Record<string, number>) => {
   return out;
 };
 
+/** Where the wall time went: request send times by rank, windows stored, the run's end. */
+function sayTimeline(tl: { t: number; msg: string; latency: number; stream?: string }[], wallMs: number) {
+  const sends = tl
+    .filter((e) => e.msg === 'api request')
+    .map((e) => e.t - e.latency)
+    .sort((x, y) => x - y);
+  const stored = tl.filter((e) => e.msg === 'window').map((e) => e.t);
+  const at = (xs: number[], i: number) =>
+    xs.length ? (xs[Math.min(i, xs.length - 1)]! / 1000).toFixed(2) : '-';
+  const ranks = [0, 99, 249, 499, 799, 999, 1000, 1249, 1499, 1799, sends.length - 1];
+  say(
+    `timeline: ${sends.length} sends; send #n at s: ${ranks.map((r) => `${r + 1}:${at(sends, r)}`).join(' ')}`,
+  );
+  // What the last sends were: the tail's endpoints, by kind.
+  const late = tl
+    .filter((e) => e.msg === 'api request')
+    .map((e) => ({
+      t: e.t - e.latency,
+      kind: String(e.stream)
+        .replace(/\/[^/]*\d[^/]*/g, '/{x}')
+        .split('?')[0]!,
+    }))
+    .sort((x, y) => x.t - y.t)
+    .slice(-300);
+  const kinds = new Map<string, number>();
+  for (const l of late) kinds.set(l.kind, (kinds.get(l.kind) ?? 0) + 1);
+  say(
+    `timeline: last 300 sends from ${at(
+      late.map((l) => l.t),
+      0,
+    )} s: ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}`,
+  );
+  say(
+    `timeline: last send ${at(sends, sends.length - 1)} s, last window stored ${at(stored, stored.length - 1)} s, ` +
+      `plan ${at(
+        tl.filter((e) => e.msg === 'plan').map((e) => e.t),
+        0,
+      )} s, run ends ${(wallMs / 1000).toFixed(2)} s`,
+  );
+}
+
 /** Child side: one measured full-history sync. */
 export async function syncChild(
   a: WorldArgs & { vehicles: number; days: number; streams?: StreamName[] },
 ): Promise<SyncResult> {
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-sync-'));
   const now = clockOf(a);
+  // BENCH_TIMELINE=1 (diagnostic): when the requests left and the windows were stored, in seconds
+  // from the start of the measured run.
+  const timeline: { t: number; msg: string; latency: number; stream?: string }[] = [];
+  let tStart = Infinity;
+  const traced: Logger | undefined = process.env.BENCH_TIMELINE
+    ? (function tracer(): Logger {
+        const rec = (msg: string, f?: LogFields) => {
+          const t = performance.now() - tStart;
+          if (t >= 0)
+            timeline.push({
+              t,
+              msg,
+              latency: Number(f?.ms ?? 0),
+              stream: (f?.stream ?? f?.path) as string | undefined,
+            });
+        };
+        return { debug: rec, info: rec, warn: rec, error: rec, child: () => tracer() };
+      })()
+    : undefined;
   const acc = { commitMs: 0, dbRunMs: 0, commits: 0 };
   const db = timedDatabase(await openDatabase(join(dir, 'fleet.duckdb')), acc);
   const client = createFleetClient({
@@ -100,6 +160,7 @@ export async function syncChild(
     windowMs: a.windowMs,
     limits: a.limits,
     now,
+    ...(traced ? { log: traced } : {}),
   });
   const deps: SyncDeps = {
     db,
@@ -109,7 +170,7 @@ export async function syncChild(
     baseUrl: a.baseUrl,
     windowMs: a.windowMs,
     limits: a.limits,
-    log: silentLogger,
+    log: traced ?? silentLogger,
     now,
   };
   // `streams` (diagnostics only): sync a subset, e.g. to see which stream holds the memory.
@@ -128,8 +189,10 @@ export async function syncChild(
     Object.assign(acc, { commitMs: 0, dbRunMs: 0, commits: 0 });
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
+    tStart = t0;
     const summary = await runSync(deps, req);
     const wallMs = performance.now() - t0;
+    if (traced) sayTimeline(timeline, wallMs);
     const cpu = process.cpuUsage(cpu0);
     if (process.env.BENCH_SQL_TIMES)
       for (const [k, [ms, n]] of [...sqlTimes].sort((x, y) => y[1][0] - x[1][0]).slice(0, 12))
