@@ -10,7 +10,7 @@ import { DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
 import { tableFromArrays, tableToIPC } from 'apache-arrow';
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -46,6 +46,40 @@ const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
 const stripStatement = (sql: string) => sql.trim().replace(/;\s*$/, '');
 const tempBeside = (out: string, ext: string) =>
   join(dirname(out), `.${basename(out)}.${randomUUID()}.tmp.${ext}`);
+
+/** A temp file untouched this long belongs to an export that was killed (a live one keeps writing). */
+export const STALE_TEMP_MS = 15 * 60_000;
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+
+/**
+ * Removes the hidden temp files a killed export of `out` (or of its manifest) left beside it.
+ * Only names this module makes, and only when untouched for STALE_TEMP_MS, so an export of the
+ * same file running in another process keeps its temp. Never fails the export.
+ */
+export async function sweepStaleTemps(out: string, nowMs = Date.now()): Promise<string[]> {
+  const dir = dirname(out);
+  const escape = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const mine = new RegExp(`^\\.${escape(basename(out))}(\\.manifest\\.json)?\\.${UUID}\\.tmp\\.[a-z]+$`);
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!mine.test(name)) continue;
+    const p = join(dir, name);
+    try {
+      if (nowMs - (await stat(p)).mtimeMs < STALE_TEMP_MS) continue;
+      await rm(p, { force: true });
+      removed.push(p);
+    } catch {
+      // gone already, or not ours to remove: leave it
+    }
+  }
+  return removed;
+}
 
 /**
  * The report query wrapped so text columns become spreadsheet-safe (CSV only). Numbers and the
@@ -108,6 +142,7 @@ export async function exportReport(
   opts: { manifest?: boolean; metaCache?: MetaCache } = {},
 ): Promise<ExportResult> {
   await prepareReportConnection(con);
+  await sweepStaleTemps(outPath);
   const values = bindings(scope, params);
   const sql = loadSql(queryName(def));
   const tmp = tempBeside(outPath, format);

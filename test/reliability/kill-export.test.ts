@@ -5,7 +5,15 @@
  * report's final path either does not exist or holds the complete file, byte for byte the one an
  * uninterrupted export writes. Never a half-written file under the final name.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -111,4 +119,31 @@ describe('an export killed with SIGKILL', () => {
       if (format !== 'arrow') expect(killedMidWrite).toBeGreaterThan(0);
     }, 90_000);
   }
+
+  it('the next export of the same file sweeps the temp files a killed one left (15 min untouched)', async () => {
+    const sub = mkdtempSync(join(dir, 'sweep-'));
+    const uuid = (n: number) => `0000000${n}-1111-2222-3333-444444444444`;
+    const names = {
+      stale: `.trips.csv.${uuid(1)}.tmp.csv`,
+      staleRaw: `.trips.csv.${uuid(2)}.tmp.raw`,
+      staleManifest: `.trips.csv.manifest.json.${uuid(3)}.tmp.json`,
+      fresh: `.trips.csv.${uuid(4)}.tmp.csv`, // another process may be writing it
+      otherReport: `.tolls.csv.${uuid(5)}.tmp.csv`,
+      userFile: '.trips.csv.notes',
+    };
+    const old = (Date.now() - 20 * 60_000) / 1000;
+    for (const [k, n] of Object.entries(names)) {
+      writeFileSync(join(sub, n), 'partial');
+      if (k !== 'fresh') utimesSync(join(sub, n), old, old);
+    }
+    const out = join(sub, 'trips.csv');
+    const r = await runCli(
+      ['export', 'trips', '--from', '2026-03-01', '--to', '2026-03-02', '--out', out],
+      env(),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(sub).sort()).toEqual(
+      [names.fresh, names.otherReport, names.userFile, 'trips.csv', 'trips.csv.manifest.json'].sort(),
+    );
+  }, 60_000);
 });
