@@ -25,6 +25,10 @@ export interface Config {
   token: string | null;
   /** Length of the API's rate-limit window in ms (60 000 on the real service). */
   rateWindowMs: number;
+  /** Per-request headers/body timeout against the API, ms. */
+  httpTimeoutMs: number;
+  /** Requests a sync keeps in flight (raise it on a link with high latency). */
+  concurrency: number;
   /** The API's release-notes records (records.json); null = derived from the base URL. */
   changelogUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -81,6 +85,18 @@ const schema = z.object({
     .int()
     .min(100, { error: 'must be at least 100 ms' })
     .default(60_000),
+  FLEETSYNC_HTTP_TIMEOUT_MS: z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int({ error: 'must be a whole number of milliseconds' })
+    .min(1000, { error: 'must be between 1000 and 600000 ms' })
+    .max(600_000, { error: 'must be between 1000 and 600000 ms' })
+    .default(30_000),
+  FLEETSYNC_CONCURRENCY: z.coerce
+    .number({ error: 'must be a number' })
+    .int({ error: 'must be a whole number' })
+    .min(1, { error: 'must be between 1 and 64' })
+    .max(64, { error: 'must be between 1 and 64' })
+    .default(16),
   FLEETSYNC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 
@@ -136,6 +152,8 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     host: v.FLEETSYNC_HOST,
     token: v.FLEETSYNC_TOKEN ?? null,
     rateWindowMs: v.FLEETSYNC_RATE_WINDOW_MS,
+    httpTimeoutMs: v.FLEETSYNC_HTTP_TIMEOUT_MS,
+    concurrency: v.FLEETSYNC_CONCURRENCY,
     changelogUrl: v.FLEET_CHANGELOG_URL ?? null,
     logLevel: v.FLEETSYNC_LOG_LEVEL,
   });

@@ -74,10 +74,14 @@ export function isAbort(e: unknown, signal?: AbortSignal): boolean {
 }
 
 /** `CODE: message` of a transport error (undici codes: UND_ERR_SOCKET, UND_ERR_HEADERS_TIMEOUT, …). */
-export function describeTransportError(e: unknown): string {
+export function describeTransportError(e: unknown, timeoutMs?: number): string {
   if (e instanceof Error) {
     const code = (e as { code?: unknown }).code;
-    return `${typeof code === 'string' ? code : e.name}: ${e.message}`.slice(0, 200);
+    const text = `${typeof code === 'string' ? code : e.name}: ${e.message}`;
+    // Name the setting a user can change when the API was too slow to answer.
+    if (timeoutMs && (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'))
+      return `no answer within ${timeoutMs} ms (FLEETSYNC_HTTP_TIMEOUT_MS); ${text}`.slice(0, 200);
+    return text.slice(0, 200);
   }
   return String(e).slice(0, 200);
 }

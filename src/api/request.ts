@@ -168,7 +168,11 @@ export function createRequester(o: RequesterOptions): Requester {
       });
 
       if (!res) {
-        await retryAfterFailure(describeTransportError(transportError), 'E_NETWORK', transportError);
+        await retryAfterFailure(
+          describeTransportError(transportError, o.timeoutMs),
+          'E_NETWORK',
+          transportError,
+        );
         continue;
       }
       const status = res.status;

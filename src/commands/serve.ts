@@ -40,6 +40,8 @@ export async function productionRunSync(
         password: a.password,
         timezone: a.timezone,
         windowMs: config.rateWindowMs,
+        timeoutMs: config.httpTimeoutMs,
+        concurrency: config.concurrency,
         log: log.child({ account: a.account }),
       });
       try {
@@ -51,6 +53,7 @@ export async function productionRunSync(
             timezone: a.timezone,
             baseUrl: a.baseUrl,
             windowMs: config.rateWindowMs,
+            concurrency: config.concurrency,
             log,
             signal,
             ...(a.changelogUrl ? { changelogUrl: a.changelogUrl } : {}),

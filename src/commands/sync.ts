@@ -90,6 +90,8 @@ export const syncCommand: Command = {
         password: a.password,
         timezone: a.timezone,
         windowMs: config.rateWindowMs,
+        timeoutMs: config.httpTimeoutMs,
+        concurrency: config.concurrency,
         log: log.child({ account: a.account }),
       });
       const deps: SyncDeps = {
@@ -99,6 +101,7 @@ export const syncCommand: Command = {
         timezone: a.timezone,
         baseUrl: a.baseUrl,
         windowMs: config.rateWindowMs,
+        concurrency: config.concurrency,
         log,
         signal: ctx.stopSignal,
         ...(a.changelogUrl ? { changelogUrl: a.changelogUrl } : {}),
