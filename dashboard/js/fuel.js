@@ -17,6 +17,6 @@ startPage({
         yTitle: 'litres',
       },
     },
-    { id: 'excluded', title: 'Windows left out of the totals', report: 'excluded_windows' },
+    { id: 'excluded', title: 'Fuel-counter windows left out of fuel used', report: 'excluded_fuel_windows' },
   ],
 });

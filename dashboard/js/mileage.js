@@ -75,9 +75,11 @@ startPage({
     },
     {
       id: 'excluded',
-      title: 'Windows left out of the totals',
-      report: 'excluded_windows',
+      title: 'Odometer windows left out of mileage',
+      report: 'excluded_odometer_windows',
       when: (_f, d) => !d.month,
+      note: 'Windows with an odometer reset or a tracker change: the API’s distance across them is meaningless, so they are not counted. left_out_km is the trip log’s distance in the window (blank when the trips there are not synced).',
+      tableOpts: { hide: ['zone', 'department', 'ledger_reason'] },
     },
   ],
 });

@@ -8,8 +8,26 @@ const STATUS_CLASS = {
   missing: 'cov-missing',
 };
 
+/** Runs of consecutive days in the same month: [['2026-03', 31], ['2026-04', 12]]. */
+function monthSpans(days) {
+  const spans = [];
+  for (const d of days) {
+    const m = d.slice(0, 7);
+    const last = spans.at(-1);
+    if (last && last[0] === m) last[1]++;
+    else spans.push([m, 1]);
+  }
+  return spans;
+}
+
+// The days are already local calendar days of the account's zone (the report groups by them), so
+// a month label is plain calendar arithmetic: format it at UTC to keep the browser's zone out.
+const MONTH = new Intl.DateTimeFormat('en-US', { month: 'short', year: 'numeric', timeZone: 'UTC' });
+const monthLabel = (ym) => MONTH.format(Date.UTC(Number(ym.slice(0, 4)), Number(ym.slice(5, 7)) - 1, 1));
+
 /**
- * The coverage calendar: a vehicle per row, a local day per column, a coloured cell per status.
+ * The coverage calendar: a vehicle per row, a local day per column, a coloured cell per status,
+ * and a header row naming each month ("Mar 2026") above its days.
  * The API pages its rows (vehicle by vehicle, day by day): a vehicle cut off by the page end is
  * left out rather than shown with "missing" days it has not been sent.
  */
@@ -27,10 +45,26 @@ function calendar(result, { tableDiv }) {
   const table = document.createElement('table');
   table.className = 'calendar';
   table.id = 'coverage-calendar';
-  const head = table.createTHead().insertRow();
-  head.append(Object.assign(document.createElement('th'), { textContent: 'vehicle' }));
+  const thead = table.createTHead();
+  const monthRow = thead.insertRow();
+  monthRow.className = 'cal-months';
+  monthRow.append(Object.assign(document.createElement('th'), { textContent: 'vehicle', rowSpan: 2 }));
+  for (const [month, n] of monthSpans(days)) {
+    const th = document.createElement('th');
+    th.className = 'cal-month';
+    th.colSpan = n;
+    th.scope = 'colgroup';
+    th.dataset.month = month;
+    th.textContent = monthLabel(month);
+    monthRow.append(th);
+  }
+  const head = thead.insertRow();
+  const firsts = new Set(monthSpans(days).map(([m]) => days.find((d) => d.startsWith(m))));
+  const edge = (d) => (firsts.has(d) ? 'month-start' : '');
   for (const d of days)
-    head.append(Object.assign(document.createElement('th'), { textContent: d.slice(8), title: d }));
+    head.append(
+      Object.assign(document.createElement('th'), { textContent: d.slice(8), title: d, className: edge(d) }),
+    );
   const body = table.createTBody();
   for (const [id, v] of byVehicle) {
     const tr = body.insertRow();
@@ -39,7 +73,7 @@ function calendar(result, { tableDiv }) {
     for (const d of days) {
       const td = tr.insertCell();
       const s = v.cells.get(d) ?? 'missing';
-      td.className = STATUS_CLASS[s] ?? '';
+      td.className = [STATUS_CLASS[s] ?? '', edge(d)].filter(Boolean).join(' ');
       td.dataset.status = s;
       td.title = `${v.registration} ${d}: ${s}`;
     }

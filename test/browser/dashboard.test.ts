@@ -184,6 +184,123 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       await page.close();
     }
   });
+  it('the coverage calendar names the months of its days', async () => {
+    const { page, problems } = await open('/quality.html?from=2026-03-30&to=2026-04-02');
+    try {
+      const months = await page.$$eval('#coverage-calendar thead th.cal-month', (ths) =>
+        ths.map((t) => [
+          t.textContent,
+          (t as HTMLTableCellElement).colSpan,
+          (t as HTMLElement).dataset.month,
+        ]),
+      );
+      expect(months).toEqual([
+        ['Mar 2026', 2, '2026-03'],
+        ['Apr 2026', 2, '2026-04'],
+      ]);
+      // the day row below still numbers the days; 1 April starts its month's column group
+      const days = await page.$$eval('#coverage-calendar thead tr:last-child th', (ths) =>
+        ths.map((t) => [t.textContent, t.className]),
+      );
+      expect(days).toEqual([
+        ['30', 'month-start'],
+        ['31', ''],
+        ['01', 'month-start'],
+        ['02', ''],
+      ]);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  /** A section's table as objects keyed by header. */
+  const tableRows = (page: Page, id: string) =>
+    page.$$eval(`#table-${id} table`, (tables) => {
+      const t = tables[0] as HTMLTableElement | undefined;
+      if (!t) return [];
+      const head = Array.from(t.tHead!.rows[0]!.cells).map((c) => c.textContent!.replace(/ [▲▼]$/, ''));
+      return Array.from(t.tBodies[0]!.rows)
+        .filter((r) => !r.classList.contains('totals'))
+        .map((r) => Object.fromEntries(Array.from(r.cells).map((c, i) => [head[i]!, c.textContent])));
+    });
+
+  async function downloadMatchesExport(
+    page: Page,
+    linkId: string,
+    report: string,
+    raw: Record<string, string>,
+  ) {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`#${linkId}`)]);
+    const got = readFileSync((await download.path())!);
+    const def = requireReport(report);
+    const scope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
+    const out = join(fx.dir, `${report}-export.csv`);
+    await exportReport(fx.con, def, scope, parseReportParams(raw, def, scope), 'csv', out);
+    expect(got.equals(readFileSync(out))).toBe(true);
+    return parseCsv(got.toString('utf8').replace(/^\uFEFF/, '')).filter((r) => r.length > 1);
+  }
+
+  it('mileage: the left-out table lists exactly the flagged odometer windows, no fuel window', async () => {
+    const { page, problems } = await open(`/mileage.html${RANGE}`);
+    try {
+      const rows = await tableRows(page, 'excluded');
+      expect(rows.map((r) => [r.registration, r.window_start, r.reason])).toEqual([
+        ['ab 123 gp', '2026-04-11 00:00:00+10:00', 'odometer_reset'],
+        ['cd 456 gp', '2026-04-11 00:00:00+10:00', 'terminal_has_changed'],
+      ]);
+      const flagged = (
+        await fx.con.runAndReadAll(
+          `SELECT count(*)::INTEGER FROM odometer_windows o JOIN ledger l ON l.stream = 'odometer'
+             AND l.scope = o.vehicle_id::VARCHAR AND l.window_start = o.window_start AND l.status = 'flagged'
+           WHERE o.odometer_reset OR o.terminal_has_changed`,
+        )
+      ).getRows()[0]![0];
+      expect(rows.length).toBe(flagged);
+      expect(rows.some((r) => /fuel/.test(Object.values(r).join(' ')))).toBe(false);
+      expect(Object.keys(rows[0]!)).not.toContain('counter_start_l');
+      // the section's CSV holds the same windows as the table
+      const [header, ...csv] = await downloadMatchesExport(
+        page,
+        'csv-excluded',
+        'excluded_odometer_windows',
+        {
+          from: '2026-03-01',
+          to: '2026-04-30',
+        },
+      );
+      expect(header).not.toContain('stream');
+      expect(csv.map((r) => r[header!.indexOf('reason')])).toEqual(rows.map((r) => r.reason));
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('fuel: the left-out table lists only fuel-counter windows whose counter went down', async () => {
+    const { page, problems } = await open(`/fuel.html${RANGE}`);
+    try {
+      const rows = await tableRows(page, 'excluded');
+      expect(rows.map((r) => [r.registration, r.reason, r.counter_start_l, r.counter_end_l])).toEqual([
+        ['ab 123 gp', 'fuel_counter_went_down', '170', '5'],
+      ]);
+      const down = (
+        await fx.con.runAndReadAll(
+          'SELECT count(*)::INTEGER FROM fuel_consumed WHERE counter_end_l < counter_start_l',
+        )
+      ).getRows()[0]![0];
+      expect(rows.length).toBe(down);
+      const [header, ...csv] = await downloadMatchesExport(page, 'csv-excluded', 'excluded_fuel_windows', {
+        from: '2026-03-01',
+        to: '2026-04-30',
+      });
+      expect(csv.map((r) => r[header!.indexOf('reason')])).toEqual(['fuel_counter_went_down']);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('drills down fleet → vehicle → month → the windows and trips behind the number', async () => {
     const { page, problems } = await open(`/mileage.html${RANGE}`);
     try {
