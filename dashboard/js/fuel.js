@@ -1,13 +1,42 @@
-import { startPage } from './page.js';
+// Fuel, with the drill-down fleet → vehicle → month → the counter windows behind the number.
+// Every level is a plain link (vehicle=…, month=…), so it can be shared and the back button
+// works; each level's table downloads as its own CSV.
+import { hrefWith, startPage } from './page.js';
+
+const registrationOf = (id) =>
+  document.querySelector(`#f-vehicle option[value="${CSS.escape(String(id))}"]`)?.textContent ?? `#${id}`;
+
+function crumbs(box, _status, filter, drill) {
+  box.replaceChildren();
+  if (!filter.vehicle && !drill.month) return;
+  const nav = document.createElement('p');
+  nav.id = 'breadcrumb';
+  nav.className = 'breadcrumb';
+  const add = (label, href) => {
+    if (nav.childNodes.length) nav.append(' › ');
+    const el = document.createElement(href ? 'a' : 'strong');
+    el.textContent = label;
+    if (href) el.href = href;
+    nav.append(el);
+  };
+  add('Fleet', hrefWith('fuel.html', { vehicle: null, month: null }));
+  if (filter.vehicle)
+    add(registrationOf(filter.vehicle), drill.month ? hrefWith('fuel.html', { month: null }) : null);
+  if (drill.month) add(drill.month, null);
+  box.append(nav);
+}
+
+const who = (filter) => (filter.vehicle ? registrationOf(filter.vehicle) : 'the fleet');
 
 startPage({
   title: 'Fuel',
+  header: crumbs,
   sections: [
     {
       id: 'fuel',
       title: 'Fuel used per vehicle and month (l)',
       report: 'fuel',
-      note: 'ECU counter differences; a window whose counter went down is left out (never negative). Vehicles without a counter use the level estimate.',
+      note: 'ECU counter differences; a window whose counter went down is left out (never negative). Vehicles without a counter use the level estimate. Click a vehicle to open it, a month to see the counter windows behind its fuel used.',
       chart: {
         type: 'bar',
         x: 'period',
@@ -16,7 +45,32 @@ startPage({
         labels: ['fuel used (l)'],
         yTitle: 'litres',
       },
+      tableOpts: {
+        link: (col, r) => {
+          if (col === 'registration') return hrefWith('fuel.html', { vehicle: r.vehicle_id, month: null });
+          if (col === 'period') return hrefWith('fuel.html', { vehicle: r.vehicle_id, month: r.period });
+          return null;
+        },
+      },
     },
-    { id: 'excluded', title: 'Fuel-counter windows left out of fuel used', report: 'excluded_fuel_windows' },
+    {
+      id: 'windows',
+      title: 'Fuel windows behind the month',
+      heading: (f, d) => `Fuel windows behind ${who(f)} in ${d.month}`,
+      report: 'fuel_windows',
+      when: (_f, d) => Boolean(d.month),
+      query: (f, d) => ({ vehicle: f.vehicle, department: f.department, month: d.month }),
+      note: 'fuel_used_l adds up to the month’s fuel used; windows with status "left out" (the counter went down) are not counted, with their span. Times are local with their offset.',
+      tableOpts: {
+        hide: ['zone', 'department', 'ledger_reason'],
+        cellClass: (col, v) => (col === 'status' && v !== 'counted' ? 'bad' : ''),
+      },
+    },
+    {
+      id: 'excluded',
+      title: 'Fuel-counter windows left out of fuel used',
+      report: 'excluded_fuel_windows',
+      when: (_f, d) => !d.month,
+    },
   ],
 });

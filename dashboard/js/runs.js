@@ -1,5 +1,13 @@
+// The Sync runs page: the scheduler's status, "Sync now", and the latest runs. The status polls
+// GET /api/status (every 2 s while a run is going, every 20 s otherwise, never while the tab is
+// hidden, never two polls at once), so a run started here, by the schedule or by another client
+// shows as running and then with its outcome without a reload; the runs table reloads whenever
+// the latest run changes.
 import { api } from './api.js';
 import { startPage } from './page.js';
+
+export const FAST_POLL_MS = 2000;
+export const SLOW_POLL_MS = 20000;
 
 /** An instant as local wall time in the account's zone, e.g. "2026-11-22 02:30:00 (Australia/Sydney)". */
 export function localTime(iso, zone) {
@@ -17,44 +25,144 @@ export function localTime(iso, zone) {
   return `${f.format(new Date(iso))} (${zone})`;
 }
 
-async function header(box) {
-  const st = await api('/api/status');
-  box.replaceChildren();
-  const p = document.createElement('p');
-  p.id = 'sync-status';
-  const schedule = st.sync.schedule
-    ? `Schedule: ${st.sync.schedule}${st.sync.available ? '' : ' (off: no API credentials)'}`
-    : 'Schedule: none (set FLEETSYNC_SCHEDULE)';
-  const next = document.createElement('span');
-  next.id = 'next-run';
-  next.dataset.iso = st.sync.next_run ?? '';
-  next.textContent = `next run: ${localTime(st.sync.next_run, st.zone)}`;
-  p.append(
-    `${schedule} · `,
-    next,
-    ` · ${st.sync.running ? 'a sync is running' : 'idle'} · complete through ${(st.complete_through ?? '—').replace('T', ' ')}`,
-  );
-  const btn = document.createElement('button');
-  btn.id = 'sync-now';
+const isRunning = (st) => Boolean(st.sync.running || st.last_run?.outcome === 'running');
+/** What changes when a run starts or ends: then the runs table is reloaded. */
+const runKey = (st) => `${st.last_run?.run_id ?? ''}|${st.last_run?.outcome ?? ''}|${isRunning(st)}`;
+const shown = (iso) => (iso ? String(iso).replace('T', ' ') : '—');
+
+function el(tag, id, text = '') {
+  const e = document.createElement(tag);
+  if (id) e.id = id;
+  e.textContent = text;
+  return e;
+}
+
+/** Builds the status box once and keeps it current from the polls. */
+function createStatusBox() {
+  const line = el('p', 'sync-status');
+  const next = el('span', 'next-run');
+  const state = el('span', 'sync-state');
+  const last = el('p', 'last-run');
+  const note = el('p', 'status-note', 'Status unavailable; retrying.');
+  note.className = 'note';
+  note.hidden = true;
+  const btn = el('button', 'sync-now', 'Sync now');
   btn.type = 'button';
-  btn.textContent = 'Sync now';
-  btn.disabled = !st.sync.available || st.sync.running;
-  btn.title = st.sync.available ? '' : 'no sync engine is wired into this server';
-  const out = document.createElement('p');
-  out.id = 'sync-result';
+  const out = el('p', 'sync-result');
+  const nodes = [line, last, note, btn, out];
+
+  let latest = null;
+  let key = null;
+  let posting = false;
+  let timer = null;
+  let inFlight = false;
+  let again = false;
+
+  function render(st) {
+    latest = st;
+    const schedule = st.sync.schedule
+      ? `Schedule: ${st.sync.schedule}${st.sync.available ? '' : ' (off: no API credentials)'}`
+      : 'Schedule: none (set FLEETSYNC_SCHEDULE)';
+    next.dataset.iso = st.sync.next_run ?? '';
+    next.textContent = `next run: ${localTime(st.sync.next_run, st.zone)}`;
+    const running = isRunning(st);
+    state.dataset.state = running ? 'running' : 'idle';
+    state.textContent = running ? 'a sync is running' : 'idle';
+    line.replaceChildren(
+      `${schedule} · `,
+      next,
+      ' · ',
+      state,
+      ` · complete through ${shown(st.complete_through)}`,
+    );
+    const r = st.last_run;
+    last.dataset.runId = r?.run_id ?? '';
+    last.dataset.outcome = r?.outcome ?? '';
+    last.textContent = r
+      ? `Last run ${r.run_id} (${r.trigger}): ${r.outcome} · started ${shown(r.started_at)}` +
+        (r.ended_at ? ` · ended ${shown(r.ended_at)} · ${r.requests} requests` : '')
+      : 'No sync run yet.';
+    btn.disabled = !st.sync.available || running || posting;
+    btn.title = st.sync.available ? '' : 'no sync engine is wired into this server';
+  }
+
+  function schedule(ms) {
+    clearTimeout(timer);
+    timer = null;
+    if (document.visibilityState === 'hidden') return; // resumes on visibilitychange
+    timer = setTimeout(poll, ms);
+  }
+
+  async function poll() {
+    timer = null;
+    if (inFlight) {
+      again = true; // one poll at a time: the running one schedules the next at once
+      return;
+    }
+    if (document.visibilityState === 'hidden') return;
+    inFlight = true;
+    try {
+      const st = await api('/api/status');
+      note.hidden = true;
+      render(st);
+      const k = runKey(st);
+      if (key !== null && k !== key) refreshTable();
+      key = k;
+    } catch {
+      note.hidden = false; // keep the last known status; the next poll may succeed
+    } finally {
+      inFlight = false;
+      const fast = posting || (latest !== null && isRunning(latest));
+      schedule(again ? 0 : fast ? FAST_POLL_MS : SLOW_POLL_MS);
+      again = false;
+    }
+  }
+
   btn.addEventListener('click', async () => {
     btn.disabled = true;
+    posting = true;
     out.textContent = 'Syncing…';
+    schedule(300); // show the run as running while the request is open
     try {
       const s = await api('/api/sync', { method: 'POST' });
       out.textContent = `Run ${s.run_id}: ${s.outcome}, ${s.requests} requests.`;
-      document.querySelector('#f-vehicle').dispatchEvent(new Event('change'));
     } catch (e) {
       out.textContent = `Sync not started: ${e.message}`;
-      btn.disabled = false;
+    } finally {
+      posting = false;
+      void poll();
     }
   });
-  box.append(p, btn, out);
+
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'hidden') {
+      clearTimeout(timer);
+      timer = null;
+    } else void poll();
+  });
+
+  return {
+    nodes,
+    start(st) {
+      render(st);
+      key = runKey(st);
+      schedule(isRunning(st) ? FAST_POLL_MS : SLOW_POLL_MS);
+    },
+  };
+}
+
+/** Reloads the page's sections (the runs table) through the filter bar, as a filter change would. */
+function refreshTable() {
+  document.querySelector('#f-vehicle')?.dispatchEvent(new Event('change'));
+}
+
+let box = null;
+
+function header(container, status) {
+  if (box) return; // built once; the polls keep it current
+  box = createStatusBox();
+  container.replaceChildren(...box.nodes);
+  box.start(status);
 }
 
 startPage({
