@@ -57,6 +57,7 @@ function createStatusBox() {
   let timer = null;
   let inFlight = false;
   let again = false;
+  let polls = 0;
 
   function render(st) {
     latest = st;
@@ -115,6 +116,8 @@ function createStatusBox() {
       const fast = posting || (latest !== null && isRunning(latest));
       schedule(again ? 0 : fast ? FAST_POLL_MS : SLOW_POLL_MS);
       again = false;
+      polls++;
+      line.dataset.polls = String(polls); // finished polls (the next one is scheduled by now)
     }
   }
 

@@ -17,6 +17,9 @@ import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { formatLocal } from '../../src/time.ts';
 import { ACCOUNT, NOW, ZONE, openFixture, parseCsv, type FixtureDb } from '../reports/fixture.ts';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from './chromium.ts';
+import { runSync } from '../../src/sync/run.ts';
+import { formatIsoInZone, localDate } from '../../src/time.ts';
+import { ACCOUNT as SYNCED_ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 
 const haveChromium = checkChromium();
 
@@ -484,6 +487,260 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     } finally {
       await page.close();
       await s.close();
+    }
+  });
+});
+
+// The runs page's live status and the fuel drill-down, on a simulator fleet synced by the real
+// sync (ground truth known), served with a sync engine wired in (POST /api/sync runs a real sync).
+describe.skipIf(!haveChromium)('dashboard on a synced fleet: live run status, fuel drill-down', () => {
+  let h: Harness;
+  let live: RunningServer;
+  let firstRun: string;
+  // Holds a started sync until the test lets it go, so the page can be seen showing it running.
+  let hold: Promise<void> = Promise.resolve();
+  let release: () => void = () => {};
+  const holdNextRun = () => (hold = new Promise<void>((r) => (release = r)));
+
+  beforeAll(async () => {
+    if (!haveChromium) return;
+    h = await startHarness({ fleet: { seed: 7, vehicles: 6, days: 40, endDay: '2026-04-20' } });
+    const first = await h.sync();
+    expect(first.outcome).toBe('ok');
+    firstRun = first.run_id;
+    live = await startServer({
+      db: h.db,
+      config: loadConfig({ FLEETSYNC_ACCOUNT: SYNCED_ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone }),
+      log: silentLogger,
+      now: () => new Date(h.now()),
+      port: 0,
+      schedule: null,
+      runSync: async (trigger) => {
+        await hold;
+        return runSync(h.deps, { trigger, fromDay: h.lastDay, toDay: h.lastDay });
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    release();
+    await live?.close();
+    await h?.close();
+  });
+
+  const runIds = (page: Page) =>
+    page.$$eval('#table-runs tbody tr', (rows) =>
+      rows.map((r) => (r as HTMLTableRowElement).cells[0]!.textContent),
+    );
+
+  it('runs page: Sync now shows the run as running, then its outcome and the new row, without a reload', async () => {
+    const { page, problems } = await open('/runs.html', live.url);
+    try {
+      // a reload would lose this
+      await page.evaluate(() => Object.assign(window, { fleetsyncTestMark: 'same page' }));
+      expect(await page.locator('#last-run').getAttribute('data-run-id')).toBe(firstRun);
+      expect(await runIds(page)).toEqual([firstRun]);
+      holdNextRun();
+      await page.click('#sync-now');
+      await expect.poll(() => page.locator('#sync-state').getAttribute('data-state')).toBe('running');
+      expect(await page.locator('#sync-now').isDisabled()).toBe(true);
+      release();
+      await expect
+        .poll(() => page.locator('#sync-result').textContent(), { timeout: 15_000 })
+        .toMatch(/: ok, /);
+      const newRun = /^Run (\S+):/.exec((await page.locator('#sync-result').textContent())!)![1]!;
+      expect(newRun).not.toBe(firstRun);
+      await expect.poll(() => page.locator('#last-run').getAttribute('data-run-id')).toBe(newRun);
+      expect(await page.locator('#last-run').getAttribute('data-outcome')).toBe('ok');
+      expect(await page.locator('#sync-state').getAttribute('data-state')).toBe('idle');
+      await expect.poll(() => runIds(page)).toEqual([newRun, firstRun]);
+      const row = page.locator('#table-runs tbody tr').first();
+      expect(await row.textContent()).toContain('api');
+      expect(
+        await page.evaluate(() => (window as unknown as { fleetsyncTestMark?: string }).fleetsyncTestMark),
+      ).toBe('same page');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('runs page: a run started elsewhere shows up by polling; no polls while hidden; a failed poll is a note', async () => {
+    const page = await browser.newPage({ locale: 'en-US' });
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    let polls = 0;
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/api/status') polls++;
+    });
+    try {
+      await page.clock.install();
+      await page.goto(new URL('/runs.html', live.url).href);
+      await page.waitForSelector('body[data-loading="false"]');
+      const before = (await page.locator('#last-run').getAttribute('data-run-id'))!;
+      // a sync started by another client (as the scheduler would), held while the page polls
+      holdNextRun();
+      const started = fetch(new URL('/api/sync', live.url), {
+        method: 'POST',
+        headers: { 'X-Fleetsync-Request': '1' },
+      });
+      await expect
+        .poll(
+          async () =>
+            (await (await fetch(new URL('/api/status', live.url))).json()) as {
+              sync: { running: boolean };
+            },
+        )
+        .toMatchObject({ sync: { running: true } });
+      expect(await page.locator('#sync-state').getAttribute('data-state')).toBe('idle');
+      await page.clock.fastForward(20_000);
+      await expect.poll(() => page.locator('#sync-state').getAttribute('data-state')).toBe('running');
+      release();
+      const summary = (await (await started).json()) as { run_id: string; outcome: string };
+      expect(summary.outcome).toBe('ok');
+      // while a run is going the page polls every 2 s: it sees the outcome and reloads the table
+      await expect
+        .poll(async () => {
+          await page.clock.fastForward(2_000);
+          return page.locator('#last-run').getAttribute('data-run-id');
+        })
+        .toBe(summary.run_id);
+      expect(summary.run_id).not.toBe(before);
+      await expect.poll(async () => (await runIds(page))[0]).toBe(summary.run_id);
+      expect(await page.locator('#sync-state').getAttribute('data-state')).toBe('idle');
+
+      // hidden tab: no polls at all; visible again: one poll at once
+      await page.evaluate(() => {
+        Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      });
+      const hiddenAt = polls;
+      await page.clock.fastForward(120_000);
+      await page.waitForTimeout(200);
+      expect(polls).toBe(hiddenAt);
+      const finished = async () => Number(await page.locator('#sync-status').getAttribute('data-polls'));
+      const doneBefore = await finished();
+      await page.evaluate(() => {
+        Object.defineProperty(document, 'visibilityState', { value: 'visible', configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      });
+      await expect.poll(() => polls).toBe(hiddenAt + 1);
+      await expect.poll(finished).toBe(doneBefore + 1);
+
+      // a failed poll: a small note, no exception; the next good poll clears it
+      await page.route('**/api/status', (r) => r.abort());
+      await page.clock.fastForward(20_000);
+      await expect.poll(() => page.locator('#status-note').isVisible()).toBe(true);
+      expect(await page.locator('#status-note').textContent()).toBe('Status unavailable; retrying.');
+      expect(await page.locator('#last-run').getAttribute('data-run-id')).toBe(summary.run_id);
+      await page.unroute('**/api/status');
+      await page.clock.fastForward(20_000);
+      await expect.poll(() => page.locator('#status-note').isHidden()).toBe(true);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('fuel: drills down fleet → vehicle → month → counter windows; the reset window is left out', async () => {
+    const zone = h.fleet.timezone;
+    const reset = h.fleet.fuelCounterResets[0]!;
+    const vid = reset.vehicle_id;
+    const reg = h.fleet.vehicles.find((v) => v.vehicle_id === vid)!.registration;
+    const month = localDate(reset.at_ms, zone).slice(0, 7);
+    // the database's own figures for that vehicle-month, straight from the synced rows
+    const con = await h.db.connect();
+    const dbRows = (
+      await con.runAndReadAll(
+        `SELECT window_start, window_end, counter_start_l, counter_end_l FROM fuel_consumed
+         WHERE account = $1 AND vehicle_id = $2 AND strftime(timezone($3, window_start), '%Y-%m') = $4
+         ORDER BY window_start`,
+        [SYNCED_ACCOUNT, vid, zone, month],
+      )
+    ).getRowObjectsJS() as {
+      window_start: Date;
+      window_end: Date;
+      counter_start_l: number;
+      counter_end_l: number;
+    }[];
+    con.closeSync();
+    const good = dbRows.filter((r) => r.counter_end_l >= r.counter_start_l);
+    const bad = dbRows.filter((r) => r.counter_end_l < r.counter_start_l);
+    expect(bad).toHaveLength(1);
+    const dbLitres =
+      Math.round(good.reduce((s, r) => s + r.counter_end_l - r.counter_start_l, 0) * 1000) / 1000;
+    const trueLitres = good.reduce(
+      (s, r) => s + h.fleet.truth.fuelUsedL(vid, r.window_start.getTime(), r.window_end.getTime()),
+      0,
+    );
+
+    const { page, problems } = await open(`/fuel.html?from=${h.firstDay}&to=${h.lastDay}`, live.url);
+    try {
+      expect(await page.locator('#sec-windows').isHidden()).toBe(true);
+      expect(await page.locator('#breadcrumb').count()).toBe(0);
+      // fleet → vehicle
+      await page.locator('#table-fuel tbody a.drill', { hasText: reg }).first().click();
+      await page.waitForURL(new RegExp(`vehicle=${vid}`));
+      await page.waitForSelector('body[data-loading="false"]');
+      expect(await page.locator('#f-vehicle').inputValue()).toBe(String(vid));
+      expect(await page.locator('#breadcrumb').textContent()).toBe(`Fleet › ${reg}`);
+      // vehicle → month: the month's litres equal the database and the ground truth
+      const row = page.locator('#table-fuel tbody tr', { hasText: month });
+      const pageLitres = Number(await row.locator('td.num[data-value]').nth(1).getAttribute('data-value'));
+      expect(pageLitres).toBe(dbLitres);
+      expect(pageLitres).toBeCloseTo(trueLitres, 0);
+      await row.locator('a.drill', { hasText: month }).click();
+      await page.waitForURL(new RegExp(`month=${month}`));
+      await page.waitForSelector('body[data-loading="false"]');
+      expect(await page.locator('#breadcrumb').textContent()).toBe(`Fleet › ${reg} › ${month}`);
+      expect(await page.locator('#sec-windows h2 .title').textContent()).toBe(
+        `Fuel windows behind ${reg} in ${month}`,
+      );
+      const head = await page.$$eval('#table-windows thead th', (ths) => ths.map((t) => t.textContent));
+      const cells = await page.$$eval('#table-windows tbody tr', (rows) =>
+        rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)),
+      );
+      const col = (name: string) => cells.map((r) => r[head.indexOf(name)]);
+      expect(col('window_start')).toEqual(
+        dbRows.map((r) => formatIsoInZone(r.window_start.getTime(), zone).replace('T', ' ')),
+      );
+      expect(col('window_end')).toEqual(
+        dbRows.map((r) => formatIsoInZone(r.window_end.getTime(), zone).replace('T', ' ')),
+      );
+      const badAt = dbRows.indexOf(bad[0]!);
+      expect(col('status')).toEqual(dbRows.map((_, i) => (i === badAt ? 'left out' : 'counted')));
+      expect(col('reason')).toEqual(dbRows.map((_, i) => (i === badAt ? 'counter went down' : '')));
+      expect(col('fuel_used_l')[badAt]).toBe('');
+      const resetStart = bad[0]!.window_start.getTime();
+      expect(resetStart <= reset.at_ms && reset.at_ms < bad[0]!.window_end.getTime()).toBe(true);
+      // the windows' litres add up to the month's figure
+      expect(
+        Number(
+          await page
+            .locator('#table-windows tr.totals td[data-col="fuel_used_l"]')
+            .getAttribute('data-value'),
+        ),
+      ).toBe(pageLitres);
+      // each level downloads as its own CSV
+      expect(await page.locator('#csv-fuel').getAttribute('href')).toContain(`vehicle=${vid}`);
+      const href = await page.locator('#csv-windows').getAttribute('href');
+      expect(href).toBe(`/api/reports/fuel_windows.csv?vehicle=${vid}&month=${month}`);
+      const csv = await page.request.get(new URL(href!, live.url).href);
+      expect(csv.status()).toBe(200);
+      const [header, ...lines] = parseCsv((await csv.text()).replace(/^\uFEFF/, '')).filter(
+        (r) => r.length > 1,
+      );
+      const used = header!.indexOf('fuel_used_l');
+      expect(Math.round(lines.reduce((s, r) => s + Number(r[used] || 0), 0) * 1000) / 1000).toBe(pageLitres);
+      expect(lines.map((r) => r[header!.indexOf('status')])).toEqual(col('status'));
+      // back to the vehicle through the breadcrumb
+      await page.locator('#breadcrumb a', { hasText: reg }).click();
+      await page.waitForURL((u) => !u.search.includes('month='));
+      await page.waitForSelector('body[data-loading="false"]');
+      expect(await page.locator('#sec-windows').isHidden()).toBe(true);
+      expect(await page.locator('#breadcrumb').textContent()).toBe(`Fleet › ${reg}`);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
     }
   });
 });
