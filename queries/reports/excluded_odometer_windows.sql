@@ -16,8 +16,9 @@ x AS (
 trip_cover AS (
   SELECT
     x.vehicle_id, x.window_start, x.window_end,
-    coalesce(sum(greatest(0, epoch(least(l.window_end, x.window_end)) - epoch(greatest(l.window_start, x.window_start)))), 0)
-      AS covered_s
+    -- FILTER: least/greatest skip NULLs, so a window with no trips ledger row would count as covered
+    coalesce(sum(greatest(0, epoch(least(l.window_end, x.window_end)) - epoch(greatest(l.window_start, x.window_start))))
+      FILTER (WHERE l.status IS NOT NULL), 0) AS covered_s
   FROM x
   LEFT JOIN ledger AS l
     ON l.account = $account AND l.stream = 'trips' AND l.status = 'done'
