@@ -1,5 +1,5 @@
 -- The fuel-counter windows left out of fuel used (fuel.sql): a window whose cumulative ECU counter
--- went down (a counter reset), with its span and the two readings. Same month selection as
+-- went down (a counter reset) or lacks a reading at either end, with its span and the readings. Same month selection as
 -- fuel.sql (the local months the range touches), so for a vehicle-month these rows are its
 -- excluded_periods. The fuel used in such a window is not known (the counter restarted).
 WITH
@@ -12,7 +12,7 @@ SELECT
   iso_local(f.window_start, $zone) AS window_start,
   iso_local(f.window_end, $zone) AS window_end,
   round((epoch(f.window_end) - epoch(f.window_start)) / 3600.0, 3)::DOUBLE AS span_h,
-  'fuel_counter_went_down' AS reason,
+  CASE WHEN f.counter_end_l < f.counter_start_l THEN 'fuel_counter_went_down' ELSE 'fuel_counter_missing' END AS reason,
   f.counter_start_l,
   f.counter_end_l,
   l.reason AS ledger_reason,
@@ -22,7 +22,7 @@ LEFT JOIN veh ON veh.vehicle_id = f.vehicle_id
 LEFT JOIN ledger AS l
   ON l.account = $account AND l.stream = 'fuel_consumed' AND l.scope = f.vehicle_id::VARCHAR
   AND l.window_start = f.window_start AND l.window_end = f.window_end
-WHERE f.account = $account AND f.counter_end_l < f.counter_start_l
+WHERE f.account = $account AND NOT coalesce(f.counter_end_l >= f.counter_start_l, false)
   AND strftime(timezone($zone, f.window_start), '%Y-%m')
     BETWEEN strftime($from_day::DATE, '%Y-%m') AND strftime($to_day::DATE, '%Y-%m')
   AND ($vehicle::BIGINT IS NULL OR f.vehicle_id = $vehicle::BIGINT)

@@ -1,5 +1,6 @@
 -- Every window left out of a total, with its reason and its span: odometer windows with a reset
--- or a tracker change (mileage.sql) and fuel-counter windows whose counter went down (fuel.sql).
+-- or a tracker change (mileage.sql) and fuel-counter windows whose counter went down or lacks a
+-- reading (fuel.sql).
 -- Same month selection as those reports, so the rows here add up to their excluded_periods.
 WITH
 veh AS (SELECT * FROM vehicle_departments($account)),
@@ -16,10 +17,11 @@ x AS (
   WHERE o.account = $account AND (o.odometer_reset OR o.terminal_has_changed)
   UNION ALL
   SELECT
-    'fuel_consumed', f.vehicle_id, f.window_start, f.window_end, 'fuel_counter_went_down',
+    'fuel_consumed', f.vehicle_id, f.window_start, f.window_end,
+    CASE WHEN f.counter_end_l < f.counter_start_l THEN 'fuel_counter_went_down' ELSE 'fuel_counter_missing' END,
     NULL, f.counter_start_l, f.counter_end_l
   FROM fuel_consumed AS f
-  WHERE f.account = $account AND f.counter_end_l < f.counter_start_l
+  WHERE f.account = $account AND NOT coalesce(f.counter_end_l >= f.counter_start_l, false)
 )
 SELECT
   veh.registration,

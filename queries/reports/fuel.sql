@@ -1,6 +1,7 @@
 -- Fuel used per vehicle × local month. Vehicles with the ECU counter: the sum of
 -- (counter_end - counter_start) over windows where the counter did not go down; a window whose
--- counter went down is left out and counted in excluded_periods (never a negative litre).
+-- counter went down, or that lacks a reading at either end, is left out and counted in
+-- excluded_periods (never a negative litre, never a window dropped without saying so).
 -- Vehicles without a counter but with a level sensor: the API's estimated fuel used
 -- (source = level_estimate). A from/to range selects the local months it touches.
 WITH
@@ -14,8 +15,8 @@ c AS (
   SELECT
     f.vehicle_id,
     strftime(timezone($zone, f.window_start), '%Y-%m') AS period,
-    sum(f.counter_end_l - f.counter_start_l) FILTER (WHERE f.counter_end_l >= f.counter_start_l) AS used_l,
-    count(*) FILTER (WHERE f.counter_end_l < f.counter_start_l) AS excluded,
+    sum(f.counter_end_l - f.counter_start_l) FILTER (WHERE coalesce(f.counter_end_l >= f.counter_start_l, false)) AS used_l,
+    count(*) FILTER (WHERE NOT coalesce(f.counter_end_l >= f.counter_start_l, false)) AS excluded,
     'counter' AS source
   FROM fuel_consumed AS f
   WHERE f.account = $account

@@ -1,5 +1,5 @@
 -- The fuel windows behind fuel.sql, one row per window: for counter vehicles each ECU counter
--- window (counted, or left out because the counter went down, or without a reading), for
+-- window (counted, or left out because the counter went down or lacks a reading), for
 -- vehicles without a counter the level-estimate windows. Same selection and rules as fuel.sql
 -- (the local months the range touches), so for a vehicle-month the sum of fuel_used_l equals
 -- that month's fuel_used_l and the rows with status 'left out' are its excluded_periods.
@@ -19,7 +19,7 @@ w AS (
     f.counter_end_l,
     f.fuel_consumed_l AS reported_used_l,
     CASE
-      WHEN f.counter_start_l IS NULL OR f.counter_end_l IS NULL THEN 'no reading'
+      WHEN f.counter_start_l IS NULL OR f.counter_end_l IS NULL THEN 'left out'
       WHEN f.counter_end_l < f.counter_start_l THEN 'left out'
       ELSE 'counted'
     END AS status,
@@ -57,8 +57,9 @@ SELECT
   END::DOUBLE AS fuel_used_l,
   m.status,
   CASE m.status
-    WHEN 'left out' THEN 'counter went down'
-    WHEN 'no reading' THEN 'counter reading missing'
+    WHEN 'left out' THEN
+      CASE WHEN m.counter_end_l < m.counter_start_l THEN 'counter went down' ELSE 'counter reading missing' END
+    WHEN 'no reading' THEN 'no level estimate'
   END AS reason,
   round(m.reported_used_l, 3)::DOUBLE AS reported_used_l,
   m.source,

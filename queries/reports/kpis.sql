@@ -39,8 +39,8 @@ fuel AS (
   FROM (
     SELECT
       f.vehicle_id,
-      sum(f.counter_end_l - f.counter_start_l) FILTER (WHERE f.counter_end_l >= f.counter_start_l) AS used_l,
-      count(*) FILTER (WHERE f.counter_end_l < f.counter_start_l) AS excluded
+      sum(f.counter_end_l - f.counter_start_l) FILTER (WHERE coalesce(f.counter_end_l >= f.counter_start_l, false)) AS used_l,
+      count(*) FILTER (WHERE NOT coalesce(f.counter_end_l >= f.counter_start_l, false)) AS excluded
     FROM fuel_consumed AS f, rng
     WHERE f.account = $account AND f.vehicle_id IN (SELECT vehicle_id FROM veh)
       AND f.window_start >= rng.m0 AND f.window_start < rng.m1
