@@ -16,7 +16,7 @@ import { tripUnit } from './streams/trips.ts';
 import { visitsUnit } from './streams/visits.ts';
 import type { PlanSummary, StreamName } from './types.ts';
 import type { Unit, VehicleRef } from './unit.ts';
-import { DAY_MS, dayWindows, monthWindows, type Window } from './windows.ts';
+import { DAY_MS, cutAt, dayWindows, monthWindows, settledCut, type Window } from './windows.ts';
 import { localDate } from '../time.ts';
 
 export interface PlannedVehicle extends VehicleRef {
@@ -35,6 +35,8 @@ export interface PlanInput {
   limits?: Partial<Record<BucketName, number>>;
   /** Force a fuel path (tests, benchmarks); default: whichever the limits finish sooner. */
   fuelPath?: 'per_vehicle_get' | 'bulk_post';
+  /** Windows reaching past this instant are fetched in two pieces (see settledPieces): one more request each. */
+  settledBeforeMs?: number;
 }
 
 export const PAGE_LIMIT = 500;
@@ -74,6 +76,8 @@ export async function buildPlan(
     return ledgers.get(key)!;
   };
   const units: Unit[] = [];
+  const cut = p.settledBeforeMs === undefined ? null : settledCut(p.settledBeforeMs, p.zone);
+  const pieces = (w: Window) => (cut === null ? 1 : cutAt(w, cut).length);
   const notes: string[] = [];
 
   if (p.streams.has('trips'))
@@ -83,7 +87,7 @@ export async function buildPlan(
   if (p.streams.has('odometer')) {
     const l = await ledger('odometer');
     for (const v of p.vehicles)
-      for (const w of gaps(months, l, String(v.vehicle_id))) units.push(odometerUnit(v, w));
+      for (const w of gaps(months, l, String(v.vehicle_id))) units.push(odometerUnit(v, w, pieces(w)));
   }
 
   let fuelPath: PlanSummary['fuelPath'] = { chosen: 'per_vehicle_get', getMs: 0, postMs: 0 };
@@ -91,7 +95,7 @@ export async function buildPlan(
     const can = p.vehicles.filter((v) => v.fuel_canbus_consumed);
     const lc = await ledger('fuel_consumed');
     const getUnits = can.flatMap((v) =>
-      gaps(months, lc, String(v.vehicle_id)).map((w) => fuelConsumedUnit(v, w)),
+      gaps(months, lc, String(v.vehicle_id)).map((w) => fuelConsumedUnit(v, w, pieces(w))),
     );
     const postUnits: Unit[] = [];
     for (const w of dayGrid) {
@@ -103,7 +107,7 @@ export async function buildPlan(
     const ll = await ledger('fuel_level');
     const lf = await ledger('fuel_fills');
     for (const v of level) {
-      for (const w of gaps(months, ll, String(v.vehicle_id))) units.push(fuelLevelUnit(v, w));
+      for (const w of gaps(months, ll, String(v.vehicle_id))) units.push(fuelLevelUnit(v, w, pieces(w)));
       for (const w of gaps(months, lf, String(v.vehicle_id))) units.push(fuelFillsUnit(v, w));
     }
     const others = byBucket(units);

@@ -60,6 +60,8 @@ export interface SyncDeps {
 }
 
 const DEFAULT_FIRST_RUN_DAYS = 30;
+/** Look-back for late data: windows ending less than this before now are pulled again later. */
+const SETTLE_MS = 72 * 3_600_000;
 /** Accounts with a sync running in this process, per database (one run per account at a time). */
 const running = new WeakMap<Database, Set<string>>();
 
@@ -109,6 +111,7 @@ export async function planSync(deps: SyncDeps, req: SyncRequest): Promise<PlanSu
       windowMs: deps.windowMs,
       limits: deps.limits,
       fuelPath: deps.fuelPath,
+      settledBeforeMs: (deps.now ?? Date.now)() - (deps.settleMs ?? SETTLE_MS),
     });
     return summary;
   } finally {
@@ -218,6 +221,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       windowMs: deps.windowMs,
       limits: deps.limits,
       fuelPath: deps.fuelPath,
+      settledBeforeMs: now() - (deps.settleMs ?? SETTLE_MS),
     });
     log.info('plan', {
       units: units.length,
@@ -231,7 +235,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       zone: deps.timezone,
       now,
       log,
-      settleMs: deps.settleMs ?? 72 * 3_600_000,
+      settleMs: deps.settleMs ?? SETTLE_MS,
       maxLateMs: deps.maxLateMs ?? 7 * 24 * 3_600_000,
       odometerLagMs: deps.odometerLagMs ?? ODOMETER_LAG_MS,
       signal: deps.signal,

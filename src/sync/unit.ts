@@ -10,7 +10,7 @@ import type { RangeDelete } from '../store/write.ts';
 import type { WindowWrite } from './commit.ts';
 import type { LedgerEntry, LedgerStream } from './ledger.ts';
 import type { StreamName } from './types.ts';
-import type { Window } from './windows.ts';
+import { cutAt, settledCut, type Window } from './windows.ts';
 
 export interface VehicleRef {
   vehicle_id: number;
@@ -66,6 +66,17 @@ export function settledStatus(
 }
 
 export const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * A window that reaches into the look-back for late data, cut at the local midnight before it:
+ * the settled part can be `done` now, and only the recent days stay `incomplete`. Without the cut
+ * a month-long window stayed incomplete as a whole until 72 h after the month ended, and "complete
+ * through" sat at the start of the month. Costs one more request per such window; the unit still
+ * replaces everything inside its whole window, so the next run's cut lands cleanly.
+ */
+export function settledPieces(ctx: StreamContext, w: Window): Window[] {
+  return cutAt(w, settledCut(ctx.now() - ctx.settleMs, ctx.zone));
+}
 
 /** A per-vehicle window table's rows inside `w` (every leaf a split left), replaced by a re-pull. */
 export const vehicleWindowRange = (table: string, vehicleId: number, w: Window): RangeDelete => ({

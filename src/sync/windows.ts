@@ -35,6 +35,19 @@ export function monthWindows(fromMs: number, toMs: number, zone: string): Window
   return out;
 }
 
+/** The local midnight at or before `ms`: where windows reaching into the look-back are cut. */
+export const settledCut = (ms: number, zone: string): number =>
+  localDayBounds(localDate(ms, zone), zone).startMs;
+
+/** `w` cut at `cut` when `cut` lies strictly inside it, else `w` alone. */
+export const cutAt = (w: Window, cut: number): Window[] =>
+  cut > w.startMs && cut < w.endMs
+    ? [
+        { startMs: w.startMs, endMs: cut },
+        { startMs: cut, endMs: w.endMs },
+      ]
+    : [w];
+
 export function dayWindows(fromMs: number, toMs: number, zone: string, maxMs = DAY_MS): Window[] {
   const out: Window[] = [];
   let day = localDate(fromMs, zone);

@@ -12,6 +12,7 @@ import type { FuelConsumed, FuelFill, FuelLevel } from '../../api/types.ts';
 import type { LedgerEntry } from '../ledger.ts';
 import {
   iso,
+  settledPieces,
   settledStatus,
   vehicleWindowRange,
   type StreamContext,
@@ -55,14 +56,14 @@ const consumedRow = (account: string, vehicleId: number, w: Window, f: FuelConsu
 });
 
 /** Per-vehicle GET /fuel/consumed/{registration} over a ≤31-day window, split on a counter reset. */
-export function fuelConsumedUnit(v: VehicleRef, w: Window): Unit {
+export function fuelConsumedUnit(v: VehicleRef, w: Window, estRequests = 1): Unit {
   return {
     stream: 'fuel',
     ledgerStream: 'fuel_consumed',
     scope: String(v.vehicle_id),
     window: w,
     bucket: 'default',
-    estRequests: 1,
+    estRequests,
     label: `fuel ${v.registration} ${iso(w.startMs).slice(0, 10)}`,
     async fetch(ctx, meter) {
       const leaves: { w: Window; f: FuelConsumed | null; entry: LedgerEntry }[] = [];
@@ -81,7 +82,7 @@ export function fuelConsumedUnit(v: VehicleRef, w: Window): Unit {
         }
         leaves.push({ w: win, f, entry: consumedEntry(ctx, v, win, f, meter.requests - before) });
       };
-      await pull(w);
+      for (const piece of settledPieces(ctx, w)) await pull(piece);
       const rows = leaves.filter((l) => l.f).map((l) => consumedRow(ctx.account, v.vehicle_id, l.w, l.f!));
       return {
         ledger: leaves.map((l) => l.entry),
@@ -128,59 +129,62 @@ export function fuelConsumedBulkUnit(vehicles: VehicleRef[], w: Window): Unit {
 }
 
 /** GET /fuel/level/{registration}: the level estimate over a ≤31-day window. */
-export function fuelLevelUnit(v: VehicleRef, w: Window): Unit {
+export function fuelLevelUnit(v: VehicleRef, w: Window, estRequests = 1): Unit {
   return {
     stream: 'fuel',
     ledgerStream: 'fuel_level',
     scope: String(v.vehicle_id),
     window: w,
     bucket: 'default',
-    estRequests: 1,
+    estRequests,
     label: `fuel level ${v.registration} ${iso(w.startMs).slice(0, 10)}`,
     async fetch(ctx, meter) {
-      const f: FuelLevel | null = await ctx.client.getFuelLevel(v.registration, w.startMs, w.endMs, {
-        meter,
-        signal: ctx.signal,
-      });
-      const s = settledStatus(ctx, w);
+      const pieces: { p: Window; f: FuelLevel | null; requests: number }[] = [];
+      for (const p of settledPieces(ctx, w)) {
+        const before = meter.requests;
+        const f = await ctx.client.getFuelLevel(v.registration, p.startMs, p.endMs, {
+          meter,
+          signal: ctx.signal,
+        });
+        pieces.push({ p, f, requests: meter.requests - before });
+      }
+      const rows = pieces.flatMap(({ p, f }) =>
+        f
+          ? [
+              {
+                account: ctx.account,
+                vehicle_id: v.vehicle_id,
+                window_start: p.startMs,
+                window_end: p.endMs,
+                start_l: f.start.litres,
+                start_at: f.start.ms,
+                start_accurate: f.start.accurate,
+                end_l: f.end.litres,
+                end_at: f.end.ms,
+                end_accurate: f.end.accurate,
+                estimated_used_l: f.estimated_fuel_used_l,
+                calibrated: f.calibrated,
+              },
+            ]
+          : [],
+      );
       return {
-        ledger: [
-          {
-            stream: 'fuel_level',
+        ledger: pieces.map(({ p, f, requests }) => {
+          const s = settledStatus(ctx, p);
+          return {
+            stream: 'fuel_level' as const,
             scope: String(v.vehicle_id),
-            startMs: w.startMs,
-            endMs: w.endMs,
+            startMs: p.startMs,
+            endMs: p.endMs,
             status: s.status,
             reason: f ? s.reason : 'no fuel level data for the period',
             rows: f ? 1 : 0,
-            requests: meter.requests,
-          },
-        ],
+            requests,
+          };
+        }),
         deletes: [vehicleWindowRange('fuel_level', v.vehicle_id, w)],
-        inserts: [
-          {
-            table: 'fuel_level',
-            rows: f
-              ? [
-                  {
-                    account: ctx.account,
-                    vehicle_id: v.vehicle_id,
-                    window_start: w.startMs,
-                    window_end: w.endMs,
-                    start_l: f.start.litres,
-                    start_at: f.start.ms,
-                    start_accurate: f.start.accurate,
-                    end_l: f.end.litres,
-                    end_at: f.end.ms,
-                    end_accurate: f.end.accurate,
-                    estimated_used_l: f.estimated_fuel_used_l,
-                    calibrated: f.calibrated,
-                  },
-                ]
-              : [],
-          },
-        ],
-        rows: f ? 1 : 0,
+        inserts: [{ table: 'fuel_level', rows }],
+        rows: rows.length,
       };
     },
   };
@@ -201,7 +205,6 @@ export function fuelFillsUnit(v: VehicleRef, w: Window): Unit {
         meter,
         signal: ctx.signal,
       });
-      const s = settledStatus(ctx, w);
       const rows = fills.map((f) => ({
         account: ctx.account,
         vehicle_id: v.vehicle_id,
@@ -212,18 +215,21 @@ export function fuelFillsUnit(v: VehicleRef, w: Window): Unit {
         accurate: f.accurate,
       }));
       return {
-        ledger: [
-          {
-            stream: 'fuel_fills',
+        // Fills are points in time: one request covers the window, the ledger says which part
+        // has settled.
+        ledger: settledPieces(ctx, w).map((p, i) => {
+          const s = settledStatus(ctx, p);
+          return {
+            stream: 'fuel_fills' as const,
             scope: String(v.vehicle_id),
-            startMs: w.startMs,
-            endMs: w.endMs,
+            startMs: p.startMs,
+            endMs: p.endMs,
             status: s.status,
             reason: s.reason,
-            rows: rows.length,
-            requests: meter.requests,
-          },
-        ],
+            rows: fills.filter((f) => f.fill_ms >= p.startMs && f.fill_ms < p.endMs).length,
+            requests: i === 0 ? meter.requests : 0,
+          };
+        }),
         deletes: [
           {
             table: 'fuel_fills',

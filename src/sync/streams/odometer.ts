@@ -8,6 +8,7 @@ import type { OdometerWindow } from '../../api/types.ts';
 import type { LedgerEntry } from '../ledger.ts';
 import {
   iso,
+  settledPieces,
   settledStatus,
   vehicleWindowRange,
   type StreamContext,
@@ -66,14 +67,14 @@ function classify(
   return { ...base, status: 'done', rows: 1, lastEventMs: o.last_event_ms };
 }
 
-export function odometerUnit(v: VehicleRef, w: Window): Unit {
+export function odometerUnit(v: VehicleRef, w: Window, estRequests = 1): Unit {
   return {
     stream: 'odometer',
     ledgerStream: 'odometer',
     scope: String(v.vehicle_id),
     window: w,
     bucket: 'default',
-    estRequests: 1,
+    estRequests,
     label: `odometer ${v.registration} ${iso(w.startMs).slice(0, 10)}`,
     async fetch(ctx, meter) {
       const leaves: Leaf[] = [];
@@ -92,7 +93,7 @@ export function odometerUnit(v: VehicleRef, w: Window): Unit {
         }
         leaves.push({ w: win, data: o, entry: classify(ctx, v, win, o, meter.requests - before) });
       };
-      await pull(w);
+      for (const piece of settledPieces(ctx, w)) await pull(piece);
       const rows = leaves
         .filter((l) => l.data)
         .map(({ w: lw, data: o }) => ({

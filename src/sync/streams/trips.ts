@@ -1,6 +1,6 @@
 /** Trips: fleet-wide GET /trips over ≤31-day windows; a trip returned by two windows is stored once. */
 import type { Trip } from '../../api/types.ts';
-import { iso, settledStatus, type Unit } from '../unit.ts';
+import { iso, settledPieces, settledStatus, type Unit } from '../unit.ts';
 import type { Window } from '../windows.ts';
 
 export const tripRow = (account: string, t: Trip) => ({
@@ -29,20 +29,22 @@ export function tripUnit(w: Window, estPages: number): Unit {
     label: `trips ${iso(w.startMs).slice(0, 10)}`,
     async fetch(ctx, meter) {
       const trips = await ctx.client.listTrips(w.startMs, w.endMs, undefined, { meter, signal: ctx.signal });
-      const s = settledStatus(ctx, w);
       return {
-        ledger: [
-          {
-            stream: 'trips',
+        // Trips are placed by their start: one request covers the window, the ledger says which
+        // part has settled.
+        ledger: settledPieces(ctx, w).map((p, i) => {
+          const s = settledStatus(ctx, p);
+          return {
+            stream: 'trips' as const,
             scope: '*',
-            startMs: w.startMs,
-            endMs: w.endMs,
+            startMs: p.startMs,
+            endMs: p.endMs,
             status: s.status,
             reason: s.reason,
-            rows: trips.length,
-            requests: meter.requests,
-          },
-        ],
+            rows: trips.filter((t) => t.start_ms >= p.startMs && t.start_ms < p.endMs).length,
+            requests: i === 0 ? meter.requests : 0,
+          };
+        }),
         // The window owns the trips that start inside it; trips overlapping its edges are merged.
         deletes: [{ table: 'trips', eq: {}, at: 'start_time', startMs: w.startMs, endMs: w.endMs }],
         inserts: [
