@@ -6,6 +6,7 @@
  * end; a `running` row left by a killed process is marked `interrupted` by the next run.
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { BucketName, FleetClient, RequestMeter } from '../api/client.ts';
@@ -128,6 +129,9 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       `a sync of account ${deps.account} is already running in this process`,
     );
   busy.add(deps.account);
+  // Every request in flight (up to the concurrency, plus a window's pages asked at once) listens
+  // on the stop signal: more than Node's default of 10 is expected, not a leak.
+  if (deps.signal) setMaxListeners(Math.max(200, 4 * (deps.concurrency ?? 16)), deps.signal);
   const now = deps.now ?? Date.now;
   const log = deps.log.child({ account: deps.account });
   const con = await deps.db.connect();
