@@ -1,36 +1,12 @@
 // Mileage, with the drill-down fleet → vehicle → month → the odometer windows and trips behind
 // the number. Every level is a plain link (vehicle=…, month=…), so it can be shared and the back
 // button works; each level's table downloads as its own CSV.
+import { drillCrumbs, who } from './drill.js';
 import { hrefWith, startPage } from './page.js';
-
-const registrationOf = (id) =>
-  document.querySelector(`#f-vehicle option[value="${CSS.escape(String(id))}"]`)?.textContent ?? `#${id}`;
-
-function crumbs(box, _status, filter, drill) {
-  box.replaceChildren();
-  if (!filter.vehicle && !drill.month) return;
-  const nav = document.createElement('p');
-  nav.id = 'breadcrumb';
-  nav.className = 'breadcrumb';
-  const add = (label, href) => {
-    if (nav.childNodes.length) nav.append(' › ');
-    const el = document.createElement(href ? 'a' : 'strong');
-    el.textContent = label;
-    if (href) el.href = href;
-    nav.append(el);
-  };
-  add('Fleet', hrefWith('mileage.html', { vehicle: null, month: null }));
-  if (filter.vehicle)
-    add(registrationOf(filter.vehicle), drill.month ? hrefWith('mileage.html', { month: null }) : null);
-  if (drill.month) add(drill.month, null);
-  box.append(nav);
-}
-
-const who = (filter) => (filter.vehicle ? registrationOf(filter.vehicle) : 'the fleet');
 
 startPage({
   title: 'Mileage',
-  header: crumbs,
+  header: drillCrumbs('mileage.html'),
   sections: [
     {
       id: 'mileage',

@@ -1,0 +1,33 @@
+// The drill-down shared by the Mileage and Fuel pages: fleet → vehicle → month. Every level is a
+// plain link (vehicle=…, month=…), so it can be shared and the back button works.
+import { hrefWith } from './page.js';
+
+/** The registration the filter bar shows for a vehicle id (or `#id` before the list loads). */
+export const registrationOf = (id) =>
+  document.querySelector(`#f-vehicle option[value="${CSS.escape(String(id))}"]`)?.textContent ?? `#${id}`;
+
+/** "the fleet" or the chosen vehicle's registration, for section titles. */
+export const who = (filter) => (filter.vehicle ? registrationOf(filter.vehicle) : 'the fleet');
+
+/** A page header that shows the breadcrumb Fleet › vehicle › month of `page` once drilled in. */
+export function drillCrumbs(page) {
+  return (box, _status, filter, drill) => {
+    box.replaceChildren();
+    if (!filter.vehicle && !drill.month) return;
+    const nav = document.createElement('p');
+    nav.id = 'breadcrumb';
+    nav.className = 'breadcrumb';
+    const add = (label, href) => {
+      if (nav.childNodes.length) nav.append(' › ');
+      const el = document.createElement(href ? 'a' : 'strong');
+      el.textContent = label;
+      if (href) el.href = href;
+      nav.append(el);
+    };
+    add('Fleet', hrefWith(page, { vehicle: null, month: null }));
+    if (filter.vehicle)
+      add(registrationOf(filter.vehicle), drill.month ? hrefWith(page, { month: null }) : null);
+    if (drill.month) add(drill.month, null);
+    box.append(nav);
+  };
+}
