@@ -7,25 +7,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.ts';
+import { runMain } from '../helpers/cli.ts';
 import { generateFleet } from '../../src/simulator/generate.ts';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/server.ts';
 
 let dir: string;
 let sim: SimulatorHandle;
 
-async function cli(env: Record<string, string>, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main({
-    argv,
-    env,
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    stopSignal: new AbortController().signal,
-  });
-  return { code, stdout, stderr };
-}
+const cli = runMain;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fleetsync-http-settings-'));

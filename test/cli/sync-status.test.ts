@@ -4,24 +4,13 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.ts';
+import { runMain } from '../helpers/cli.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
 let env: Record<string, string>;
 
-async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main({
-    argv,
-    env,
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    stopSignal: new AbortController().signal,
-  });
-  return { code, stdout, stderr };
-}
+const cli = (...argv: string[]) => runMain(env, ...argv);
 
 beforeAll(async () => {
   h = await startHarness({ fleet: { vehicles: 6, days: 30 } });
