@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFleetClient, type FleetClient } from '../../src/api/client.ts';
 import { memoryLogger } from '../../src/log.ts';
+import { parseReportParams } from '../../src/reports/params.ts';
+import { requireReport, runReport, type JsonRow } from '../../src/reports/run.ts';
 import { generateFleet } from '../../src/simulator/generate.ts';
 import type { Fleet, FleetOptions } from '../../src/simulator/model.ts';
 import { startSimulator, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/server.ts';
@@ -34,6 +36,8 @@ export interface Harness {
   lastDay: string;
   deps: SyncDeps;
   sync(req?: Partial<SyncRequest>): Promise<RunSummary>;
+  /** Runs a named report on the database (default range: the fleet's history), as of now(). */
+  report(name: string, raw?: Record<string, string>): Promise<JsonRow[]>;
   close(): Promise<void>;
 }
 
@@ -98,6 +102,16 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     lastDay,
     deps,
     sync: (req = {}) => runSync(deps, { trigger: 'cli', fromDay: firstDay, toDay: lastDay, ...req }),
+    async report(name, raw = { from: firstDay, to: lastDay }) {
+      const scope = { account: ACCOUNT, zone: fleet.timezone, nowMs: now() };
+      const def = requireReport(name);
+      const con = await db.connect();
+      try {
+        return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
+      } finally {
+        con.closeSync();
+      }
+    },
     async close() {
       await client.close();
       db.close();

@@ -3,8 +3,7 @@
  * file by the real sync, then the reports compared with the fleet's ground truth.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseReportParams } from '../../src/reports/params.ts';
-import { requireReport, runReport, type JsonRow, type ReportScope } from '../../src/reports/run.ts';
+import type { ReportScope } from '../../src/reports/run.ts';
 import { parseWireTimestamp, localMonthBounds } from '../../src/time.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 
@@ -19,15 +18,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => h?.close());
 
-async function report(name: string, raw: Record<string, string>): Promise<JsonRow[]> {
-  const def = requireReport(name);
-  const con = await h.db.connect();
-  try {
-    return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
-  } finally {
-    con.closeSync();
-  }
-}
+const report = (name: string, raw: Record<string, string>) => h.report(name, raw);
 
 const ms = (iso: unknown) => parseWireTimestamp(String(iso))!;
 const range = () => ({ from: h.firstDay, to: h.lastDay });

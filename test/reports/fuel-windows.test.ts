@@ -5,30 +5,19 @@
  * left out ("counter went down"), never counted and never negative.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseReportParams } from '../../src/reports/params.ts';
-import { requireReport, runReport, type JsonRow, type ReportScope } from '../../src/reports/run.ts';
+import type { JsonRow } from '../../src/reports/run.ts';
 import { parseWireTimestamp } from '../../src/time.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+import { startHarness, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
-let scope: ReportScope;
 
 beforeAll(async () => {
   h = await startHarness({ fleet: { seed: 7, vehicles: 6, days: 40, endDay: '2026-04-20' } });
   expect((await h.sync()).outcome).toBe('ok');
-  scope = { account: ACCOUNT, zone: h.fleet.timezone, nowMs: h.now() };
 }, 120_000);
 afterAll(() => h?.close());
 
-async function report(name: string, raw: Record<string, string>): Promise<JsonRow[]> {
-  const def = requireReport(name);
-  const con = await h.db.connect();
-  try {
-    return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
-  } finally {
-    con.closeSync();
-  }
-}
+const report = (name: string, raw: Record<string, string>) => h.report(name, raw);
 
 const ms = (iso: unknown) => parseWireTimestamp(String(iso))!;
 const range = () => ({ from: h.firstDay, to: h.lastDay });

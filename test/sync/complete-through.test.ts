@@ -5,10 +5,8 @@
  * replaces the whole month window, so no stale piece or double-counted distance is left behind.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseReportParams } from '../../src/reports/params.ts';
-import { requireReport, runReport, type JsonRow } from '../../src/reports/run.ts';
 import { localDate, localDayBounds, localMonthBounds, parseWireTimestamp } from '../../src/time.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+import { startHarness, type Harness } from '../helpers/synced.ts';
 
 const HOUR = 3_600_000;
 let h: Harness;
@@ -32,17 +30,7 @@ async function query(sql: string): Promise<Record<string, unknown>[]> {
   }
 }
 
-async function report(name: string): Promise<JsonRow[]> {
-  const scope = { account: ACCOUNT, zone: h.fleet.timezone, nowMs: h.now() };
-  const def = requireReport(name);
-  const con = await h.db.connect();
-  try {
-    const params = parseReportParams({ from: h.firstDay, to: h.lastDay }, def, scope);
-    return (await runReport(con, def, scope, params)).rows;
-  } finally {
-    con.closeSync();
-  }
-}
+const report = (name: string) => h.report(name);
 
 const completeThrough = async () => parseWireTimestamp(String((await report('kpis'))[0]!.complete_through));
 
