@@ -18,18 +18,9 @@ import {
   type Window,
 } from './common.ts';
 
-export function visibleTrips(fleet: Fleet, v: SimVehicle, w: Window, now: number): SimTrip[] {
-  const h = horizonOf(v, now);
-  return fleet
-    .tripsOf(v.vehicle_id)
-    .filter((t) => t.start_ms < w.endMs && t.end_ms > w.startMs && t.end_ms <= h);
-}
-
 interface Row {
   t: SimTrip;
   v: SimVehicle;
-  /** When the trip reaches the API (its end plus the vehicle's report delay). */
-  visibleAt: number;
 }
 
 /**
@@ -50,7 +41,7 @@ function overlapping(fleet: Fleet, vehicles: readonly SimVehicle[], w: Window): 
         fleet
           .tripsOf(v.vehicle_id)
           .filter((t) => t.start_ms < w.endMs && t.end_ms > w.startMs)
-          .map((t) => ({ t, v, visibleAt: t.end_ms + v.report_delay_ms })),
+          .map((t) => ({ t, v })),
       )
       .sort(
         (a, b) =>
@@ -72,7 +63,7 @@ function trips(ctx: RouteContext, vehicles: readonly SimVehicle[]): Reply {
     CAP_31_DAYS_S,
   );
   const page = pageOf(query);
-  const rows = overlapping(fleet, vehicles, w).filter((r) => r.visibleAt <= ctx.now);
+  const rows = overlapping(fleet, vehicles, w).filter((r) => r.t.end_ms <= horizonOf(r.v, ctx.now));
   const p = paginate(rows, page);
   return { kind: 'trip', body: { data: p.data.map(({ t, v }) => tripWire(t, v, fleet)), meta: p.meta } };
 }
