@@ -47,7 +47,8 @@ export async function applyWrites(
       if (ins.rows.length === 0) continue;
       const k = `${ins.table}|${ins.key?.join(',') ?? ''}`;
       const t = byTable.get(k);
-      if (t) t.rows.push(...ins.rows);
+      // A loop, not push(...rows): a month of a big fleet's trips is more arguments than a call takes.
+      if (t) for (const r of ins.rows) t.rows.push(r);
       else byTable.set(k, { table: ins.table, key: ins.key, rows: [...ins.rows] });
     }
   for (const t of byTable.values())
