@@ -78,6 +78,30 @@ export function settledPieces(ctx: StreamContext, w: Window): Window[] {
   return cutAt(w, settledCut(ctx.now() - ctx.settleMs, ctx.zone));
 }
 
+/**
+ * The ledger rows of a window of point records (trips by their start, fills, visits by their
+ * enter time) fetched in one answer: one row per settled piece (see settledPieces), its records
+ * counted by time; the requests are booked on the first.
+ */
+export function pointLedger(
+  ctx: StreamContext,
+  stream: LedgerStream,
+  scope: string,
+  w: Window,
+  times: readonly number[],
+  requests: number,
+): LedgerEntry[] {
+  return settledPieces(ctx, w).map((p, i) => ({
+    stream,
+    scope,
+    startMs: p.startMs,
+    endMs: p.endMs,
+    ...settledStatus(ctx, p),
+    rows: times.filter((t) => t >= p.startMs && t < p.endMs).length,
+    requests: i === 0 ? requests : 0,
+  }));
+}
+
 /** A per-vehicle window table's rows inside `w` (every leaf a split left), replaced by a re-pull. */
 export const vehicleWindowRange = (table: string, vehicleId: number, w: Window): RangeDelete => ({
   table,

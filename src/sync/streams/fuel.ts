@@ -12,6 +12,7 @@ import type { FuelConsumed, FuelFill, FuelLevel } from '../../api/types.ts';
 import type { LedgerEntry } from '../ledger.ts';
 import {
   iso,
+  pointLedger,
   settledPieces,
   settledStatus,
   vehicleWindowRange,
@@ -215,21 +216,16 @@ export function fuelFillsUnit(v: VehicleRef, w: Window): Unit {
         accurate: f.accurate,
       }));
       return {
-        // Fills are points in time: one request covers the window, the ledger says which part
+        // Fills are points in time: one answer covers the window, the ledger says which part
         // has settled.
-        ledger: settledPieces(ctx, w).map((p, i) => {
-          const s = settledStatus(ctx, p);
-          return {
-            stream: 'fuel_fills' as const,
-            scope: String(v.vehicle_id),
-            startMs: p.startMs,
-            endMs: p.endMs,
-            status: s.status,
-            reason: s.reason,
-            rows: fills.filter((f) => f.fill_ms >= p.startMs && f.fill_ms < p.endMs).length,
-            requests: i === 0 ? meter.requests : 0,
-          };
-        }),
+        ledger: pointLedger(
+          ctx,
+          'fuel_fills',
+          String(v.vehicle_id),
+          w,
+          fills.map((f) => f.fill_ms),
+          meter.requests,
+        ),
         deletes: [
           {
             table: 'fuel_fills',

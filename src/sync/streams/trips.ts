@@ -1,6 +1,6 @@
 /** Trips: fleet-wide GET /trips over ≤31-day windows; a trip returned by two windows is stored once. */
 import type { Trip } from '../../api/types.ts';
-import { iso, settledPieces, settledStatus, type Unit } from '../unit.ts';
+import { iso, pointLedger, type Unit } from '../unit.ts';
 import type { Window } from '../windows.ts';
 
 export const tripRow = (account: string, t: Trip) => ({
@@ -30,21 +30,16 @@ export function tripUnit(w: Window, estPages: number): Unit {
     async fetch(ctx, meter) {
       const trips = await ctx.client.listTrips(w.startMs, w.endMs, undefined, { meter, signal: ctx.signal });
       return {
-        // Trips are placed by their start: one request covers the window, the ledger says which
+        // Trips are placed by their start: one answer covers the window, the ledger says which
         // part has settled.
-        ledger: settledPieces(ctx, w).map((p, i) => {
-          const s = settledStatus(ctx, p);
-          return {
-            stream: 'trips' as const,
-            scope: '*',
-            startMs: p.startMs,
-            endMs: p.endMs,
-            status: s.status,
-            reason: s.reason,
-            rows: trips.filter((t) => t.start_ms >= p.startMs && t.start_ms < p.endMs).length,
-            requests: i === 0 ? meter.requests : 0,
-          };
-        }),
+        ledger: pointLedger(
+          ctx,
+          'trips',
+          '*',
+          w,
+          trips.map((t) => t.start_ms),
+          meter.requests,
+        ),
         // The window owns the trips that start inside it; trips overlapping its edges are merged.
         deletes: [{ table: 'trips', eq: {}, at: 'start_time', startMs: w.startMs, endMs: w.endMs }],
         inserts: [

@@ -4,7 +4,7 @@
  * (vehicle, geofence, enter time), so one seen by two windows is stored once. The API lists a
  * visit only once the vehicle has left the geofence, so recent windows stay open (incomplete).
  */
-import { iso, settledStatus, type Unit } from '../unit.ts';
+import { iso, pointLedger, type Unit } from '../unit.ts';
 import type { Window } from '../windows.ts';
 
 export function visitsUnit(w: Window, estPages: number): Unit {
@@ -23,7 +23,6 @@ export function visitsUnit(w: Window, estPages: number): Unit {
         { isToll: true },
         { meter, signal: ctx.signal },
       );
-      const s = settledStatus(ctx, w);
       const rows = visits
         .filter((v) => v.enter_ms >= w.startMs && v.enter_ms < w.endMs)
         .map((v) => ({
@@ -38,18 +37,14 @@ export function visitsUnit(w: Window, estPages: number): Unit {
           duration_s: v.duration_s ?? (v.exit_ms === null ? null : (v.exit_ms - v.enter_ms) / 1000),
         }));
       return {
-        ledger: [
-          {
-            stream: 'visits',
-            scope: '*',
-            startMs: w.startMs,
-            endMs: w.endMs,
-            status: s.status,
-            reason: s.reason,
-            rows: rows.length,
-            requests: meter.requests,
-          },
-        ],
+        ledger: pointLedger(
+          ctx,
+          'visits',
+          '*',
+          w,
+          rows.map((r) => r.enter_time),
+          meter.requests,
+        ),
         deletes: [{ table: 'geofence_visits', eq: {}, at: 'enter_time', startMs: w.startMs, endMs: w.endMs }],
         inserts: [
           { table: 'geofence_visits', key: ['account', 'vehicle_id', 'geofence_id', 'enter_time'], rows },
