@@ -268,80 +268,80 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
     const doneBy = new Map<StreamName, number>();
     for (const u of units) totals.set(u.stream, (totals.get(u.stream) ?? 0) + 1);
 
+    const runUnit = async (unit: Unit): Promise<void> => {
+      if (deps.signal?.aborted || storageError) return;
+      const meter: RequestMeter = { requests: 0, retries: 0, http429: 0 };
+      const t0 = Date.now();
+      const label = `${new Date(unit.window.startMs).toISOString()}/${new Date(unit.window.endMs).toISOString()}`;
+      try {
+        // The slot covers the requests only: a unit waiting for its commit does not hold back
+        // the next unit's requests (the first window's burst goes out as fast as it can).
+        // A heavy unit has its own limiter: it never queues behind the per-vehicle units.
+        const result = heavy[unit.stream]
+          ? await unit.fetch(ctx, meter)
+          : await limit(() => unit.fetch(ctx, meter));
+        if (storageError) return;
+        const w = await writerFor(unit.ledgerStream);
+        await w.committer.submit({
+          deletes: [
+            ...result.deletes,
+            ...[...new Set(result.ledger.map((e) => e.scope))].map((scope) =>
+              ledgerRange(unit.ledgerStream, scope, unit.window),
+            ),
+          ],
+          inserts: [
+            ...result.inserts,
+            { table: 'ledger', rows: ledgerRows(deps.account, runId, now(), result.ledger) },
+          ],
+          custom: result.custom,
+        });
+        const rows = result.rows;
+        for (const e of result.ledger) bump(summary, unit.stream, e.status, 0, 0);
+        bump(summary, unit.stream, null, rows, meter.requests);
+        deps.afterCommit?.(unit);
+        log.info('window', {
+          stream: unit.ledgerStream,
+          scope: unit.scope,
+          window: label,
+          rows,
+          requests: meter.requests,
+          ms: Date.now() - t0,
+          status: result.ledger.map((e) => e.status).join('/'),
+        });
+      } catch (e) {
+        if (deps.signal?.aborted) return;
+        bump(summary, unit.stream, 'failed', 0, meter.requests);
+        fail(unit.ledgerStream, unit.scope, label, e);
+        if (isStorageError(e)) {
+          // A full or read-only disk: stop writing at once (DuckDB may abort on further writes).
+          storageError ??= e;
+          return;
+        }
+        const w = await writerFor(unit.ledgerStream);
+        await w.committer
+          .submit({
+            deletes: [],
+            inserts: [],
+            custom: (c) => recordFailure(c, deps.account, runId, now(), unit, e),
+          })
+          .catch((e2: unknown) =>
+            log.error('could not record a failed window', { error: describeError(e2) }),
+          );
+      } finally {
+        addMeter(meterTotal, meter);
+        doneBy.set(unit.stream, (doneBy.get(unit.stream) ?? 0) + 1);
+        deps.onProgress?.({
+          stream: unit.stream,
+          done: doneBy.get(unit.stream)!,
+          total: totals.get(unit.stream)!,
+        });
+      }
+    };
     await Promise.all(
-      byCriticalPath(units).map((unit) =>
-        (heavy[unit.stream] ?? ((f: () => Promise<void>) => f()))(() =>
-          (async () => {
-            if (deps.signal?.aborted || storageError) return;
-            const meter: RequestMeter = { requests: 0, retries: 0, http429: 0 };
-            const t0 = Date.now();
-            const label = `${new Date(unit.window.startMs).toISOString()}/${new Date(unit.window.endMs).toISOString()}`;
-            try {
-              // The slot covers the requests only: a unit waiting for its commit does not hold back
-              // the next unit's requests (the first window's burst goes out as fast as it can).
-              // A heavy unit has its own limiter: it never queues behind the per-vehicle units.
-              const result = heavy[unit.stream]
-                ? await unit.fetch(ctx, meter)
-                : await limit(() => unit.fetch(ctx, meter));
-              if (storageError) return;
-              const w = await writerFor(unit.ledgerStream);
-              await w.committer.submit({
-                deletes: [
-                  ...result.deletes,
-                  ...[...new Set(result.ledger.map((e) => e.scope))].map((scope) =>
-                    ledgerRange(unit.ledgerStream, scope, unit.window),
-                  ),
-                ],
-                inserts: [
-                  ...result.inserts,
-                  { table: 'ledger', rows: ledgerRows(deps.account, runId, now(), result.ledger) },
-                ],
-                custom: result.custom,
-              });
-              const rows = result.rows;
-              for (const e of result.ledger) bump(summary, unit.stream, e.status, 0, 0);
-              bump(summary, unit.stream, null, rows, meter.requests);
-              deps.afterCommit?.(unit);
-              log.info('window', {
-                stream: unit.ledgerStream,
-                scope: unit.scope,
-                window: label,
-                rows,
-                requests: meter.requests,
-                ms: Date.now() - t0,
-                status: result.ledger.map((e) => e.status).join('/'),
-              });
-            } catch (e) {
-              if (deps.signal?.aborted) return;
-              bump(summary, unit.stream, 'failed', 0, meter.requests);
-              fail(unit.ledgerStream, unit.scope, label, e);
-              if (isStorageError(e)) {
-                // A full or read-only disk: stop writing at once (DuckDB may abort on further writes).
-                storageError ??= e;
-                return;
-              }
-              const w = await writerFor(unit.ledgerStream);
-              await w.committer
-                .submit({
-                  deletes: [],
-                  inserts: [],
-                  custom: (c) => recordFailure(c, deps.account, runId, now(), unit, e),
-                })
-                .catch((e2: unknown) =>
-                  log.error('could not record a failed window', { error: describeError(e2) }),
-                );
-            } finally {
-              addMeter(meterTotal, meter);
-              doneBy.set(unit.stream, (doneBy.get(unit.stream) ?? 0) + 1);
-              deps.onProgress?.({
-                stream: unit.stream,
-                done: doneBy.get(unit.stream)!,
-                total: totals.get(unit.stream)!,
-              });
-            }
-          })(),
-        ),
-      ),
+      byCriticalPath(units).map((unit) => {
+        const own = heavy[unit.stream];
+        return own ? own(() => runUnit(unit)) : runUnit(unit);
+      }),
     );
     for (const w of writers.values()) (await w).con.closeSync();
     writers.clear();
