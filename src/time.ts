@@ -246,3 +246,6 @@ export function localMonthBounds(month: string, zone: string): { startMs: number
 
 export const isCalendarDay = (s: string) =>
   /^\d{4}-\d{2}-\d{2}$/.test(s) && parseLocal(`${s} 00:00:00`, 'UTC') !== null;
+
+/** The one clock type: epoch milliseconds. Injected wherever time matters (tests fix it). */
+export type Clock = () => number;

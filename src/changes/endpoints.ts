@@ -4,23 +4,10 @@
  * `:reg`), with or without the `/rest` prefix, a full URL, a query string or a trailing slash;
  * an entry without a method matches every method.
  */
+import { BUILTIN_STREAMS, endpointsOf } from '../sync/streams/index.ts';
 
-export const SYNC_ENDPOINTS = [
-  'GET /vehicles',
-  'GET /trips',
-  'GET /vehicles/{registration}/odometer',
-  'GET /fuel/consumed/{registration}',
-  'POST /fuel/consumed',
-  'GET /fuel/level/{registration}',
-  'GET /fuel/fills/{registration}',
-  'GET /geofences',
-  'GET /geofences/visits',
-  'GET /carpool/bookings',
-  'GET /carpool/vehicles',
-  'GET /carpool/drivers',
-] as const;
-
-export type SyncEndpoint = (typeof SYNC_ENDPOINTS)[number];
+/** The endpoints the built-in streams declare (src/sync/streams/*.ts), in registry order. */
+export const SYNC_ENDPOINTS: readonly string[] = endpointsOf(BUILTIN_STREAMS);
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 

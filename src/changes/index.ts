@@ -5,3 +5,4 @@ export { SYNC_ENDPOINTS, endpointKey, sameEndpoint, syncEndpointsIn } from './en
 export { fetchRecords, parseRecords } from './feed.ts';
 export type { ChangeKind, ChangeRecord } from './feed.ts';
 export { CHANGELOG_ENV, DEFAULT_CHANGELOG_URL, changelogUrlFor } from './url.ts';
+export { checkApiChangesAfterSync } from './after-sync.ts';

@@ -6,7 +6,6 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createFleetClient } from '../api/client.ts';
 import { loadConfig } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import { createLogger } from '../log.ts';
@@ -14,10 +13,11 @@ import { generateFleet, defaultEndDay } from '../simulator/generate.ts';
 import type { FleetOptions } from '../simulator/model.ts';
 import { DEFAULT_CREDENTIALS, startSimulator } from '../simulator/server.ts';
 import { startServer } from '../server/start.ts';
+import { queryJs } from '../store/queries.ts';
 import { openDatabase } from '../store/db.ts';
-import { runSync, type SyncDeps } from '../sync/run.ts';
 import { formatSummary } from '../sync/report.ts';
 import { localDate } from '../time.ts';
+import { syncAccount, wireAccount } from '../wiring.ts';
 import type { Command } from './command.ts';
 
 export const DEMO_DB = 'data/demo.duckdb';
@@ -72,31 +72,23 @@ export const demoCommand: Command = {
     ctx.stdout(
       `simulator: ${sim.baseUrl} — ${fleet.vehicles.length} vehicles, ${fleetOptions.days} days to ${fleetOptions.endDay} (${fleet.timezone}), generated in ${Date.now() - t0} ms\n`,
     );
-    const client = createFleetClient({
-      baseUrl: sim.baseUrl,
-      username: DEFAULT_CREDENTIALS.username,
-      password: DEFAULT_CREDENTIALS.mainPassword,
-      timezone: fleet.timezone,
-      windowMs: DEMO_WINDOW_MS,
-      log,
-    });
-    const deps: SyncDeps = {
+    const { client, deps } = wireAccount(
       db,
-      client,
-      account: DEMO_ACCOUNT,
-      timezone: fleet.timezone,
-      baseUrl: sim.baseUrl,
-      windowMs: DEMO_WINDOW_MS,
+      {
+        account: DEMO_ACCOUNT,
+        baseUrl: sim.baseUrl,
+        username: DEFAULT_CREDENTIALS.username,
+        password: DEFAULT_CREDENTIALS.mainPassword,
+        timezone: fleet.timezone,
+        changelogUrl: null,
+      },
+      { ...config, rateWindowMs: DEMO_WINDOW_MS },
       log,
-    };
+    );
     let server: Awaited<ReturnType<typeof startServer>> | null = null;
     try {
       const con = await db.connect();
-      const covered = Number(
-        (
-          await con.runAndReadAll('SELECT count(*) AS n FROM ledger WHERE account = $1', [DEMO_ACCOUNT])
-        ).getRowObjectsJS()[0]?.n ?? 0,
-      );
+      const covered = Number((await queryJs(con, 'sync/ledger_count', [DEMO_ACCOUNT]))[0]?.n ?? 0);
       con.closeSync();
       const firstDay = localDate(fleet.startMs, fleet.timezone);
       ctx.stdout(
@@ -104,7 +96,7 @@ export const demoCommand: Command = {
           ? `sync: reusing ${dbPath}, filling what is missing…\n`
           : `sync: ${firstDay} .. ${fleetOptions.endDay} into ${dbPath}…\n`,
       );
-      const summary = await runSync(
+      const summary = await syncAccount(
         { ...deps, signal: ctx.stopSignal },
         covered ? { trigger: 'demo' } : { trigger: 'demo', fromDay: firstDay, toDay: fleetOptions.endDay },
       );
@@ -114,7 +106,7 @@ export const demoCommand: Command = {
         db,
         config: { ...config, account: DEMO_ACCOUNT, timezone: fleet.timezone, baseUrl: sim.baseUrl, dbPath },
         log,
-        runSync: (trigger) => runSync(deps, { trigger }),
+        runSync: (trigger) => syncAccount(deps, { trigger }),
       });
       ctx.stdout(`dashboard: ${server.url.replace(/\/$/, '')}/  (Ctrl-C stops the demo)\n`);
       await new Promise<void>((resolve) =>

@@ -2,7 +2,6 @@
  * `fleetsync serve`: dashboard + JSON API + scheduler (FLEETSYNC_SCHEDULE, in the account's
  * zone, no overlapping runs) in one process that owns the DuckDB file. Stops on SIGINT/SIGTERM.
  */
-import { createFleetClient } from '../api/client.ts';
 import { resolveAccount } from '../store/accounts.ts';
 import { loadAccounts, type AccountConfig } from '../accounts.ts';
 import { loadConfig, secretsOf, type Config, type Env } from '../config.ts';
@@ -31,35 +30,12 @@ export async function productionRunSync(
       ? loadAccounts({}, config)
       : [];
   if (accounts.length === 0) return undefined;
-  const { runSync } = await import('../sync/run.ts');
+  const { syncAccount, wireAccount } = await import('../wiring.ts');
   return async (trigger) => {
     const runs = accounts.map(async (a) => {
-      const client = createFleetClient({
-        baseUrl: a.baseUrl,
-        username: a.username,
-        password: a.password,
-        timezone: a.timezone,
-        windowMs: config.rateWindowMs,
-        timeoutMs: config.httpTimeoutMs,
-        concurrency: config.concurrency,
-        log: log.child({ account: a.account }),
-      });
+      const { client, deps } = wireAccount(db, a, config, log, { signal });
       try {
-        return await runSync(
-          {
-            db,
-            client,
-            account: a.account,
-            timezone: a.timezone,
-            baseUrl: a.baseUrl,
-            windowMs: config.rateWindowMs,
-            concurrency: config.concurrency,
-            log,
-            signal,
-            ...(a.changelogUrl ? { changelogUrl: a.changelogUrl } : {}),
-          },
-          { trigger },
-        );
+        return await syncAccount(deps, { trigger });
       } finally {
         await client.close();
       }

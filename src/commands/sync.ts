@@ -3,16 +3,16 @@
  * Progress on stderr (a bar on a terminal, one line per window otherwise); the summary on stdout.
  * Exit 0 only when every window succeeded; 3 when some failed (everything finished is kept).
  */
-import { createFleetClient } from '../api/client.ts';
 import { loadConfig, secretsOf } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import { createLogger } from '../log.ts';
 import { openDatabase } from '../store/db.ts';
-import { planSync, runSync, type SyncDeps } from '../sync/run.ts';
+import { planSync } from '../sync/run.ts';
 import { loadAccounts, selectAccounts } from '../accounts.ts';
 import { formatPlan, formatSummary, progressPrinter } from '../sync/report.ts';
 import { STREAMS, type StreamName } from '../sync/types.ts';
 import { isCalendarDay } from '../time.ts';
+import { syncAccount, wireAccount } from '../wiring.ts';
 import type { Command } from './command.ts';
 
 export function parseSyncArgs(values: Record<string, string | boolean | undefined>) {
@@ -83,32 +83,13 @@ export const syncCommand: Command = {
     });
     const db = await openDatabase(config.dbPath);
     const progress = tty ? progressPrinter((t) => ctx.stderr(t)) : undefined;
-    const perAccount = accounts.map((a) => {
-      const client = createFleetClient({
-        baseUrl: a.baseUrl || 'http://127.0.0.1:0/rest',
-        username: a.username,
-        password: a.password,
-        timezone: a.timezone,
-        windowMs: config.rateWindowMs,
-        timeoutMs: config.httpTimeoutMs,
-        concurrency: config.concurrency,
-        log: log.child({ account: a.account }),
-      });
-      const deps: SyncDeps = {
-        db,
-        client,
-        account: a.account,
-        timezone: a.timezone,
+    const perAccount = accounts.map((a) =>
+      wireAccount(db, { ...a, baseUrl: a.baseUrl || 'http://127.0.0.1:0/rest' }, config, log, {
         baseUrl: a.baseUrl,
-        windowMs: config.rateWindowMs,
-        concurrency: config.concurrency,
-        log,
         signal: ctx.stopSignal,
-        ...(a.changelogUrl ? { changelogUrl: a.changelogUrl } : {}),
         ...(progress && accounts.length === 1 ? { onProgress: progress } : {}),
-      };
-      return { a, client, deps };
-    });
+      }),
+    );
     try {
       const req = {
         fromDay: args.fromDay,
@@ -126,7 +107,7 @@ export const syncCommand: Command = {
         return 0;
       }
       // Accounts have their own rate limits and rows: they sync side by side.
-      const summaries = await Promise.all(perAccount.map((p) => runSync(p.deps, req)));
+      const summaries = await Promise.all(perAccount.map((p) => syncAccount(p.deps, req)));
       if (tty) ctx.stderr('\n');
       ctx.stdout(
         (args.json

@@ -1,17 +1,22 @@
 /**
- * The window ledger: one row per unit of work (queries/schema/002_ledger.sql). A grid window is
- * covered when ledger windows of status done or flagged tile it completely; incomplete, failed
- * or missing parts make it a gap to pull. Re-pulling a grid window replaces every ledger row
- * inside it in the same transaction as its data.
+ * The window ledger, in one module: one row per unit of work (queries/schema/002_ledger.sql).
+ * A grid window is covered when ledger windows of status done or flagged tile it completely;
+ * incomplete, failed or missing parts make it a gap to pull. Re-pulling a grid window replaces
+ * every ledger row inside it in the same transaction as its data. A failed window is recorded
+ * only where nothing is stored yet. Its SQL: queries/sync/ledger_*.sql (the reports read it
+ * through the complete_through macro).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { WindowStatus } from './types.ts';
-import type { Window } from './windows.ts';
-import { queryJs } from '../store/queries.ts';
+import { describeError, isFleetsyncError } from '../errors.ts';
+import { execute, queryJs } from '../store/queries.ts';
 import { appendRows, type RangeDelete, type Row } from '../store/write.ts';
+import type { TableRows } from './commit.ts';
+import type { WindowStatus } from './types.ts';
+import type { StreamContext } from './unit.ts';
+import { cutAt, settledCut, type Window } from './windows.ts';
 
-export type LedgerStream =
-  'trips' | 'odometer' | 'fuel_consumed' | 'fuel_level' | 'fuel_fills' | 'visits' | 'bookings';
+/** A ledger stream name: trips, odometer, fuel_consumed, fuel_level, fuel_fills, visits, bookings (or a declared stream's). */
+export type LedgerStream = string;
 
 export interface LedgerEntry {
   stream: LedgerStream;
@@ -34,6 +39,8 @@ export interface LedgerRowRead {
   fetchedMs: number;
 }
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
 /** Ledger rows of a stream for an account overlapping [fromMs, toMs), grouped by scope. */
 export async function readLedger(
   con: DuckDBConnection,
@@ -44,8 +51,8 @@ export async function readLedger(
   const rows = await queryJs(con, 'sync/ledger_range', [
     account,
     stream,
-    new Date(range.startMs).toISOString(),
-    new Date(range.endMs).toISOString(),
+    iso(range.startMs),
+    iso(range.endMs),
   ]);
   const out = new Map<string, LedgerRowRead[]>();
   for (const r of rows) {
@@ -87,10 +94,7 @@ export async function deleteLedgerWindow(
   scope: string,
   w: Window,
 ): Promise<void> {
-  await con.run(
-    'DELETE FROM ledger WHERE account = $1 AND stream = $2 AND scope = $3 AND window_start >= $4 AND window_end <= $5',
-    [account, stream, scope, new Date(w.startMs).toISOString(), new Date(w.endMs).toISOString()],
-  );
+  await execute(con, 'sync/ledger_delete_window', [account, stream, scope, iso(w.startMs), iso(w.endMs)]);
 }
 
 /** The ledger rows a window's entries become. */
@@ -126,6 +130,24 @@ export const ledgerRange = (stream: LedgerStream, scope: string, w: Window): Ran
   endMs: w.endMs,
 });
 
+/**
+ * A pulled window's ledger write: every ledger row inside the window, for each scope its entries
+ * name, replaced by the entries (applied in the window's own transaction, with its data).
+ */
+export function ledgerWrite(
+  account: string,
+  runId: string,
+  fetchedMs: number,
+  stream: LedgerStream,
+  w: Window,
+  entries: readonly LedgerEntry[],
+): { deletes: RangeDelete[]; insert: TableRows } {
+  return {
+    deletes: [...new Set(entries.map((e) => e.scope))].map((scope) => ledgerRange(stream, scope, w)),
+    insert: { table: 'ledger', rows: ledgerRows(account, runId, fetchedMs, entries) },
+  };
+}
+
 export async function insertLedger(
   con: DuckDBConnection,
   account: string,
@@ -134,4 +156,93 @@ export async function insertLedger(
   entries: readonly LedgerEntry[],
 ): Promise<void> {
   await appendRows(con, 'ledger', ledgerRows(account, runId, fetchedMs, entries));
+}
+
+/**
+ * A failed window (scopes comma-separated for a bulk unit): recorded `failed` in the ledger only
+ * where nothing is stored yet, so a failure never hides data an earlier run stored. Runs inside a
+ * committer transaction.
+ */
+export async function recordFailedWindow(
+  con: DuckDBConnection,
+  account: string,
+  runId: string,
+  nowMs: number,
+  failed: { ledgerStream: LedgerStream; scope: string; window: Window },
+  e: unknown,
+): Promise<void> {
+  const sample =
+    isFleetsyncError(e) && typeof e.details?.sample === 'string' ? e.details.sample.slice(0, 300) : null;
+  const entries: LedgerEntry[] = [];
+  for (const scope of failed.scope.split(',')) {
+    const [r] = await queryJs(con, 'sync/ledger_stored_overlap', [
+      account,
+      failed.ledgerStream,
+      scope,
+      iso(failed.window.startMs),
+      iso(failed.window.endMs),
+    ]);
+    if (Number(r?.n ?? 0) > 0) continue;
+    entries.push({
+      stream: failed.ledgerStream,
+      scope,
+      startMs: failed.window.startMs,
+      endMs: failed.window.endMs,
+      status: 'failed',
+      rows: 0,
+      requests: 0,
+      reason: describeError(e).slice(0, 500),
+      sample,
+    });
+  }
+  if (entries.length) await insertLedger(con, account, runId, nowMs, entries);
+}
+
+/** 'incomplete' while the window may still receive late data, else 'done'. */
+export function settledStatus(
+  ctx: StreamContext,
+  w: Window,
+): { status: 'done' | 'incomplete'; reason: string | null } {
+  const settleAt = w.endMs + ctx.settleMs;
+  if (ctx.now() < settleAt)
+    return {
+      status: 'incomplete',
+      reason: `window ends within the ${Math.round(ctx.settleMs / 3_600_000)} h look-back for late data; pulled again later`,
+    };
+  return { status: 'done', reason: null };
+}
+
+/**
+ * A window that reaches into the look-back for late data, cut at the local midnight before it:
+ * the settled part can be `done` now, and only the recent days stay `incomplete`. Without the cut
+ * a month-long window stayed incomplete as a whole until 72 h after the month ended, and "complete
+ * through" sat at the start of the month. Costs one more request per such window; the unit still
+ * replaces everything inside its whole window, so the next run's cut lands cleanly.
+ */
+export function settledPieces(ctx: StreamContext, w: Window): Window[] {
+  return cutAt(w, settledCut(ctx.now() - ctx.settleMs, ctx.zone));
+}
+
+/**
+ * The ledger rows of a window of point records (trips by their start, fills, visits by their
+ * enter time) fetched in one answer: one row per settled piece (see settledPieces), its records
+ * counted by time; the requests are booked on the first.
+ */
+export function pointLedger(
+  ctx: StreamContext,
+  stream: LedgerStream,
+  scope: string,
+  w: Window,
+  times: readonly number[],
+  requests: number,
+): LedgerEntry[] {
+  return settledPieces(ctx, w).map((p, i) => ({
+    stream,
+    scope,
+    startMs: p.startMs,
+    endMs: p.endMs,
+    ...settledStatus(ctx, p),
+    rows: times.filter((t) => t >= p.startMs && t < p.endMs).length,
+    requests: i === 0 ? requests : 0,
+  }));
 }

@@ -1,34 +1,39 @@
 /**
- * The planner: "fill the gaps between the coverage wanted and the windows done". For each
- * stream it lays the grid over the wanted range, drops grid windows that done/flagged ledger
- * rows already tile, and makes a unit of work for every other one (missing, incomplete, failed).
- * It estimates requests per bucket (pages from the history already stored) and the least time
- * the rate limits allow, and picks the cheaper of the two equivalent fuel-counter paths.
+ * The planner: "fill the gaps between the coverage wanted and the windows done". It resolves the
+ * wanted range, then asks each declared stream (streams/*.ts, registry order) for its units: the
+ * stream lays its grid over the range, drops grid windows that done/flagged ledger rows already
+ * tile, and makes a unit for every other one (missing, incomplete, failed). It totals requests
+ * per bucket (pages estimated from the history already stored) and the least time the rate limits
+ * allow.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { leastDurationMs, type BucketName } from '../api/client.ts';
+import { FIRST_RUN_DAYS, PAGE_LIMIT } from '../defaults.ts';
+import { FleetsyncError } from '../errors.ts';
 import { queryJs } from '../store/queries.ts';
-import { readLedger, isCovered, type LedgerRowRead, type LedgerStream } from './ledger.ts';
-import { bookingsUnit } from './streams/bookings.ts';
-import { fuelConsumedBulkUnit, fuelConsumedUnit, fuelFillsUnit, fuelLevelUnit } from './streams/fuel.ts';
-import { odometerUnit } from './streams/odometer.ts';
-import { tripUnit } from './streams/trips.ts';
-import { visitsUnit } from './streams/visits.ts';
-import type { PlanSummary, StreamName } from './types.ts';
-import type { Unit, VehicleRef } from './unit.ts';
-import { DAY_MS, cutAt, dayWindows, monthWindows, settledCut, type Window } from './windows.ts';
-import { localDate } from '../time.ts';
+import { addDays, localDate } from '../time.ts';
+import { isCovered, readLedger, type LedgerRowRead } from './ledger.ts';
+import {
+  addRequests,
+  requestsByBucket,
+  type HistoryRates,
+  type PlanContext,
+  type PlannedVehicle,
+  type StreamDefinition,
+} from './stream.ts';
+import { BUILTIN_STREAMS } from './streams/index.ts';
+import type { PlanSummary, SyncRequest } from './types.ts';
+import type { Unit } from './unit.ts';
+import { DAY_MS, cutAt, dayRange, dayWindows, monthWindows, settledCut, type Window } from './windows.ts';
 
-export interface PlannedVehicle extends VehicleRef {
-  fuel_canbus_consumed: boolean;
-  fuel_level: boolean; // canbus or analog level sensor
-}
+export type { PlannedVehicle } from './stream.ts';
+export { fmt } from './stream.ts';
 
 export interface PlanInput {
   account: string;
   zone: string;
   range: Window;
-  streams: ReadonlySet<StreamName>;
+  streams: ReadonlySet<string>;
   vehicles: readonly PlannedVehicle[];
   runId: string;
   windowMs: number;
@@ -37,13 +42,48 @@ export interface PlanInput {
   fuelPath?: 'per_vehicle_get' | 'bulk_post';
   /** Windows reaching past this instant are fetched in two pieces (see settledPieces): one more request each. */
   settledBeforeMs?: number;
+  /** The declared streams (default: the built-in registry). */
+  definitions?: readonly StreamDefinition[];
 }
 
-export const PAGE_LIMIT = 500;
-const BULK_MAX_VEHICLES = 100;
+/** The local-day range a request wants: explicit, or incremental from the ledger. */
+export async function resolveRange(
+  con: DuckDBConnection,
+  deps: { account: string; timezone: string; now?: () => number },
+  req: Pick<SyncRequest, 'fromDay' | 'toDay'>,
+): Promise<Window> {
+  const now = (deps.now ?? Date.now)();
+  const today = localDate(now, deps.timezone);
+  if (req.fromDay || req.toDay) {
+    const from = req.fromDay ?? addDays(req.toDay ?? today, -(FIRST_RUN_DAYS - 1));
+    const to = req.toDay ?? today;
+    if (to < from) throw new FleetsyncError('E_USAGE', `--to ${to} is before --from ${from}`);
+    return dayRange(from, to, deps.timezone);
+  }
+  const [first] = await queryJs(con, 'sync/coverage_start', [deps.account]);
+  const start = first?.first_start as Date | null | undefined;
+  const from = start ? localDate(start.getTime(), deps.timezone) : addDays(today, -(FIRST_RUN_DAYS - 1));
+  return dayRange(from < today ? from : today, today, deps.timezone);
+}
+
+/** The stored vehicles the per-vehicle streams plan for. */
+export async function plannedVehicles(con: DuckDBConnection, account: string): Promise<PlannedVehicle[]> {
+  const rows = await queryJs(con, 'sync/planned_vehicles', [account]);
+  return rows.map((r) => ({
+    vehicle_id: Number(r.vehicle_id),
+    registration: String(r.registration),
+    fuel_canbus_consumed: Boolean(r.fuel_canbus_consumed),
+    fuel_level: Boolean(r.fuel_level),
+  }));
+}
+
+/** The streams a request asks for (default: every stream the run knows). */
+export function requestedStreams(req: SyncRequest, defs: readonly StreamDefinition[]): Set<string> {
+  return new Set(req.streams && req.streams.length ? req.streams : defs.map((d) => d.name));
+}
 
 /** Average records per local day seen so far, to estimate pages; defaults before the first sync. */
-async function rates(con: DuckDBConnection, account: string, vehicles: number) {
+async function historyRates(con: DuckDBConnection, account: string, vehicles: number): Promise<HistoryRates> {
   const [r] = await queryJs(con, 'sync/history_rates', [account]);
   const num = (v: unknown, d: number) =>
     v === null || v === undefined || Number.isNaN(Number(v)) ? d : Number(v);
@@ -54,102 +94,61 @@ async function rates(con: DuckDBConnection, account: string, vehicles: number) {
   };
 }
 
-const pages = (records: number) => Math.max(1, Math.ceil(records / PAGE_LIMIT));
-const days = (w: Window) => (w.endMs - w.startMs) / DAY_MS;
-
-function gaps(grid: Window[], ledger: Map<string, LedgerRowRead[]>, scope: string): Window[] {
-  const rows = ledger.get(scope);
-  return grid.filter((w) => !isCovered(w, rows));
-}
-
 export async function buildPlan(
   con: DuckDBConnection,
   p: PlanInput,
 ): Promise<{ units: Unit[]; summary: PlanSummary }> {
-  const months = monthWindows(p.range.startMs, p.range.endMs, p.zone);
-  const dayGrid = dayWindows(p.range.startMs, p.range.endMs, p.zone);
-  const r = await rates(con, p.account, p.vehicles.length);
-  const ledgers = new Map<LedgerStream, Map<string, LedgerRowRead[]>>();
-  const ledger = async (s: LedgerStream, range: Window = p.range) => {
-    const key = s;
+  const defs = p.definitions ?? BUILTIN_STREAMS;
+  const limits = { windowMs: p.windowMs, limits: p.limits };
+  const ledgers = new Map<string, Map<string, LedgerRowRead[]>>();
+  const ledger = async (s: string, range: Window = p.range) => {
+    const key = `${s}|${range.startMs}|${range.endMs}`;
     if (!ledgers.has(key)) ledgers.set(key, await readLedger(con, p.account, s, range));
     return ledgers.get(key)!;
   };
-  const units: Unit[] = [];
   const cut = p.settledBeforeMs === undefined ? null : settledCut(p.settledBeforeMs, p.zone);
-  const pieces = (w: Window) => (cut === null ? 1 : cutAt(w, cut).length);
+  const units: Unit[] = [];
   const notes: string[] = [];
-
-  if (p.streams.has('trips'))
-    for (const w of gaps(months, await ledger('trips'), '*'))
-      units.push(tripUnit(w, pages(r.tripsPerDay * days(w))));
-
-  if (p.streams.has('odometer')) {
-    const l = await ledger('odometer');
-    for (const v of p.vehicles)
-      for (const w of gaps(months, l, String(v.vehicle_id))) units.push(odometerUnit(v, w, pieces(w)));
-  }
-
   let fuelPath: PlanSummary['fuelPath'] = { chosen: 'per_vehicle_get', getMs: 0, postMs: 0 };
-  if (p.streams.has('fuel')) {
-    const can = p.vehicles.filter((v) => v.fuel_canbus_consumed);
-    const lc = await ledger('fuel_consumed');
-    const getUnits = can.flatMap((v) =>
-      gaps(months, lc, String(v.vehicle_id)).map((w) => fuelConsumedUnit(v, w, pieces(w))),
-    );
-    const postUnits: Unit[] = [];
-    for (const w of dayGrid) {
-      const need = can.filter((v) => !isCovered(w, lc.get(String(v.vehicle_id))));
-      for (let i = 0; i < need.length; i += BULK_MAX_VEHICLES)
-        postUnits.push(fuelConsumedBulkUnit(need.slice(i, i + BULK_MAX_VEHICLES), w));
+  const ctx: Omit<PlanContext, 'planned'> = {
+    account: p.account,
+    zone: p.zone,
+    range: p.range,
+    runId: p.runId,
+    vehicles: p.vehicles,
+    rates: await historyRates(con, p.account, p.vehicles.length),
+    ...(p.fuelPath ? { fuelPath: p.fuelPath } : {}),
+    grid: (g, range = p.range) =>
+      g === 'month'
+        ? monthWindows(range.startMs, range.endMs, p.zone)
+        : dayWindows(range.startMs, range.endMs, p.zone),
+    ledger,
+    gaps: async (s, grid, scope, range) => {
+      const rows = (await ledger(s, range)).get(scope);
+      return grid.filter((w) => !isCovered(w, rows));
+    },
+    pieces: (w) => (cut === null ? 1 : cutAt(w, cut).length),
+    pages: (perDay, w) => Math.max(1, Math.ceil((perDay * ((w.endMs - w.startMs) / DAY_MS)) / PAGE_LIMIT)),
+    leastDurationMs: (byBucket) => leastDurationMs(byBucket, limits),
+    chooseFuelPath: (f) => {
+      fuelPath = f;
+    },
+    note: (text) => notes.push(text),
+  };
+  for (const def of defs)
+    if (def.plan && p.streams.has(def.name)) units.push(...(await def.plan({ ...ctx, planned: [...units] })));
+
+  // Snapshots are one listing each (their pages estimated as one).
+  const snapshots: Record<string, number> = { default: 0 };
+  for (const def of defs)
+    if (def.snapshot && p.streams.has(def.name)) {
+      const b = def.buckets[0] ?? 'default';
+      snapshots[b] = (snapshots[b] ?? 0) + def.snapshot.estRequests;
     }
-    const level = p.vehicles.filter((v) => !v.fuel_canbus_consumed && v.fuel_level);
-    const ll = await ledger('fuel_level');
-    const lf = await ledger('fuel_fills');
-    for (const v of level) {
-      for (const w of gaps(months, ll, String(v.vehicle_id))) units.push(fuelLevelUnit(v, w, pieces(w)));
-      for (const w of gaps(months, lf, String(v.vehicle_id))) units.push(fuelFillsUnit(v, w));
-    }
-    const others = byBucket(units);
-    const getMs = leastDurationMs(addTo(others, byBucket(getUnits)), {
-      windowMs: p.windowMs,
-      limits: p.limits,
-    });
-    const postMs = leastDurationMs(addTo(others, byBucket(postUnits)), {
-      windowMs: p.windowMs,
-      limits: p.limits,
-    });
-    const chosen = p.fuelPath ?? (postMs < getMs ? 'bulk_post' : 'per_vehicle_get');
-    fuelPath = { chosen, getMs, postMs };
-    units.push(...(chosen === 'bulk_post' ? postUnits : getUnits));
-    if (can.length)
-      notes.push(
-        `fuel counter: ${chosen === 'bulk_post' ? 'bulk POST /fuel/consumed (24 h, 100 vehicles, 10/min)' : 'per-vehicle GET /fuel/consumed (31 days)'} — ` +
-          `GET path ≥ ${fmt(getMs)}, bulk path ≥ ${fmt(postMs)}`,
-      );
-  }
-
-  if (p.streams.has('visits'))
-    for (const w of gaps(dayGrid, await ledger('visits'), '*'))
-      units.push(visitsUnit(w, pages(r.visitsPerDay * days(w))));
-
-  if (p.streams.has('bookings')) {
-    // Bookings are scheduled ahead: cover one more month beyond the range.
-    const ahead = monthWindows(p.range.startMs, p.range.endMs + 31 * DAY_MS, p.zone);
-    const l = await ledger('bookings', { startMs: p.range.startMs, endMs: p.range.endMs + 31 * DAY_MS });
-    for (const w of gaps(ahead, l, '*'))
-      units.push(bookingsUnit(w, pages(r.bookingsPerDay * days(w)), p.runId));
-  }
-
-  const snapshotRequests = ['vehicles', 'geofences', 'carpool'].filter((s) =>
-    p.streams.has(s as StreamName),
-  ).length;
-  const requestsByBucket = addTo(byBucket(units), {
-    default: snapshotRequests + (p.streams.has('carpool') ? 1 : 0),
-  });
-  const requestsByStream: Record<string, number> = {};
-  for (const u of units) requestsByStream[u.stream] = (requestsByStream[u.stream] ?? 0) + u.estRequests;
-  if (p.vehicles.length === 0 && (p.streams.has('odometer') || p.streams.has('fuel')))
+  const byBucket = addRequests(requestsByBucket(units), snapshots);
+  const byStream: Record<string, number> = {};
+  for (const u of units) byStream[u.stream] = (byStream[u.stream] ?? 0) + u.estRequests;
+  if (p.vehicles.length === 0 && defs.some((d) => d.scope === 'vehicle' && p.streams.has(d.name)))
     notes.push('no vehicles known yet: per-vehicle streams are planned after the vehicle list is pulled');
   notes.push(
     'page counts are estimates from the history already stored; splits around odometer or counter resets add a few requests',
@@ -160,30 +159,11 @@ export async function buildPlan(
       account: p.account,
       fromDay: localDate(p.range.startMs, p.zone),
       toDay: localDate(p.range.endMs - 1, p.zone),
-      requestsByBucket,
-      requestsByStream,
-      leastDurationMs: leastDurationMs(requestsByBucket, { windowMs: p.windowMs, limits: p.limits }),
+      requestsByBucket: byBucket,
+      requestsByStream: byStream,
+      leastDurationMs: leastDurationMs(byBucket, limits),
       fuelPath,
       notes,
     },
   };
-}
-
-function byBucket(units: readonly Unit[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const u of units) out[u.bucket] = (out[u.bucket] ?? 0) + u.estRequests;
-  return out;
-}
-
-function addTo(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
-  const out = { ...a };
-  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
-  return out;
-}
-
-export function fmt(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = ms / 1000;
-  if (s < 120) return `${s.toFixed(1)} s`;
-  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
 }

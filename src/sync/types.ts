@@ -1,18 +1,49 @@
 /**
- * The sync's public shapes: what a run is asked to do and what it reports. `runSync` in
- * src/sync/run.ts implements them; the CLI, the server's POST /api/sync and the scheduler call it.
+ * The sync's public shapes: what a run needs, what it is asked to do and what it reports.
+ * `runSync` in src/sync/run.ts implements them; the CLI, the server's POST /api/sync and the
+ * scheduler call it (with SyncDeps built by src/wiring.ts).
  */
-export const STREAMS = [
-  'vehicles', // vehicles (+ sensors), snapshot
-  'geofences', // geofences, snapshot
-  'carpool', // carpool vehicles, drivers and rules, snapshot
-  'trips', // fleet-wide, ≤31-day windows
-  'odometer', // per vehicle, local-month windows, split around resets / tracker changes
-  'fuel', // per vehicle: ECU counter (CAN) or level estimate + fills (level sensors)
-  'visits', // toll-geofence visits, ≤24-hour windows
-  'bookings', // carpool bookings, ≤31-day windows, re-pulled until final
-] as const;
-export type StreamName = (typeof STREAMS)[number];
+import type { BucketName, FleetClient } from '../api/client.ts';
+import type { Logger } from '../log.ts';
+import type { Database } from '../store/db.ts';
+import type { Clock } from '../time.ts';
+import type { StreamDefinition } from './stream.ts';
+import { BUILTIN_STREAMS, streamNames, type BuiltinStreamName } from './streams/index.ts';
+import type { Unit } from './unit.ts';
+
+/** The built-in streams, in registry order (src/sync/streams/index.ts). */
+export const STREAMS: readonly BuiltinStreamName[] = streamNames(BUILTIN_STREAMS);
+export type StreamName = BuiltinStreamName;
+
+export interface SyncDeps {
+  db: Database;
+  client: FleetClient;
+  account: string;
+  timezone: string;
+  baseUrl: string;
+  /** The API's rate-limit window (ms); used for the plan's least duration. */
+  windowMs: number;
+  limits?: Partial<Record<BucketName, number>>;
+  log: Logger;
+  now?: Clock;
+  signal?: AbortSignal;
+  /** Look-back for late data (default SETTLE_MS, src/defaults.ts). */
+  settleMs?: number;
+  /** Stale-looking windows are accepted this long after their end (default MAX_LATE_MS). */
+  maxLateMs?: number;
+  /** Odometer windows whose last event is this far before their end are incomplete (default ODOMETER_LAG_MS). */
+  odometerLagMs?: number;
+  /** Units of work in flight at once (default DEFAULT_CONCURRENCY); the buckets pace the requests. */
+  concurrency?: number;
+  fuelPath?: 'per_vehicle_get' | 'bulk_post';
+  onProgress?: (p: SyncProgress) => void;
+  /** The release-notes records URL (default: derived from baseUrl); `false` skips the check beside the sync. */
+  changelogUrl?: string | false;
+  /** The streams a run knows (default: the built-in registry); a declared stream is added here. */
+  streams?: readonly StreamDefinition[];
+  /** Test hook: called after each committed window (e.g. to kill the process at a chosen point). */
+  afterCommit?: (unit: Unit) => void;
+}
 
 /** Ledger statuses of a window. */
 export type WindowStatus = 'done' | 'incomplete' | 'flagged' | 'failed';
@@ -21,7 +52,8 @@ export interface SyncRequest {
   /** Local calendar days, both inclusive; omitted = incremental (gaps since coverage + look-back). */
   fromDay?: string;
   toDay?: string;
-  streams?: StreamName[];
+  /** Stream names (default: every stream the run knows). */
+  streams?: readonly string[];
   trigger: 'cli' | 'schedule' | 'api' | 'demo';
   /** Print the plan only: nothing is sent. */
   planOnly?: boolean;
@@ -42,8 +74,8 @@ export interface RunSummary {
   requests: number;
   retries: number;
   http429ByBucket: Record<string, number>;
-  streams: Partial<Record<StreamName, StreamCounts>>;
-  /** The API's release notes, checked at the end of the run (never fails the run). */
+  streams: Record<string, StreamCounts>;
+  /** The API's release notes, checked beside the sync after the run (never fails the run). */
   apiChanges?: {
     status: string;
     newReleases: number;
@@ -67,7 +99,7 @@ export interface PlanSummary {
 }
 
 export interface SyncProgress {
-  stream: StreamName;
+  stream: string;
   done: number;
   total: number;
 }

@@ -7,10 +7,10 @@
 import type { BucketName, FleetClient, RequestMeter } from '../api/client.ts';
 import type { Logger } from '../log.ts';
 import type { RangeDelete } from '../store/write.ts';
+import type { Clock } from '../time.ts';
 import type { WindowWrite } from './commit.ts';
 import type { LedgerEntry, LedgerStream } from './ledger.ts';
-import type { StreamName } from './types.ts';
-import { cutAt, settledCut, type Window } from './windows.ts';
+import type { Window } from './windows.ts';
 
 export interface VehicleRef {
   vehicle_id: number;
@@ -21,7 +21,7 @@ export interface StreamContext {
   client: FleetClient;
   account: string;
   zone: string;
-  now: () => number;
+  now: Clock;
   log: Logger;
   /** Windows ending less than this long before now may still receive late data: re-pulled later. */
   settleMs: number;
@@ -40,7 +40,8 @@ export interface FetchResult extends WindowWrite {
 }
 
 export interface Unit {
-  stream: StreamName;
+  /** The declared stream's name (streams/<name>.ts). */
+  stream: string;
   ledgerStream: LedgerStream;
   scope: string;
   window: Window;
@@ -51,56 +52,7 @@ export interface Unit {
   fetch(ctx: StreamContext, meter: RequestMeter): Promise<FetchResult>;
 }
 
-/** 'incomplete' while the window may still receive late data, else 'done'. */
-export function settledStatus(
-  ctx: StreamContext,
-  w: Window,
-): { status: 'done' | 'incomplete'; reason: string | null } {
-  const settleAt = w.endMs + ctx.settleMs;
-  if (ctx.now() < settleAt)
-    return {
-      status: 'incomplete',
-      reason: `window ends within the ${Math.round(ctx.settleMs / 3_600_000)} h look-back for late data; pulled again later`,
-    };
-  return { status: 'done', reason: null };
-}
-
 export const iso = (ms: number) => new Date(ms).toISOString();
-
-/**
- * A window that reaches into the look-back for late data, cut at the local midnight before it:
- * the settled part can be `done` now, and only the recent days stay `incomplete`. Without the cut
- * a month-long window stayed incomplete as a whole until 72 h after the month ended, and "complete
- * through" sat at the start of the month. Costs one more request per such window; the unit still
- * replaces everything inside its whole window, so the next run's cut lands cleanly.
- */
-export function settledPieces(ctx: StreamContext, w: Window): Window[] {
-  return cutAt(w, settledCut(ctx.now() - ctx.settleMs, ctx.zone));
-}
-
-/**
- * The ledger rows of a window of point records (trips by their start, fills, visits by their
- * enter time) fetched in one answer: one row per settled piece (see settledPieces), its records
- * counted by time; the requests are booked on the first.
- */
-export function pointLedger(
-  ctx: StreamContext,
-  stream: LedgerStream,
-  scope: string,
-  w: Window,
-  times: readonly number[],
-  requests: number,
-): LedgerEntry[] {
-  return settledPieces(ctx, w).map((p, i) => ({
-    stream,
-    scope,
-    startMs: p.startMs,
-    endMs: p.endMs,
-    ...settledStatus(ctx, p),
-    rows: times.filter((t) => t >= p.startMs && t < p.endMs).length,
-    requests: i === 0 ? requests : 0,
-  }));
-}
 
 /** A per-vehicle window table's rows inside `w` (every leaf a split left), replaced by a re-pull. */
 export const vehicleWindowRange = (table: string, vehicleId: number, w: Window): RangeDelete => ({

@@ -15,7 +15,8 @@ import { generateFleet } from '../../src/simulator/generate.ts';
 import type { Fleet, FleetOptions } from '../../src/simulator/model.ts';
 import { startSimulator, type SimulatorHandle, type SimulatorOptions } from '../../src/simulator/server.ts';
 import { openDatabase, type Database } from '../../src/store/db.ts';
-import { runSync, type SyncDeps } from '../../src/sync/run.ts';
+import type { SyncDeps } from '../../src/sync/run.ts';
+import { syncAccount } from '../../src/wiring.ts';
 import type { RunSummary, SyncRequest } from '../../src/sync/types.ts';
 import { localDate } from '../../src/time.ts';
 
@@ -101,7 +102,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     firstDay,
     lastDay,
     deps,
-    sync: (req = {}) => runSync(deps, { trigger: 'cli', fromDay: firstDay, toDay: lastDay, ...req }),
+    sync: (req = {}) => syncAccount(deps, { trigger: 'cli', fromDay: firstDay, toDay: lastDay, ...req }),
     async report(name, raw = { from: firstDay, to: lastDay }) {
       const scope = { account: ACCOUNT, zone: fleet.timezone, nowMs: now() };
       const def = requireReport(name);

@@ -5,9 +5,13 @@
  * incomplete, so later runs pull it again until every booking in it has settled.
  */
 import { FINAL_BOOKING_STATUSES, type Booking } from '../../api/types.ts';
+import { BOOKINGS_AHEAD_DAYS } from '../../defaults.ts';
+import { queryJs } from '../../store/queries.ts';
 import { upsertRows } from '../../store/write.ts';
-import { iso, settledStatus, type Unit } from '../unit.ts';
-import type { Window } from '../windows.ts';
+import { settledStatus } from '../ledger.ts';
+import { defineStream } from '../stream.ts';
+import { iso, type Unit } from '../unit.ts';
+import { DAY_MS, type Window } from '../windows.ts';
 
 export function bookingsUnit(w: Window, estPages: number, runId: string): Unit {
   return {
@@ -50,11 +54,8 @@ export function bookingsUnit(w: Window, estPages: number, runId: string): Unit {
           // Status changes since the last observation, for the history table.
           const ids = bookings.map((b) => b.booking_id);
           const prev = new Map<number, { status: string; first: Date }>();
-          const reader = await con.runAndReadAll(
-            'SELECT booking_id, booking_status, first_seen_at FROM carpool_bookings WHERE account = $1 AND list_contains($2::BIGINT[], booking_id)',
-            [ctx.account, `[${ids.join(',')}]`],
-          );
-          for (const r of reader.getRowObjectsJS())
+          const stored = await queryJs(con, 'sync/booking_statuses', [ctx.account, `[${ids.join(',')}]`]);
+          for (const r of stored)
             prev.set(Number(r.booking_id), {
               status: String(r.booking_status),
               first: r.first_seen_at as Date,
@@ -103,3 +104,22 @@ export function bookingsUnit(w: Window, estPages: number, runId: string): Unit {
     },
   };
 }
+
+export const bookings = defineStream({
+  name: 'bookings',
+  ledgerStreams: ['bookings'],
+  grid: 'month',
+  scope: 'fleet',
+  endpoints: ['GET /carpool/bookings'],
+  buckets: ['default'],
+  tables: ['carpool_bookings', 'carpool_booking_history'],
+  startOrder: 2,
+  needs: ['carpool'],
+  async plan(ctx) {
+    // Bookings are scheduled ahead: cover more beyond the range.
+    const ahead = { startMs: ctx.range.startMs, endMs: ctx.range.endMs + BOOKINGS_AHEAD_DAYS * DAY_MS };
+    return (await ctx.gaps('bookings', ctx.grid('month', ahead), '*', ahead)).map((w) =>
+      bookingsUnit(w, ctx.pages(ctx.rates.bookingsPerDay, w), ctx.runId),
+    );
+  },
+});

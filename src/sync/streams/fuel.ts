@@ -9,17 +9,10 @@
  *   a fill listed twice stored once).
  */
 import type { FuelConsumed, FuelFill, FuelLevel } from '../../api/types.ts';
-import type { LedgerEntry } from '../ledger.ts';
-import {
-  iso,
-  pointLedger,
-  settledPieces,
-  settledStatus,
-  vehicleWindowRange,
-  type StreamContext,
-  type Unit,
-  type VehicleRef,
-} from '../unit.ts';
+import { BULK_MAX_VEHICLES } from '../../defaults.ts';
+import { isCovered, pointLedger, settledPieces, settledStatus, type LedgerEntry } from '../ledger.ts';
+import { addRequests, defineStream, fmt, requestsByBucket } from '../stream.ts';
+import { iso, vehicleWindowRange, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
 import { splitAtMidnight, type Window } from '../windows.ts';
 
 const wentDown = (f: FuelConsumed) =>
@@ -241,3 +234,55 @@ export function fuelFillsUnit(v: VehicleRef, w: Window): Unit {
     },
   };
 }
+
+export const fuel = defineStream({
+  name: 'fuel',
+  ledgerStreams: ['fuel_consumed', 'fuel_level', 'fuel_fills'],
+  grid: 'month',
+  scope: 'vehicle',
+  endpoints: [
+    'GET /fuel/consumed/{registration}',
+    'POST /fuel/consumed',
+    'GET /fuel/level/{registration}',
+    'GET /fuel/fills/{registration}',
+  ],
+  buckets: ['default', 'fuel_consumed_bulk'],
+  tables: ['fuel_consumed', 'fuel_level', 'fuel_fills'],
+  startOrder: 4,
+  needs: ['vehicles'],
+  async plan(ctx) {
+    const months = ctx.grid('month');
+    const can = ctx.vehicles.filter((v) => v.fuel_canbus_consumed);
+    const getUnits: Unit[] = [];
+    for (const v of can)
+      for (const w of await ctx.gaps('fuel_consumed', months, String(v.vehicle_id)))
+        getUnits.push(fuelConsumedUnit(v, w, ctx.pieces(w)));
+    const lc = await ctx.ledger('fuel_consumed');
+    const postUnits: Unit[] = [];
+    for (const w of ctx.grid('day')) {
+      const need = can.filter((v) => !isCovered(w, lc.get(String(v.vehicle_id))));
+      for (let i = 0; i < need.length; i += BULK_MAX_VEHICLES)
+        postUnits.push(fuelConsumedBulkUnit(need.slice(i, i + BULK_MAX_VEHICLES), w));
+    }
+    const levelUnits: Unit[] = [];
+    for (const v of ctx.vehicles.filter((x) => !x.fuel_canbus_consumed && x.fuel_level)) {
+      for (const w of await ctx.gaps('fuel_level', months, String(v.vehicle_id)))
+        levelUnits.push(fuelLevelUnit(v, w, ctx.pieces(w)));
+      for (const w of await ctx.gaps('fuel_fills', months, String(v.vehicle_id)))
+        levelUnits.push(fuelFillsUnit(v, w));
+    }
+    // The two counter paths store the same litres: take the one the limits finish sooner, given
+    // everything else planned so far.
+    const others = requestsByBucket([...ctx.planned, ...levelUnits]);
+    const getMs = ctx.leastDurationMs(addRequests(others, requestsByBucket(getUnits)));
+    const postMs = ctx.leastDurationMs(addRequests(others, requestsByBucket(postUnits)));
+    const chosen = ctx.fuelPath ?? (postMs < getMs ? 'bulk_post' : 'per_vehicle_get');
+    ctx.chooseFuelPath({ chosen, getMs, postMs });
+    if (can.length)
+      ctx.note(
+        `fuel counter: ${chosen === 'bulk_post' ? `bulk POST /fuel/consumed (24 h, ${BULK_MAX_VEHICLES} vehicles, 10/min)` : 'per-vehicle GET /fuel/consumed (31 days)'} — ` +
+          `GET path ≥ ${fmt(getMs)}, bulk path ≥ ${fmt(postMs)}`,
+      );
+    return [...levelUnits, ...(chosen === 'bulk_post' ? postUnits : getUnits)];
+  },
+});

@@ -5,20 +5,10 @@
  * event is well before its end is incomplete and pulled again on later runs.
  */
 import type { OdometerWindow } from '../../api/types.ts';
-import type { LedgerEntry } from '../ledger.ts';
-import {
-  iso,
-  settledPieces,
-  settledStatus,
-  vehicleWindowRange,
-  type StreamContext,
-  type Unit,
-  type VehicleRef,
-} from '../unit.ts';
+import { settledPieces, settledStatus, type LedgerEntry } from '../ledger.ts';
+import { defineStream } from '../stream.ts';
+import { iso, vehicleWindowRange, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
 import { splitAtMidnight, type Window } from '../windows.ts';
-
-/** Data this much older than the window's end (or now) means the window is not yet complete. */
-export const ODOMETER_LAG_MS = 12 * 3_600_000;
 
 interface Leaf {
   w: Window;
@@ -118,3 +108,23 @@ export function odometerUnit(v: VehicleRef, w: Window, estRequests = 1): Unit {
     },
   };
 }
+
+export const odometer = defineStream({
+  name: 'odometer',
+  ledgerStreams: ['odometer'],
+  grid: 'month',
+  scope: 'vehicle',
+  endpoints: ['GET /vehicles/{registration}/odometer'],
+  buckets: ['default'],
+  tables: ['odometer_windows'],
+  startOrder: 3,
+  needs: ['vehicles'],
+  async plan(ctx) {
+    const months = ctx.grid('month');
+    const units: Unit[] = [];
+    for (const v of ctx.vehicles)
+      for (const w of await ctx.gaps('odometer', months, String(v.vehicle_id)))
+        units.push(odometerUnit(v, w, ctx.pieces(w)));
+    return units;
+  },
+});

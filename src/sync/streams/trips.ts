@@ -1,6 +1,8 @@
 /** Trips: fleet-wide GET /trips over ≤31-day windows; a trip returned by two windows is stored once. */
 import type { Trip } from '../../api/types.ts';
-import { iso, pointLedger, type Unit } from '../unit.ts';
+import { pointLedger } from '../ledger.ts';
+import { defineStream } from '../stream.ts';
+import { iso, type Unit } from '../unit.ts';
 import type { Window } from '../windows.ts';
 
 export const tripRow = (account: string, t: Trip) => ({
@@ -50,3 +52,25 @@ export function tripUnit(w: Window, estPages: number): Unit {
     },
   };
 }
+
+export const trips = defineStream({
+  name: 'trips',
+  ledgerStreams: ['trips'],
+  grid: 'month',
+  scope: 'fleet',
+  endpoints: ['GET /trips'],
+  buckets: ['default'],
+  tables: ['trips'],
+  startOrder: 0,
+  // A month of the whole fleet's trips is held in memory: one window at a time (its pages are
+  // fetched several at once, see paginate.ts). Its own limiter, not the shared pool: the trips
+  // windows are the longest request chain, so the next one must not queue behind the
+  // per-vehicle units (it then spilled into the next limit window and made the tail).
+  maxInFlight: 1,
+  async plan(ctx) {
+    const months = ctx.grid('month');
+    return (await ctx.gaps('trips', months, '*')).map((w) =>
+      tripUnit(w, ctx.pages(ctx.rates.tripsPerDay, w)),
+    );
+  },
+});

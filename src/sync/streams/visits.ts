@@ -4,7 +4,9 @@
  * (vehicle, geofence, enter time), so one seen by two windows is stored once. The API lists a
  * visit only once the vehicle has left the geofence, so recent windows stay open (incomplete).
  */
-import { iso, pointLedger, type Unit } from '../unit.ts';
+import { pointLedger } from '../ledger.ts';
+import { defineStream } from '../stream.ts';
+import { iso, type Unit } from '../unit.ts';
 import type { Window } from '../windows.ts';
 
 export function visitsUnit(w: Window, estPages: number): Unit {
@@ -54,3 +56,20 @@ export function visitsUnit(w: Window, estPages: number): Unit {
     },
   };
 }
+
+export const visits = defineStream({
+  name: 'visits',
+  ledgerStreams: ['visits'],
+  grid: 'day',
+  scope: 'fleet',
+  endpoints: ['GET /geofences/visits'],
+  buckets: ['default'],
+  tables: ['geofence_visits'],
+  startOrder: 1,
+  needs: ['geofences'],
+  async plan(ctx) {
+    return (await ctx.gaps('visits', ctx.grid('day'), '*')).map((w) =>
+      visitsUnit(w, ctx.pages(ctx.rates.visitsPerDay, w)),
+    );
+  },
+});

@@ -1,0 +1,36 @@
+/**
+ * Every default of fleetsync, stated once. The config schema (src/config.ts), the API client
+ * (src/api) and the sync (src/sync) read them from here; nothing else writes these numbers.
+ */
+
+const HOUR_MS = 3_600_000;
+
+/** The API's rate-limit window (60 s on the real service); FLEETSYNC_RATE_WINDOW_MS. */
+export const DEFAULT_RATE_WINDOW_MS = 60_000;
+/** Headers and body (idle) timeout per request; FLEETSYNC_HTTP_TIMEOUT_MS. */
+export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
+/** Requests (and sync units of work) in flight at once; FLEETSYNC_CONCURRENCY. */
+export const DEFAULT_CONCURRENCY = 16;
+/** Records asked per page: the largest the API honours. */
+export const PAGE_LIMIT = 500;
+/** Registrations per bulk POST (the API's maximum); longer lists are split. */
+export const BULK_MAX_VEHICLES = 100;
+
+/** Look-back for late data: windows ending less than this before now are pulled again later. */
+export const SETTLE_MS = 72 * HOUR_MS;
+/** A window this far in the past is accepted even if its data looks stale. */
+export const MAX_LATE_MS = 7 * 24 * HOUR_MS;
+/** Odometer data this much older than the window's end (or now) means the window is incomplete. */
+export const ODOMETER_LAG_MS = 12 * HOUR_MS;
+/** Local days the first incremental run covers (and an open-ended --to reaches back). */
+export const FIRST_RUN_DAYS = 30;
+/** Bookings are scheduled ahead: the sync covers this many days beyond the wanted range. */
+export const BOOKINGS_AHEAD_DAYS = 31;
+
+/** The DuckDB file; FLEETSYNC_DB. */
+export const DEFAULT_DB_PATH = 'data/fleet.duckdb';
+/** The dashboard's address; FLEETSYNC_HOST, FLEETSYNC_PORT. */
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8080;
+/** The account's zone when none is configured; FLEET_TIMEZONE. */
+export const DEFAULT_TIMEZONE = 'Africa/Johannesburg';

@@ -1,0 +1,173 @@
+/**
+ * The executor: runs the planned units with bounded concurrency (the client's rate buckets pace
+ * the requests), longest request chains first, and commits each window through its stream's
+ * group committer on a writer connection of its own. A failed window is counted and recorded in
+ * the ledger (where nothing is stored yet) and the run goes on — unless the failure is one that
+ * stops the run (see `stopsTheRun`): then nothing more is written.
+ */
+import { setMaxListeners } from 'node:events';
+import pLimit from 'p-limit';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { describeError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { Database } from '../store/db.ts';
+import type { Clock } from '../time.ts';
+import { groupCommitter, type GroupCommitter } from './commit.ts';
+import { DEFAULT_CONCURRENCY, MAX_LATE_MS, ODOMETER_LAG_MS, SETTLE_MS } from '../defaults.ts';
+import { ledgerWrite, recordFailedWindow } from './ledger.ts';
+import { newMeter, type RunLog } from './run-log.ts';
+import type { StreamDefinition } from './stream.ts';
+import type { SyncDeps } from './types.ts';
+import type { StreamContext, Unit } from './unit.ts';
+import { windowLabel } from './windows.ts';
+
+/**
+ * A failure of the disk under the database rather than of the data: no point writing on (DuckDB
+ * may abort on further writes). The one place that decides a failure stops the whole run.
+ */
+export function stopsTheRun(e: unknown): boolean {
+  const text =
+    e instanceof Error ? `${e.message} ${String((e as { cause?: unknown }).cause ?? '')}` : String(e);
+  return /No space left on device|disk is full|Read-only file system|read-only mode|FATAL Error/i.test(text);
+}
+
+/**
+ * Every request in flight (up to the concurrency, plus a window's pages asked at once) listens on
+ * the stop signal: more than Node's default of 10 is expected, not a leak.
+ */
+export function widenStopSignal(deps: Pick<SyncDeps, 'signal' | 'concurrency'>): void {
+  if (deps.signal) setMaxListeners(Math.max(200, 4 * (deps.concurrency ?? DEFAULT_CONCURRENCY)), deps.signal);
+}
+
+/** What a unit's fetch sees, with every default filled in. */
+export function streamContext(deps: SyncDeps, log: Logger, now: Clock): StreamContext {
+  return {
+    client: deps.client,
+    account: deps.account,
+    zone: deps.timezone,
+    now,
+    log,
+    settleMs: deps.settleMs ?? SETTLE_MS,
+    maxLateMs: deps.maxLateMs ?? MAX_LATE_MS,
+    odometerLagMs: deps.odometerLagMs ?? ODOMETER_LAG_MS,
+    signal: deps.signal,
+  };
+}
+
+/** The order units start in: by their stream's declared startOrder, then as planned. */
+export function byCriticalPath(units: readonly Unit[], defs: readonly StreamDefinition[]): Unit[] {
+  const order = new Map(defs.map((d) => [d.name, d.startOrder]));
+  const of = (u: Unit) => order.get(u.stream) ?? Number.MAX_SAFE_INTEGER;
+  return units
+    .map((u, i) => ({ u, i }))
+    .sort((a, b) => of(a.u) - of(b.u) || a.i - b.i)
+    .map((x) => x.u);
+}
+
+export interface ExecuteInput {
+  db: Database;
+  account: string;
+  units: readonly Unit[];
+  definitions: readonly StreamDefinition[];
+  ctx: StreamContext;
+  run: RunLog;
+  concurrency?: number;
+  signal?: AbortSignal;
+  onProgress?: SyncDeps['onProgress'];
+  afterCommit?: SyncDeps['afterCommit'];
+}
+
+/** Runs every unit; returns the error that stopped the run, if one did. */
+export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknown }> {
+  const { ctx, run } = x;
+  const log = ctx.log;
+  const limit = pLimit(x.concurrency ?? DEFAULT_CONCURRENCY);
+  // A stream that declares maxInFlight has a limiter of its own: it never queues behind the rest.
+  const own = new Map(
+    x.definitions.filter((d) => d.maxInFlight).map((d) => [d.name, pLimit(d.maxInFlight!)] as const),
+  );
+  // One writer connection per ledger stream: streams write disjoint rows, so their transactions
+  // never conflict and DuckDB commits them in parallel; within a stream, windows are group-committed.
+  const writers = new Map<string, Promise<{ con: DuckDBConnection; committer: GroupCommitter }>>();
+  const writerFor = (stream: string) => {
+    let w = writers.get(stream);
+    if (!w) {
+      w = x.db.connect().then((c) => ({ con: c, committer: groupCommitter(c, x.account) }));
+      writers.set(stream, w);
+    }
+    return w;
+  };
+  let stoppedBy: unknown = null;
+  const totals = new Map<string, number>();
+  const doneBy = new Map<string, number>();
+  for (const u of x.units) totals.set(u.stream, (totals.get(u.stream) ?? 0) + 1);
+
+  const runUnit = async (unit: Unit): Promise<void> => {
+    if (x.signal?.aborted || stoppedBy) return;
+    const meter = newMeter();
+    const t0 = Date.now();
+    const label = windowLabel(unit.window);
+    try {
+      // The slot covers the requests only: a unit waiting for its commit does not hold back the
+      // next unit's requests (the first window's burst goes out as fast as it can).
+      const result = own.has(unit.stream)
+        ? await unit.fetch(ctx, meter)
+        : await limit(() => unit.fetch(ctx, meter));
+      if (stoppedBy) return;
+      const w = await writerFor(unit.ledgerStream);
+      const lw = ledgerWrite(x.account, run.runId, ctx.now(), unit.ledgerStream, unit.window, result.ledger);
+      await w.committer.submit({
+        deletes: [...result.deletes, ...lw.deletes],
+        inserts: [...result.inserts, lw.insert],
+        custom: result.custom,
+      });
+      for (const e of result.ledger) run.count(unit.stream, e.status, 0, 0);
+      run.count(unit.stream, null, result.rows, meter.requests);
+      x.afterCommit?.(unit);
+      log.info('window', {
+        stream: unit.ledgerStream,
+        scope: unit.scope,
+        window: label,
+        rows: result.rows,
+        requests: meter.requests,
+        ms: Date.now() - t0,
+        status: result.ledger.map((e) => e.status).join('/'),
+      });
+    } catch (e) {
+      if (x.signal?.aborted) return;
+      run.count(unit.stream, 'failed', 0, meter.requests);
+      run.fail(unit.ledgerStream, unit.scope, label, e);
+      if (stopsTheRun(e)) {
+        stoppedBy ??= e;
+        return;
+      }
+      const w = await writerFor(unit.ledgerStream);
+      await w.committer
+        .submit({
+          deletes: [],
+          inserts: [],
+          custom: (c) => recordFailedWindow(c, x.account, run.runId, ctx.now(), unit, e),
+        })
+        .catch((e2: unknown) => log.error('could not record a failed window', { error: describeError(e2) }));
+    } finally {
+      run.meter(meter);
+      doneBy.set(unit.stream, (doneBy.get(unit.stream) ?? 0) + 1);
+      x.onProgress?.({
+        stream: unit.stream,
+        done: doneBy.get(unit.stream)!,
+        total: totals.get(unit.stream)!,
+      });
+    }
+  };
+  try {
+    await Promise.all(
+      byCriticalPath(x.units, x.definitions).map((unit) => {
+        const lim = own.get(unit.stream);
+        return lim ? lim(() => runUnit(unit)) : runUnit(unit);
+      }),
+    );
+  } finally {
+    for (const w of writers.values()) await w.then((c) => c.con.closeSync()).catch(() => undefined);
+  }
+  return { stoppedBy };
+}

@@ -1,0 +1,52 @@
+/**
+ * The snapshot stage: before the plan, every snapshot stream asked for — or needed by a stream
+ * asked for (the per-vehicle streams need the vehicle list) — is pulled whole, in registry order.
+ * A failed snapshot is counted and the run goes on with what is stored.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { FleetClient } from '../api/client.ts';
+import type { Logger } from '../log.ts';
+import type { Clock } from '../time.ts';
+import { newMeter, type RunLog } from './run-log.ts';
+import type { StreamDefinition } from './stream.ts';
+
+/** The snapshot streams a run pulls for `streams`. */
+export function snapshotsFor(
+  defs: readonly StreamDefinition[],
+  streams: ReadonlySet<string>,
+): StreamDefinition[] {
+  const needed = new Set(
+    defs.filter((d) => streams.has(d.name)).flatMap((d) => [d.name, ...(d.needs ?? [])]),
+  );
+  return defs.filter((d) => d.snapshot && needed.has(d.name));
+}
+
+export async function pullSnapshots(
+  con: DuckDBConnection,
+  x: { client: FleetClient; account: string; now: Clock; log: Logger; signal?: AbortSignal },
+  defs: readonly StreamDefinition[],
+  streams: ReadonlySet<string>,
+  run: RunLog,
+): Promise<void> {
+  for (const def of snapshotsFor(defs, streams)) {
+    const meter = newMeter();
+    const t0 = Date.now();
+    try {
+      const rows = await def.snapshot!.pull({
+        client: x.client,
+        con,
+        account: x.account,
+        nowMs: x.now(),
+        meter,
+        signal: x.signal,
+      });
+      run.count(def.name, 'done', rows, meter.requests);
+      x.log.info('snapshot', { stream: def.name, rows, requests: meter.requests, ms: Date.now() - t0 });
+    } catch (e) {
+      run.count(def.name, 'failed', 0, meter.requests);
+      run.fail(def.name, '*', 'snapshot', e);
+    } finally {
+      run.meter(meter);
+    }
+  }
+}

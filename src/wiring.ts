@@ -1,0 +1,59 @@
+/**
+ * The one place that wires things together: the Fleet API client and the sync's dependencies for
+ * an account, from the config. `sync`, `serve` (and its scheduler) and `demo` all build them here,
+ * and all run a sync through `syncAccount`: the run, then the release-notes check beside it.
+ */
+import type { AccountConfig } from './accounts.ts';
+import { createFleetClient, type FleetClient } from './api/client.ts';
+import { checkApiChangesAfterSync } from './changes/after-sync.ts';
+import type { Config } from './config.ts';
+import type { Logger } from './log.ts';
+import type { Database } from './store/db.ts';
+import { runSync } from './sync/run.ts';
+import type { RunSummary, SyncDeps, SyncRequest } from './sync/types.ts';
+
+/** The config settings the wiring reads. */
+export type WiringConfig = Pick<Config, 'rateWindowMs' | 'httpTimeoutMs' | 'concurrency'>;
+
+/** The API client of one account (its own rate buckets and connections); close it after use. */
+export function fleetClientFor(a: AccountConfig, config: WiringConfig, log: Logger): FleetClient {
+  return createFleetClient({
+    baseUrl: a.baseUrl,
+    username: a.username,
+    password: a.password,
+    timezone: a.timezone,
+    windowMs: config.rateWindowMs,
+    timeoutMs: config.httpTimeoutMs,
+    concurrency: config.concurrency,
+    log: log.child({ account: a.account }),
+  });
+}
+
+/** A client and the sync's dependencies for one account; `extra` adds run options (signal, progress…). */
+export function wireAccount(
+  db: Database,
+  a: AccountConfig,
+  config: WiringConfig,
+  log: Logger,
+  extra: Partial<SyncDeps> = {},
+): { client: FleetClient; deps: SyncDeps } {
+  const client = fleetClientFor(a, config, log);
+  const deps: SyncDeps = {
+    db,
+    client,
+    account: a.account,
+    timezone: a.timezone,
+    baseUrl: a.baseUrl,
+    windowMs: config.rateWindowMs,
+    concurrency: config.concurrency,
+    log,
+    ...(a.changelogUrl ? { changelogUrl: a.changelogUrl } : {}),
+    ...extra,
+  };
+  return { client, deps };
+}
+
+/** One sync run of an account, then the API release-notes check beside it. */
+export async function syncAccount(deps: SyncDeps, req: SyncRequest): Promise<RunSummary> {
+  return checkApiChangesAfterSync(deps, await runSync(deps, req));
+}
