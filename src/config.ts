@@ -5,6 +5,15 @@
  */
 import { z } from 'zod';
 import { validate as validateCron } from 'node-cron';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_DB_PATH,
+  DEFAULT_HOST,
+  DEFAULT_HTTP_TIMEOUT_MS,
+  DEFAULT_PORT,
+  DEFAULT_RATE_WINDOW_MS,
+  DEFAULT_TIMEZONE,
+} from './defaults.ts';
 import { FleetsyncError } from './errors.ts';
 import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
 import { isValidTimeZone } from './time.ts';
@@ -58,14 +67,14 @@ const schema = z.object({
     .optional(),
   FLEET_USERNAME: z.string().optional(),
   FLEET_PASSWORD: z.string().optional(),
-  FLEET_TIMEZONE: z.string().default('Africa/Johannesburg').refine(isValidTimeZone, {
+  FLEET_TIMEZONE: z.string().default(DEFAULT_TIMEZONE).refine(isValidTimeZone, {
     error: 'not an IANA time zone (e.g. Africa/Johannesburg, Australia/Sydney)',
   }),
   FLEETSYNC_ACCOUNT: z
     .string()
     .regex(/^[A-Za-z0-9_.@-]{1,64}$/, { error: 'letters, digits, _ . @ - only (at most 64)' })
     .optional(),
-  FLEETSYNC_DB: z.string().default('data/fleet.duckdb'),
+  FLEETSYNC_DB: z.string().default(DEFAULT_DB_PATH),
   FLEETSYNC_SCHEDULE: z
     .string()
     .optional()
@@ -77,26 +86,26 @@ const schema = z.object({
     .int({ error: 'must be a whole port number' })
     .min(0, { error: 'must be between 0 and 65535' })
     .max(65535, { error: 'must be between 0 and 65535' })
-    .default(8080),
-  FLEETSYNC_HOST: z.string().default('127.0.0.1'),
+    .default(DEFAULT_PORT),
+  FLEETSYNC_HOST: z.string().default(DEFAULT_HOST),
   FLEETSYNC_TOKEN: z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
   FLEETSYNC_RATE_WINDOW_MS: z.coerce
     .number({ error: 'must be a number of milliseconds' })
     .int()
     .min(100, { error: 'must be at least 100 ms' })
-    .default(60_000),
+    .default(DEFAULT_RATE_WINDOW_MS),
   FLEETSYNC_HTTP_TIMEOUT_MS: z.coerce
     .number({ error: 'must be a number of milliseconds' })
     .int({ error: 'must be a whole number of milliseconds' })
     .min(1000, { error: 'must be between 1000 and 600000 ms' })
     .max(600_000, { error: 'must be between 1000 and 600000 ms' })
-    .default(30_000),
+    .default(DEFAULT_HTTP_TIMEOUT_MS),
   FLEETSYNC_CONCURRENCY: z.coerce
     .number({ error: 'must be a number' })
     .int({ error: 'must be a whole number' })
     .min(1, { error: 'must be between 1 and 64' })
     .max(64, { error: 'must be between 1 and 64' })
-    .default(16),
+    .default(DEFAULT_CONCURRENCY),
   FLEETSYNC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 
@@ -115,7 +124,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
   }
   // Checked here rather than in a zod refinement, which zod skips when any field is invalid:
   // every problem is named at once.
-  const host = nonEmpty(env.FLEETSYNC_HOST) ?? '127.0.0.1';
+  const host = nonEmpty(env.FLEETSYNC_HOST) ?? DEFAULT_HOST;
   if (!isLoopbackHost(host) && !nonEmpty(env.FLEETSYNC_TOKEN))
     problems.push(`FLEETSYNC_TOKEN: required when FLEETSYNC_HOST (${host}) is not a loopback address`);
   if (opts.needApi) {

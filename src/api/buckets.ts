@@ -8,6 +8,7 @@
  * (margin = `safetyMargin × windowMs`, default 2 % = 1.2 s of a 60 s window, and never under
  * MIN_SAFETY_MARGIN_MS).
  */
+import { DEFAULT_RATE_WINDOW_MS } from '../defaults.ts';
 export type BucketName =
   | 'default'
   | 'fuel_consumed_bulk'
@@ -38,7 +39,7 @@ export const BUCKET_LIMITS: Record<BucketName, number> = {
   vision_status: 6,
 };
 
-export const DEFAULT_WINDOW_MS = 60_000;
+export const DEFAULT_WINDOW_MS = DEFAULT_RATE_WINDOW_MS;
 export const DEFAULT_SAFETY_MARGIN = 0.02;
 /**
  * The margin never drops below this: arrival jitter (a busy event loop on either side, a GC pause)

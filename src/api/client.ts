@@ -6,6 +6,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
+import { BULK_MAX_VEHICLES, DEFAULT_CONCURRENCY, PAGE_LIMIT } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import {
@@ -16,7 +17,7 @@ import {
   type BucketName,
 } from './buckets.ts';
 import { basicAuth, createAgent, DEFAULT_TIMEOUT_MS } from './http.ts';
-import { paginate, PAGE_LIMIT } from './paginate.ts';
+import { paginate } from './paginate.ts';
 import { clientRedactor, redactingLogger } from './redact.ts';
 import {
   createRequester,
@@ -47,9 +48,9 @@ import { parseList, parseSingle, payloadError } from './wire.ts';
 export { BUCKET_LIMITS, bucketFor, leastDurationMs, type BucketName } from './buckets.ts';
 export type { CallOptions, ClientStats, RequestMeter } from './request.ts';
 
-export const DEFAULT_CONCURRENCY = 16;
+export { DEFAULT_CONCURRENCY } from '../defaults.ts';
 /** Registrations per bulk fuel POST (the API's maximum); longer lists are split. */
-export const BULK_MAX_REGISTRATIONS = 100;
+export const BULK_MAX_REGISTRATIONS = BULK_MAX_VEHICLES;
 
 export interface FleetClientOptions {
   baseUrl: string;

@@ -4,6 +4,7 @@
  * transport failure comes back as a thrown error that `isAbort` / `describeTransportError` read.
  */
 import { Agent, type Dispatcher } from 'undici';
+import { DEFAULT_HTTP_TIMEOUT_MS } from '../defaults.ts';
 
 export interface HttpRequest {
   method: 'GET' | 'POST';
@@ -20,7 +21,7 @@ export interface HttpResponse {
   text: string;
 }
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_TIMEOUT_MS = DEFAULT_HTTP_TIMEOUT_MS;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** The production dispatcher: a keep-alive Agent sized to the client's concurrency. */

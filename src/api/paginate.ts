@@ -10,10 +10,11 @@
  * - stop with E_PAYLOAD when a page repeats the previous one (server ignores `page`) or after
  *   `maxPages` pages: never loop forever, never truncate silently.
  */
+import { PAGE_LIMIT } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import type { PageMeta } from './types.ts';
 
-export const PAGE_LIMIT = 500;
+export { PAGE_LIMIT };
 export const MAX_PAGES = 2000; // 1,000,000 rows per window: far beyond any real window
 
 export interface Page<T> {
