@@ -114,7 +114,7 @@ export async function serveChild(a: {
     FLEETSYNC_PORT: '0',
     FLEETSYNC_DB: a.dbPath,
   });
-  const now = () => new Date(a.nowMs);
+  const now = () => a.nowMs;
   const srv = await startServer({
     db,
     config,

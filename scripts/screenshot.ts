@@ -26,7 +26,7 @@ try {
     db: h.db,
     config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone }),
     log: silentLogger,
-    now: () => new Date(h.now()),
+    now: h.now,
     port: 0,
   });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });

@@ -3,6 +3,8 @@
  * Every message and field goes through `redact` with the secrets registered at start-up,
  * so a password or token can never reach a log line even by accident.
  */
+import type { Clock } from './time.ts';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, string | number | boolean | null | undefined>;
 
@@ -42,7 +44,7 @@ export interface LoggerOptions {
   level?: LogLevel;
   write?: (line: string) => void;
   secrets?: readonly (string | undefined)[];
-  now?: () => Date;
+  now?: Clock;
   fields?: LogFields;
 }
 
@@ -50,14 +52,16 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const level = opts.level ?? 'info';
   const write = opts.write ?? ((line: string) => process.stderr.write(line + '\n'));
   const redact = makeRedactor(opts.secrets ?? []);
-  const now = opts.now ?? (() => new Date());
+  const now = opts.now ?? Date.now;
   const base = opts.fields ?? {};
   const emit = (lvl: LogLevel, msg: string, fields?: LogFields) => {
     if (ORDER[lvl] < ORDER[level]) return;
     const all = { ...base, ...fields };
     const parts = Object.entries(all).map(([k, v]) => `${k}=${formatValue(v)}`);
     write(
-      redact(`${now().toISOString()} ${lvl.padEnd(5)} ${msg}${parts.length ? ' ' + parts.join(' ') : ''}`),
+      redact(
+        `${new Date(now()).toISOString()} ${lvl.padEnd(5)} ${msg}${parts.length ? ' ' + parts.join(' ') : ''}`,
+      ),
     );
   };
   return {

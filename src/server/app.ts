@@ -20,6 +20,7 @@ import { requireBearer } from './auth.ts';
 import { reportRoutes } from './report-routes.ts';
 import { statusRoutes } from './status-routes.ts';
 import { createSyncGate, type SyncGate, type Trigger } from './sync-gate.ts';
+import type { Clock } from '../time.ts';
 
 export const DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/', import.meta.url));
 /** chart.js hides dist/ from its exports map: resolve the package entry, then its folder. */
@@ -32,7 +33,7 @@ export interface AppOptions {
   db: Database;
   config: Readonly<Config>;
   log: Logger;
-  now?: () => Date;
+  now?: Clock;
   runSync?: (trigger: Trigger) => Promise<RunSummary>;
   /** A gate shared with the scheduler; made from runSync when not given. */
   syncGate?: SyncGate;
@@ -40,7 +41,7 @@ export interface AppOptions {
 }
 
 export function createApp(opts: AppOptions): Express {
-  const now = opts.now ?? (() => new Date());
+  const now = opts.now ?? Date.now;
   const gate = opts.syncGate ?? (opts.runSync ? createSyncGate(opts.runSync) : null);
   const tempDir = mkdtempSync(join(tmpdir(), 'fleetsync-csv-'));
   const app = express();

@@ -26,12 +26,13 @@ import {
   type ReportPage,
 } from '../reports/run.ts';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Clock } from '../time.ts';
 
 export interface ReportRouteDeps {
   db: Database;
   config: Readonly<Config>;
   log: Logger;
-  now: () => Date;
+  now: Clock;
   tempDir: string;
 }
 
@@ -126,7 +127,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     let ok = false;
     try {
       const zone = await resolveZone(con, deps.config.account, deps.config.timezone);
-      const scope = { account: deps.config.account, zone, nowMs: deps.now().getTime() };
+      const scope = { account: deps.config.account, zone, nowMs: deps.now() };
       const { page, rest } = pageOf(
         req.query as Record<string, unknown>,
         !format && !def.extra.includes('limit'),

@@ -12,12 +12,13 @@ import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import { createApp } from './app.ts';
 import { createSyncGate, type RunSyncFn } from './sync-gate.ts';
+import type { Clock } from '../time.ts';
 
 export interface StartServerOptions {
   db: Database;
   config: Readonly<Config>;
   log: Logger;
-  now?: () => Date;
+  now?: Clock;
   runSync?: RunSyncFn;
   /** Cron expression (default config.schedule); runs in `zone` (default config.timezone). */
   schedule?: string | null;

@@ -11,12 +11,13 @@ import type { Database } from '../store/db.ts';
 import { parseReportParams } from '../reports/params.ts';
 import { requireReport, reportMeta, resolveZone, runReport } from '../reports/run.ts';
 import type { SyncGate } from './sync-gate.ts';
+import type { Clock } from '../time.ts';
 
 export interface StatusDeps {
   db: Database;
   config: Readonly<Config>;
   log: Logger;
-  now: () => Date;
+  now: Clock;
   gate: SyncGate | null;
   scheduler: { nextRun(): Date | null } | null;
 }
@@ -28,14 +29,14 @@ export function statusRoutes(deps: StatusDeps): Router {
     const con = await deps.db.connect();
     try {
       const zone = await resolveZone(con, deps.config.account, deps.config.timezone);
-      const scope = { account: deps.config.account, zone, nowMs: deps.now().getTime() };
+      const scope = { account: deps.config.account, zone, nowMs: deps.now() };
       const meta = await reportMeta(con, scope);
       const runsDef = requireReport('runs');
       const runs = await runReport(con, runsDef, scope, parseReportParams({ limit: '1' }, runsDef, scope));
       res.set('Cache-Control', 'no-store').json({
         account: deps.config.account,
         zone,
-        now: deps.now().toISOString(),
+        now: new Date(deps.now()).toISOString(),
         complete_through: meta.complete_through,
         last_run: runs.rows[0] ?? null,
         sync: {
@@ -63,7 +64,7 @@ export function statusRoutes(deps: StatusDeps): Router {
   r.post('/changes/ack', async (_req, res) => {
     const con = await deps.db.connect();
     try {
-      await acknowledgeFlaggedChanges(con, deps.now().getTime());
+      await acknowledgeFlaggedChanges(con, deps.now());
       res.json({ flagged: await listFlaggedChanges(con) });
     } finally {
       con.closeSync();

@@ -30,7 +30,7 @@ beforeAll(async () => {
     db: h.db,
     config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone }),
     log: silentLogger,
-    now: () => new Date(h.now()),
+    now: h.now,
     port: 0,
   });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });

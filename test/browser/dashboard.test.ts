@@ -34,7 +34,7 @@ beforeAll(async () => {
     db: fx.db,
     config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: 'UTC' }),
     log: silentLogger,
-    now: () => new Date(NOW),
+    now: () => NOW,
     port: 0,
   });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
@@ -469,7 +469,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
         FLEETSYNC_SCHEDULE: '30 2 * * *',
       }),
       log: silentLogger,
-      now: () => new Date(NOW),
+      now: () => NOW,
       port: 0,
       runSync: async () => {
         throw new Error('not in this test');
@@ -512,7 +512,7 @@ describe.skipIf(!haveChromium)('dashboard on a synced fleet: live run status, fu
       db: h.db,
       config: loadConfig({ FLEETSYNC_ACCOUNT: SYNCED_ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone }),
       log: silentLogger,
-      now: () => new Date(h.now()),
+      now: h.now,
       port: 0,
       schedule: null,
       runSync: async (trigger) => {

@@ -65,7 +65,7 @@ beforeAll(async () => {
     db,
     config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: 'UTC' }),
     log: silentLogger,
-    now: () => new Date(NOW),
+    now: () => NOW,
     port: 0,
   });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });

@@ -34,7 +34,7 @@ beforeAll(async () => {
     db: fx.db,
     config: loadConfig({ FLEETSYNC_ACCOUNT: 'acme', FLEET_TIMEZONE: 'UTC', FLEETSYNC_PORT: '0' }),
     log: silentLogger,
-    now: () => new Date(NOW),
+    now: () => NOW,
   });
 });
 afterAll(async () => {

@@ -14,7 +14,7 @@ let srv: RunningServer;
 beforeAll(async () => {
   fx = await openFixture();
   const config = loadConfig({ FLEETSYNC_ACCOUNT: 'acme', FLEET_TIMEZONE: 'UTC', FLEETSYNC_PORT: '0' });
-  srv = await startServer({ db: fx.db, config, log: silentLogger, now: () => new Date(NOW) });
+  srv = await startServer({ db: fx.db, config, log: silentLogger, now: () => NOW });
 });
 afterAll(async () => {
   await srv?.close();

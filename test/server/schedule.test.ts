@@ -29,7 +29,7 @@ describe('scheduled sync', () => {
         FLEETSYNC_SCHEDULE: '* * * * * *',
       }),
       log: silentLogger,
-      now: () => new Date(h.now()),
+      now: h.now,
       port: 0,
       runSync: (trigger) => {
         triggers.push(trigger);

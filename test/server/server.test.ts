@@ -17,7 +17,7 @@ const config = (env: Record<string, string> = {}) =>
 
 beforeAll(async () => {
   fx = await openFixture();
-  srv = await startServer({ db: fx.db, config: config(), log: silentLogger, now: () => new Date(NOW) });
+  srv = await startServer({ db: fx.db, config: config(), log: silentLogger, now: () => NOW });
 });
 afterAll(async () => {
   await srv?.close();
