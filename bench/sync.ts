@@ -2,7 +2,7 @@
  * Benchmark 1 (sync efficiency), 6 (peak RSS of the sync) and 7 (growth). The sync runs in its
  * own child process against the simulator in the parent: first the vehicle list (so the plan
  * knows the per-vehicle streams), then `planSync`, one quiet window so every limiter window is
- * empty, then the full `runSync` over the whole history, timed. Requests actually sent per bucket
+ * empty, then the full sync (`syncAccount`: runSync and the release-notes check) over the whole history, timed. Requests actually sent per bucket
  * come from the client's stats; genuine 429s from the simulator's limiter counters.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createFleetClient, leastDurationMs } from '../src/api/client.ts';
 import { silentLogger, type LogFields, type Logger } from '../src/log.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
-import { planSync, runSync, type SyncDeps } from '../src/sync/run.ts';
+import { planSync, type SyncDeps } from '../src/sync/run.ts';
+import { syncAccount } from '../src/wiring.ts';
 import type { StreamName } from '../src/sync/types.ts';
 import { fig, peakRssMb, round, runChild, say, type Figure } from './lib.ts';
 import { clockOf, simStats, startWorld, type Limits, type WorldArgs } from './world.ts';
@@ -181,7 +182,7 @@ export async function syncChild(
     ...(a.streams ? { streams: a.streams } : {}),
   };
   try {
-    await runSync(deps, { ...req, streams: ['vehicles'] });
+    await syncAccount(deps, { ...req, streams: ['vehicles'] });
     const plan = await planSync(deps, req);
     await sleep(a.windowMs * 1.1); // every limiter window (client's and simulator's) empty again
     const before = client.stats();
@@ -190,7 +191,8 @@ export async function syncChild(
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     tStart = t0;
-    const summary = await runSync(deps, req);
+    // The production path: the run, then the release-notes check beside it (a 304 here).
+    const summary = await syncAccount(deps, req);
     const wallMs = performance.now() - t0;
     if (traced) sayTimeline(timeline, wallMs);
     const cpu = process.cpuUsage(cpu0);
