@@ -2,8 +2,9 @@
  * Benchmark 1 (sync efficiency), 6 (peak RSS of the sync) and 7 (growth). The sync runs in its
  * own child process against the simulator in the parent: first the vehicle list (so the plan
  * knows the per-vehicle streams), then `planSync`, one quiet window so every limiter window is
- * empty, then the full sync (`syncAccount`: runSync and the release-notes check) over the whole history, timed. Requests actually sent per bucket
- * come from the client's stats; genuine 429s from the simulator's limiter counters.
+ * empty, then the full sync (`syncAccount`: runSync and the release-notes check beside it) over
+ * the whole history, timed. Requests actually sent per bucket come from the client's stats;
+ * genuine 429s from the simulator's limiter counters.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -27,7 +27,6 @@ import type { Unit } from './unit.ts';
 import { DAY_MS, cutAt, dayRange, dayWindows, monthWindows, settledCut, type Window } from './windows.ts';
 
 export type { PlannedVehicle } from './stream.ts';
-export { fmt } from './stream.ts';
 
 export interface PlanInput {
   account: string;

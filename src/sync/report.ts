@@ -1,5 +1,5 @@
 /** Text a scheduler (or a person) reads: the plan, a run summary, a progress bar. */
-import { fmt } from './planner.ts';
+import { fmt } from './stream.ts';
 import type { PlanSummary, RunSummary, SyncProgress } from './types.ts';
 
 const table = (rows: string[][]) => {

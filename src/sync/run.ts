@@ -28,38 +28,34 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
   const con = await deps.db.connect();
   const run = newRunLog(deps.account, log, now, deps.client);
   try {
-    const range = await resolveRange(con, deps, req);
-    const streams = requestedStreams(req, defs);
-    await startRunLog(con, run, { ...deps, log }, req.trigger, range, streams);
+    try {
+      const range = await resolveRange(con, deps, req);
+      const streams = requestedStreams(req, defs);
+      await startRunLog(con, run, { ...deps, log }, req.trigger, range, streams);
 
-    await pullSnapshots(con, { ...deps, now, log }, defs, streams, run);
+      await pullSnapshots(con, { ...deps, now, log }, defs, streams, run);
 
-    const { units, summary: plan } = await buildPlan(con, {
-      ...planInput(deps, range, streams, now),
-      vehicles: await plannedVehicles(con, deps.account),
-      runId: run.runId,
-    });
-    log.info('plan', {
-      units: units.length,
-      least: Math.round(plan.leastDurationMs),
-      fuel: plan.fuelPath.chosen,
-    });
+      const { units, summary: plan } = await buildPlan(con, {
+        ...planInput(deps, range, streams, now),
+        vehicles: await plannedVehicles(con, deps.account),
+        runId: run.runId,
+      });
+      log.info('plan', {
+        units: units.length,
+        least: Math.round(plan.leastDurationMs),
+        fuel: plan.fuelPath.chosen,
+      });
 
-    const ctx = streamContext(deps, log, now);
-    const { stoppedBy } = await executeUnits({ ...deps, units, definitions: defs, ctx, run });
+      const ctx = streamContext(deps, log, now);
+      const { stoppedBy } = await executeUnits({ ...deps, units, definitions: defs, ctx, run });
 
-    if (stoppedBy) run.end('failed', `stopped: ${describeError(stoppedBy)}`);
-    if (deps.signal?.aborted) run.end('partial', 'interrupted: the run was asked to stop');
-  } catch (e) {
-    run.end('failed', describeError(e));
-    log.error('sync failed', { error: describeError(e) });
-    if (isFleetsyncError(e, 'E_USAGE')) {
-      unlock();
-      con.closeSync();
-      throw e;
+      if (stoppedBy) run.end('failed', `stopped: ${describeError(stoppedBy)}`);
+      if (deps.signal?.aborted) run.end('partial', 'interrupted: the run was asked to stop');
+    } catch (e) {
+      run.end('failed', describeError(e));
+      log.error('sync failed', { error: describeError(e) });
+      if (isFleetsyncError(e, 'E_USAGE')) throw e; // a bad request: no run row to finish
     }
-  }
-  try {
     await run.finish(con);
   } finally {
     unlock();
