@@ -12,7 +12,7 @@ import { execute, queryJs } from '../store/queries.ts';
 import { appendRows, type RangeDelete, type Row } from '../store/write.ts';
 import type { TableRows } from './commit.ts';
 import type { WindowStatus } from './types.ts';
-import type { StreamContext } from './unit.ts';
+import { iso, type StreamContext } from './unit.ts';
 import { cutAt, settledCut, type Window } from './windows.ts';
 
 /** A ledger stream name: trips, odometer, fuel_consumed, fuel_level, fuel_fills, visits, bookings (or a declared stream's). */
@@ -38,8 +38,6 @@ export interface LedgerRowRead {
   status: WindowStatus;
   fetchedMs: number;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Ledger rows of a stream for an account overlapping [fromMs, toMs), grouped by scope. */
 export async function readLedger(
