@@ -8,7 +8,7 @@
  */
 import { describeError, isFleetsyncError } from '../errors.ts';
 import { SETTLE_MS } from '../defaults.ts';
-import { executeUnits, streamContext, widenStopSignal } from './executor.ts';
+import { executeUnits, stopsTheRun, streamContext, widenStopSignal } from './executor.ts';
 import { lockAccount } from './lock.ts';
 import { buildPlan, plannedVehicles, requestedStreams, resolveRange } from './planner.ts';
 import { newRunLog, startRunLog } from './run-log.ts';
@@ -56,7 +56,11 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       log.error('sync failed', { error: describeError(e) });
       if (isFleetsyncError(e, 'E_USAGE')) throw e; // a bad request: no run row to finish
     }
-    await run.finish(con);
+    await run.finish(con).catch((e: unknown) => {
+      // The full disk that stopped the run may refuse its row too: the summary still says what happened.
+      if (!stopsTheRun(e)) throw e;
+      log.error('could not record the run', { error: describeError(e) });
+    });
   } finally {
     unlock();
     con.closeSync();
