@@ -26,6 +26,7 @@ import {
   type ReportPage,
 } from '../reports/run.ts';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { accountOf, withoutAccount } from './account-routes.ts';
 
 export interface ReportRouteDeps {
   db: Database;
@@ -125,10 +126,11 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     const con = await acquire();
     let ok = false;
     try {
-      const zone = await resolveZone(con, deps.config.account, deps.config.timezone);
-      const scope = { account: deps.config.account, zone, nowMs: deps.now().getTime() };
+      const account = accountOf(res, deps.config);
+      const zone = await resolveZone(con, account, deps.config.timezone);
+      const scope = { account, zone, nowMs: deps.now().getTime() };
       const { page, rest } = pageOf(
-        req.query as Record<string, unknown>,
+        withoutAccount(req.query as Record<string, unknown>),
         !format && !def.extra.includes('limit'),
       );
       const params = parseReportParams(rest, def, scope);
