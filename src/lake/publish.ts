@@ -74,8 +74,7 @@ export function checkLakeDir(lakeDir: string, setting = 'FLEETSYNC_LAKE_DIR'): v
 function monthExpr(t: LakeTable): string {
   const col = t.columns.find((c) => c.name === t.monthColumn);
   if (!col) return `'all'`;
-  const utc =
-    col.type === 'TIMESTAMP WITH TIME ZONE' ? `timezone('UTC', ${q(col.name)})` : q(col.name);
+  const utc = col.type === 'TIMESTAMP WITH TIME ZONE' ? `timezone('UTC', ${q(col.name)})` : q(col.name);
   return `COALESCE(strftime(${utc}, '%Y-%m'), 'none')`;
 }
 
@@ -113,7 +112,7 @@ export async function publishAccount(
           `COPY (SELECT ${cols.join(', ')} FROM ${q(t.name)}
                  WHERE account = ${lit(account)} AND ${month} = ${lit(m)}
                  ORDER BY ALL)
-           TO ${lit(tmp)} (FORMAT parquet, COMPRESSION zstd)`,
+           TO ${lit(tmp)} (FORMAT parquet, COMPRESSION snappy)`,
         );
         renameSync(tmp, join(dir, LAKE_FILE));
       } catch (e) {

@@ -15,8 +15,7 @@ function hasFiles(dir: string): boolean {
   if (!existsSync(dir)) return false;
   for (const a of readdirSync(dir))
     if (a.startsWith('account=') && statSync(join(dir, a)).isDirectory())
-      for (const m of readdirSync(join(dir, a)))
-        if (existsSync(join(dir, a, m, LAKE_FILE))) return true;
+      for (const m of readdirSync(join(dir, a))) if (existsSync(join(dir, a, m, LAKE_FILE))) return true;
   return false;
 }
 

@@ -18,7 +18,13 @@ export async function serveLake(lakeDir: string, ctx: CommandContext): Promise<n
   try {
     const first = lakeAccounts(lakeDir)[0];
     const config = Object.freeze({ ...loaded, schedule: null, account: first ?? loaded.account });
-    const server = await startServer({ db, config, log, schedule: null, accounts: () => lakeAccounts(lakeDir) });
+    const server = await startServer({
+      db,
+      config,
+      log,
+      schedule: null,
+      accounts: () => lakeAccounts(lakeDir),
+    });
     ctx.stdout(`fleetsync dashboard (lake ${lakeDir}, read-only): ${server.url}\n`);
     await new Promise<void>((resolve) => {
       if (ctx.stopSignal.aborted) resolve();

@@ -41,7 +41,10 @@ export interface WorkerSettings {
 }
 
 /** Reads the worker settings from the environment; every problem names its variable. */
-export function workerSettings(env: Record<string, string | undefined>, config: Readonly<Config>): WorkerSettings {
+export function workerSettings(
+  env: Record<string, string | undefined>,
+  config: Readonly<Config>,
+): WorkerSettings {
   const problems: string[] = [];
   const queueUrl = env.FLEETSYNC_QUEUE_URL?.trim() ?? '';
   if (!/^postgres(ql)?:\/\//.test(queueUrl))
@@ -50,7 +53,8 @@ export function workerSettings(env: Record<string, string | undefined>, config: 
     const v = env[name]?.trim();
     if (!v) return dflt;
     const n = Number(v);
-    if (!Number.isFinite(n) || n < min) problems.push(`${name}: a number ≥ ${min} (got ${JSON.stringify(v)})`);
+    if (!Number.isFinite(n) || n < min)
+      problems.push(`${name}: a number ≥ ${min} (got ${JSON.stringify(v)})`);
     return n;
   };
   const s: WorkerSettings = {
@@ -63,7 +67,8 @@ export function workerSettings(env: Record<string, string | undefined>, config: 
     maintenanceSeconds: num('FLEETSYNC_QUEUE_MAINTENANCE_SECONDS', 60, 1),
     pollSeconds: num('FLEETSYNC_QUEUE_POLL_SECONDS', 2, 0.5),
   };
-  if (problems.length) throw new FleetsyncError('E_CONFIG', `invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  if (problems.length)
+    throw new FleetsyncError('E_CONFIG', `invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return s;
 }
 
@@ -140,16 +145,34 @@ async function connect(deps: WorkerDeps): Promise<Boss> {
   return boss;
 }
 
+/** A job: the account, and optionally the days (default: what the sync would pick itself). */
+export interface SyncJob {
+  account: string;
+  fromDay?: string;
+  toDay?: string;
+}
+
 /** Sends one sync job per account (an account already queued is not queued twice). */
-async function enqueueAll(boss: Boss, accounts: AccountConfig[]): Promise<number> {
+async function enqueueAll(
+  boss: Boss,
+  accounts: AccountConfig[],
+  range: { fromDay?: string | undefined; toDay?: string | undefined } = {},
+): Promise<number> {
   let sent = 0;
-  for (const a of accounts)
-    if (await boss.send(SYNC_QUEUE, { account: a.account }, { singletonKey: a.account })) sent++;
+  for (const a of accounts) {
+    const job: SyncJob = {
+      account: a.account,
+      ...(range.fromDay ? { fromDay: range.fromDay } : {}),
+      ...(range.toDay ? { toDay: range.toDay } : {}),
+    };
+    if (await boss.send(SYNC_QUEUE, job, { singletonKey: a.account })) sent++;
+  }
   return sent;
 }
 
 /** One job: sync the account into its own file, then publish it to the lake. */
-export async function syncAccountJob(deps: WorkerDeps, account: string, jobId: string): Promise<void> {
+export async function syncAccountJob(deps: WorkerDeps, job: SyncJob, jobId: string): Promise<void> {
+  const { account } = job;
   const a = deps.accounts.find((x) => x.account === account);
   if (!a) throw new FleetsyncError('E_CONFIG', `job ${jobId}: account ${account} is not in FLEETSYNC_CONFIG`);
   const { config, settings, log } = deps;
@@ -179,10 +202,17 @@ export async function syncAccountJob(deps: WorkerDeps, account: string, jobId: s
         signal: deps.signal,
         ...(a.changelogUrl ? { changelogUrl: a.changelogUrl } : {}),
       },
-      { trigger: 'schedule' },
+      {
+        trigger: 'schedule',
+        ...(job.fromDay ? { fromDay: job.fromDay } : {}),
+        ...(job.toDay ? { toDay: job.toDay } : {}),
+      },
     );
     if (summary.outcome !== 'ok')
-      throw new FleetsyncError('E_SYNC_PARTIAL', `account ${account}: sync ${summary.outcome}; the retry resumes it`);
+      throw new FleetsyncError(
+        'E_SYNC_PARTIAL',
+        `account ${account}: sync ${summary.outcome}; the retry resumes it`,
+      );
     if (settings.lakeDir) {
       const con = await db.connect();
       try {
@@ -200,8 +230,10 @@ export async function syncAccountJob(deps: WorkerDeps, account: string, jobId: s
 }
 
 export interface WorkerOptions {
-  /** Only queue one job per account, then return. */
+  /** Only queue one job per account (over these days, when given), then return. */
   enqueue?: boolean;
+  fromDay?: string | undefined;
+  toDay?: string | undefined;
 }
 
 /** Runs a worker until the signal aborts (or, with `enqueue`, queues the accounts and returns). */
@@ -210,7 +242,7 @@ export async function runWorker(deps: WorkerDeps, opts: WorkerOptions = {}): Pro
   const boss = await connect(deps);
   try {
     if (opts.enqueue) {
-      const n = await enqueueAll(boss, deps.accounts);
+      const n = await enqueueAll(boss, deps.accounts, opts);
       return `queued ${n} of ${deps.accounts.length} account(s) (an account already queued is not queued again)`;
     }
     if (deps.config.schedule)
@@ -220,9 +252,9 @@ export async function runWorker(deps: WorkerDeps, opts: WorkerOptions = {}): Pro
       const n = await enqueueAll(boss, deps.accounts);
       deps.log.info('scheduled tick', { queued: n });
     });
-    await boss.work<{ account: string }>(SYNC_QUEUE, poll, async (jobs) => {
+    await boss.work<SyncJob>(SYNC_QUEUE, poll, async (jobs) => {
       const job = jobs[0];
-      if (job) await syncAccountJob(deps, job.data.account, job.id);
+      if (job) await syncAccountJob(deps, job.data, job.id);
     });
     deps.log.info('worker ready', { accounts: deps.accounts.length });
     await new Promise<void>((resolve) => {
