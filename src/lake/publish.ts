@@ -12,7 +12,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FleetsyncError } from '../errors.ts';
 
@@ -123,12 +123,7 @@ export async function publishAccount(
       files++;
     }
     // Stale partitions: the new ones are in place, so removing these never leaves a gap.
-    let present: string[] = [];
-    try {
-      present = readdirSync(accountDir);
-    } catch {
-      present = [];
-    }
+    const present = existsSync(accountDir) ? readdirSync(accountDir) : [];
     for (const d of present) {
       if (keep.has(d) || !d.startsWith('month=')) continue;
       rmSync(join(accountDir, d, LAKE_FILE), { force: true });

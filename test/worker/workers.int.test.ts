@@ -44,7 +44,7 @@ interface Acct {
 
 let pg: TestPostgres;
 let dir: string;
-let accts: Acct[] = [];
+const accts: Acct[] = [];
 const workers: { child: ChildProcess; log: string[] }[] = [];
 let env: Record<string, string>;
 
