@@ -246,14 +246,12 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
   }, 300_000);
 
   it("each account's exports are byte-equal to a single-process sync of the same simulator, from its file and from the lake", async () => {
+    // A worker stops on SIGTERM (pg-boss stops polling and lets a running job finish).
     for (const w of workers) w.child.kill('SIGTERM');
-    await Promise.all(
-      workers.map(
-        (w) =>
-          new Promise((r) =>
-            w.child.exitCode !== null || w.child.signalCode ? r(null) : w.child.once('exit', r),
-          ),
-      ),
+    await until(
+      () => workers.every((w) => w.child.exitCode !== null || w.child.signalCode !== null),
+      45_000,
+      'workers stopped',
     );
     const nowMs = Date.now();
     const lake = await openLake(join(dir, 'lake'));
