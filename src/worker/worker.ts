@@ -38,6 +38,8 @@ export interface WorkerSettings {
   /** How often pg-boss's maintenance looks for expired jobs. */
   maintenanceSeconds: number;
   pollSeconds: number;
+  /** How often pg-boss looks at the schedule (a tick fires within this after its minute). */
+  cronSeconds: number;
 }
 
 /** Reads the worker settings from the environment; every problem names its variable. */
@@ -66,6 +68,7 @@ export function workerSettings(
     retryDelaySeconds: num('FLEETSYNC_JOB_RETRY_DELAY_SECONDS', 60, 0),
     maintenanceSeconds: num('FLEETSYNC_QUEUE_MAINTENANCE_SECONDS', 60, 1),
     pollSeconds: num('FLEETSYNC_QUEUE_POLL_SECONDS', 2, 0.5),
+    cronSeconds: Math.min(45, num('FLEETSYNC_QUEUE_CRON_SECONDS', 30, 1)),
   };
   if (problems.length)
     throw new FleetsyncError('E_CONFIG', `invalid configuration:\n  - ${problems.join('\n  - ')}`);
@@ -111,6 +114,8 @@ async function connect(deps: WorkerDeps): Promise<Boss> {
     connectionString: s.queueUrl,
     application_name: 'fleetsync-worker',
     maintenanceIntervalSeconds: s.maintenanceSeconds,
+    cronMonitorIntervalSeconds: s.cronSeconds,
+    cronWorkerIntervalSeconds: s.cronSeconds,
     max: 4,
   });
   let failure: unknown = null;

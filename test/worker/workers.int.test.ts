@@ -48,9 +48,9 @@ const accts: Acct[] = [];
 const workers: { child: ChildProcess; log: string[] }[] = [];
 let env: Record<string, string>;
 
-function startWorker(): { child: ChildProcess; log: string[] } {
+function startWorker(extra: Record<string, string> = {}): { child: ChildProcess; log: string[] } {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'worker'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, ...extra },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const w = { child, log: [] as string[] };
@@ -274,4 +274,24 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
       lake.close();
     }
   }, 180_000);
+
+  it('a scheduled tick (pg-boss cron, in Postgres) runs each account exactly once across three workers', async () => {
+    workers.length = 0;
+    for (let i = 0; i < 3; i++)
+      startWorker({ FLEETSYNC_SCHEDULE: '* * * * *', FLEETSYNC_QUEUE_CRON_SECONDS: '1' });
+    await until(() => lines(/worker ready/).length === 3, 60_000, 'three workers ready');
+    await until(() => lines(/scheduled tick/).length >= 1, 75_000, 'a scheduled tick');
+    await until(() => doneAccounts().size === 6, 90_000, 'all six accounts done after the tick');
+    for (const w of workers) w.child.kill('SIGKILL');
+    const ticks = lines(/scheduled tick/);
+    expect(ticks).toHaveLength(1);
+    const done = lines(/job done/);
+    for (const a of accts)
+      expect({
+        a: a.name,
+        jobs: done.filter((l) => l.includes(`${a.name}"`) || new RegExp(`${a.name}\\b`).test(l)).length,
+      }).toEqual({ a: a.name, jobs: 1 });
+    for (const a of accts)
+      expect(Object.values(a.sim.stats().rateLimited).reduce((x, y) => x + y, 0)).toBe(0);
+  }, 200_000);
 });
