@@ -7,13 +7,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateFleet } from '../src/simulator/generate.ts';
-import { startSimulator, type SimulatorHandle } from '../src/simulator/server.ts';
 import { startPostgres } from '../test/helpers/postgres.ts';
 import { fig, round, type Figure } from './lib.ts';
 
 const CLI = new URL('../src/cli.ts', import.meta.url).pathname;
 const ACCOUNTS = 6;
+const ZONE = 'Australia/Sydney';
 const WINDOW_MS = 100; // the shortest window the config accepts
 
 export interface WorkersResult {
@@ -26,25 +25,52 @@ export interface WorkersResult {
 async function runWith(workers: number, quick: boolean): Promise<WorkersResult> {
   const pg = await startPostgres();
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-workers-'));
-  const sims: SimulatorHandle[] = [];
+  const sims: ChildProcess[] = [];
   const children: ChildProcess[] = [];
   try {
     const accounts = [];
     for (let i = 0; i < ACCOUNTS; i++) {
-      const fleet = generateFleet({
-        seed: 200 + i,
-        vehicles: quick ? 5 : 15,
-        days: 30,
-        endDay: '2026-04-20',
-      });
-      const sim = await startSimulator({ fleet, windowMs: WINDOW_MS });
+      // Each simulator in its own process, as a real API is elsewhere: the workers' CPU is measured.
+      const sim = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          CLI,
+          'simulate',
+          '--port',
+          '0',
+          '--seed',
+          String(200 + i),
+          '--vehicles',
+          quick ? '5' : '15',
+          '--days',
+          '30',
+          '--end-day',
+          '2026-04-20',
+          '--window-ms',
+          String(WINDOW_MS),
+          '--timezone',
+          ZONE,
+        ],
+        { stdio: ['ignore', 'pipe', 'ignore'] },
+      );
       sims.push(sim);
+      const baseUrl = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        sim.stdout!.on('data', (b: Buffer) => {
+          out += b.toString();
+          const m = /listening: (\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        sim.once('exit', (code) => reject(new Error(`simulator exited (${code}): ${out}`)));
+      });
       accounts.push({
         account: `b${i}`,
-        base_url: sim.baseUrl,
+        base_url: baseUrl,
         username: 'demo',
         password_env: 'SIM_PW',
-        timezone: fleet.timezone,
+        timezone: ZONE,
       });
     }
     const config = join(dir, 'accounts.json');
@@ -106,7 +132,7 @@ async function runWith(workers: number, quick: boolean): Promise<WorkersResult> 
     return { workers, accounts: ACCOUNTS, seconds, perHour: (ACCOUNTS / seconds) * 3600 };
   } finally {
     for (const c of children) c.kill('SIGKILL');
-    for (const s of sims) await s.close();
+    for (const s of sims) s.kill('SIGTERM');
     await pg.stop();
     rmSync(dir, { recursive: true, force: true });
   }
