@@ -17,7 +17,7 @@ import { dashboardP95, measureReports, reportFigures } from './reports.ts';
 import { growthFigures, measureSync, ratioOf, syncFigures, type SyncResult } from './sync.ts';
 import { scaledLimits } from './world.ts';
 
-const NAMES = ['sync', 'baseline', 'ingest', 'reports', 'exports', 'growth'] as const;
+const NAMES = ['sync', 'baseline', 'ingest', 'reports', 'exports', 'growth', 'workers'] as const;
 type Name = (typeof NAMES)[number];
 
 function parseArgs(argv: string[]) {
@@ -154,6 +154,12 @@ async function main() {
     const runs: SyncResult[] = [];
     for (const v of S.growth) runs.push(await syncAt(v));
     figures.push(...growthFigures(runs));
+  }
+  if (args.only.has('workers')) {
+    const { measureWorkers, workersFigures } = await import('./workers.ts');
+    const runs = await measureWorkers(args.quick);
+    raw.workers = runs;
+    figures.push(...workersFigures(runs));
   }
   raw.sync = Object.fromEntries(syncRuns);
   const load1 = loadavg();

@@ -17,6 +17,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   simulate: async () => (await import('./commands/simulate.ts')).simulateCommand,
   status: async () => (await import('./commands/status.ts')).statusCommand,
   changes: async () => (await import('./commands/changes.ts')).changesCommand,
+  worker: async () => (await import('./commands/worker.ts')).workerCommand,
 };
 
 const EXIT: Partial<Record<ErrorCode, number>> = {
@@ -41,6 +42,7 @@ function help(): string {
     '  export     write a report: <report> [--from D] [--to D] [--month YYYY-MM] [--format csv|parquet|arrow] [--out FILE]',
     '  simulate   the Fleet API simulator alone: [--port N] [--seed N] [--vehicles N] [--days N]',
     '  status     last runs, coverage per stream, flagged and failed windows',
+    '  worker     take sync jobs from a Postgres queue (FLEETSYNC_QUEUE_URL) and publish the Parquet lake',
     '  changes    check the API release notes for changes to endpoints the sync uses [--ack]',
     '',
     'fleetsync <command> --help shows the options of a command.',

@@ -1,6 +1,18 @@
 // Talking to the fleetsync API: same-origin fetch, with the bearer token when the server asks for
 // one (kept in sessionStorage for this tab only).
 const TOKEN_KEY = 'fleetsync.token';
+// The account chosen in the selector (a server with several accounts); sent with every API call.
+const ACCOUNT_KEY = 'fleetsync.account';
+
+export const chosenAccount = () => sessionStorage.getItem(ACCOUNT_KEY) || '';
+export function chooseAccount(name) {
+  if (name) sessionStorage.setItem(ACCOUNT_KEY, name);
+  else sessionStorage.removeItem(ACCOUNT_KEY);
+}
+const withAccount = (path) =>
+  chosenAccount() && path.startsWith('/api/') && !/[?&]account=/.test(path)
+    ? `${path}${path.includes('?') ? '&' : '?'}account=${encodeURIComponent(chosenAccount())}`
+    : path;
 
 function headers() {
   const t = sessionStorage.getItem(TOKEN_KEY);
@@ -8,7 +20,8 @@ function headers() {
   return { 'X-Fleetsync-Request': '1', ...(t ? { Authorization: `Bearer ${t}` } : {}) };
 }
 
-export async function api(path, init = {}) {
+export async function api(rawPath, init = {}) {
+  const path = withAccount(rawPath);
   let res = await fetch(path, { ...init, headers: { ...headers(), ...(init.headers ?? {}) } });
   if (res.status === 401) {
     const t = window.prompt('This fleetsync server needs its access token (FLEETSYNC_TOKEN):');
@@ -29,6 +42,7 @@ export async function api(path, init = {}) {
 /** Query string of the filter (only set values). */
 export function qs(params) {
   const u = new URLSearchParams();
+  if (chosenAccount()) u.set('account', chosenAccount());
   for (const [k, v] of Object.entries(params))
     if (v !== undefined && v !== null && v !== '') u.set(k, String(v));
   return u.toString();

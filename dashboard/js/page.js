@@ -1,7 +1,7 @@
 // The frame of every page: navigation, the filter bar and report sections (chart + table + CSV
 // link), all driven by the same filter. A section's chart, table and download link read the same
 // report (the same query file on the server).
-import { api, qs, wireDownload } from './api.js';
+import { api, chooseAccount, chosenAccount, qs, wireDownload } from './api.js';
 import { setupFilters } from './filters.js';
 import { renderTable } from './table.js';
 
@@ -27,6 +27,34 @@ function nav() {
     n.append(a);
   }
   return n;
+}
+
+/**
+ * The account selector, shown when the server holds more than one account (a database with
+ * several, or a lake): the choice is kept for this tab and the page reloads for it.
+ */
+async function accountSelector(top) {
+  const { accounts, current } = await api('/api/accounts?account=');
+  if (!accounts.includes(chosenAccount())) chooseAccount(accounts.includes(current) ? '' : accounts[0]);
+  if (accounts.length < 2) return;
+  const label = document.createElement('label');
+  label.className = 'account';
+  label.textContent = 'Account ';
+  const select = document.createElement('select');
+  select.id = 'account';
+  for (const a of accounts) {
+    const o = document.createElement('option');
+    o.value = a;
+    o.textContent = a;
+    select.append(o);
+  }
+  select.value = chosenAccount() || current;
+  select.addEventListener('change', () => {
+    chooseAccount(select.value);
+    location.reload();
+  });
+  label.append(select);
+  top.prepend(label);
 }
 
 /** Groups rows by `x` and sums (or counts) each y column: the chart's data, straight from the rows. */
@@ -219,6 +247,7 @@ export async function startPage({ title, sections, header }) {
   const parts = sections.map((s) => ({ s, ...sectionEl(s) }));
   for (const p of parts) main.append(p.sec);
 
+  await accountSelector(top);
   const status = await api('/api/status');
   showChangesBanner(main).catch(() => {});
   let generation = 0;

@@ -49,9 +49,14 @@ export async function productionRunSync(
 
 export const serveCommand: Command = {
   summary: 'Dashboard, JSON API and scheduled syncs (FLEETSYNC_SCHEDULE) in one process.',
-  usage: 'fleetsync serve   (FLEETSYNC_HOST, FLEETSYNC_PORT, FLEETSYNC_SCHEDULE, FLEETSYNC_TOKEN)',
-  options: {},
-  async run(_args, ctx) {
+  usage:
+    'fleetsync serve [--lake DIR]   (FLEETSYNC_HOST, FLEETSYNC_PORT, FLEETSYNC_SCHEDULE, FLEETSYNC_TOKEN; --lake: read-only, every account of a Parquet lake)',
+  options: { lake: { type: 'string' } },
+  async run({ values }, ctx) {
+    if (typeof values.lake === 'string') {
+      const { serveLake } = await import('../lake/serve.ts');
+      return serveLake(values.lake, ctx);
+    }
     const loaded = loadConfig(ctx.env);
     const log = createLogger({
       level: loaded.logLevel,

@@ -17,6 +17,7 @@ import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import type { RunSummary } from '../sync/types.ts';
 import { requireBearer } from './auth.ts';
+import { accountRoutes } from './account-routes.ts';
 import { reportRoutes } from './report-routes.ts';
 import { statusRoutes } from './status-routes.ts';
 import { createSyncGate, type SyncGate, type Trigger } from './sync-gate.ts';
@@ -38,6 +39,8 @@ export interface AppOptions {
   /** A gate shared with the scheduler; made from runSync when not given. */
   syncGate?: SyncGate;
   scheduler?: { nextRun(): Date | null };
+  /** The accounts this server shows (lake mode); otherwise those in the database's accounts table. */
+  accounts?: () => string[] | Promise<string[]>;
 }
 
 export function createApp(opts: AppOptions): Express {
@@ -83,6 +86,7 @@ export function createApp(opts: AppOptions): Express {
       message: 'state-changing API calls need the header X-Fleetsync-Request: 1',
     });
   });
+  app.use('/api', accountRoutes(opts.db, opts.config, opts.accounts));
   app.use('/api', reportRoutes({ db: opts.db, config: opts.config, log: opts.log, now, tempDir }));
   app.use(
     '/api',

@@ -27,6 +27,7 @@ import {
 } from '../reports/run.ts';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Clock } from '../time.ts';
+import { accountOf, withoutAccount } from './account-routes.ts';
 
 export interface ReportRouteDeps {
   db: Database;
@@ -126,10 +127,11 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     const con = await acquire();
     let ok = false;
     try {
-      const zone = await resolveZone(con, deps.config.account, deps.config.timezone);
-      const scope = { account: deps.config.account, zone, nowMs: deps.now() };
+      const account = accountOf(res, deps.config);
+      const zone = await resolveZone(con, account, deps.config.timezone);
+      const scope = { account, zone, nowMs: deps.now() };
       const { page, rest } = pageOf(
-        req.query as Record<string, unknown>,
+        withoutAccount(req.query as Record<string, unknown>),
         !format && !def.extra.includes('limit'),
       );
       const params = parseReportParams(rest, def, scope);

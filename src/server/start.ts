@@ -26,6 +26,8 @@ export interface StartServerOptions {
   /** Overrides of config.host / config.port (port 0 picks a free one). */
   host?: string;
   port?: number;
+  /** The accounts shown (lake mode); see AppOptions.accounts. */
+  accounts?: () => string[] | Promise<string[]>;
 }
 
 export interface RunningServer {
@@ -81,6 +83,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     ...(opts.now ? { now: opts.now } : {}),
     ...(gate ? { syncGate: gate } : {}),
     scheduler,
+    ...(opts.accounts ? { accounts: opts.accounts } : {}),
   });
   const host = opts.host ?? opts.config.host;
   const server = await new Promise<Server>((resolve, reject) => {

@@ -2,6 +2,7 @@
  * GET /api/status (account, zone, freshness, last run, sync availability, the scheduler's next
  * run) and POST /api/sync (one at a time: 409 while a run is going; 503 without a sync engine).
  */
+import { accountOf } from './account-routes.ts';
 import { Router } from 'express';
 import { acknowledgeFlaggedChanges, listFlaggedChanges } from '../changes/index.ts';
 import type { Config } from '../config.ts';
@@ -28,13 +29,14 @@ export function statusRoutes(deps: StatusDeps): Router {
   r.get('/status', async (_req, res) => {
     const con = await deps.db.connect();
     try {
-      const zone = await resolveZone(con, deps.config.account, deps.config.timezone);
-      const scope = { account: deps.config.account, zone, nowMs: deps.now() };
+      const account = accountOf(res, deps.config);
+      const zone = await resolveZone(con, account, deps.config.timezone);
+      const scope = { account, zone, nowMs: deps.now() };
       const meta = await reportMeta(con, scope);
       const runsDef = requireReport('runs');
       const runs = await runReport(con, runsDef, scope, parseReportParams({ limit: '1' }, runsDef, scope));
       res.set('Cache-Control', 'no-store').json({
-        account: deps.config.account,
+        account,
         zone,
         now: new Date(deps.now()).toISOString(),
         complete_through: meta.complete_through,

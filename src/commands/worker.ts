@@ -1,0 +1,42 @@
+/**
+ * `fleetsync worker [--enqueue]`: takes "sync account X" jobs from the Postgres queue named by
+ * FLEETSYNC_QUEUE_URL (see src/worker/worker.ts). `--enqueue` queues one job per account and exits.
+ */
+import { loadAccounts } from '../accounts.ts';
+import { loadConfig, secretsOf } from '../config.ts';
+import { FleetsyncError } from '../errors.ts';
+import { createLogger } from '../log.ts';
+import type { Command } from './command.ts';
+import { parseSyncArgs } from './sync.ts';
+
+export const workerCommand: Command = {
+  summary: 'Take "sync account X" jobs from the Postgres queue (FLEETSYNC_QUEUE_URL) and publish the lake.',
+  usage:
+    'fleetsync worker [--enqueue [--from YYYY-MM-DD] [--to YYYY-MM-DD]]   (FLEETSYNC_QUEUE_URL, FLEETSYNC_CONFIG, FLEETSYNC_DATA_DIR, FLEETSYNC_LAKE_DIR, FLEETSYNC_SCHEDULE, FLEETSYNC_JOB_EXPIRE_SECONDS)',
+  options: { enqueue: { type: 'boolean' }, from: { type: 'string' }, to: { type: 'string' } },
+  async run({ values }, ctx) {
+    if (!ctx.env.FLEETSYNC_QUEUE_URL?.trim())
+      throw new FleetsyncError('E_CONFIG', 'FLEETSYNC_QUEUE_URL: worker mode needs a Postgres URL');
+    const range = parseSyncArgs({ from: values.from, to: values.to });
+    if ((range.fromDay || range.toDay) && values.enqueue !== true)
+      throw new FleetsyncError(
+        'E_USAGE',
+        '--from/--to go with --enqueue (they choose the days of the queued jobs)',
+      );
+    const config = loadConfig(ctx.env, { needApi: !ctx.env.FLEETSYNC_CONFIG });
+    const accounts = loadAccounts(ctx.env, config);
+    const { workerSettings, runWorker } = await import('../worker/worker.ts');
+    const settings = workerSettings(ctx.env, config);
+    const log = createLogger({
+      level: config.logLevel,
+      secrets: [...secretsOf(config), ...accounts.map((a) => a.password), settings.queueUrl],
+      write: (line) => ctx.stderr(line + '\n'),
+    });
+    const message = await runWorker(
+      { config, accounts, settings, log, signal: ctx.stopSignal },
+      { enqueue: values.enqueue === true, fromDay: range.fromDay, toDay: range.toDay },
+    );
+    ctx.stdout(message + '\n');
+    return 0;
+  },
+};

@@ -1,0 +1,62 @@
+/**
+ * Which account a request is about. A server on one DuckDB file shows the accounts in its
+ * `accounts` table (usually one); a lake server (`serve --lake`) the accounts in the lake. An
+ * /api request picks one with `?account=NAME` (default: the configured account when present,
+ * else the first); GET /api/accounts lists them for the dashboard's selector.
+ */
+import { Router, type Response } from 'express';
+import type { Config } from '../config.ts';
+import { FleetsyncError } from '../errors.ts';
+import type { Database } from '../store/db.ts';
+
+async function fileAccounts(db: Database): Promise<string[]> {
+  const con = await db.connect();
+  try {
+    const rows = (await con.runAndReadAll('SELECT account FROM accounts ORDER BY account')).getRowObjectsJS();
+    return rows.map((r) => String(r.account));
+  } finally {
+    con.closeSync();
+  }
+}
+
+export function accountRoutes(
+  db: Database,
+  config: Readonly<Config>,
+  list: (() => string[] | Promise<string[]>) | undefined,
+): Router {
+  const r = Router();
+  const accounts = async () => {
+    const found = await (list ? list() : fileAccounts(db));
+    return found.length ? found : [config.account];
+  };
+  r.use(async (req, res, next) => {
+    const all = await accounts();
+    const asked = (req.query as Record<string, unknown>).account;
+    if (asked === undefined || asked === '') {
+      res.locals.account = all.includes(config.account) ? config.account : all[0];
+      return next();
+    }
+    if (typeof asked !== 'string' || !all.includes(asked))
+      throw new FleetsyncError(
+        'E_BAD_REQUEST',
+        `account: unknown account ${JSON.stringify(asked)}; accounts here: ${all.join(', ')}`,
+      );
+    res.locals.account = asked;
+    next();
+  });
+  r.get('/accounts', async (_req, res) => {
+    res.set('Cache-Control', 'no-store').json({ accounts: await accounts(), current: res.locals.account });
+  });
+  return r;
+}
+
+/** The account the request is about (set by accountRoutes). */
+export const accountOf = (res: Response, config: Readonly<Config>): string =>
+  typeof res.locals.account === 'string' ? res.locals.account : config.account;
+
+/** A request's query without `account` (report parameters do not know it). */
+export function withoutAccount(query: Record<string, unknown>): Record<string, unknown> {
+  const rest: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(query)) if (k !== 'account') rest[k] = v;
+  return rest;
+}

