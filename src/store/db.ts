@@ -26,7 +26,8 @@ function lockError(path: string, cause: unknown): FleetsyncError {
     'E_DB_LOCKED',
     `the database ${path} is in use by another fleetsync process${pid ? ` (PID ${pid})` : ''}. ` +
       `Only one process may open it. If that is \`fleetsync serve\`, ask it instead: ` +
-      `POST /api/sync on the running server starts a sync, and GET /api/reports/<report>.csv exports.`,
+      `GET /api/status on the running server shows its status, POST /api/sync starts a sync, and ` +
+      `GET /api/reports/<report>.csv exports.`,
     { cause, details: { pid: pid ? Number(pid) : null } },
   );
 }

@@ -163,6 +163,7 @@ describe('one process owns the database', () => {
         expect(r.code, `${args[0]}: ${r.stderr}`).toBe(4);
         expect(r.stderr).toContain(`in use by another fleetsync process (PID ${serve.child.pid})`);
         expect(r.stderr).toContain('POST /api/sync');
+        expect(r.stderr).toContain('GET /api/status');
         expect(r.stderr).not.toMatch(/\n\s+at /);
       }
       expect(existsSync(join(dir, 'owned.csv'))).toBe(false);
