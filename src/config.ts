@@ -81,12 +81,16 @@ const schema = z.object({
     .refine((v) => v === undefined || validateCron(v), {
       error: 'not a valid cron expression (e.g. "0 2 * * *")',
     }),
-  FLEETSYNC_PORT: z.coerce
-    .number({ error: 'must be a port number' })
-    .int({ error: 'must be a whole port number' })
-    .min(0, { error: 'must be between 0 and 65535' })
-    .max(65535, { error: 'must be between 0 and 65535' })
-    .default(DEFAULT_PORT),
+  // Plain decimal only: Number() would take 0x1F91, 1e3 or " 80" and listen somewhere unexpected.
+  FLEETSYNC_PORT: z
+    .string()
+    .default(String(DEFAULT_PORT))
+    .pipe(
+      z.string().regex(/^[0-9]+$/, { error: 'must be a port number (a plain decimal integer, e.g. 8080)' }),
+    )
+    .pipe(z.coerce.number())
+    .pipe(z.number().int().min(0, { error: 'must be between 0 and 65535' }))
+    .pipe(z.number().max(65535, { error: 'must be between 0 and 65535' })),
   FLEETSYNC_HOST: z.string().default(DEFAULT_HOST),
   FLEETSYNC_TOKEN: z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
   FLEETSYNC_RATE_WINDOW_MS: z.coerce

@@ -45,6 +45,14 @@ describe('configuration', () => {
       expect(text).toContain(name);
   });
 
+  it('takes a port only as a plain decimal integer (0x1F91 or 1e3 would listen elsewhere; blanks around it are trimmed like every setting)', () => {
+    for (const port of ['0x1F91', '1e3', '80.0', '+80', '-1', 'eighty'])
+      expect(problems({ FLEETSYNC_PORT: port }, false).join(), port).toContain('FLEETSYNC_PORT');
+    expect(loadConfig({ FLEETSYNC_PORT: '8081' }).port).toBe(8081);
+    expect(loadConfig({ FLEETSYNC_PORT: '0' }).port).toBe(0);
+    expect(loadConfig({}).port).toBe(8080);
+  });
+
   it('refuses a non-loopback bind without a token', () => {
     expect(problems({ FLEETSYNC_HOST: '0.0.0.0' }, false).join()).toContain('FLEETSYNC_TOKEN');
     expect(problems({ FLEETSYNC_HOST: '0.0.0.0', FLEETSYNC_TOKEN: 'x'.repeat(32) }, false)).toEqual([]);
