@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
-import { loadConfig, type Config, type Env } from './config.ts';
+import { hasCredentials, loadConfig, type Config, type Env } from './config.ts';
 import { FleetsyncError } from './errors.ts';
 import { isValidTimeZone } from './time.ts';
 
@@ -34,7 +34,12 @@ const accountSchema = z
       .string()
       .regex(/^[A-Za-z0-9_.@-]{1,64}$/, { error: 'letters, digits, _ . @ - only (at most 64)' }),
     country: z.string().refine(isCountryCode, { error: 'unknown country code (e.g. za, au, ke)' }).optional(),
-    base_url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    base_url: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .refine((v) => !hasCredentials(v), {
+        error: 'must not carry a user name or password: use username and password_env',
+      })
+      .optional(),
     username: z.string().min(1, { error: 'required' }),
     password_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { error: 'the NAME of an environment variable' }),
     timezone: z.string().refine(isValidTimeZone, { error: 'not an IANA time zone' }),

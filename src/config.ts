@@ -45,6 +45,9 @@ export interface Config {
 
 export type Env = Record<string, string | undefined>;
 
+/** `https://user:pw@host/…`: credentials in a URL end up wherever the URL is stored or shown. */
+export const hasCredentials = (url: string) => /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url);
+
 const nonEmpty = (s: string | undefined) => (s === undefined || s.trim() === '' ? undefined : s.trim());
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 export const isLoopbackHost = (h: string) => LOOPBACK.has(h) || /^127\.\d+\.\d+\.\d+$/.test(h);
@@ -61,7 +64,11 @@ const schema = z.object({
       protocol: /^https?$/,
       error: 'must be an http(s) URL, e.g. https://fleetapi-za.cartrack.com/rest',
     })
-    .optional(),
+    .optional()
+    // A password in the URL would be stored with the account and shown wherever the URL is.
+    .refine((v) => v === undefined || !hasCredentials(v), {
+      error: 'must not carry a user name or password: set FLEET_USERNAME and FLEET_PASSWORD instead',
+    }),
   FLEET_CHANGELOG_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL of the release notes records.json' })
     .optional(),

@@ -53,6 +53,24 @@ describe('configuration', () => {
     expect(loadConfig({}).port).toBe(8080);
   });
 
+  it('refuses credentials inside FLEET_BASE_URL, naming the variables to use and never echoing them', () => {
+    const text = problems({
+      FLEET_BASE_URL: 'https://fleet-user:s3cret-pw@fleetapi-za.cartrack.com/rest',
+      FLEET_USERNAME: 'u',
+      FLEET_PASSWORD: 'p',
+    }).join('\n');
+    expect(text).toContain('FLEET_BASE_URL');
+    expect(text).toContain('FLEET_USERNAME and FLEET_PASSWORD');
+    expect(text).not.toContain('s3cret-pw');
+    expect(
+      problems({
+        FLEET_BASE_URL: 'https://fleetapi-za.cartrack.com/rest',
+        FLEET_USERNAME: 'u',
+        FLEET_PASSWORD: 'p',
+      }),
+    ).toEqual([]);
+  });
+
   it('refuses a non-loopback bind without a token', () => {
     expect(problems({ FLEETSYNC_HOST: '0.0.0.0' }, false).join()).toContain('FLEETSYNC_TOKEN');
     expect(problems({ FLEETSYNC_HOST: '0.0.0.0', FLEETSYNC_TOKEN: 'x'.repeat(32) }, false)).toEqual([]);

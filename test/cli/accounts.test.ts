@@ -138,6 +138,13 @@ describe('several accounts', () => {
         timezone: 'Africa/Johannesburg',
       },
       { account: 'c', username: 'u', password_env: 'C_PASSWORD', timezone: 'UTC' },
+      {
+        account: 'd',
+        base_url: 'https://u:url-secret@fleetapi-za.cartrack.com/rest',
+        username: 'u',
+        password_env: 'D_PASSWORD',
+        timezone: 'UTC',
+      },
     ]);
     const r = await cli({ FLEETSYNC_CONFIG: path, FLEETSYNC_DB: join(dir, 'never.duckdb') }, 'sync');
     expect(r.code).toBe(2);
@@ -145,6 +152,8 @@ describe('several accounts', () => {
     expect(r.stderr).toContain('accounts[0].timezone: not an IANA time zone');
     expect(r.stderr).toContain('accounts[1].password: passwords never go in the file');
     expect(r.stderr).toContain('accounts[2]: set country or base_url');
+    expect(r.stderr).toContain('accounts[3].base_url: must not carry a user name or password');
     expect(r.stderr).not.toContain('inline-secret');
+    expect(r.stderr).not.toContain('url-secret');
   });
 });
