@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import cron from 'node-cron';
 import type { Config } from '../config.ts';
-import { describeError } from '../errors.ts';
+import { FleetsyncError, describeError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import { createApp } from './app.ts';
@@ -86,11 +86,13 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     ...(opts.accounts ? { accounts: opts.accounts } : {}),
   });
   const host = opts.host ?? opts.config.host;
+  const wanted = opts.port ?? opts.config.port;
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(opts.port ?? opts.config.port, host, (err?: Error) =>
-      err ? reject(err) : resolve(s),
-    );
+    const s = app.listen(wanted, host, (err?: Error) => (err ? reject(err) : resolve(s)));
     s.once('error', reject);
+  }).catch(async (e: unknown) => {
+    if (task) await task.destroy();
+    throw listenError(e, host, wanted);
   });
   const port = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
@@ -107,4 +109,27 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       });
     },
   };
+}
+
+/** A port that cannot be had, said in words that name the setting (not a bare `listen EADDRINUSE`). */
+function listenError(e: unknown, host: string, port: number): unknown {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (code === 'EADDRINUSE')
+    return new FleetsyncError(
+      'E_CONFIG',
+      `port ${port} is already in use on ${host} (FLEETSYNC_PORT): stop the program listening on ${where} or set FLEETSYNC_PORT to a free port`,
+      { cause: e },
+    );
+  if (code === 'EACCES')
+    return new FleetsyncError(
+      'E_CONFIG',
+      `not allowed to listen on ${where} (FLEETSYNC_PORT): ports below 1024 need privileges; choose a port from 1024 up`,
+      { cause: e },
+    );
+  if (code === 'EADDRNOTAVAIL')
+    return new FleetsyncError('E_CONFIG', `no interface with the address ${host} here (FLEETSYNC_HOST)`, {
+      cause: e,
+    });
+  return e;
 }

@@ -5,6 +5,7 @@
  * process holds the database.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { openDatabase } from '../../src/store/db.ts';
 import { join } from 'node:path';
@@ -170,6 +171,25 @@ describe('one process owns the database', () => {
     } finally {
       serve.child.kill('SIGTERM');
       await serve.exited;
+    }
+  }, 60_000);
+});
+
+describe('serve on a port that is taken', () => {
+  it('exits 2 saying the port is in use and naming FLEETSYNC_PORT, not a bare EADDRINUSE', async () => {
+    const other = createServer();
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const port = (other.address() as AddressInfo).port;
+    try {
+      const r = await runCli(['serve'], {
+        ...apiEnv(join(dir, 'port-taken.duckdb')),
+        FLEETSYNC_PORT: String(port),
+      });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`port ${port} is already in use on 127.0.0.1 (FLEETSYNC_PORT)`);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
     }
   }, 60_000);
 });
