@@ -106,7 +106,7 @@ export interface WorkerDeps {
 type Boss = InstanceType<typeof import('pg-boss')>;
 type QueueOptions = import('pg-boss').Queue;
 
-async function connect(deps: WorkerDeps): Promise<Boss> {
+async function connect(deps: WorkerDeps, schedule: { cron: string; tz: string } | null): Promise<Boss> {
   const { default: PgBoss } = await import('pg-boss');
   const s = deps.settings;
   const boss = new PgBoss({
@@ -122,12 +122,37 @@ async function connect(deps: WorkerDeps): Promise<Boss> {
     failure ??= e;
     deps.log.warn('queue error', { error: describeError(e) });
   });
+  // Workers that start together would otherwise create, update and schedule the same queues at
+  // once, and Postgres answers one of them "deadlock detected". One session-level advisory lock
+  // makes the set-up one worker after another; the lock goes with the session if a worker dies.
+  const { default: pg } = await import('pg');
+  const guard = new pg.Client({ connectionString: s.queueUrl, application_name: 'fleetsync-worker-setup' });
+  guard.on('error', () => {});
   try {
+    await guard.connect();
+    await guard.query('select pg_advisory_lock($1)', [SETUP_LOCK]);
     await boss.start();
   } catch (e) {
+    await guard.end().catch(() => {});
     await boss.stop({ graceful: false, wait: false }).catch(() => {});
     throw queueError(e, s.queueUrl);
   }
+  try {
+    await setUpQueues(boss, s);
+    if (schedule) await boss.schedule(TICK_QUEUE, schedule.cron, {}, { tz: schedule.tz });
+  } catch (e) {
+    await boss.stop({ graceful: false, wait: false }).catch(() => {});
+    throw e;
+  } finally {
+    await guard.end().catch(() => {});
+  }
+  return boss;
+}
+
+/** Any fixed number: the key of the advisory lock that makes queue set-up one worker at a time. */
+const SETUP_LOCK = 0x666c7379; // 'flsy'
+
+async function setUpQueues(boss: Boss, s: WorkerSettings): Promise<void> {
   const ensure = async (name: string, opts: QueueOptions) => {
     if (await boss.getQueue(name)) await boss.updateQueue(name, opts);
     else
@@ -146,7 +171,6 @@ async function connect(deps: WorkerDeps): Promise<Boss> {
     expireInSeconds: s.expireSeconds,
     deadLetter: DEAD_QUEUE,
   });
-  return boss;
 }
 
 /** A job: the account, and optionally the days (default: what the sync would pick itself). */
@@ -220,14 +244,14 @@ export interface WorkerOptions {
 /** Runs a worker until the signal aborts (or, with `enqueue`, queues the accounts and returns). */
 export async function runWorker(deps: WorkerDeps, opts: WorkerOptions = {}): Promise<string> {
   if (deps.settings.lakeDir) checkLakeDir(deps.settings.lakeDir);
-  const boss = await connect(deps);
+  const schedule =
+    !opts.enqueue && deps.config.schedule ? { cron: deps.config.schedule, tz: deps.config.timezone } : null;
+  const boss = await connect(deps, schedule);
   try {
     if (opts.enqueue) {
       const n = await enqueueAll(boss, deps.accounts, opts);
       return `queued ${n} of ${deps.accounts.length} account(s) (an account already queued is not queued again)`;
     }
-    if (deps.config.schedule)
-      await boss.schedule(TICK_QUEUE, deps.config.schedule, {}, { tz: deps.config.timezone });
     const poll = { pollingIntervalSeconds: deps.settings.pollSeconds, batchSize: 1 };
     await boss.work(TICK_QUEUE, poll, async () => {
       const n = await enqueueAll(boss, deps.accounts);
