@@ -12,6 +12,7 @@ import {
   DEFAULT_HTTP_TIMEOUT_MS,
   DEFAULT_PORT,
   DEFAULT_RATE_WINDOW_MS,
+  DEFAULT_STALE_HOURS,
   DEFAULT_TIMEZONE,
 } from './defaults.ts';
 import { FleetsyncError } from './errors.ts';
@@ -41,6 +42,17 @@ export interface Config {
   /** The API's release-notes records (records.json); null = derived from the base URL. */
   changelogUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  // Alerts, health and metrics (src/alerts/, src/server/health-routes.ts).
+  /** FLEETSYNC_ALERT_WEBHOOK: JSON POST with a `text` field (Slack/Teams incoming webhook). */
+  alertWebhook: string | null;
+  /** FLEETSYNC_SMTP_URL: smtp:// or smtps:// (user and password in the URL, never logged). */
+  smtpUrl: string | null;
+  /** FLEETSYNC_ALERT_EMAIL: the recipients (comma-separated in the variable). */
+  alertEmail: string[];
+  /** FLEETSYNC_ALERT_FROM: the sender (default fleetsync@<host name>). */
+  alertFrom: string | null;
+  /** FLEETSYNC_STALE_HOURS: data is stale when "complete through" has not moved for this long. */
+  staleHours: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -118,6 +130,38 @@ const schema = z.object({
     .max(64, { error: 'must be between 1 and 64' })
     .default(DEFAULT_CONCURRENCY),
   FLEETSYNC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  // Alerts, health and metrics.
+  FLEETSYNC_ALERT_WEBHOOK: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL (e.g. a Slack or Teams incoming webhook)' })
+    .optional(),
+  FLEETSYNC_SMTP_URL: z
+    .url({
+      protocol: /^smtps?$/,
+      error: 'must be an smtp:// or smtps:// URL, e.g. smtp://user:password@mail.example.com:587',
+    })
+    .optional(),
+  FLEETSYNC_ALERT_EMAIL: z
+    .string()
+    .regex(/^\s*[^\s@,]+@[^\s@,]+(\s*,\s*[^\s@,]+@[^\s@,]+)*\s*$/, {
+      error: 'must be one or more e-mail addresses, separated by commas',
+    })
+    .optional(),
+  FLEETSYNC_ALERT_FROM: z
+    .string()
+    .regex(/^[^\s@]+@[^\s@]+$/, { error: 'must be an e-mail address' })
+    .optional(),
+  FLEETSYNC_STALE_HOURS: z
+    .string()
+    .default(String(DEFAULT_STALE_HOURS))
+    .pipe(z.string().regex(/^[0-9]+$/, { error: 'must be a whole number of hours (e.g. 48)' }))
+    .pipe(z.coerce.number())
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(1, { error: 'must be between 1 and 8760 hours' })
+        .max(8760, { error: 'must be between 1 and 8760 hours' }),
+    ),
 });
 
 export interface LoadOptions {
@@ -138,6 +182,13 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
   const host = nonEmpty(env.FLEETSYNC_HOST) ?? DEFAULT_HOST;
   if (!isLoopbackHost(host) && !nonEmpty(env.FLEETSYNC_TOKEN))
     problems.push(`FLEETSYNC_TOKEN: required when FLEETSYNC_HOST (${host}) is not a loopback address`);
+  // Alerts: e-mail needs both the server and the recipients.
+  if (nonEmpty(env.FLEETSYNC_SMTP_URL) && !nonEmpty(env.FLEETSYNC_ALERT_EMAIL))
+    problems.push('FLEETSYNC_ALERT_EMAIL: required with FLEETSYNC_SMTP_URL (who gets the alerts)');
+  if (nonEmpty(env.FLEETSYNC_ALERT_EMAIL) && !nonEmpty(env.FLEETSYNC_SMTP_URL))
+    problems.push(
+      'FLEETSYNC_SMTP_URL: required with FLEETSYNC_ALERT_EMAIL (the mail server that sends them)',
+    );
   if (opts.needApi) {
     if (!nonEmpty(env.FLEET_COUNTRY) && !nonEmpty(env.FLEET_BASE_URL))
       problems.push('FLEET_COUNTRY: set a country code (e.g. za) or FLEET_BASE_URL');
@@ -176,8 +227,29 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     concurrency: v.FLEETSYNC_CONCURRENCY,
     changelogUrl: v.FLEET_CHANGELOG_URL ?? null,
     logLevel: v.FLEETSYNC_LOG_LEVEL,
+    alertWebhook: v.FLEETSYNC_ALERT_WEBHOOK ?? null,
+    smtpUrl: v.FLEETSYNC_SMTP_URL ?? null,
+    alertEmail: (v.FLEETSYNC_ALERT_EMAIL ?? '')
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean),
+    alertFrom: v.FLEETSYNC_ALERT_FROM ?? null,
+    staleHours: v.FLEETSYNC_STALE_HOURS,
   });
 }
 
 /** The secrets of a config, for the log redactor. */
-export const secretsOf = (c: Config): string[] => [c.password, c.token].filter((s): s is string => !!s);
+export const secretsOf = (c: Config): string[] =>
+  [c.password, c.token, ...alertSecretsOf(c)].filter((s): s is string => !!s);
+
+/** The SMTP password (as written and decoded) and the webhook URL, whose path is often its token. */
+function alertSecretsOf(c: Pick<Config, 'smtpUrl' | 'alertWebhook'>): string[] {
+  const out: string[] = [];
+  if (c.alertWebhook)
+    out.push(c.alertWebhook, new URL(c.alertWebhook).pathname + new URL(c.alertWebhook).search);
+  if (c.smtpUrl) {
+    const pw = new URL(c.smtpUrl).password;
+    if (pw) out.push(pw, decodeURIComponent(pw));
+  }
+  return out.filter((s) => s.length >= 6);
+}

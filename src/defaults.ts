@@ -34,3 +34,10 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8080;
 /** The account's zone when none is configured; FLEET_TIMEZONE. */
 export const DEFAULT_TIMEZONE = 'Africa/Johannesburg';
+
+/** Data is stale when "complete through" has not moved for this many hours; FLEETSYNC_STALE_HOURS. */
+export const DEFAULT_STALE_HOURS = 48;
+/** How often `serve` checks for stale data and retries undelivered alerts. */
+export const ALERT_CHECK_MS = 60_000;
+/** How long one alert delivery (webhook POST, SMTP) may take. */
+export const ALERT_TIMEOUT_MS = 10_000;

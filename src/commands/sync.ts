@@ -3,6 +3,7 @@
  * Progress on stderr (a bar on a terminal, one line per window otherwise); the summary on stdout.
  * Exit 0 only when every window succeeded; 3 when some failed (everything finished is kept).
  */
+import { createAlerter } from '../alerts/alerter.ts';
 import { loadConfig, secretsOf } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import { createLogger } from '../log.ts';
@@ -109,6 +110,10 @@ export const syncCommand: Command = {
       // Accounts have their own rate limits and rows: they sync side by side.
       const summaries = await Promise.all(perAccount.map((p) => syncAccount(p.deps, req)));
       if (tty) ctx.stderr('\n');
+      // Alerts (FLEETSYNC_ALERT_WEBHOOK, FLEETSYNC_SMTP_URL): once per incident; never fails the run.
+      const alerter = createAlerter({ db, config, log });
+      await alerter.check();
+      alerter.close();
       ctx.stdout(
         (args.json
           ? JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2)

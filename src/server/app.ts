@@ -17,6 +17,8 @@ import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import type { RunSummary } from '../sync/types.ts';
 import { requireBearer } from './auth.ts';
+import { healthRoutes } from './health-routes.ts';
+import { createMetrics } from './metrics.ts';
 import { accountRoutes } from './account-routes.ts';
 import { reportRoutes } from './report-routes.ts';
 import { statusRoutes } from './status-routes.ts';
@@ -70,6 +72,11 @@ export function createApp(opts: AppOptions): Express {
       frameguard: { action: 'deny' },
     }),
   );
+  // Health and metrics (token rules inside: open on loopback, /healthz open to loopback peers).
+  const metrics = createMetrics({ staleHours: opts.config.staleHours, log: opts.log });
+  const scheduler = opts.scheduler ?? null;
+  app.use(healthRoutes({ db: opts.db, config: opts.config, log: opts.log, now, gate, scheduler, metrics }));
+  app.use('/api/reports', metrics.reportTimer);
   if (!isLoopbackHost(opts.config.host)) {
     if (!opts.config.token)
       throw new Error('a non-loopback host needs FLEETSYNC_TOKEN (config refuses this)');

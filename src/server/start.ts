@@ -10,6 +10,8 @@ import type { Config } from '../config.ts';
 import { FleetsyncError, describeError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
+import { createAlerter, type Alerter } from '../alerts/alerter.ts';
+import { ALERT_CHECK_MS } from '../defaults.ts';
 import { createApp } from './app.ts';
 import { createSyncGate, type RunSyncFn } from './sync-gate.ts';
 import type { Clock } from '../time.ts';
@@ -28,6 +30,8 @@ export interface StartServerOptions {
   port?: number;
   /** The accounts shown (lake mode); see AppOptions.accounts. */
   accounts?: () => string[] | Promise<string[]>;
+  /** How often stale data is checked and undelivered alerts retried (default ALERT_CHECK_MS). */
+  alertCheckMs?: number;
 }
 
 export interface RunningServer {
@@ -39,7 +43,30 @@ export interface RunningServer {
 }
 
 export async function startServer(opts: StartServerOptions): Promise<RunningServer> {
-  const gate = opts.runSync ? createSyncGate(opts.runSync) : null;
+  // A server that syncs also alerts: after every run (scheduled or POST /api/sync) and on a timer.
+  const alerter: Alerter | null = opts.runSync
+    ? createAlerter({ db: opts.db, config: opts.config, log: opts.log, ...(opts.now ? { now: opts.now } : {}) })
+    : null;
+  const runSync = opts.runSync;
+  let checking: Promise<unknown> = Promise.resolve();
+  // The check runs after the run, outside the gate: a slow mail server never delays the answer.
+  const gate =
+    runSync && alerter
+      ? createSyncGate(async (trigger) => {
+          try {
+            return await runSync(trigger);
+          } finally {
+            checking = alerter.check();
+          }
+        })
+      : null;
+  const alertTimer = alerter
+    ? setInterval(() => {
+        if (!gate?.running) checking = alerter.check();
+      }, opts.alertCheckMs ?? ALERT_CHECK_MS)
+    : null;
+  alertTimer?.unref();
+  if (alerter) checking = alerter.check(); // stale data and undelivered alerts left by the last process
   const schedule = opts.schedule === undefined ? opts.config.schedule : opts.schedule;
   let task: ReturnType<typeof cron.schedule> | null = null;
   if (schedule && gate) {
@@ -75,6 +102,11 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       } as Parameters<typeof cron.schedule>[2],
     );
   }
+  async function stopAlerts() {
+    if (alertTimer) clearInterval(alertTimer);
+    await checking;
+    alerter?.close();
+  }
   const scheduler = { nextRun: () => (task ? (task.getNextRun() ?? null) : null) };
   const app = createApp({
     db: opts.db,
@@ -92,6 +124,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     s.once('error', reject);
   }).catch(async (e: unknown) => {
     if (task) await task.destroy();
+    await stopAlerts();
     throw listenError(e, host, wanted);
   });
   const port = (server.address() as AddressInfo).port;
@@ -103,6 +136,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     nextRun: scheduler.nextRun,
     close: async () => {
       if (task) await task.destroy();
+      await stopAlerts();
       await new Promise<void>((resolve) => {
         server.closeAllConnections?.();
         server.close(() => resolve());

@@ -2,6 +2,7 @@
  * GET /api/status (account, zone, freshness, last run, sync availability, the scheduler's next
  * run) and POST /api/sync (one at a time: 409 while a run is going; 503 without a sync engine).
  */
+import { resolve } from 'node:path';
 import { accountOf } from './account-routes.ts';
 import { Router } from 'express';
 import { acknowledgeFlaggedChanges, listFlaggedChanges } from '../changes/index.ts';
@@ -11,6 +12,7 @@ import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import { parseReportParams } from '../reports/params.ts';
 import { requireReport, reportMeta, resolveZone, runReport } from '../reports/run.ts';
+import { buildStatus } from '../status/report.ts';
 import type { SyncGate } from './sync-gate.ts';
 import type { Clock } from '../time.ts';
 
@@ -23,10 +25,27 @@ export interface StatusDeps {
   scheduler: { nextRun(): Date | null } | null;
 }
 
+/** The run row's counters as objects (the runs report gives them as JSON text for CSV). */
+function objectsOf(row: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...row };
+  for (const k of ['http_429', 'windows_by_stream', 'errors'])
+    if (typeof out[k] === 'string') {
+      try {
+        out[k] = JSON.parse(out[k]) as unknown;
+      } catch {
+        // not JSON: left as stored
+      }
+    }
+  return out;
+}
+
 export function statusRoutes(deps: StatusDeps): Router {
   const r = Router();
 
-  r.get('/status', async (_req, res) => {
+  r.get('/status', async (req, res) => {
+    const n = req.query.runs === undefined ? 10 : Number(req.query.runs);
+    if (typeof req.query.runs !== 'undefined' && (typeof req.query.runs !== 'string' || !/^\d{1,4}$/.test(req.query.runs) || n < 1 || n > 1000))
+      throw new FleetsyncError('E_BAD_REQUEST', 'runs: a whole number from 1 to 1000');
     const con = await deps.db.connect();
     try {
       const account = accountOf(res, deps.config);
@@ -35,12 +54,16 @@ export function statusRoutes(deps: StatusDeps): Router {
       const meta = await reportMeta(con, scope);
       const runsDef = requireReport('runs');
       const runs = await runReport(con, runsDef, scope, parseReportParams({ limit: '1' }, runsDef, scope));
+      // What `fleetsync status` prints, so that it can ask this server while it holds the file.
+      const report = await buildStatus(con, { database: deps.db.path, zone, runs: n });
       res.set('Cache-Control', 'no-store').json({
+        ...report,
+        server: { pid: process.pid, database: resolve(deps.db.path) },
         account,
         zone,
         now: new Date(deps.now()).toISOString(),
         complete_through: meta.complete_through,
-        last_run: runs.rows[0] ?? null,
+        last_run: runs.rows[0] ? objectsOf(runs.rows[0]) : null,
         sync: {
           available: deps.gate !== null,
           running: deps.gate?.running ?? false,

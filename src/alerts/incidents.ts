@@ -1,0 +1,89 @@
+/**
+ * Incidents from state: which should be open now (a failed or partial last run, stale data, an
+ * unacknowledged release note that changes an endpoint the sync uses), each with the text of its
+ * alert and of its "recovered". Pure: the alerter compares them with the stored incidents.
+ */
+import type { StoredFlag } from '../changes/index.ts';
+import { formatIsoInZone } from '../time.ts';
+import { failedIn, isStale, unchangedForMs, type AccountState } from './state.ts';
+
+/** `open`: the incident holds now; `closed`: it is known to be over; absent: no judgement (keep as is). */
+export interface Judgement {
+  account: string;
+  incident: string;
+  state: 'open' | 'closed';
+  /** The alert's text when open, the "recovered" text when closed. */
+  text: string;
+}
+
+const local = (ms: number, zone: string) => formatIsoInZone(ms, zone).slice(0, 16).replace('T', ' ');
+
+export function judgeRun(s: AccountState): Judgement | null {
+  const r = s.lastRun;
+  if (!r || r.outcome === 'interrupted') return null; // no verdict: the next run decides
+  const base = { account: s.account, incident: 'run' };
+  if (r.outcome === 'ok')
+    return {
+      ...base,
+      state: 'closed',
+      text: `fleetsync: recovered: the sync of account ${s.account} is ok again (run ${r.run_id}, ended ${local(r.endedMs, s.zone)}).`,
+    };
+  const stop = r.errors.find((e) => e.stream === '*')?.reason;
+  const first = r.errors.find((e) => e.stream !== '*');
+  const failed = failedIn(r);
+  const what =
+    r.outcome === 'failed'
+      ? `failed${stop ? `: ${stop}` : ''}`
+      : `was partial: ${failed} window(s) or snapshot(s) failed${first ? ` (first: ${first.stream} ${first.window ?? ''}: ${first.reason ?? ''})` : ''}; the next run fills the gaps`;
+  return {
+    ...base,
+    state: 'open',
+    text: `fleetsync: the sync of account ${s.account} ${what}. Run ${r.run_id} (${r.trigger}), ended ${local(r.endedMs, s.zone)}.`,
+  };
+}
+
+export function judgeStale(s: AccountState, nowMs: number, staleHours: number): Judgement | null {
+  const u = unchangedForMs(s, nowMs);
+  if (u === null || s.completeThroughMs === null) return null;
+  const through = local(s.completeThroughMs, s.zone);
+  const base = { account: s.account, incident: 'stale' };
+  return isStale(s, nowMs, staleHours)
+    ? {
+        ...base,
+        state: 'open',
+        text: `fleetsync: the data of account ${s.account} is stale: no new complete day for ${Math.floor(u / 3_600_000)} h (complete through ${through}, ${s.zone}; FLEETSYNC_STALE_HOURS=${staleHours}).`,
+      }
+    : {
+        ...base,
+        state: 'closed',
+        text: `fleetsync: recovered: the data of account ${s.account} is complete through ${through} (${s.zone}) again.`,
+      };
+}
+
+/** One incident per release version with unacknowledged changes to endpoints the sync uses. */
+export function judgeApiChanges(flagged: StoredFlag[], openVersions: string[]): Judgement[] {
+  const byVersion = new Map<string, StoredFlag[]>();
+  for (const f of flagged) byVersion.set(f.version, [...(byVersion.get(f.version) ?? []), f]);
+  const out: Judgement[] = [];
+  for (const [version, fs] of byVersion) {
+    const endpoints = [...new Set(fs.flatMap((f) => f.syncEndpoints))].join(', ');
+    const kinds = [...new Set(fs.map((f) => f.kind))].join('/');
+    out.push({
+      account: '*',
+      incident: `api_change:${version}`,
+      state: 'open',
+      text:
+        `fleetsync: the API's release notes ${version} (${kinds}) change endpoints the sync uses: ${endpoints}. ` +
+        `${fs[0]!.text.split('\n')[0]} Acknowledge with \`fleetsync changes --ack\` or on the dashboard.`,
+    });
+  }
+  for (const v of openVersions)
+    if (!byVersion.has(v))
+      out.push({
+        account: '*',
+        incident: `api_change:${v}`,
+        state: 'closed',
+        text: `fleetsync: acknowledged: the API release notes ${v} no longer need attention.`,
+      });
+  return out;
+}

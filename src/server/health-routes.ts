@@ -1,0 +1,107 @@
+/**
+ * GET /healthz and GET /metrics. /healthz answers 200 while the process, the database and the
+ * scheduler are fine, and 503 with the reasons while an account's last run failed or was partial
+ * (the same rule that opens a "run" alert) or its data is stale. /metrics: Prometheus text.
+ * Token rules as for /api: a server bound beyond loopback needs the bearer token for both; its
+ * /healthz stays open to a client on the loopback interface (a container's own health check).
+ */
+import { Router, type RequestHandler } from 'express';
+import { isStale, readAccountStates, unchangedForMs } from '../alerts/state.ts';
+import { isLoopbackHost, type Config } from '../config.ts';
+import { describeError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { Database } from '../store/db.ts';
+import type { Clock } from '../time.ts';
+import { formatIsoInZone } from '../time.ts';
+import { requireBearer } from './auth.ts';
+import type { Metrics } from './metrics.ts';
+import type { SyncGate } from './sync-gate.ts';
+
+export interface HealthDeps {
+  db: Database;
+  config: Readonly<Config>;
+  log: Logger;
+  now: Clock;
+  gate: SyncGate | null;
+  scheduler: { nextRun(): Date | null } | null;
+  metrics: Metrics;
+}
+
+const isLoopbackPeer = (addr: string | undefined) =>
+  !!addr && (isLoopbackHost(addr) || /^::ffff:127\./.test(addr) || addr === '::1');
+
+export interface Health {
+  ok: boolean;
+  reasons: string[];
+  checks: Record<string, unknown>;
+}
+
+export async function assessHealth(deps: Omit<HealthDeps, 'metrics'>): Promise<Health> {
+  const reasons: string[] = [];
+  const checks: Record<string, unknown> = {};
+  const nowMs = deps.now();
+  if (deps.config.schedule) {
+    const next = deps.scheduler?.nextRun() ?? null;
+    checks.scheduler = { schedule: deps.config.schedule, next_run: next?.toISOString() ?? null };
+    if (!deps.gate) reasons.push('FLEETSYNC_SCHEDULE is set but this server has no sync (no API credentials)');
+    else if (!next) reasons.push('the scheduler is not running (no next run)');
+  }
+  let con;
+  try {
+    con = await deps.db.connect();
+    await con.run('SELECT 1');
+    checks.database = 'ok';
+    const accounts = await readAccountStates(con, deps.log);
+    checks.accounts = accounts.map((s) => {
+      const u = unchangedForMs(s, nowMs);
+      const r = s.lastRun;
+      if (r && (r.outcome === 'failed' || r.outcome === 'partial'))
+        reasons.push(`account ${s.account}: the last run ${r.run_id} ${r.outcome === 'failed' ? 'failed' : 'was partial'}`);
+      if (isStale(s, nowMs, deps.config.staleHours))
+        reasons.push(
+          `account ${s.account}: data is stale: no new complete day for ${Math.floor(u! / 3_600_000)} h (FLEETSYNC_STALE_HOURS=${deps.config.staleHours})`,
+        );
+      return {
+        account: s.account,
+        last_run: r ? { run_id: r.run_id, outcome: r.outcome, ended_at: new Date(r.endedMs).toISOString() } : null,
+        complete_through: s.completeThroughMs === null ? null : formatIsoInZone(s.completeThroughMs, s.zone),
+        unchanged_h: u === null ? null : Math.round(u / 360_000) / 10,
+      };
+    });
+  } catch (e) {
+    checks.database = 'error';
+    reasons.push(`database: ${describeError(e)}`);
+  } finally {
+    con?.closeSync();
+  }
+  return { ok: reasons.length === 0, reasons, checks };
+}
+
+export function healthRoutes(deps: HealthDeps): Router {
+  const r = Router();
+  const guarded = !isLoopbackHost(deps.config.host) && deps.config.token;
+  const bearer: RequestHandler = guarded ? requireBearer(deps.config.token!) : (_q, _s, next) => next();
+
+  r.get(
+    '/healthz',
+    (req, res, next) => (isLoopbackPeer(req.socket.remoteAddress) ? next() : bearer(req, res, next)),
+    async (_req, res) => {
+      const h = await assessHealth(deps);
+      res
+        .status(h.ok ? 200 : 503)
+        .set('Cache-Control', 'no-store')
+        .json({ status: h.ok ? 'ok' : 'fail', reasons: h.reasons, checks: h.checks });
+    },
+  );
+
+  r.get('/metrics', bearer, async (_req, res) => {
+    const con = await deps.db.connect();
+    try {
+      const text = await deps.metrics.render(con, deps.now(), deps.gate?.running ?? false);
+      res.set('Cache-Control', 'no-store').type(deps.metrics.registry.contentType).send(text);
+    } finally {
+      con.closeSync();
+    }
+  });
+  return r;
+}

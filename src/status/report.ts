@@ -1,0 +1,257 @@
+/**
+ * What `fleetsync status` shows, as one object: the last runs, coverage per stream, flagged and
+ * failed windows, the snapshots that failed in each account's last run, and the verdict (exit
+ * code and its reasons). The CLI builds it from the database, or — when a running `serve` holds
+ * the file — gets the same object from that server's GET /api/status; either way it prints it
+ * with `formatStatus`. Every value is plain JSON (times as ISO strings in the zone, counters as
+ * objects), never JSON inside a string.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { queryJs } from '../store/queries.ts';
+import { BUILTIN_STREAMS } from '../sync/streams/index.ts';
+import { formatIsoInZone } from '../time.ts';
+
+export type StatusRow = Record<string, unknown>;
+
+export interface FailedSnapshot {
+  account: string;
+  run_id: string;
+  stream: string;
+  reason: string | null;
+}
+
+export interface StatusVerdict {
+  /** 0: the last run of every account was ok and no window or snapshot failed; 3: partial; 1: a last run failed. */
+  exit_code: 0 | 1 | 3;
+  problems: string[];
+}
+
+export interface StatusReport {
+  database: string;
+  zone: string;
+  runs: StatusRow[];
+  coverage: StatusRow[];
+  problem_windows: StatusRow[];
+  failed_snapshots: FailedSnapshot[];
+  verdict: StatusVerdict;
+}
+
+const PROBLEM_LIMIT = 50;
+const JSON_COLUMNS = new Set(['http_429', 'errors', 'windows_by_stream']);
+const SNAPSHOT_STREAMS = new Set<string>(BUILTIN_STREAMS.filter((d) => d.snapshot).map((d) => d.name));
+
+function parseJson(v: unknown): unknown {
+  if (typeof v !== 'string') return v ?? null;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return v; // not JSON: shown as stored
+  }
+}
+
+function jsonValue(key: string, v: unknown, zone: string): unknown {
+  if (v instanceof Date) return formatIsoInZone(v.getTime(), zone);
+  if (typeof v === 'bigint') return Number(v);
+  if (JSON_COLUMNS.has(key)) return parseJson(v);
+  return v;
+}
+
+const jsonRows = (rows: Record<string, unknown>[], zone: string): StatusRow[] =>
+  rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsonValue(k, v, zone)])));
+
+/** The snapshots that failed in a run: its per-stream window counts, the reasons from its errors. */
+export function failedSnapshotsOf(run: {
+  account: string;
+  run_id: string;
+  windows_by_stream: unknown;
+  errors: unknown;
+}): FailedSnapshot[] {
+  const windows = (parseJson(run.windows_by_stream) ?? {}) as Record<string, Record<string, number>>;
+  const errors = (parseJson(run.errors) ?? []) as { stream?: string; window?: string; reason?: string }[];
+  return Object.entries(typeof windows === 'object' ? windows : {})
+    .filter(([stream, w]) => SNAPSHOT_STREAMS.has(stream) && Number(w?.failed ?? 0) > 0)
+    .map(([stream]) => ({
+      account: run.account,
+      run_id: run.run_id,
+      stream,
+      reason:
+        (Array.isArray(errors) ? errors : []).find((e) => e.stream === stream && e.window === 'snapshot')
+          ?.reason ?? null,
+    }));
+}
+
+/** The last finished run of each account (ok, partial, failed or interrupted), JS values. */
+export async function lastRuns(con: DuckDBConnection): Promise<Record<string, unknown>[]> {
+  return queryJs(con, 'alerts/last_runs');
+}
+
+/** The verdict over the accounts' last runs, the failed snapshots and the failed windows. */
+export function verdictOf(
+  last: { account: string; run_id: string; outcome: string; errors: unknown }[],
+  failedSnapshots: FailedSnapshot[],
+  coverage: { account: string; stream: string; failed: unknown }[],
+): StatusVerdict {
+  let code: 0 | 1 | 3 = 0;
+  const problems: string[] = [];
+  for (const r of last) {
+    if (r.outcome === 'ok') continue;
+    const errs = parseJson(r.errors);
+    const stop = Array.isArray(errs)
+      ? (errs as { stream?: string; reason?: string }[]).find((e) => e.stream === '*')?.reason
+      : undefined;
+    if (r.outcome === 'failed') {
+      code = 1;
+      problems.push(`account ${r.account}: the last run ${r.run_id} failed${stop ? `: ${stop}` : ''}`);
+    } else {
+      if (code === 0) code = 3;
+      problems.push(
+        r.outcome === 'interrupted'
+          ? `account ${r.account}: the last run ${r.run_id} was interrupted; the next run fills the gaps`
+          : `account ${r.account}: the last run ${r.run_id} was partial`,
+      );
+    }
+  }
+  for (const s of failedSnapshots) {
+    if (code === 0) code = 3;
+    problems.push(
+      `account ${s.account}: the ${s.stream} snapshot failed in run ${s.run_id}${s.reason ? `: ${s.reason}` : ''}`,
+    );
+  }
+  for (const c of coverage) {
+    const n = Number(c.failed);
+    if (n > 0) {
+      if (code === 0) code = 3;
+      problems.push(`account ${c.account}: ${n} failed ${c.stream} window(s)`);
+    }
+  }
+  return { exit_code: code, problems };
+}
+
+export async function buildStatus(
+  con: DuckDBConnection,
+  o: { database: string; zone: string; runs: number },
+): Promise<StatusReport> {
+  const runs = await queryJs(con, 'status/runs', [o.runs]);
+  const coverage = await queryJs(con, 'status/coverage');
+  const problems = await queryJs(con, 'status/problem_windows', [PROBLEM_LIMIT]);
+  const last = (await lastRuns(con)).map((r) => ({
+    account: String(r.account),
+    run_id: String(r.run_id),
+    outcome: String(r.outcome),
+    windows_by_stream: r.windows_by_stream,
+    errors: r.errors,
+  }));
+  const failedSnapshots = last.flatMap(failedSnapshotsOf);
+  return {
+    database: o.database,
+    zone: o.zone,
+    runs: jsonRows(runs, o.zone),
+    coverage: jsonRows(coverage, o.zone),
+    problem_windows: jsonRows(problems, o.zone),
+    failed_snapshots: failedSnapshots,
+    verdict: verdictOf(
+      last,
+      failedSnapshots,
+      coverage.map((c) => ({ account: String(c.account), stream: String(c.stream), failed: c.failed })),
+    ),
+  };
+}
+
+/** An ISO local time as `YYYY-MM-DD HH:MM` for the text tables; anything else as is, `-` for none. */
+const cell = (v: unknown): string =>
+  v === null || v === undefined
+    ? '-'
+    : typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(v)
+      ? v.slice(0, 16)
+      : String(v);
+
+function table(head: string[], rows: unknown[][]): string {
+  const text = [head, ...rows.map((r) => r.map(cell))];
+  const widths = head.map((_, i) => Math.max(...text.map((r) => (r[i] ?? '').length)));
+  return text
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/** The status as text; `source` says where it came from (a running server) when not the file itself. */
+export function formatStatus(s: StatusReport, source?: string): string {
+  const out: string[] = [
+    `database ${s.database} (times in ${s.zone})${source ? `, as reported by the running server ${source}` : ''}`,
+    '',
+  ];
+  out.push('last runs:');
+  out.push(
+    s.runs.length
+      ? table(
+          ['run', 'account', 'trigger', 'outcome', 'started', 'seconds', 'requests', 'retries', 'range'],
+          s.runs.map((r) => [
+            r.run_id,
+            r.account,
+            r.trigger,
+            r.outcome,
+            r.started_at,
+            (Number(r.duration_ms) / 1000).toFixed(1),
+            r.requests,
+            r.retries,
+            `${cell(r.range_from)}..${cell(r.range_to)}`,
+          ]),
+        )
+      : '  (no runs yet: run `fleetsync sync`)',
+  );
+  out.push('', 'coverage per stream:');
+  out.push(
+    s.coverage.length
+      ? table(
+          ['account', 'stream', 'from', 'to', 'done', 'incomplete', 'flagged', 'failed', 'last fetched'],
+          s.coverage.map((r) => [
+            r.account,
+            r.stream,
+            r.covered_from,
+            r.covered_to,
+            r.done,
+            r.incomplete,
+            r.flagged,
+            r.failed,
+            r.last_fetched,
+          ]),
+        )
+      : '  (nothing synced yet)',
+  );
+  if (s.failed_snapshots.length) {
+    out.push('', 'snapshots that failed in the last run:');
+    out.push(
+      table(
+        ['account', 'snapshot', 'run', 'reason'],
+        s.failed_snapshots.map((f) => [f.account, f.stream, f.run_id, f.reason]),
+      ),
+    );
+  }
+  out.push('', `flagged and failed windows${s.problem_windows.length === PROBLEM_LIMIT ? ' (first 50)' : ''}:`);
+  out.push(
+    s.problem_windows.length
+      ? table(
+          ['status', 'stream', 'vehicle', 'from', 'to', 'reason'],
+          s.problem_windows.map((r) => [
+            r.status,
+            r.stream,
+            r.registration ?? r.scope,
+            r.window_start,
+            r.window_end,
+            r.reason,
+          ]),
+        )
+      : '  none',
+  );
+  out.push(
+    '',
+    s.verdict.problems.length
+      ? `not ok (exit ${s.verdict.exit_code}):\n${s.verdict.problems.map((p) => `  - ${p}`).join('\n')}`
+      : 'ok: the last run of every account was ok and no window or snapshot has failed',
+  );
+  return out.join('\n') + '\n';
+}
