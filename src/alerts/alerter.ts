@@ -85,7 +85,9 @@ export function createAlerter(opts: AlerterOptions): Alerter {
       log.debug('release notes not readable', { error: describeError(e) });
     }
     const stored = (await queryJs(con, 'alerts/open_incidents')) as unknown as Stored[];
-    const open = new Map(stored.filter((s) => s.closed_at === null).map((s) => [key(s.account, s.incident), s]));
+    const open = new Map(
+      stored.filter((s) => s.closed_at === null).map((s) => [key(s.account, s.incident), s]),
+    );
     const judged: Judgement[] = [
       ...states.flatMap((s) => [judgeRun(s), judgeStale(s, t, opts.config.staleHours)]),
       ...judgeApiChanges(
@@ -121,7 +123,10 @@ export function createAlerter(opts: AlerterOptions): Alerter {
         } else {
           // Its alert never got out: no "recovered" either.
           await execute(con, 'alerts/close_notified', [...row, iso(t)]);
-          log.info('incident cleared before its alert was delivered', { account: s.account, incident: s.incident });
+          log.info('incident cleared before its alert was delivered', {
+            account: s.account,
+            incident: s.incident,
+          });
         }
         open.delete(key(j.account, j.incident));
       }

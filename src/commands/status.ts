@@ -12,7 +12,8 @@ import { askRunningServer } from '../status/remote.ts';
 import type { Command } from './command.ts';
 
 export const statusCommand: Command = {
-  summary: 'Last runs, coverage per stream, flagged and failed windows (asks a running serve when it holds the DB).',
+  summary:
+    'Last runs, coverage per stream, flagged and failed windows (asks a running serve when it holds the DB).',
   usage: 'fleetsync status [--runs N] [--json]',
   options: { runs: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values }, ctx) {

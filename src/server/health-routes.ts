@@ -43,7 +43,8 @@ export async function assessHealth(deps: Omit<HealthDeps, 'metrics'>): Promise<H
   if (deps.config.schedule) {
     const next = deps.scheduler?.nextRun() ?? null;
     checks.scheduler = { schedule: deps.config.schedule, next_run: next?.toISOString() ?? null };
-    if (!deps.gate) reasons.push('FLEETSYNC_SCHEDULE is set but this server has no sync (no API credentials)');
+    if (!deps.gate)
+      reasons.push('FLEETSYNC_SCHEDULE is set but this server has no sync (no API credentials)');
     else if (!next) reasons.push('the scheduler is not running (no next run)');
   }
   let con;
@@ -56,14 +57,18 @@ export async function assessHealth(deps: Omit<HealthDeps, 'metrics'>): Promise<H
       const u = unchangedForMs(s, nowMs);
       const r = s.lastRun;
       if (r && (r.outcome === 'failed' || r.outcome === 'partial'))
-        reasons.push(`account ${s.account}: the last run ${r.run_id} ${r.outcome === 'failed' ? 'failed' : 'was partial'}`);
+        reasons.push(
+          `account ${s.account}: the last run ${r.run_id} ${r.outcome === 'failed' ? 'failed' : 'was partial'}`,
+        );
       if (isStale(s, nowMs, deps.config.staleHours))
         reasons.push(
           `account ${s.account}: data is stale: no new complete day for ${Math.floor(u! / 3_600_000)} h (FLEETSYNC_STALE_HOURS=${deps.config.staleHours})`,
         );
       return {
         account: s.account,
-        last_run: r ? { run_id: r.run_id, outcome: r.outcome, ended_at: new Date(r.endedMs).toISOString() } : null,
+        last_run: r
+          ? { run_id: r.run_id, outcome: r.outcome, ended_at: new Date(r.endedMs).toISOString() }
+          : null,
         complete_through: s.completeThroughMs === null ? null : formatIsoInZone(s.completeThroughMs, s.zone),
         unchanged_h: u === null ? null : Math.round(u / 360_000) / 10,
       };

@@ -118,8 +118,7 @@ export function createMetrics(o: { staleHours: number; log: Logger }): Metrics {
   let queue: Promise<unknown> = Promise.resolve();
 
   async function refresh(con: DuckDBConnection, nowMs: number, isRunning: boolean): Promise<void> {
-    for (const m of [runs, requests, retries, http429, windows, freshness, unchanged, stale])
-      m.reset();
+    for (const m of [runs, requests, retries, http429, windows, freshness, unchanged, stale]) m.reset();
     for (const m of [lastDuration, lastEnded, lastOutcome, incidents]) m.reset();
     for (const r of await queryJs(con, 'alerts/run_totals')) {
       const account = String(r.account);

@@ -45,7 +45,12 @@ export interface RunningServer {
 export async function startServer(opts: StartServerOptions): Promise<RunningServer> {
   // A server that syncs also alerts: after every run (scheduled or POST /api/sync) and on a timer.
   const alerter: Alerter | null = opts.runSync
-    ? createAlerter({ db: opts.db, config: opts.config, log: opts.log, ...(opts.now ? { now: opts.now } : {}) })
+    ? createAlerter({
+        db: opts.db,
+        config: opts.config,
+        log: opts.log,
+        ...(opts.now ? { now: opts.now } : {}),
+      })
     : null;
   const runSync = opts.runSync;
   let checking: Promise<unknown> = Promise.resolve();

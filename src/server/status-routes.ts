@@ -44,7 +44,10 @@ export function statusRoutes(deps: StatusDeps): Router {
 
   r.get('/status', async (req, res) => {
     const n = req.query.runs === undefined ? 10 : Number(req.query.runs);
-    if (typeof req.query.runs !== 'undefined' && (typeof req.query.runs !== 'string' || !/^\d{1,4}$/.test(req.query.runs) || n < 1 || n > 1000))
+    if (
+      typeof req.query.runs !== 'undefined' &&
+      (typeof req.query.runs !== 'string' || !/^\d{1,4}$/.test(req.query.runs) || n < 1 || n > 1000)
+    )
       throw new FleetsyncError('E_BAD_REQUEST', 'runs: a whole number from 1 to 1000');
     const con = await deps.db.connect();
     try {

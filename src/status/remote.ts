@@ -38,7 +38,10 @@ export async function askRunningServer(
 ): Promise<{ report: StatusReport; url: string }> {
   const base = serverUrl(config.host, config.port);
   const refuse = (why: string) =>
-    new FleetsyncError('E_DB_LOCKED', `${locked.message}\n${why}`, { cause: locked, details: locked.details });
+    new FleetsyncError('E_DB_LOCKED', `${locked.message}\n${why}`, {
+      cause: locked,
+      details: locked.details,
+    });
   if (config.port === 0)
     throw refuse('FLEETSYNC_PORT is 0 here, so the server cannot be asked: set FLEETSYNC_PORT to its port.');
   const url = `${base}/api/status?runs=${runs}`;
@@ -62,6 +65,8 @@ export async function askRunningServer(
     samePath(b.server.database, config.dbPath) &&
     (typeof pid !== 'number' || b.server.pid === pid);
   if (!ours || !b.verdict || !Array.isArray(b.runs))
-    throw refuse(`The server at ${base} is not the one holding ${config.dbPath} (it serves ${b.server?.database ?? 'another database'}).`);
+    throw refuse(
+      `The server at ${base} is not the one holding ${config.dbPath} (it serves ${b.server?.database ?? 'another database'}).`,
+    );
   return { report: body as StatusReport, url: base };
 }

@@ -231,7 +231,10 @@ export function formatStatus(s: StatusReport, source?: string): string {
       ),
     );
   }
-  out.push('', `flagged and failed windows${s.problem_windows.length === PROBLEM_LIMIT ? ' (first 50)' : ''}:`);
+  out.push(
+    '',
+    `flagged and failed windows${s.problem_windows.length === PROBLEM_LIMIT ? ' (first 50)' : ''}:`,
+  );
   out.push(
     s.problem_windows.length
       ? table(
