@@ -1,0 +1,150 @@
+/**
+ * `fleetsync status` beside a running `fleetsync serve` (real child processes): the server holds
+ * the DuckDB file, so status asks its GET /api/status and prints the same report, with the exit
+ * codes of the last run: 3 after a partial run whose vehicles snapshot failed (naming it), 0 after
+ * a good run started through the server. A status pointed at another port still exits 4 and says
+ * why. The verdict's rule for a failed last run (exit 1) is checked on its own below.
+ */
+import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateFleet } from '../../src/simulator/generate.ts';
+import { startSimulator, type SimulatorHandle } from '../../src/simulator/server.ts';
+import { verdictOf } from '../../src/status/report.ts';
+import { addDays, localDate } from '../../src/time.ts';
+import { runCli, spawnCli } from '../reliability/cli-helpers.ts';
+
+const ZONE = 'Australia/Sydney';
+let sim: SimulatorHandle;
+let dir: string;
+let today: string;
+
+beforeAll(async () => {
+  today = localDate(Date.now(), ZONE);
+  const fleet = generateFleet({ seed: 5, vehicles: 3, days: 8, timezone: ZONE, endDay: addDays(today, -10) });
+  sim = await startSimulator({ fleet, windowMs: 1000 });
+  dir = mkdtempSync(join(tmpdir(), 'fleetsync-status-serve-'));
+}, 60_000);
+afterAll(async () => {
+  await sim?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+const env = (dbPath: string, port: number) => ({
+  FLEET_BASE_URL: sim.baseUrl,
+  FLEET_USERNAME: 'demo',
+  FLEET_PASSWORD: 'demo-main',
+  FLEET_TIMEZONE: ZONE,
+  FLEETSYNC_ACCOUNT: 'beside',
+  FLEETSYNC_DB: dbPath,
+  FLEETSYNC_RATE_WINDOW_MS: '1000',
+  FLEETSYNC_PORT: String(port),
+});
+
+describe('status beside serve', () => {
+  it('prints the server’s status with the exit code of the last run (3 partial, naming the failed snapshot; 0 ok)', async () => {
+    const dbPath = join(dir, 'beside.duckdb');
+    const port = await freePort();
+    const e = env(dbPath, port);
+    sim.setFaults({ fieldFault: { kind: 'vehicle', field: 'registration' } });
+    const partial = await runCli(['sync', '--from', addDays(today, -20), '--to', addDays(today, -12)], e);
+    sim.setFaults({});
+    expect(partial.code, partial.stderr).toBe(3);
+    const alone = await runCli(['status'], e);
+    expect(alone.code, alone.stderr).toBe(3);
+    expect(alone.stdout).toMatch(
+      /snapshots that failed in the last run:\n.*\n\s*beside\s+vehicles\s+\S+\s+E_PAYLOAD/,
+    );
+
+    const serve = spawnCli(['serve'], e);
+    try {
+      await serve.waitFor(/fleetsync dashboard: http/);
+      const beside = await runCli(['status'], e);
+      expect(beside.code, beside.stderr).toBe(3);
+      expect(beside.stdout).toContain(`as reported by the running server http://127.0.0.1:${port}`);
+      // The same report as the file gave while nobody held it (only the source line differs).
+      const body = (t: string) => t.split('\n').slice(1).join('\n');
+      expect(body(beside.stdout)).toBe(body(alone.stdout));
+      expect(beside.stdout).toMatch(/account beside: the vehicles snapshot failed in run \S+: E_PAYLOAD/);
+
+      const json = JSON.parse((await runCli(['status', '--json'], e)).stdout) as {
+        verdict: { exit_code: number; problems: string[] };
+        failed_snapshots: { stream: string }[];
+        runs: { outcome: string; errors: unknown; http_429: unknown }[];
+      };
+      expect(json.verdict.exit_code).toBe(3);
+      expect(json.failed_snapshots.map((f) => f.stream)).toEqual(['vehicles']);
+      expect(Array.isArray(json.runs[0]!.errors)).toBe(true); // objects, not JSON in a string
+      expect(typeof json.runs[0]!.http_429).toBe('object');
+
+      // /api/status answers objects.
+      const st = (await (await fetch(`http://127.0.0.1:${port}/api/status`)).json()) as {
+        last_run: { errors: unknown; windows_by_stream: unknown };
+      };
+      expect(Array.isArray(st.last_run.errors)).toBe(true);
+      expect(st.last_run.windows_by_stream).toMatchObject({ vehicles: { failed: 1 } });
+
+      // A good run through the server: status beside it exits 0.
+      const sync = await fetch(`http://127.0.0.1:${port}/api/sync`, {
+        method: 'POST',
+        headers: { 'X-Fleetsync-Request': '1' },
+      });
+      expect(sync.status).toBe(200);
+      expect(((await sync.json()) as { outcome: string }).outcome).toBe('ok');
+      const ok = await runCli(['status'], e);
+      expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+      expect(ok.stdout).toContain('ok: the last run of every account was ok');
+
+      // Pointed at the wrong port: still the lock (exit 4), saying why the server was not asked.
+      const other = await runCli(['status'], { ...e, FLEETSYNC_PORT: String(await freePort()) });
+      expect(other.code).toBe(4);
+      expect(other.stderr).toContain(`in use by another fleetsync process (PID ${serve.child.pid})`);
+      expect(other.stderr).toMatch(/No fleetsync server answered GET http:\/\/127\.0\.0\.1:\d+\/api\/status/);
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+    }
+  }, 120_000);
+});
+
+describe('the status verdict', () => {
+  const run = (outcome: string, errors: unknown = []) => ({ account: 'a', run_id: 'r1', outcome, errors });
+  it('is 1 when a last run failed, 3 when partial, interrupted, a snapshot or a window failed, else 0', () => {
+    expect(verdictOf([run('ok')], [], [{ account: 'a', stream: 'trips', failed: 0 }]).exit_code).toBe(0);
+    const failed = verdictOf(
+      [
+        run('failed', [{ stream: '*', reason: 'E_AUTH: the API refused the credentials' }]),
+        { ...run('partial'), account: 'b' },
+      ],
+      [],
+      [],
+    );
+    expect(failed).toEqual({
+      exit_code: 1,
+      problems: [
+        'account a: the last run r1 failed: E_AUTH: the API refused the credentials',
+        'account b: the last run r1 was partial',
+      ],
+    });
+    expect(verdictOf([run('interrupted')], [], []).exit_code).toBe(3);
+    expect(
+      verdictOf([run('ok')], [{ account: 'a', run_id: 'r1', stream: 'vehicles', reason: null }], [])
+        .exit_code,
+    ).toBe(3);
+    expect(verdictOf([run('ok')], [], [{ account: 'a', stream: 'visits', failed: 2 }])).toEqual({
+      exit_code: 3,
+      problems: ['account a: 2 failed visits window(s)'],
+    });
+  });
+});
