@@ -1,0 +1,127 @@
+/**
+ * Alerts from a plain `fleetsync sync` (a system timer, no server): one webhook POST per incident
+ * across failing runs, a webhook that answers 500 is logged (host only, no token) and does not
+ * change the exit code, and the "recovered" it missed is sent on the next run. A release note that
+ * changes an endpoint the sync uses alerts once, and once more when it is acknowledged. Bad alert
+ * settings are refused with exit 2 naming them.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RELEASES } from '../../src/simulator/changelog.ts';
+import { runMain } from '../helpers/cli.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
+import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+
+const TOKEN = 'hook-secret-0123456789';
+let h: Harness;
+let hook: WebhookReceiver;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  h = await startHarness({ fleet: { vehicles: 3, days: 10 } });
+  hook = await startWebhookReceiver();
+  env = {
+    FLEET_BASE_URL: h.sim.baseUrl,
+    FLEET_USERNAME: 'demo',
+    FLEET_PASSWORD: 'demo-main',
+    FLEET_TIMEZONE: h.fleet.timezone,
+    FLEETSYNC_ACCOUNT: ACCOUNT,
+    FLEETSYNC_DB: join(h.dir, 'cli.duckdb'),
+    FLEETSYNC_RATE_WINDOW_MS: '1000',
+    FLEETSYNC_ALERT_WEBHOOK: `${hook.url}/hooks/${TOKEN}?token=${TOKEN}`,
+  };
+}, 60_000);
+afterAll(async () => {
+  await hook?.close();
+  await h?.close();
+});
+
+const sync = () => runMain(env, 'sync', '--from', h.firstDay, '--to', h.lastDay);
+const texts = () => hook.posts.map((p) => p.body.text);
+
+describe('alerts from fleetsync sync', () => {
+  it('one alert per incident; a failing webhook is logged, never fails the sync, and is retried', async () => {
+    h.sim.setFaults({ fieldFault: { kind: 'vehicle', field: 'registration' } });
+    expect((await sync()).code).toBe(3);
+    expect(texts()).toEqual([expect.stringMatching(/^fleetsync: the sync of account test was partial/)]);
+    const again = await sync();
+    expect(again.code).toBe(3);
+    expect(hook.posts).toHaveLength(1);
+
+    h.sim.setFaults({});
+    hook.status = 500;
+    const good = await sync();
+    expect(good.code, good.stderr).toBe(0);
+    expect(hook.posts).toHaveLength(2); // tried, refused
+    expect(good.stderr).toMatch(
+      new RegExp(
+        `warn +alert channel failed .*channel="webhook ${hook.url.replace(/[/.]/g, '\\$&')}".*answered HTTP 500`,
+      ),
+    );
+    expect(good.stderr).not.toContain(TOKEN);
+
+    hook.status = 200;
+    expect((await sync()).code).toBe(0);
+    expect(texts().slice(2)).toEqual([
+      expect.stringMatching(/^fleetsync: recovered: the sync of account test is ok again/),
+    ]);
+    expect((await sync()).code).toBe(0);
+    expect(hook.posts).toHaveLength(3);
+  }, 120_000);
+
+  it('a release note that changes an endpoint the sync uses: one alert, and one when acknowledged', async () => {
+    const before = hook.posts.length;
+    h.sim.setReleases([
+      ...DEFAULT_RELEASES,
+      {
+        version: '1.26.1120.1',
+        date: '2026-11-20',
+        notes: [
+          {
+            section: 'Breaking Changes',
+            text: '`GET /trips` now requires `filter[vehicle_id]`.',
+            endpoints: ['GET /trips'],
+            area: 'Trips',
+          },
+        ],
+      },
+    ]);
+    expect((await sync()).code).toBe(0);
+    expect((await sync()).code).toBe(0);
+    expect(texts().slice(before)).toEqual([
+      "fleetsync: the API's release notes 1.26.1120.1 (breaking) change endpoints the sync uses: GET /trips. " +
+        '`GET /trips` now requires `filter[vehicle_id]`. Acknowledge with `fleetsync changes --ack` or on the dashboard.',
+    ]);
+    expect(hook.posts.at(-1)!.body.fleetsync).toEqual({
+      account: '*',
+      incident: 'api_change:1.26.1120.1',
+      state: 'open',
+    });
+    const ack = await runMain(env, 'changes', '--ack');
+    expect(ack.code, ack.stderr).toBe(0);
+    expect((await sync()).code).toBe(0);
+    expect(texts().slice(before + 1)).toEqual([
+      'fleetsync: acknowledged: the API release notes 1.26.1120.1 no longer need attention.',
+    ]);
+  }, 120_000);
+
+  it('refuses alert settings that cannot work, naming each (exit 2)', async () => {
+    const bad = await runMain(
+      {
+        ...env,
+        FLEETSYNC_ALERT_WEBHOOK: 'hooks.slack.com/services/x',
+        FLEETSYNC_SMTP_URL: 'http://mail.example.com',
+        FLEETSYNC_STALE_HOURS: '0x10',
+      },
+      'sync',
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('FLEETSYNC_ALERT_WEBHOOK: must be an http(s) URL');
+    expect(bad.stderr).toContain('FLEETSYNC_SMTP_URL: must be an smtp:// or smtps:// URL');
+    expect(bad.stderr).toContain('FLEETSYNC_ALERT_EMAIL: required with FLEETSYNC_SMTP_URL');
+    expect(bad.stderr).toContain('FLEETSYNC_STALE_HOURS: must be a whole number of hours');
+    const noServer = await runMain({ ...env, FLEETSYNC_ALERT_EMAIL: 'ops@example.com' }, 'sync');
+    expect(noServer.code).toBe(2);
+    expect(noServer.stderr).toContain('FLEETSYNC_SMTP_URL: required with FLEETSYNC_ALERT_EMAIL');
+  });
+});
