@@ -45,7 +45,7 @@ export function webhookChannel(url: string, fetchImpl: typeof fetch = fetch): Ch
       } catch (e) {
         // The error of a failed fetch may quote the URL: only its kind is kept.
         const code = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name;
-        throw new Error(`${name}: no answer (${code})`);
+        throw new Error(`${name}: no answer (${code})`, { cause: e });
       }
       if (status < 200 || status >= 300) throw new Error(`${name} answered HTTP ${status}`);
     },
@@ -76,7 +76,7 @@ export function emailChannel(smtpUrl: string, to: string[], from: string | null)
       } catch (e) {
         // nodemailer's messages name the server's answer, not the credentials; keep only that.
         const msg = e instanceof Error ? e.message : String(e);
-        throw new Error(`${name}: ${msg.split(u.password || '\u0000').join('***')}`);
+        throw new Error(`${name}: ${msg.split(u.password || '\u0000').join('***')}`, { cause: e });
       }
     },
     close: () => transport.close(),

@@ -128,7 +128,9 @@ describe('credentials and tokens', () => {
       for (const js of readdirSync(join(import.meta.dirname, '..', '..', 'dashboard', 'js')))
         expect(await get(`/js/${js}`)).toBe(200);
       const q = `?from=${firstDay}&to=${lastDay}`;
-      for (const path of ['/api/status', '/api/reports', '/api/changes']) expect(await get(path)).toBe(200);
+      for (const path of ['/api/status', '/api/reports', '/api/changes', '/metrics'])
+        expect(await get(path)).toBe(200);
+      expect([200, 503]).toContain(await get('/healthz'));
       for (const name of REPORT_NAMES) {
         expect(await get(`/api/reports/${name}${q}`)).toBe(200);
         expect(await get(`/api/reports/${name}.csv${q}`)).toBe(200);
