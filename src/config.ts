@@ -245,11 +245,15 @@ export const secretsOf = (c: Config): string[] =>
 /** The SMTP password (as written and decoded) and the webhook URL, whose path is often its token. */
 function alertSecretsOf(c: Pick<Config, 'smtpUrl' | 'alertWebhook'>): string[] {
   const out: string[] = [];
-  if (c.alertWebhook)
-    out.push(c.alertWebhook, new URL(c.alertWebhook).pathname + new URL(c.alertWebhook).search);
+  if (c.alertWebhook) {
+    const u = new URL(c.alertWebhook);
+    out.push(c.alertWebhook);
+    // The path and query of a Slack/Teams URL are its token (a bare "/" is not).
+    if ((u.pathname + u.search).length >= 8) out.push(u.pathname + u.search);
+  }
   if (c.smtpUrl) {
     const pw = new URL(c.smtpUrl).password;
     if (pw) out.push(pw, decodeURIComponent(pw));
   }
-  return out.filter((s) => s.length >= 6);
+  return out;
 }
