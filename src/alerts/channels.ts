@@ -83,6 +83,10 @@ export function emailChannel(smtpUrl: string, to: string[], from: string | null)
   };
 }
 
+/** Whether any alert channel is set (a webhook, or an SMTP server with recipients). */
+export const alertsConfigured = (c: Pick<Config, 'alertWebhook' | 'smtpUrl' | 'alertEmail'>): boolean =>
+  !!c.alertWebhook || (!!c.smtpUrl && c.alertEmail.length > 0);
+
 /** The channels the config turns on (none: alerts are only logged). */
 export function channelsFor(
   c: Pick<Config, 'alertWebhook' | 'smtpUrl' | 'alertEmail' | 'alertFrom'>,

@@ -4,6 +4,7 @@
  * Exit 0 only when every window succeeded; 3 when some failed (everything finished is kept).
  */
 import { createAlerter } from '../alerts/alerter.ts';
+import { alertsConfigured } from '../alerts/channels.ts';
 import { loadConfig, secretsOf } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import { createLogger } from '../log.ts';
@@ -108,12 +109,17 @@ export const syncCommand: Command = {
         return 0;
       }
       // Accounts have their own rate limits and rows: they sync side by side.
-      const summaries = await Promise.all(perAccount.map((p) => syncAccount(p.deps, req)));
+      const summaries = await Promise.all(perAccount.map((p) => syncAccount(p.deps, req))).finally(
+        async () => {
+          // Alerts (FLEETSYNC_ALERT_WEBHOOK, FLEETSYNC_SMTP_URL): once per incident; never fail the run.
+          // Without a channel the summary above says it all, and the file is left as the run left it.
+          if (!alertsConfigured(config)) return;
+          const alerter = createAlerter({ db, config, log });
+          await alerter.check();
+          alerter.close();
+        },
+      );
       if (tty) ctx.stderr('\n');
-      // Alerts (FLEETSYNC_ALERT_WEBHOOK, FLEETSYNC_SMTP_URL): once per incident; never fails the run.
-      const alerter = createAlerter({ db, config, log });
-      await alerter.check();
-      alerter.close();
       ctx.stdout(
         (args.json
           ? JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2)
