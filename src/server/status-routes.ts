@@ -13,6 +13,7 @@ import { parseReportParams } from '../reports/params.ts';
 import { requireReport, reportMeta, resolveZone, runReport } from '../reports/run.ts';
 import type { SyncGate } from './sync-gate.ts';
 import type { Clock } from '../time.ts';
+import type { ChangesAnswer, ReportRow, StatusAnswer, SyncAnswer } from './api-types.ts';
 
 export interface StatusDeps {
   db: Database;
@@ -40,14 +41,15 @@ export function statusRoutes(deps: StatusDeps): Router {
         zone,
         now: new Date(deps.now()).toISOString(),
         complete_through: meta.complete_through,
-        last_run: runs.rows[0] ?? null,
+        // The runs report's row: its SQL columns are the registry's (test/reports/reports.test.ts).
+        last_run: (runs.rows[0] as ReportRow<'runs'> | undefined) ?? null,
         sync: {
           available: deps.gate !== null,
           running: deps.gate?.running ?? false,
           schedule: deps.config.schedule,
           next_run: deps.scheduler?.nextRun()?.toISOString() ?? null,
         },
-      });
+      } satisfies StatusAnswer);
     } finally {
       con.closeSync();
     }
@@ -57,7 +59,9 @@ export function statusRoutes(deps: StatusDeps): Router {
   r.get('/changes', async (_req, res) => {
     const con = await deps.db.connect();
     try {
-      res.set('Cache-Control', 'no-store').json({ flagged: await listFlaggedChanges(con) });
+      res
+        .set('Cache-Control', 'no-store')
+        .json({ flagged: await listFlaggedChanges(con) } satisfies ChangesAnswer);
     } finally {
       con.closeSync();
     }
@@ -67,7 +71,7 @@ export function statusRoutes(deps: StatusDeps): Router {
     const con = await deps.db.connect();
     try {
       await acknowledgeFlaggedChanges(con, deps.now());
-      res.json({ flagged: await listFlaggedChanges(con) });
+      res.json({ flagged: await listFlaggedChanges(con) } satisfies ChangesAnswer);
     } finally {
       con.closeSync();
     }
@@ -88,7 +92,7 @@ export function statusRoutes(deps: StatusDeps): Router {
     }
     try {
       const summary = await run;
-      res.json(summary);
+      res.json(summary satisfies SyncAnswer);
     } catch (e) {
       deps.log.error('sync failed', { trigger: 'api', error: describeError(e) });
       throw e instanceof FleetsyncError ? e : new FleetsyncError('E_HTTP', 'the sync failed', { cause: e });
