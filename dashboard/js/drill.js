@@ -1,15 +1,26 @@
 // The drill-down shared by the Mileage and Fuel pages: fleet → vehicle → month. Every level is a
 // plain link (vehicle=…, month=…), so it can be shared and the back button works.
 import { hrefWith } from './page.js';
+/** @typedef {import('./types.d.ts').Filter} Filter */
 
-/** The registration the filter bar shows for a vehicle id (or `#id` before the list loads). */
+/**
+ * The registration the filter bar shows for a vehicle id (or `#id` before the list loads).
+ * @param {string} id
+ */
 export const registrationOf = (id) =>
   document.querySelector(`#f-vehicle option[value="${CSS.escape(String(id))}"]`)?.textContent ?? `#${id}`;
 
-/** "the fleet" or the chosen vehicle's registration, for section titles. */
+/**
+ * "the fleet" or the chosen vehicle's registration, for section titles.
+ * @param {Filter} filter
+ */
 export const who = (filter) => (filter.vehicle ? registrationOf(filter.vehicle) : 'the fleet');
 
-/** A page header that shows the breadcrumb Fleet › vehicle › month of `page` once drilled in. */
+/**
+ * A page header that shows the breadcrumb Fleet › vehicle › month of `page` once drilled in.
+ * @param {string} page
+ * @returns {import('./types.d.ts').HeaderHook}
+ */
 export function drillCrumbs(page) {
   return (box, _status, filter, drill) => {
     box.replaceChildren();
@@ -17,11 +28,12 @@ export function drillCrumbs(page) {
     const nav = document.createElement('p');
     nav.id = 'breadcrumb';
     nav.className = 'breadcrumb';
+    /** @param {string} label @param {string | null} href */
     const add = (label, href) => {
       if (nav.childNodes.length) nav.append(' › ');
       const el = document.createElement(href ? 'a' : 'strong');
       el.textContent = label;
-      if (href) el.href = href;
+      if (href && el instanceof HTMLAnchorElement) el.href = href;
       nav.append(el);
     };
     add('Fleet', hrefWith(page, { vehicle: null, month: null }));

@@ -2,12 +2,20 @@
 // this/last quarter, custom), vehicle and department. The filter lives in the URL, so navigation
 // keeps it. A drill-down (`month=YYYY-MM`, e.g. the windows behind one vehicle-month) also lives
 // in the URL and is dropped as soon as the filter bar changes.
-import { api } from './api.js';
+import { getAllRows } from './api.js';
+/** @typedef {import('./types.d.ts').Filter} Filter */
+/** @typedef {import('./types.d.ts').Drill} Drill */
 
+/** @param {number} n */
 const pad = (n) => String(n).padStart(2, '0');
-const lastDay = (y, m) => new Date(Date.UTC(y, m, 0)).getUTCDate(); // m is 1-12
+/** @param {number} y @param {number} m 1-12 */
+const lastDay = (y, m) => new Date(Date.UTC(y, m, 0)).getUTCDate();
 
-/** Today's date (YYYY-MM-DD) in the account's zone at the server's clock. */
+/**
+ * Today's date (YYYY-MM-DD) in the account's zone at the server's clock.
+ * @param {string} zone
+ * @param {string} nowIso
+ */
 export function todayIn(zone, nowIso) {
   return new Intl.DateTimeFormat('en-CA', {
     timeZone: zone,
@@ -17,9 +25,16 @@ export function todayIn(zone, nowIso) {
   }).format(new Date(nowIso));
 }
 
+/**
+ * The local days of a period preset, or null for 'custom' (or an unknown preset).
+ * @param {string} preset
+ * @param {string} today YYYY-MM-DD
+ * @returns {{ from: string, to: string } | null}
+ */
 export function presetRange(preset, today) {
   const y = Number(today.slice(0, 4));
   const m = Number(today.slice(5, 7));
+  /** @param {number} yy @param {number} mm */
   const month = (yy, mm) => ({ from: `${yy}-${pad(mm)}-01`, to: `${yy}-${pad(mm)}-${pad(lastDay(yy, mm))}` });
   if (preset === 'last_3_months') {
     const [yy, mm] = m <= 2 ? [y - 1, m + 10] : [y, m - 2];
@@ -44,13 +59,20 @@ function readUrl() {
     to: u.get('to') ?? '',
     vehicle: u.get('vehicle') ?? '',
     department: u.get('department') ?? '',
-    month: /^\d{4}-(0[1-9]|1[0-2])$/.test(u.get('month') ?? '') ? u.get('month') : '',
+    month: /^\d{4}-(0[1-9]|1[0-2])$/.test(u.get('month') ?? '') ? (u.get('month') ?? '') : '',
   };
 }
 
 /** The default period: the current month and the two before it, so a young month is never empty. */
 export const DEFAULT_PRESET = 'last_3_months';
 
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, string>} [attrs]
+ * @param {(Node | string)[]} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
@@ -61,14 +83,18 @@ function el(tag, attrs = {}, ...children) {
 /**
  * Builds the filter bar into `form` and calls `onChange(filter, drill)` now and on every change.
  * `filter` is { from, to, vehicle, department }; `drill` is { month } ('' when not drilled in).
+ * @param {HTMLFormElement} form
+ * @param {import('./types.d.ts').StatusAnswer} status
+ * @param {(filter: Filter, drill: Drill) => void} onChange
  */
 export async function setupFilters(form, status, onChange) {
   const today = todayIn(status.zone, status.now);
   const state = readUrl();
   if (!state.from && !state.preset) state.preset = DEFAULT_PRESET;
   const drill = { month: state.month };
-  const vehicles = (await api('/api/reports/vehicles')).rows;
-  const departments = [...new Set(vehicles.map((v) => v.department).filter(Boolean))].sort();
+  // Every vehicle, not only the first page of the report.
+  const vehicles = await getAllRows('vehicles', {});
+  const departments = [...new Set(vehicles.map((v) => v.department ?? '').filter(Boolean))].sort();
 
   const preset = el('select', { id: 'f-preset', name: 'preset' });
   for (const [v, label] of [
@@ -84,7 +110,8 @@ export async function setupFilters(form, status, onChange) {
   const to = el('input', { id: 'f-to', name: 'to', type: 'date' });
   const vehicle = el('select', { id: 'f-vehicle', name: 'vehicle' });
   vehicle.append(new Option('All vehicles', ''));
-  for (const v of vehicles) vehicle.append(new Option(v.registration, String(v.vehicle_id)));
+  for (const v of vehicles)
+    vehicle.append(new Option(v.registration ?? `#${v.vehicle_id}`, String(v.vehicle_id)));
   const dept = el('select', { id: 'f-department', name: 'department' });
   dept.append(new Option('All departments', ''));
   for (const d of departments) dept.append(new Option(d, d));
@@ -116,7 +143,8 @@ export async function setupFilters(form, status, onChange) {
     }
     if (f.vehicle) u.set('vehicle', f.vehicle);
     if (f.department) u.set('department', f.department);
-    for (const a of document.querySelectorAll('nav a')) a.search = `?${u}`;
+    for (const a of document.querySelectorAll('nav a'))
+      if (a instanceof HTMLAnchorElement) a.search = `?${u}`;
     if (drill.month) u.set('month', drill.month);
     history.replaceState(null, '', `?${u}`);
     onChange(f, { ...drill });

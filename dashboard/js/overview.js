@@ -6,8 +6,15 @@ grainSelect.id = 'grain';
 for (const g of ['day', 'week', 'month']) grainSelect.append(new Option(`by ${g}`, g));
 grainSelect.value = 'week';
 
+/**
+ * The key figures as tiles; a figure that is unknown shows '—', never 0.
+ * @param {import('./types.d.ts').ReportAnswerOf<'kpis'>} result
+ * @param {import('./types.d.ts').SectionParts} parts
+ */
 function tiles(result, { tableDiv }) {
+  /** @type {Partial<import('./types.d.ts').ReportRow<'kpis'>>} */
   const k = result.rows[0] ?? {};
+  /** @param {string} id @param {string} label @param {string} value @param {string} sub */
   const tile = (id, label, value, sub) => {
     const d = document.createElement('div');
     d.className = 'tile';
@@ -31,6 +38,7 @@ function tiles(result, { tableDiv }) {
     k.late_return_rate === null || k.late_return_rate === undefined
       ? ''
       : fmtQty(k.late_return_rate * 100, '%', 1);
+  /** @param {number | null | undefined} n */
   const excluded = (n) => `${fmtQty(n ?? 0)} window${n === 1 ? '' : 's'} excluded`;
   tableDiv.replaceChildren(
     tile(
@@ -96,9 +104,8 @@ startPage({
     },
   ],
 }).then(() => {
-  const trend = document.querySelector('#sec-trend h2');
-  trend.append(' ', grainSelect);
+  document.querySelector('#sec-trend h2')?.append(' ', grainSelect);
   grainSelect.addEventListener('change', () =>
-    document.querySelector('#f-vehicle').dispatchEvent(new Event('change')),
+    document.querySelector('#f-vehicle')?.dispatchEvent(new Event('change')),
   );
 });

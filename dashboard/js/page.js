@@ -1,10 +1,27 @@
 // The frame of every page: navigation, the filter bar and report sections (chart + table + CSV
 // link), all driven by the same filter. A section's chart, table and download link read the same
 // report (the same query file on the server).
-import { api, chooseAccount, chosenAccount, qs, wireDownload } from './api.js';
+import {
+  ackChanges,
+  getAllRows,
+  chooseAccount,
+  chosenAccount,
+  getAccounts,
+  getChanges,
+  getReport,
+  getStatus,
+  qs,
+  wireDownload,
+} from './api.js';
 import { setupFilters } from './filters.js';
 import { renderTable } from './table.js';
+/** @typedef {import('./types.d.ts').AnyRow} AnyRow */
+/** @typedef {import('./types.d.ts').ChartSpec} ChartSpec */
+/** @typedef {import('./types.d.ts').ReportAnswer} ReportAnswer */
+/** @typedef {import('./types.d.ts').GenericSection} Section */
+/** @typedef {import('./types.d.ts').StatusAnswer} StatusAnswer */
 
+/** @type {[string, string][]} */
 const PAGES = [
   ['index.html', 'Overview'],
   ['mileage.html', 'Mileage'],
@@ -32,10 +49,12 @@ function nav() {
 /**
  * The account selector, shown when the server holds more than one account (a database with
  * several, or a lake): the choice is kept for this tab and the page reloads for it.
+ * @param {HTMLElement} top
  */
 async function accountSelector(top) {
-  const { accounts, current } = await api('/api/accounts?account=');
-  if (!accounts.includes(chosenAccount())) chooseAccount(accounts.includes(current) ? '' : accounts[0]);
+  const { accounts, current } = await getAccounts();
+  if (!accounts.includes(chosenAccount()))
+    chooseAccount(accounts.includes(current) ? '' : (accounts[0] ?? ''));
   if (accounts.length < 2) return;
   const label = document.createElement('label');
   label.className = 'account';
@@ -57,9 +76,15 @@ async function accountSelector(top) {
   top.prepend(label);
 }
 
-/** Groups rows by `x` and sums (or counts) each y column: the chart's data, straight from the rows. */
+/**
+ * Groups rows by `x` and sums (or counts) each y column: the chart's data, straight from the rows.
+ * @param {readonly AnyRow[]} rows
+ * @param {ChartSpec} spec
+ */
 export function chartData(rows, spec) {
+  /** @type {string[]} */
   const labels = [];
+  /** @type {Map<string, number[]>} */
   const sums = new Map();
   for (const r of rows) {
     const key = String(r[spec.x] ?? '(none)');
@@ -70,9 +95,10 @@ export function chartData(rows, spec) {
         spec.y.map(() => 0),
       );
     }
-    const acc = sums.get(key);
+    const acc = /** @type {number[]} */ (sums.get(key));
     spec.y.forEach((col, i) => {
-      acc[i] += spec.agg === 'count' ? 1 : typeof r[col] === 'number' ? r[col] : 0;
+      const v = r[col];
+      acc[i] = (acc[i] ?? 0) + (spec.agg === 'count' ? 1 : typeof v === 'number' ? v : 0);
     });
   }
   if (spec.sortX) labels.sort();
@@ -80,7 +106,7 @@ export function chartData(rows, spec) {
     labels,
     datasets: spec.y.map((col, i) => ({
       label: spec.labels?.[i] ?? col,
-      data: labels.map((l) => Math.round(sums.get(l)[i] * 1000) / 1000),
+      data: labels.map((l) => Math.round((sums.get(l)?.[i] ?? 0) * 1000) / 1000),
       backgroundColor:
         spec.type === 'doughnut' ? labels.map((_, j) => COLOURS[j % COLOURS.length]) : COLOURS[i],
       borderColor: COLOURS[i],
@@ -89,6 +115,11 @@ export function chartData(rows, spec) {
   };
 }
 
+/**
+ * @param {HTMLCanvasElement} canvas
+ * @param {ChartSpec} spec
+ * @param {readonly AnyRow[]} rows
+ */
 function drawChart(canvas, spec, rows) {
   const data = chartData(rows, spec);
   const existing = Chart.getChart(canvas);
@@ -97,6 +128,7 @@ function drawChart(canvas, spec, rows) {
     existing.update();
     return;
   }
+  /** @type {Record<string, object | undefined>} */
   const scales =
     spec.type === 'doughnut'
       ? {}
@@ -135,6 +167,7 @@ function drawChart(canvas, spec, rows) {
   });
 }
 
+/** @param {Section} s */
 function sectionEl(s) {
   const sec = document.createElement('section');
   sec.id = `sec-${s.id}`;
@@ -176,27 +209,33 @@ function sectionEl(s) {
   return { sec, title, link: a, parquet: pq, canvas: sec.querySelector('canvas'), tableDiv: t };
 }
 
+/** @param {string | null | undefined} iso */
 const shownTime = (iso) => (iso ? iso.replace('T', ' ') : '');
 
 /**
  * Why a table is empty, in words: never synced, the period lies beyond what is synced, or the
  * filter simply matches nothing.
+ * @param {StatusAnswer} status
+ * @param {import('./types.d.ts').ReportAnswer<unknown>} result
  */
 export function emptyMessage(status, result) {
   if (!status.last_run)
     return 'No data yet: this database has never been synced. Run `fleetsync sync`, or Sync now on the Sync runs page.';
   const through = result.complete_through ?? status.complete_through;
-  const from = result.params?.from;
+  const from = result.params.from;
   if (!through) return 'No rows: the sync has not completed any window yet (see Data quality and Sync runs).';
   if (from && through.slice(0, 10) < from)
     return `Not synced for this period: data is complete through ${shownTime(through)}.`;
   return `No rows for this filter (data is complete through ${shownTime(through)}).`;
 }
 
-/** A banner while the API's release notes flag a change to an endpoint the sync uses. */
+/**
+ * A banner while the API's release notes flag a change to an endpoint the sync uses.
+ * @param {HTMLElement} main
+ */
 async function showChangesBanner(main) {
-  const { flagged } = await api('/api/changes');
-  if (!flagged || flagged.length === 0) return;
+  const { flagged } = await getChanges();
+  if (flagged.length === 0) return;
   const box = document.createElement('aside');
   box.id = 'api-changes';
   box.className = 'banner';
@@ -205,14 +244,14 @@ async function showChangesBanner(main) {
   const list = document.createElement('ul');
   for (const f of flagged) {
     const li = document.createElement('li');
-    li.textContent = `${f.version} (${f.kind}): ${(f.sync_endpoints ?? f.syncEndpoints ?? f.endpoints ?? []).join(', ')} — ${String(f.text).split('\n')[0]}`;
+    li.textContent = `${f.version} (${f.kind}): ${f.syncEndpoints.join(', ')} — ${f.text.split('\n')[0]}`;
     list.append(li);
   }
   const ack = document.createElement('button');
   ack.type = 'button';
   ack.textContent = 'Acknowledge';
   ack.addEventListener('click', async () => {
-    await api('/api/changes/ack', { method: 'POST' });
+    await ackChanges();
     box.remove();
   });
   box.append(head, list, ack);
@@ -225,10 +264,11 @@ async function showChangesBanner(main) {
  * tableOpts (or tableOpts(filter, drill)), extra() (more query parameters), when(filter, drill)
  * (shown only then), heading(filter, drill) (a title that follows the filter), query(filter,
  * drill) (the parameters instead of the filter: a drill-down), render(result, parts).
+ * @param {import('./types.d.ts').PageSpec} page
  */
 export async function startPage({ title, sections, header }) {
   document.title = `fleetsync · ${title}`;
-  const main = document.querySelector('main');
+  const main = /** @type {HTMLElement} */ (document.querySelector('main'));
   const top = document.createElement('header');
   const h1 = document.createElement('h1');
   h1.textContent = title;
@@ -244,11 +284,12 @@ export async function startPage({ title, sections, header }) {
   headerBox.id = 'page-header';
   main.before(top);
   main.append(error, headerBox);
-  const parts = sections.map((s) => ({ s, ...sectionEl(s) }));
+  // Each section reads its own report; here they are handled alike, whatever their rows.
+  const parts = sections.map((s) => ({ s: /** @type {Section} */ (s), ...sectionEl(s) }));
   for (const p of parts) main.append(p.sec);
 
   await accountSelector(top);
-  const status = await api('/api/status');
+  const status = await getStatus();
   showChangesBanner(main).catch(() => {});
   let generation = 0;
   await setupFilters(form, status, async (filter, drill) => {
@@ -269,25 +310,30 @@ export async function startPage({ title, sections, header }) {
           link.setAttribute('download', `${s.report}.csv`);
           parquet.href = `/api/reports/${s.report}.parquet?${q}`;
           parquet.setAttribute('download', `${s.report}.parquet`);
-          const result = await api(`/api/reports/${s.report}?${q}`);
+          const result = await getReport(s.report, q);
           if (mine !== generation) return;
           if (s.render) s.render(result, { tableDiv, canvas, status });
           else {
-            if (s.chart && canvas)
-              drawChart(canvas, s.chart, s.chart.rows ? s.chart.rows(result.rows) : result.rows);
+            if (s.chart && canvas) {
+              // The chart sums every row of the report, not only the table's page.
+              const rows = await getAllRows(s.report, params, result);
+              if (mine !== generation) return;
+              drawChart(canvas, s.chart, s.chart.rows ? s.chart.rows(rows) : rows);
+            }
             const opts = typeof s.tableOpts === 'function' ? s.tableOpts(filter, drill) : (s.tableOpts ?? {});
             if (s.table !== false)
               renderTable(tableDiv, result.columns, result.rows, {
                 empty: emptyMessage(status, result),
                 // A paged report: say how many rows there are, totals over all of them (SQL).
-                ...(result.total !== undefined ? { total: result.total, totals: result.totals } : {}),
+                total: result.total,
+                totals: result.totals,
                 ...opts,
               });
           }
         }),
       );
     } catch (e) {
-      error.textContent = `Could not load: ${e.message}`;
+      error.textContent = `Could not load: ${e instanceof Error ? e.message : String(e)}`;
       error.hidden = false;
     } finally {
       if (mine === generation) document.body.dataset.loading = 'false';
@@ -295,7 +341,11 @@ export async function startPage({ title, sections, header }) {
   });
 }
 
-/** A link to `page` with the current filter and `changes` applied (null/'' removes a key). */
+/**
+ * A link to `page` with the current filter and `changes` applied (null/'' removes a key).
+ * @param {string} page
+ * @param {import('./types.d.ts').Query} changes
+ */
 export function hrefWith(page, changes) {
   const u = new URLSearchParams(location.search);
   for (const [k, v] of Object.entries(changes))

@@ -1,6 +1,7 @@
 import { startPage } from './page.js';
 import { pageNote } from './table.js';
 
+/** @type {Record<string, string>} */
 const STATUS_CLASS = {
   synced: 'cov-synced',
   flagged: 'cov-flagged',
@@ -8,8 +9,12 @@ const STATUS_CLASS = {
   missing: 'cov-missing',
 };
 
-/** Runs of consecutive days in the same month: [['2026-03', 31], ['2026-04', 12]]. */
+/**
+ * Runs of consecutive days in the same month: [['2026-03', 31], ['2026-04', 12]].
+ * @param {readonly string[]} days
+ */
 function monthSpans(days) {
+  /** @type {[string, number][]} */
   const spans = [];
   for (const d of days) {
     const m = d.slice(0, 7);
@@ -23,6 +28,7 @@ function monthSpans(days) {
 // The days are already local calendar days of the account's zone (the report groups by them), so
 // a month label is plain calendar arithmetic: format it at UTC to keep the browser's zone out.
 const MONTH = new Intl.DateTimeFormat('en-US', { month: 'short', year: 'numeric', timeZone: 'UTC' });
+/** @param {string} ym */
 const monthLabel = (ym) => MONTH.format(Date.UTC(Number(ym.slice(0, 4)), Number(ym.slice(5, 7)) - 1, 1));
 
 /**
@@ -30,9 +36,12 @@ const monthLabel = (ym) => MONTH.format(Date.UTC(Number(ym.slice(0, 4)), Number(
  * and a header row naming each month ("Mar 2026") above its days.
  * The API pages its rows (vehicle by vehicle, day by day): a vehicle cut off by the page end is
  * left out rather than shown with "missing" days it has not been sent.
+ * @param {import('./types.d.ts').ReportAnswerOf<'coverage'>} result
+ * @param {import('./types.d.ts').SectionParts} parts
  */
 function calendar(result, { tableDiv }) {
-  const days = [...new Set(result.rows.map((r) => r.day))].sort();
+  const days = [...new Set(result.rows.map((r) => r.day ?? ''))].filter(Boolean).sort();
+  /** @type {Map<number | null, { registration: string | null, cells: Map<string | null, string | null> }>} */
   const byVehicle = new Map();
   const last = result.rows.at(-1)?.vehicle_id;
   const cut = result.total > result.rows.length && result.rows[0]?.vehicle_id !== last ? last : undefined;
@@ -40,7 +49,7 @@ function calendar(result, { tableDiv }) {
     if (cut !== undefined && r.vehicle_id === cut) continue;
     if (!byVehicle.has(r.vehicle_id))
       byVehicle.set(r.vehicle_id, { registration: r.registration, cells: new Map() });
-    byVehicle.get(r.vehicle_id).cells.set(r.day, r.status);
+    byVehicle.get(r.vehicle_id)?.cells.set(r.day, r.status);
   }
   const table = document.createElement('table');
   table.className = 'calendar';
@@ -60,6 +69,7 @@ function calendar(result, { tableDiv }) {
   }
   const head = thead.insertRow();
   const firsts = new Set(monthSpans(days).map(([m]) => days.find((d) => d.startsWith(m))));
+  /** @param {string} d */
   const edge = (d) => (firsts.has(d) ? 'month-start' : '');
   for (const d of days)
     head.append(

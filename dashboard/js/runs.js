@@ -3,13 +3,18 @@
 // hidden, never two polls at once), so a run started here, by the schedule or by another client
 // shows as running and then with its outcome without a reload; the runs table reloads whenever
 // the latest run changes.
-import { api } from './api.js';
+import { postSync, getStatus } from './api.js';
 import { startPage } from './page.js';
+/** @typedef {import('./types.d.ts').StatusAnswer} StatusAnswer */
 
 export const FAST_POLL_MS = 2000;
 export const SLOW_POLL_MS = 20000;
 
-/** An instant as local wall time in the account's zone, e.g. "2026-11-22 02:30:00 (Australia/Sydney)". */
+/**
+ * An instant as local wall time in the account's zone, e.g. "2026-11-22 02:30:00 (Australia/Sydney)".
+ * @param {string | null} iso
+ * @param {string} zone
+ */
 export function localTime(iso, zone) {
   if (!iso) return '—';
   const f = new Intl.DateTimeFormat('sv-SE', {
@@ -25,11 +30,22 @@ export function localTime(iso, zone) {
   return `${f.format(new Date(iso))} (${zone})`;
 }
 
+/** @param {StatusAnswer} st */
 const isRunning = (st) => Boolean(st.sync.running || st.last_run?.outcome === 'running');
-/** What changes when a run starts or ends: then the runs table is reloaded. */
+/**
+ * What changes when a run starts or ends: then the runs table is reloaded.
+ * @param {StatusAnswer} st
+ */
 const runKey = (st) => `${st.last_run?.run_id ?? ''}|${st.last_run?.outcome ?? ''}|${isRunning(st)}`;
+/** @param {string | null | undefined} iso */
 const shown = (iso) => (iso ? String(iso).replace('T', ' ') : '—');
 
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string} id
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function el(tag, id, text = '') {
   const e = document.createElement(tag);
   if (id) e.id = id;
@@ -51,14 +67,18 @@ function createStatusBox() {
   const out = el('p', 'sync-result');
   const nodes = [line, last, note, btn, out];
 
+  /** @type {StatusAnswer | null} */
   let latest = null;
+  /** @type {string | null} */
   let key = null;
   let posting = false;
+  /** @type {ReturnType<typeof setTimeout> | null} */
   let timer = null;
   let inFlight = false;
   let again = false;
   let polls = 0;
 
+  /** @param {StatusAnswer} st */
   function render(st) {
     latest = st;
     const schedule = st.sync.schedule
@@ -87,8 +107,9 @@ function createStatusBox() {
     btn.title = st.sync.available ? '' : 'no sync engine is wired into this server';
   }
 
+  /** @param {number} ms */
   function schedule(ms) {
-    clearTimeout(timer);
+    if (timer !== null) clearTimeout(timer);
     timer = null;
     if (document.visibilityState === 'hidden') return; // resumes on visibilitychange
     timer = setTimeout(poll, ms);
@@ -103,7 +124,7 @@ function createStatusBox() {
     if (document.visibilityState === 'hidden') return;
     inFlight = true;
     try {
-      const st = await api('/api/status');
+      const st = await getStatus();
       note.hidden = true;
       render(st);
       const k = runKey(st);
@@ -127,10 +148,10 @@ function createStatusBox() {
     out.textContent = 'Syncing…';
     schedule(300); // show the run as running while the request is open
     try {
-      const s = await api('/api/sync', { method: 'POST' });
+      const s = await postSync();
       out.textContent = `Run ${s.run_id}: ${s.outcome}, ${s.requests} requests.`;
     } catch (e) {
-      out.textContent = `Sync not started: ${e.message}`;
+      out.textContent = `Sync not started: ${e instanceof Error ? e.message : String(e)}`;
     } finally {
       posting = false;
       void poll();
@@ -139,13 +160,14 @@ function createStatusBox() {
 
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'hidden') {
-      clearTimeout(timer);
+      if (timer !== null) clearTimeout(timer);
       timer = null;
     } else void poll();
   });
 
   return {
     nodes,
+    /** @param {StatusAnswer} st */
     start(st) {
       render(st);
       key = runKey(st);
@@ -159,8 +181,10 @@ function refreshTable() {
   document.querySelector('#f-vehicle')?.dispatchEvent(new Event('change'));
 }
 
+/** @type {ReturnType<typeof createStatusBox> | null} */
 let box = null;
 
+/** @type {import('./types.d.ts').HeaderHook} */
 function header(container, status) {
   if (box) return; // built once; the polls keep it current
   box = createStatusBox();

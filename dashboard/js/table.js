@@ -2,9 +2,13 @@
 // rounded to 3 decimals like the reports, so they tie to a spreadsheet sum of the download.
 // Cells show the CSV's numbers with thousands separators (the unit is in the column name, as in
 // the CSV); each numeric cell keeps the bare number in data-value.
+/** @typedef {import('./types.d.ts').AnyRow} AnyRow */
+/** @typedef {import('./types.d.ts').Cell} Cell */
+/** @typedef {import('./types.d.ts').ColumnDef} ColumnDef */
 
 const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
 
+/** @param {Cell | undefined} v */
 export const fmt = (v) => {
   if (v === null || v === undefined) return '';
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
@@ -12,14 +16,22 @@ export const fmt = (v) => {
   return String(v);
 };
 
-/** A quantity for people: thousands separators, at most `digits` decimals, optional unit. */
+/**
+ * A quantity for people: thousands separators, at most `digits` decimals, optional unit; '' when
+ * unknown (null), never 0.
+ * @param {number | null | undefined} v
+ */
 export function fmtQty(v, unit = '', digits = 3) {
-  if (v === null || v === undefined || v === '') return '';
+  if (v === null || v === undefined) return '';
   const s = new Intl.NumberFormat('en-US', { maximumFractionDigits: digits }).format(v);
   return unit ? `${s} ${unit}` : s;
 }
 
-/** How a cell reads in the table: quantities grouped, ids as they are, times without the T. */
+/**
+ * How a cell reads in the table: quantities grouped, ids as they are, times without the T.
+ * @param {ColumnDef} col
+ * @param {Cell | undefined} v
+ */
 export function cellText(col, v) {
   if (v === null || v === undefined) return '';
   if (typeof v === 'number' && (col.kind === 'number' || col.total)) return NUMBER.format(v);
@@ -27,15 +39,24 @@ export function cellText(col, v) {
   return fmt(v);
 }
 
+/**
+ * @param {readonly AnyRow[]} rows
+ * @param {string} col
+ */
 export function totalOf(rows, col) {
   let s = 0;
-  for (const r of rows) if (typeof r[col] === 'number') s += r[col];
+  for (const r of rows) {
+    const v = r[col];
+    if (typeof v === 'number') s += v;
+  }
   return Math.round(s * 1000) / 1000;
 }
 
 /**
  * "Showing N of M rows — download the CSV for all" when the API sent one page of a larger
  * result (`total` > rows), else null.
+ * @param {number} shown
+ * @param {number | undefined} total
  */
 export function pageNote(shown, total) {
   if (typeof total !== 'number' || total <= shown) return null;
@@ -51,6 +72,11 @@ export function pageNote(shown, total) {
  * link in the cell, empty (the message when there are no rows), total and totals (the API's row
  * count and sums over all rows: when the rows are one page, the totals row shows those, so it
  * still ties to the CSV).
+ * @template {AnyRow} R
+ * @param {HTMLElement} container
+ * @param {readonly ColumnDef[]} columns
+ * @param {readonly R[]} rows
+ * @param {import('./types.d.ts').TableOpts<R>} [opts]
  */
 export function renderTable(container, columns, rows, opts = {}) {
   container.replaceChildren();
@@ -58,15 +84,17 @@ export function renderTable(container, columns, rows, opts = {}) {
   const table = document.createElement('table');
   table.className = 'report';
   const thead = table.createTHead().insertRow();
+  /** @type {string | null} */
   let sortCol = null;
   let asc = true;
   const tbody = table.createTBody();
   const fill = () => {
     const sorted = [...rows];
     if (sortCol) {
+      const col = sortCol;
       sorted.sort((a, b) => {
-        const x = a[sortCol];
-        const y = b[sortCol];
+        const x = a[col];
+        const y = b[col];
         if (x === y) return 0;
         if (x === null || x === undefined) return 1;
         if (y === null || y === undefined) return -1;
@@ -112,16 +140,17 @@ export function renderTable(container, columns, rows, opts = {}) {
     thead.append(th);
   }
   fill();
-  const paged = typeof opts.total === 'number' && opts.total > rows.length;
-  const allRows = paged ? opts.total : rows.length;
+  const total = opts.total;
+  const paged = typeof total === 'number' && total > rows.length;
+  const allRows = paged ? total : rows.length;
   if (visible.some((c) => c.total) && rows.length) {
     const tf = table.createTFoot().insertRow();
     tf.className = 'totals';
     visible.forEach((c, i) => {
       const td = tf.insertCell();
       if (c.total) {
-        const t =
-          paged && typeof opts.totals?.[c.name] === 'number' ? opts.totals[c.name] : totalOf(rows, c.name);
+        const sum = opts.totals?.[c.name];
+        const t = paged && typeof sum === 'number' ? sum : totalOf(rows, c.name);
         td.textContent = NUMBER.format(t);
         td.className = 'num';
         td.dataset.col = c.name;

@@ -18,6 +18,7 @@ import { execute, queryJs } from '../store/queries.ts';
 import { SYNC_ENDPOINTS, syncEndpointsIn } from './endpoints.ts';
 import { fetchRecords, type ChangeKind, type ChangeRecord, type Validators } from './feed.ts';
 import { CHANGELOG_ENV, changelogUrlFor } from './url.ts';
+import type { StoredFlag } from './stored-flag.ts';
 
 export interface FlaggedChange {
   version: string;
@@ -208,17 +209,7 @@ export async function checkApiChanges(opts: CheckOptions): Promise<ChangeCheck> 
   }
 }
 
-export interface StoredFlag {
-  source: string;
-  version: string;
-  date: string;
-  kind: string;
-  endpoints: string[];
-  syncEndpoints: string[];
-  text: string;
-  firstSeenAt: string;
-  acknowledged: boolean;
-}
+export type { StoredFlag };
 
 /** Stored records that affect the sync, newest first (unacknowledged only unless `all`). For the dashboard banner. */
 export async function listFlaggedChanges(

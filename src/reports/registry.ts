@@ -22,14 +22,12 @@ export interface ReportDef {
   extra: readonly ('grain' | 'limit')[];
 }
 
-const c = (name: string, kind: ColumnKind, total = false): ColumnDef => ({
-  name,
-  kind,
-  ...(total ? { total } : {}),
-});
-const vehicleCols = [c('registration', 'text'), c('vehicle_id', 'integer'), c('department', 'text')];
+/** A column; its name and kind stay literal types, so the API's row types derive from them. */
+const c = <const N extends string, const K extends ColumnKind>(name: N, kind: K, total = false) =>
+  ({ name, kind, ...(total ? { total } : {}) }) as ColumnDef & { name: N; kind: K };
+const vehicleCols = [c('registration', 'text'), c('vehicle_id', 'integer'), c('department', 'text')] as const;
 
-const defs: ReportDef[] = [
+const defs = [
   {
     name: 'mileage',
     title: 'Mileage per vehicle and month',
@@ -387,7 +385,10 @@ const defs: ReportDef[] = [
     columns: [...vehicleCols, c('fuel_source', 'text'), c('carpool', 'boolean')],
     extra: [],
   },
-];
+] as const satisfies readonly ReportDef[];
+
+/** The reports as declared, names and columns as literal types (src/server/api-types.ts reads them). */
+export type ReportDefs = typeof defs;
 
 export const REPORTS: ReadonlyMap<string, ReportDef> = new Map(defs.map((d) => [d.name, d]));
 export const REPORT_NAMES: readonly string[] = defs.map((d) => d.name);

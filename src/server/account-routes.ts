@@ -8,6 +8,7 @@ import { Router, type Response } from 'express';
 import type { Config } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import type { Database } from '../store/db.ts';
+import type { AccountsAnswer } from './api-types.ts';
 
 async function fileAccounts(db: Database): Promise<string[]> {
   const con = await db.connect();
@@ -45,7 +46,9 @@ export function accountRoutes(
     next();
   });
   r.get('/accounts', async (_req, res) => {
-    res.set('Cache-Control', 'no-store').json({ accounts: await accounts(), current: res.locals.account });
+    res
+      .set('Cache-Control', 'no-store')
+      .json({ accounts: await accounts(), current: accountOf(res, config) } satisfies AccountsAnswer);
   });
   return r;
 }

@@ -28,6 +28,7 @@ import {
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Clock } from '../time.ts';
 import { accountOf, withoutAccount } from './account-routes.ts';
+import type { ReportAnswer, ReportsIndexAnswer } from './api-types.ts';
 
 export interface ReportRouteDeps {
   db: Database;
@@ -111,7 +112,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
           params: ['from', 'to', 'month', 'vehicle', 'department', ...d.extra],
         };
       }),
-    });
+    } satisfies ReportsIndexAnswer);
   });
 
   r.get('/reports/:file', async (req, res) => {
@@ -158,7 +159,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
           ...(page ? { offset: page.offset, limit: page.limit } : {}),
           totals: result.totals,
           rows: result.rows,
-        });
+        } satisfies ReportAnswer);
         deps.log.debug('report json', {
           report: def.name,
           rows: result.rows.length,

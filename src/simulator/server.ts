@@ -1,7 +1,9 @@
 /**
  * The simulated Fleet API over HTTP (node:http): Basic auth (main account and one subuser sharing
  * the account's limits), per-bucket sliding-window rate limits on an injected clock, fault
- * injection, and the routes of src/simulator/routes/ serving a Fleet as of `now()`.
+ * injection, and the routes serving a Fleet as of `now()`: those the sync reads in
+ * src/simulator/routes/, the spec's others (commands, status, events, EV, delivery, vision) in
+ * src/simulator/spec/.
  *
  * Order of a request: auth (401 never counts) → bucket → injected fault (never counts in the
  * limiter) → rate limit (a rejected request does not count) → route → field fault → body faults.
@@ -23,13 +25,7 @@ import { tripRoutes } from './routes/trips.ts';
 import { vehicleRoutes } from './routes/vehicles.ts';
 import { DEFAULT_RELEASES, type Release } from './changelog.ts';
 import { serveChangelog, publishedAt, type Published } from './routes/changelog.ts';
-import { commandRoutes } from './routes/commands.ts';
-import { deliveryRoutes, deliveryWriteForbidden } from './routes/delivery.ts';
-import { eventRoutes } from './routes/events.ts';
-import { evRoutes } from './routes/ev.ts';
-import { statusRoutes } from './routes/status.ts';
-import { visionRoutes } from './routes/vision.ts';
-import { createSpecState, type SpecState } from './spec-state.ts';
+import { SPEC_ROUTES, createSpecState, deliveryWriteForbidden, type SpecState } from './spec/index.ts';
 
 export interface SimulatorCredentials {
   username: string;
@@ -90,19 +86,17 @@ export interface SimulatorHandle {
   close(): Promise<void>;
 }
 
-export const ALL_ROUTES: readonly Route[] = [
+/** The routes the sync reads (src/api/client.ts): their answers are what fleetsync stores. */
+export const SYNC_ROUTES: readonly Route[] = [
   ...vehicleRoutes,
   ...tripRoutes,
   ...fuelRoutes,
   ...geofenceRoutes,
   ...carpoolRoutes,
-  ...commandRoutes,
-  ...statusRoutes,
-  ...eventRoutes,
-  ...evRoutes,
-  ...deliveryRoutes,
-  ...visionRoutes,
 ];
+
+/** Every route, matched in this order: the sync's, then the spec's others (spec/). */
+export const ALL_ROUTES: readonly Route[] = [...SYNC_ROUTES, ...SPEC_ROUTES];
 
 function emptyStats(): SimulatorStats {
   const perBucket = () => Object.fromEntries(BUCKET_NAMES.map((b) => [b, 0])) as Record<BucketName, number>;
@@ -188,13 +182,13 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
   let stats = emptyStats();
   const hanging = new Set<http.ServerResponse>();
   const spec = createSpecState({
-    releases: opts.releases ?? DEFAULT_RELEASES,
     webhookKey: creds.mainPassword,
     ...(opts.postWebhook ? { postWebhook: opts.postWebhook } : {}),
   });
+  const initialReleases = opts.releases ?? DEFAULT_RELEASES;
   let published: Published = {
-    releases: spec.releases,
-    modifiedMs: publishedAt(spec.releases, null, null),
+    releases: initialReleases,
+    modifiedMs: publishedAt(initialReleases, null, null),
   };
   let origin = '';
 
@@ -350,13 +344,10 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
     },
     setFaults: (f) => faults.set(f),
     setReleases: (releases) => {
-      spec.releases = [...releases];
-      published = {
-        releases: spec.releases,
-        modifiedMs: publishedAt(spec.releases, now(), published.modifiedMs),
-      };
+      const copy = [...releases];
+      published = { releases: copy, modifiedMs: publishedAt(copy, now(), published.modifiedMs) };
     },
-    releases: () => spec.releases,
+    releases: () => published.releases,
     driverTagRead: (registration, driverId, atMs) => {
       spec.tagReads.push({
         vehicle_id: vehicleOf(registration).vehicle_id,

@@ -7,34 +7,12 @@
  * objects), never JSON inside a string.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { FailedSnapshot, StatusReport, StatusRow, StatusVerdict } from '../server/api-types.ts';
 import { queryJs } from '../store/queries.ts';
 import { BUILTIN_STREAMS } from '../sync/streams/index.ts';
 import { formatIsoInZone } from '../time.ts';
 
-export type StatusRow = Record<string, unknown>;
-
-export interface FailedSnapshot {
-  account: string;
-  run_id: string;
-  stream: string;
-  reason: string | null;
-}
-
-export interface StatusVerdict {
-  /** 0: the last run of every account was ok and no window or snapshot failed; 3: partial; 1: a last run failed. */
-  exit_code: 0 | 1 | 3;
-  problems: string[];
-}
-
-export interface StatusReport {
-  database: string;
-  zone: string;
-  runs: StatusRow[];
-  coverage: StatusRow[];
-  problem_windows: StatusRow[];
-  failed_snapshots: FailedSnapshot[];
-  verdict: StatusVerdict;
-}
+export type { FailedSnapshot, StatusReport, StatusRow, StatusVerdict };
 
 const PROBLEM_LIMIT = 50;
 const JSON_COLUMNS = new Set(['http_429', 'errors', 'windows_by_stream']);

@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { formatIsoInZone } from '../../src/time.ts';
+import { openDashboard } from '../helpers/dashboard-page.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from './chromium.ts';
 
@@ -41,17 +42,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function open(path: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ locale: 'en-US' });
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
-  await page.goto(new URL(path, srv.url).href);
-  await page.waitForSelector('body[data-loading="false"]');
-  return { page, problems };
-}
+const open = (path: string) => openDashboard(browser, new URL(path, srv.url).href);
 
 /** A section's table as objects keyed by header (the totals row left out). */
 const tableRows = (page: Page, id: string) =>

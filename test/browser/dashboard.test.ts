@@ -19,6 +19,7 @@ import { ACCOUNT, NOW, ZONE, openFixture, parseCsv, type FixtureDb } from '../re
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from './chromium.ts';
 import { runSync } from '../../src/sync/run.ts';
 import { formatIsoInZone, localDate } from '../../src/time.ts';
+import { openDashboard } from '../helpers/dashboard-page.ts';
 import { ACCOUNT as SYNCED_ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 
 const haveChromium = checkChromium();
@@ -45,17 +46,8 @@ afterAll(async () => {
   fx?.close();
 });
 
-async function open(path: string, base = srv.url): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ acceptDownloads: true, locale: 'en-US' });
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
-  await page.goto(new URL(path, base).href);
-  await page.waitForSelector('body[data-loading="false"]');
-  return { page, problems };
-}
+const open = (path: string, base = srv.url) =>
+  openDashboard(browser, new URL(path, base).href, { acceptDownloads: true });
 
 const chartData = (page: Page, id: string) =>
   page.evaluate((cid) => {

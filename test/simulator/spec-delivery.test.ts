@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIM_SUBUSER_ID } from '../../src/simulator/spec-state.ts';
+import { SIM_SUBUSER_ID } from '../../src/simulator/spec/state.ts';
 import { startTestSim, type TestSim } from './server-harness.ts';
 
 let t: TestSim;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultDriverOf } from '../../src/simulator/routes/status.ts';
+import { defaultDriverOf } from '../../src/simulator/spec/status.ts';
 import { enc, startTestSim, type Item, type TestSim } from './server-harness.ts';
 
 let t: TestSim;

@@ -21,7 +21,7 @@ import {
   type Reply,
   type Route,
   type RouteContext,
-} from './common.ts';
+} from '../routes/common.ts';
 
 const POSITION_EVERY_MS = 5 * 60_000;
 const TYPES = { IGNITION_ON: 1, IGNITION_OFF: 2, POSITION: 3, IDLING_START: 40, IDLING_END: 41 } as const;

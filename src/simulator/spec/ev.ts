@@ -20,7 +20,7 @@ import {
   type Route,
   type RouteContext,
   type Window,
-} from './common.ts';
+} from '../routes/common.ts';
 
 export const BATTERY_KWH = 60;
 export const KWH_PER_KM = 0.16;

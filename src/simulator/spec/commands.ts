@@ -12,8 +12,8 @@
  * (body `{"action":"immobilise"|"mobilise"}`) and `GET /vehicles/immobilise/status`; no cooldown.
  */
 import { wireTs } from '../wire.ts';
-import { objectBody, specRoute, type SpecContext } from '../spec-state.ts';
-import { ApiError, vehicleByRegistration, type Reply, type Route } from './common.ts';
+import { objectBody, specRoute, type SpecContext } from './state.ts';
+import { ApiError, vehicleByRegistration, type Reply, type Route } from '../routes/common.ts';
 
 export const COMMAND_COOLDOWN_MS = 30_000;
 

@@ -16,9 +16,9 @@
  * /vision/status nor can address (404). A vehicle without a camera → 422.
  */
 import type { Fleet, SimVehicle } from '../model.ts';
-import { objectBody, specRoute, type SpecContext } from '../spec-state.ts';
+import { objectBody, specRoute, type SpecContext } from './state.ts';
 import { tripAtOrBefore, wireTs } from '../wire.ts';
-import { ApiError, horizonOf, parseWindow, type Route } from './common.ts';
+import { ApiError, horizonOf, parseWindow, type Route } from '../routes/common.ts';
 
 const ONLINE_AFTER_OFF_MS = 10 * 60_000;
 const CLIP_CAP_S = 5 * 60;

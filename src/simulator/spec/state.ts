@@ -1,14 +1,14 @@
 /**
  * The mutable side of one simulator (one `startSimulator` call): command cooldowns, immobiliser
  * states, driver associations that are not in the generated fleet (linkages, extra tag reads,
- * app self-assignments), delivery jobs and bulk uploads, vision requests, and the published
- * release notes. The generated Fleet stays the world's history; this is what clients did to it.
+ * app self-assignments), delivery jobs and bulk uploads, and vision requests. The generated Fleet
+ * stays the world's history; this is what clients did to it. Only the spec's routes (this
+ * folder) read it; the routes the sync reads (../routes/) never do.
  *
  * Routes that need it are built with `specRoute`, which reads the state the server put on the
  * request context (server.ts passes `{ ...ctx, spec }`).
  */
-import type { Release } from './changelog.ts';
-import { ApiError, type Reply, type Route, type RouteContext } from './routes/common.ts';
+import { ApiError, type Reply, type Route, type RouteContext } from '../routes/common.ts';
 
 export interface DriverAssociation {
   vehicle_id: number;
@@ -56,7 +56,6 @@ export interface SpecState {
   uploads: Map<string, BulkUpload>;
   visionRequests: { request_id: string; kind: string; vehicle_id: number; at_ms: number }[];
   nextId: number;
-  releases: readonly Release[];
   /** Key of the bulk-upload webhook signature (the main password, as "your API key"). */
   webhookKey: string;
   /** Posts a webhook callback; resolves with the receiver's status. */
@@ -85,7 +84,7 @@ export async function defaultPostWebhook(
 }
 
 export function createSpecState(
-  opts: Pick<SpecState, 'releases' | 'webhookKey'> & Partial<Pick<SpecState, 'postWebhook'>>,
+  opts: Pick<SpecState, 'webhookKey'> & Partial<Pick<SpecState, 'postWebhook'>>,
 ): SpecState {
   return {
     cooldowns: new Map(),
@@ -97,7 +96,6 @@ export function createSpecState(
     uploads: new Map(),
     visionRequests: [],
     nextId: 1,
-    releases: opts.releases,
     webhookKey: opts.webhookKey,
     postWebhook: opts.postWebhook ?? defaultPostWebhook,
     pending: new Set(),

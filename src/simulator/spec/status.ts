@@ -18,7 +18,7 @@
  * (partial), filter[ignition] (true/false), odometer_in_km=true (km, one decimal).
  */
 import type { Fleet, SimDriver, SimTrip, SimVehicle } from '../model.ts';
-import { objectBody, specRoute, type DriverAssociation, type SpecState } from '../spec-state.ts';
+import { objectBody, specRoute, type DriverAssociation, type SpecState } from './state.ts';
 import { coordinatesOf, engineType, lastEventAt, tripAtOrBefore, wireTs } from '../wire.ts';
 import { batteryAt } from './ev.ts';
 import { vextAt } from './events.ts';
@@ -31,7 +31,7 @@ import {
   vehicleByRegistration,
   type Route,
   type RouteContext,
-} from './common.ts';
+} from '../routes/common.ts';
 
 export type DriverSource = 'tag' | 'app' | 'linkage' | 'default';
 

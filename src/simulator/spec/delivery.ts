@@ -30,9 +30,9 @@ import {
   type DeliveryJob,
   type SpecContext,
   type SpecState,
-} from '../spec-state.ts';
+} from './state.ts';
 import { wireTs } from '../wire.ts';
-import { ApiError, notFound, pageOf, paginate, type Route } from './common.ts';
+import { ApiError, notFound, pageOf, paginate, type Route } from '../routes/common.ts';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

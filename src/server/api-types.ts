@@ -1,0 +1,169 @@
+/**
+ * The JSON answers of the dashboard's API, declared once: the routes build them (`satisfies`)
+ * and the dashboard's JavaScript reads them through JSDoc (`@typedef {import(...)}`), both
+ * type-checked (`npm run typecheck`: tsconfig.json and dashboard/tsconfig.json).
+ *
+ * A report's row type derives from its columns in the registry, so a column renamed there is a
+ * type error wherever the dashboard reads it. Every cell may be null: unknown is sent as null,
+ * never as zero. This module imports only modules that import nothing (the registry, the stored
+ * flag), so the dashboard's program stays free of Node's types.
+ */
+import type { StoredFlag } from '../changes/stored-flag.ts';
+import type { ColumnDef, ColumnKind, ReportDefs } from '../reports/registry.ts';
+
+export type { ColumnDef, ColumnKind };
+
+/** The name of a report (`/api/reports/<name>`). */
+export type ReportName = ReportDefs[number]['name'];
+
+type ColumnsOf<N extends ReportName> = Extract<ReportDefs[number], { name: N }>['columns'][number];
+
+/** The JSON value of a column of this kind: times, days and months are ISO text. */
+export type CellOf<K extends ColumnKind> = K extends 'number' | 'integer'
+  ? number
+  : K extends 'boolean'
+    ? boolean
+    : string;
+
+/** A JSON cell of any report. */
+export type Cell = string | number | boolean | null;
+
+/** One row of report N, as `GET /api/reports/N` sends it. */
+export type ReportRow<N extends ReportName> = {
+  [C in ColumnsOf<N> as C['name']]: CellOf<C['kind']> | null;
+};
+
+/** A column name of report N. */
+export type ColumnOf<N extends ReportName> = ColumnsOf<N>['name'];
+
+/** `GET /api/reports/<name>`: a page of rows with the report's sidecar facts. */
+export interface ReportAnswer<Row = Record<string, Cell>> {
+  report: string;
+  title: string;
+  /** The parameters as validated (local days, inclusive). */
+  params: {
+    from: string;
+    to: string;
+    vehicle: number | null;
+    department: string | null;
+    grain?: string;
+    limit?: number;
+  };
+  generated_at: string;
+  zone: string;
+  complete_through: string | null;
+  run_id: string | null;
+  columns: readonly ColumnDef[];
+  /** Rows of the whole result (all pages). */
+  total: number;
+  /** Present when the report pages (it has no `limit` parameter of its own). */
+  offset?: number;
+  limit?: number;
+  /** Sums over all rows of the columns marked `total`. */
+  totals: Record<string, number>;
+  rows: Row[];
+}
+
+/** `GET /api/reports/<N>`, its rows typed by the registry. */
+export type ReportAnswerOf<N extends ReportName> = ReportAnswer<ReportRow<N>> & { report: N };
+
+/** `GET /api/reports`: the registry. */
+export interface ReportsIndexAnswer {
+  reports: {
+    name: string;
+    title: string;
+    grain: string;
+    columns: readonly ColumnDef[];
+    params: string[];
+  }[];
+}
+
+/** A run's counters as objects (the `runs` report holds them as JSON text, as in the CSV). */
+export interface RunCounters {
+  http_429: Record<string, number> | null;
+  windows_by_stream: Record<
+    string,
+    Partial<Record<'done' | 'incomplete' | 'flagged' | 'failed', number>>
+  > | null;
+  errors: { stream: string; scope: string; window: string; reason: string }[] | null;
+}
+
+/** The newest row of the `runs` report, its counters as objects. */
+export type LastRunAnswer = Omit<ReportRow<'runs'>, keyof RunCounters> & RunCounters;
+
+/** A snapshot (vehicles, geofences, carpool) that failed in an account's last run. */
+export interface FailedSnapshot {
+  account: string;
+  run_id: string;
+  stream: string;
+  reason: string | null;
+}
+
+/** What `fleetsync status` concludes, with its exit code. */
+export interface StatusVerdict {
+  /** 0: every account's last run ok and no window or snapshot failed; 3: partial; 1: a last run failed. */
+  exit_code: 0 | 1 | 3;
+  problems: string[];
+}
+
+/** A row of the status tables (times ISO text in the zone, counters as objects). */
+export type StatusRow = Record<string, unknown>;
+
+/** What `fleetsync status` prints (from the file, or from a running server's GET /api/status). */
+export interface StatusReport {
+  database: string;
+  zone: string;
+  runs: StatusRow[];
+  coverage: StatusRow[];
+  problem_windows: StatusRow[];
+  failed_snapshots: FailedSnapshot[];
+  verdict: StatusVerdict;
+}
+
+/**
+ * `GET /api/status[?runs=N]`: the account's zone, freshness, last run and sync availability, and
+ * the status report of every account in the database (what `fleetsync status` prints beside it).
+ */
+export interface StatusAnswer extends StatusReport {
+  /** Which process and file answer (`status` checks it is the server holding its database). */
+  server: { pid: number; database: string };
+  account: string;
+  zone: string;
+  /** The server's clock, ISO UTC. */
+  now: string;
+  complete_through: string | null;
+  last_run: LastRunAnswer | null;
+  sync: {
+    /** A sync engine is wired in (POST /api/sync can run one). */
+    available: boolean;
+    running: boolean;
+    schedule: string | null;
+    next_run: string | null;
+  };
+}
+
+/** `GET /api/accounts`: the accounts this server shows and the one a request without `account` gets. */
+export interface AccountsAnswer {
+  accounts: string[];
+  current: string;
+}
+
+export type { StoredFlag };
+
+/** `GET /api/changes` and `POST /api/changes/ack`: the open flagged release notes. */
+export interface ChangesAnswer {
+  flagged: StoredFlag[];
+}
+
+/** `POST /api/sync`: the run's summary (the fields the dashboard shows). */
+export interface SyncAnswer {
+  run_id: string;
+  outcome: 'ok' | 'partial' | 'failed';
+  requests: number;
+}
+
+/** Any error answer (4xx/5xx). */
+export interface ErrorAnswer {
+  error: string;
+  message: string;
+}
