@@ -18,6 +18,7 @@ import type { Database } from '../store/db.ts';
 import type { RunSummary } from '../sync/types.ts';
 import { requireBearer } from './auth.ts';
 import { accountRoutes } from './account-routes.ts';
+import { hostGuard } from './hosts.ts';
 import { reportRoutes } from './report-routes.ts';
 import { statusRoutes } from './status-routes.ts';
 import { createSyncGate, type SyncGate, type Trigger } from './sync-gate.ts';
@@ -70,6 +71,8 @@ export function createApp(opts: AppOptions): Express {
       frameguard: { action: 'deny' },
     }),
   );
+  // DNS rebinding: only the names this server is known by, on every route (see hosts.ts).
+  app.use(hostGuard(opts.config));
   if (!isLoopbackHost(opts.config.host)) {
     if (!opts.config.token)
       throw new Error('a non-loopback host needs FLEETSYNC_TOKEN (config refuses this)');
