@@ -90,7 +90,7 @@ export const serveCommand: Command = {
         throw new FleetsyncError('E_CONFIG', 'FLEETSYNC_SCHEDULE is set, but there is no account to sync');
       const server = await startServer({ db, config, log, zone, ...(runSync ? { runSync } : {}) });
       ctx.stdout(
-        `fleetsync dashboard: ${server.url} (account ${account}; started ${formatZoned(Date.now(), zone)})\n`,
+        `fleetsync dashboard: ${server.url} — account ${account}, started ${formatZoned(Date.now(), zone)}\n`,
       );
       if (config.schedule) {
         const next = server.nextRun();

@@ -56,7 +56,7 @@ describe('.env', () => {
     const serve = spawnCli(['serve'], { FLEETSYNC_ENV_FILE: '', FLEET_TIMEZONE: 'Asia/Tokyo' }, cwd);
     try {
       const line = await serve.waitFor(/fleetsync dashboard: http/);
-      expect(line).toMatch(/account acme; started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(Asia\/Tokyo\)/);
+      expect(line).toMatch(/ — account acme, started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(Asia\/Tokyo\)/);
       expect(existsSync(join(cwd, 'from-dotenv.duckdb'))).toBe(true);
     } finally {
       expect((await stop(serve)).code).toBe(0);
