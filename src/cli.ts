@@ -100,18 +100,9 @@ if (isEntry) {
   const stop = () => controller.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  let envFileProblem: unknown = null;
   try {
     // `.env` (or FLEETSYNC_ENV_FILE) fills what the environment does not set; see env-file.ts.
     loadEnvFile({ env: process.env, cwd: process.cwd() });
-  } catch (e) {
-    envFileProblem = e;
-  }
-  if (envFileProblem) {
-    const e = envFileProblem;
-    process.stderr.write(`fleetsync: ${isFleetsyncError(e) ? e.message : describeError(e)}\n`);
-    process.exitCode = 2;
-  } else {
     process.exitCode = await main({
       argv: process.argv.slice(2),
       env: process.env,
@@ -119,5 +110,9 @@ if (isEntry) {
       stderr: (t) => process.stderr.write(t),
       stopSignal: controller.signal,
     });
+  } catch (e) {
+    // main() turns every error of a command into its exit code; what reaches here is the env file.
+    process.stderr.write(`fleetsync: ${isFleetsyncError(e) ? e.message : describeError(e)}\n`);
+    process.exitCode = isFleetsyncError(e) ? (EXIT[e.code] ?? 1) : 1;
   }
 }

@@ -69,6 +69,11 @@ describe('.env', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/cannot read the environment file .*etc\/fleetsync\.env \(FLEETSYNC_ENV_FILE\)/);
     expect(readdirSync(cwd)).toEqual([]);
+    // A directory where the file should be (e.g. a .env/ left by a tool): named, exit 2.
+    mkdirSync(join(cwd, '.env'));
+    const d = await mustExit(['serve'], { FLEETSYNC_ENV_FILE: '' }, cwd);
+    expect(d.code).toBe(2);
+    expect(d.stderr).toMatch(/the environment file .*\/\.env is not a regular file/);
   }, 30_000);
 });
 
