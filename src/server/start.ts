@@ -12,6 +12,7 @@ import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import { createApp } from './app.ts';
 import { createSyncGate, type RunSyncFn } from './sync-gate.ts';
+import { createServeTempDir } from './temp.ts';
 import type { Clock } from '../time.ts';
 
 export interface StartServerOptions {
@@ -76,7 +77,10 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     );
   }
   const scheduler = { nextRun: () => (task ? (task.getNextRun() ?? null) : null) };
+  // Download copies: swept at start (a killed server's), removed at stop.
+  const temp = createServeTempDir();
   const app = createApp({
+    tempDir: temp.path,
     db: opts.db,
     config: opts.config,
     log: opts.log,
@@ -92,6 +96,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     s.once('error', reject);
   }).catch(async (e: unknown) => {
     if (task) await task.destroy();
+    temp.remove();
     throw listenError(e, host, wanted);
   });
   const port = (server.address() as AddressInfo).port;
@@ -107,6 +112,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         server.closeAllConnections?.();
         server.close(() => resolve());
       });
+      temp.remove();
     },
   };
 }
