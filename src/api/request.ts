@@ -207,7 +207,10 @@ export function createRequester(o: RequesterOptions): Requester {
             );
           } catch (e) {
             if (!isAbort(e, signal))
-              breaker.failed(`${call.endpoint}: ${describeTransportError(e, o.timeoutMs)}`, o.now());
+              breaker.failed(
+                `${call.endpoint}: ${o.redact(describeTransportError(e, o.timeoutMs))}`,
+                o.now(),
+              );
             throw e;
           }
         });
