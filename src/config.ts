@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import { validate as validateCron } from 'node-cron';
 import {
+  DEFAULT_BREAKER_FAILURES,
+  DEFAULT_BREAKER_MS,
   DEFAULT_CONCURRENCY,
   DEFAULT_DB_PATH,
   DEFAULT_HOST,
@@ -43,6 +45,13 @@ export interface Config {
   /** The API's release-notes records (records.json); null = derived from the base URL. */
   changelogUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  // Failing fast (issue 13): the circuit breaker and the log format.
+  /** Failed API exchanges in a row that stop a run (FLEETSYNC_BREAKER_FAILURES). */
+  breakerFailures: number;
+  /** Time with nothing but failed API exchanges that stops a run, ms (FLEETSYNC_BREAKER_MS). */
+  breakerMs: number;
+  /** `text` (key=value) or `json` (one object per line, for log shippers). */
+  logFormat: 'text' | 'json';
 }
 
 export type Env = Record<string, string | undefined>;
@@ -137,6 +146,22 @@ const schema = z.object({
     .max(64, { error: 'must be between 1 and 64' })
     .default(DEFAULT_CONCURRENCY),
   FLEETSYNC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  // Failing fast (issue 13): the circuit breaker and the log format.
+  FLEETSYNC_BREAKER_FAILURES: z
+    .string()
+    .default(String(DEFAULT_BREAKER_FAILURES))
+    .pipe(z.string().regex(/^[0-9]+$/, { error: 'must be a whole number of requests (e.g. 20)' }))
+    .pipe(z.coerce.number())
+    .pipe(z.number().int().min(1, { error: 'must be between 1 and 10000' }))
+    .pipe(z.number().max(10_000, { error: 'must be between 1 and 10000' })),
+  FLEETSYNC_BREAKER_MS: z
+    .string()
+    .default(String(DEFAULT_BREAKER_MS))
+    .pipe(z.string().regex(/^[0-9]+$/, { error: 'must be a whole number of milliseconds (e.g. 120000)' }))
+    .pipe(z.coerce.number())
+    .pipe(z.number().int().min(1000, { error: 'must be between 1000 and 86400000 ms' }))
+    .pipe(z.number().max(86_400_000, { error: 'must be between 1000 and 86400000 ms' })),
+  FLEETSYNC_LOG_FORMAT: z.enum(['text', 'json'], { error: 'must be text or json' }).default('text'),
 });
 
 export interface LoadOptions {
@@ -213,6 +238,9 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     concurrency: v.FLEETSYNC_CONCURRENCY,
     changelogUrl: v.FLEET_CHANGELOG_URL ?? null,
     logLevel: v.FLEETSYNC_LOG_LEVEL,
+    breakerFailures: v.FLEETSYNC_BREAKER_FAILURES,
+    breakerMs: v.FLEETSYNC_BREAKER_MS,
+    logFormat: v.FLEETSYNC_LOG_FORMAT,
   });
 }
 

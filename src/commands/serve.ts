@@ -63,6 +63,7 @@ export const serveCommand: Command = {
     const loaded = loadConfig(ctx.env, { runsSchedule: true });
     const log = createLogger({
       level: loaded.logLevel,
+      format: loaded.logFormat,
       secrets: [
         ...secretsOf(loaded),
         ...(ctx.env.FLEETSYNC_CONFIG ? loadAccounts(ctx.env, loaded).map((a) => a.password) : []),
