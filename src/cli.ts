@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { FleetsyncError, describeError, isFleetsyncError, type ErrorCode } from './errors.ts';
 import type { Command, CommandContext } from './commands/command.ts';
+import { loadEnvFile } from './env-file.ts';
 
 /** Command table: one module per command, imported only when used. */
 export const COMMANDS: Record<string, () => Promise<Command>> = {
@@ -99,12 +100,19 @@ if (isEntry) {
   const stop = () => controller.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  const code = await main({
-    argv: process.argv.slice(2),
-    env: process.env,
-    stdout: (t) => process.stdout.write(t),
-    stderr: (t) => process.stderr.write(t),
-    stopSignal: controller.signal,
-  });
-  process.exitCode = code;
+  try {
+    // `.env` (or FLEETSYNC_ENV_FILE) fills what the environment does not set; see env-file.ts.
+    loadEnvFile({ env: process.env, cwd: process.cwd() });
+    process.exitCode = await main({
+      argv: process.argv.slice(2),
+      env: process.env,
+      stdout: (t) => process.stdout.write(t),
+      stderr: (t) => process.stderr.write(t),
+      stopSignal: controller.signal,
+    });
+  } catch (e) {
+    // main() turns every error of a command into its exit code; what reaches here is the env file.
+    process.stderr.write(`fleetsync: ${isFleetsyncError(e) ? e.message : describeError(e)}\n`);
+    process.exitCode = isFleetsyncError(e) ? (EXIT[e.code] ?? 1) : 1;
+  }
 }

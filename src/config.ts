@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import { validate as validateCron } from 'node-cron';
 import {
+  DEFAULT_BREAKER_FAILURES,
+  DEFAULT_BREAKER_MS,
   DEFAULT_CONCURRENCY,
   DEFAULT_DB_PATH,
   DEFAULT_HOST,
@@ -33,6 +35,8 @@ export interface Config {
   port: number;
   host: string;
   token: string | null;
+  /** Host names (or host:port) the server answers besides loopback and `host` (FLEETSYNC_ALLOWED_HOSTS). */
+  allowedHosts: readonly string[];
   /** Length of the API's rate-limit window in ms (60 000 on the real service). */
   rateWindowMs: number;
   /** Per-request headers/body timeout against the API, ms. */
@@ -53,6 +57,13 @@ export interface Config {
   alertFrom: string | null;
   /** FLEETSYNC_STALE_HOURS: data is stale when "complete through" has not moved for this long. */
   staleHours: number;
+  // Failing fast (issue 13): the circuit breaker and the log format.
+  /** Failed API exchanges in a row that stop a run (FLEETSYNC_BREAKER_FAILURES). */
+  breakerFailures: number;
+  /** Time with nothing but failed API exchanges that stops a run, ms (FLEETSYNC_BREAKER_MS). */
+  breakerMs: number;
+  /** `text` (key=value) or `json` (one object per line, for log shippers). */
+  logFormat: 'text' | 'json';
 }
 
 export type Env = Record<string, string | undefined>;
@@ -63,6 +74,16 @@ export const hasCredentials = (url: string) => /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/
 const nonEmpty = (s: string | undefined) => (s === undefined || s.trim() === '' ? undefined : s.trim());
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 export const isLoopbackHost = (h: string) => LOOPBACK.has(h) || /^127\.\d+\.\d+\.\d+$/.test(h);
+const hostList = (v: string) =>
+  v
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+/** A Host header value: a DNS name or IPv4 address, or a bracketed IPv6 address; optional :port. */
+export const isHostEntry = (h: string) =>
+  /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i.test(
+    h,
+  );
 
 const schema = z.object({
   FLEET_COUNTRY: z
@@ -112,6 +133,13 @@ const schema = z.object({
     .pipe(z.number().max(65535, { error: 'must be between 0 and 65535' })),
   FLEETSYNC_HOST: z.string().default(DEFAULT_HOST),
   FLEETSYNC_TOKEN: z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
+  FLEETSYNC_ALLOWED_HOSTS: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || hostList(v).every(isHostEntry), {
+      error:
+        'a comma-separated list of host names, optionally with :port (e.g. fleet.example.com,10.0.0.5:8080)',
+    }),
   FLEETSYNC_RATE_WINDOW_MS: z.coerce
     .number({ error: 'must be a number of milliseconds' })
     .int()
@@ -162,11 +190,29 @@ const schema = z.object({
         .min(1, { error: 'must be between 1 and 8760 hours' })
         .max(8760, { error: 'must be between 1 and 8760 hours' }),
     ),
+  // Failing fast (issue 13): the circuit breaker and the log format.
+  FLEETSYNC_BREAKER_FAILURES: z
+    .string()
+    .default(String(DEFAULT_BREAKER_FAILURES))
+    .pipe(z.string().regex(/^[0-9]+$/, { error: 'must be a whole number of requests (e.g. 20)' }))
+    .pipe(z.coerce.number())
+    .pipe(z.number().int().min(1, { error: 'must be between 1 and 10000' }))
+    .pipe(z.number().max(10_000, { error: 'must be between 1 and 10000' })),
+  FLEETSYNC_BREAKER_MS: z
+    .string()
+    .default(String(DEFAULT_BREAKER_MS))
+    .pipe(z.string().regex(/^[0-9]+$/, { error: 'must be a whole number of milliseconds (e.g. 120000)' }))
+    .pipe(z.coerce.number())
+    .pipe(z.number().int().min(1000, { error: 'must be between 1000 and 86400000 ms' }))
+    .pipe(z.number().max(86_400_000, { error: 'must be between 1000 and 86400000 ms' })),
+  FLEETSYNC_LOG_FORMAT: z.enum(['text', 'json'], { error: 'must be text or json' }).default('text'),
 });
 
 export interface LoadOptions {
   /** The command talks to the Fleet API: credentials and a region are required. */
   needApi?: boolean;
+  /** The command runs FLEETSYNC_SCHEDULE (serve): a schedule needs something to sync with. */
+  runsSchedule?: boolean;
 }
 
 export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
@@ -195,6 +241,21 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     if (!nonEmpty(env.FLEET_USERNAME)) problems.push('FLEET_USERNAME: required');
     if (!nonEmpty(env.FLEET_PASSWORD)) problems.push('FLEET_PASSWORD: required');
   }
+  // A schedule that can never run must not look as if it will (serve used to print "off" and
+  // serve on): without credentials (or an accounts file) it is a configuration error.
+  if (opts.runsSchedule && nonEmpty(env.FLEETSYNC_SCHEDULE) && !nonEmpty(env.FLEETSYNC_CONFIG)) {
+    const missing = [
+      ...(!nonEmpty(env.FLEET_COUNTRY) && !nonEmpty(env.FLEET_BASE_URL)
+        ? ['FLEET_COUNTRY or FLEET_BASE_URL']
+        : []),
+      ...(!nonEmpty(env.FLEET_USERNAME) ? ['FLEET_USERNAME'] : []),
+      ...(!nonEmpty(env.FLEET_PASSWORD) ? ['FLEET_PASSWORD'] : []),
+    ];
+    if (missing.length)
+      problems.push(
+        `FLEETSYNC_SCHEDULE: a scheduled sync needs the API credentials, but ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set (or set FLEETSYNC_CONFIG; unset FLEETSYNC_SCHEDULE to serve without syncing)`,
+      );
+  }
   if (problems.length || !parsed.success) {
     throw new FleetsyncError('E_CONFIG', `invalid configuration:\n  - ${problems.join('\n  - ')}`, {
       details: { problems },
@@ -222,6 +283,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     port: v.FLEETSYNC_PORT,
     host: v.FLEETSYNC_HOST,
     token: v.FLEETSYNC_TOKEN ?? null,
+    allowedHosts: hostList(v.FLEETSYNC_ALLOWED_HOSTS ?? ''),
     rateWindowMs: v.FLEETSYNC_RATE_WINDOW_MS,
     httpTimeoutMs: v.FLEETSYNC_HTTP_TIMEOUT_MS,
     concurrency: v.FLEETSYNC_CONCURRENCY,
@@ -235,6 +297,9 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
       .filter(Boolean),
     alertFrom: v.FLEETSYNC_ALERT_FROM ?? null,
     staleHours: v.FLEETSYNC_STALE_HOURS,
+    breakerFailures: v.FLEETSYNC_BREAKER_FAILURES,
+    breakerMs: v.FLEETSYNC_BREAKER_MS,
+    logFormat: v.FLEETSYNC_LOG_FORMAT,
   });
 }
 

@@ -11,6 +11,13 @@ export const DEFAULT_RATE_WINDOW_MS = 60_000;
 export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
 /** Requests (and sync units of work) in flight at once; FLEETSYNC_CONCURRENCY. */
 export const DEFAULT_CONCURRENCY = 16;
+/**
+ * The circuit breaker: a run stops when the API has answered nothing but connection errors,
+ * timeouts or 5xx for this many requests in a row, or for this long; FLEETSYNC_BREAKER_FAILURES,
+ * FLEETSYNC_BREAKER_MS.
+ */
+export const DEFAULT_BREAKER_FAILURES = 20;
+export const DEFAULT_BREAKER_MS = 120_000;
 /** Records asked per page: the largest the API honours. */
 export const PAGE_LIMIT = 500;
 /** Registrations per bulk POST (the API's maximum); longer lists are split. */

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'E_AUTH' // 401/403 from the API
   | 'E_RATE_LIMIT' // 429s beyond the retry budget
   | 'E_NETWORK' // connection reset, DNS, timeouts beyond the retry budget
+  | 'E_API_DOWN' // the circuit breaker: nothing but connection errors, timeouts or 5xx for a while
   | 'E_PAYLOAD' // a response body that does not match the schema
   | 'E_WINDOW_CAP' // a request window over the endpoint's cap (our bug, or a changed API)
   | 'E_SYNC_PARTIAL' // a sync finished with some windows failed

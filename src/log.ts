@@ -1,11 +1,13 @@
 /**
- * Structured logging: one line per unit of work, `key=value` pairs, written to stderr.
- * Every message and field goes through `redact` with the secrets registered at start-up,
- * so a password or token can never reach a log line even by accident.
+ * Structured logging: one line per unit of work, written to stderr, as `key=value` pairs or
+ * (FLEETSYNC_LOG_FORMAT=json, for log shippers) one JSON object per line with `time`, `level`,
+ * `msg` and the fields. Every message and field goes through `redact` with the secrets
+ * registered at start-up, so a password or token can never reach a log line even by accident.
  */
 import type { Clock } from './time.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogFormat = 'text' | 'json';
 export type LogFields = Record<string, string | number | boolean | null | undefined>;
 
 export interface Logger {
@@ -42,6 +44,8 @@ function formatValue(v: LogFields[string]): string {
 
 export interface LoggerOptions {
   level?: LogLevel;
+  /** `text` (default): `time level msg k=v …`; `json`: one object per line. */
+  format?: LogFormat;
   write?: (line: string) => void;
   secrets?: readonly (string | undefined)[];
   now?: Clock;
@@ -57,12 +61,20 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const emit = (lvl: LogLevel, msg: string, fields?: LogFields) => {
     if (ORDER[lvl] < ORDER[level]) return;
     const all = { ...base, ...fields };
-    const parts = Object.entries(all).map(([k, v]) => `${k}=${formatValue(v)}`);
-    write(
-      redact(
-        `${new Date(now()).toISOString()} ${lvl.padEnd(5)} ${msg}${parts.length ? ' ' + parts.join(' ') : ''}`,
-      ),
+    const time = new Date(now()).toISOString();
+    if (opts.format === 'json') {
+      // Redacted before serialising: JSON escaping must not hide a secret from the redactor.
+      const record: Record<string, unknown> = { time, level: lvl, msg: redact(msg) };
+      for (const [k, v] of Object.entries(all))
+        if (!(k in record)) record[k] = typeof v === 'string' ? redact(v) : (v ?? null);
+      write(redact(JSON.stringify(record)));
+      return;
+    }
+    // Values are redacted before quoting too: escaping a quote or backslash would hide a secret.
+    const parts = Object.entries(all).map(
+      ([k, v]) => `${k}=${formatValue(typeof v === 'string' ? redact(v) : v)}`,
     );
+    write(redact(`${time} ${lvl.padEnd(5)} ${redact(msg)}${parts.length ? ' ' + parts.join(' ') : ''}`));
   };
   return {
     debug: (m, f) => emit('debug', m, f),

@@ -249,3 +249,11 @@ export const isCalendarDay = (s: string) =>
 
 /** The one clock type: epoch milliseconds. Injected wherever time matters (tests fix it). */
 export type Clock = () => number;
+
+/**
+ * An instant for the console: local wall time in the zone with the zone named, as the pages show
+ * it (`2026-11-25 02:00:00 (Australia/Sydney)`).
+ */
+export function formatZoned(ms: number, zone: string): string {
+  return `${formatLocal(ms, zone)} (${zone})`;
+}

@@ -13,7 +13,8 @@ import { runSync } from './sync/run.ts';
 import type { RunSummary, SyncDeps, SyncRequest } from './sync/types.ts';
 
 /** The config settings the wiring reads. */
-export type WiringConfig = Pick<Config, 'rateWindowMs' | 'httpTimeoutMs' | 'concurrency'>;
+export type WiringConfig = Pick<Config, 'rateWindowMs' | 'httpTimeoutMs' | 'concurrency'> &
+  Partial<Pick<Config, 'breakerFailures' | 'breakerMs'>>;
 
 /** The API client of one account (its own rate buckets and connections); close it after use. */
 export function fleetClientFor(a: AccountConfig, config: WiringConfig, log: Logger): FleetClient {
@@ -25,6 +26,8 @@ export function fleetClientFor(a: AccountConfig, config: WiringConfig, log: Logg
     windowMs: config.rateWindowMs,
     timeoutMs: config.httpTimeoutMs,
     concurrency: config.concurrency,
+    breakerFailures: config.breakerFailures,
+    breakerMs: config.breakerMs,
     log: log.child({ account: a.account }),
   });
 }

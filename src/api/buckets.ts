@@ -131,6 +131,8 @@ export interface BucketSet {
   /** Sends counted in the current window, for progress and tests. */
   inWindow(bucket: BucketName): number;
   pausedUntil(bucket: BucketName): number;
+  /** Counts a wait spent outside the queue (a request a 429 sent back, waiting out pause + jitter). */
+  addWait(bucket: BucketName, ms: number): void;
   waitedMs(): Record<string, number>;
 }
 
@@ -197,6 +199,9 @@ export function createBucketSet(o: BucketSetOptions): BucketSet {
       return s.log.length;
     },
     pausedUntil: (bucket) => state(bucket).pausedUntil,
+    addWait(bucket, ms) {
+      state(bucket).waitedMs += Math.max(0, ms);
+    },
     waitedMs: () => Object.fromEntries([...states].map(([b, s]) => [b, s.waitedMs])),
   };
 }

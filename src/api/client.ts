@@ -6,9 +6,16 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { BULK_MAX_VEHICLES, DEFAULT_CONCURRENCY, PAGE_LIMIT } from '../defaults.ts';
+import {
+  BULK_MAX_VEHICLES,
+  DEFAULT_BREAKER_FAILURES,
+  DEFAULT_BREAKER_MS,
+  DEFAULT_CONCURRENCY,
+  PAGE_LIMIT,
+} from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
+import { createBreaker } from './breaker.ts';
 import {
   createBucketSet,
   DEFAULT_SAFETY_MARGIN,
@@ -70,6 +77,9 @@ export interface FleetClientOptions {
   maxRetries?: number;
   /** Retries after 429 per request (default 8); each waits for the bucket pause. */
   maxRateLimitRetries?: number;
+  /** The circuit breaker (breaker.ts): failures in a row (default 20) or ms (default 120 000). */
+  breakerFailures?: number;
+  breakerMs?: number;
   /** Headers and body (idle) timeout per request, default 30 s; connect timeout min(10 s, this). */
   timeoutMs?: number;
   concurrency?: number;
@@ -133,6 +143,8 @@ export interface FleetClient {
   listCarpoolDrivers(o?: CallOptions): Promise<CarpoolDriver[]>;
   listBookingRules(o?: CallOptions): Promise<BookingRule[]>;
   stats(): ClientStats;
+  /** A new run starts here: the breaker closes and a refusal of the credentials is forgotten. */
+  rearm(): void;
   /** Live view of a bucket: limit, sends in the current window, pause. */
   usage(bucket: BucketName): BucketUsage;
   close(): Promise<void>;
@@ -162,7 +174,13 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
     now,
     sleep,
   });
+  const breaker = createBreaker({
+    failures: opts.breakerFailures ?? DEFAULT_BREAKER_FAILURES,
+    ms: opts.breakerMs ?? DEFAULT_BREAKER_MS,
+    origin: new URL(opts.baseUrl).origin,
+  });
   const requester = createRequester({
+    breaker,
     baseUrl: opts.baseUrl,
     authorization: basicAuth(opts.username, opts.password),
     dispatcher,
@@ -337,6 +355,7 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
       list({ method: 'GET', path: '/carpool/rules', endpoint: 'GET /carpool/rules' }, S.bookingRule, o),
 
     stats: () => requester.stats(),
+    rearm: () => breaker.reset(),
     usage: (bucket) => ({
       limit: limitFor(bucket, opts.limits),
       inWindow: buckets.inWindow(bucket),

@@ -1,16 +1,18 @@
 /**
  * The request engine under every client method: bucket wait → concurrency slot → one HTTP
  * exchange → classify → retry or return. Metering (per call and per client) and the one debug
- * line per request live here, so no endpoint can forget them.
+ * line per request live here, so no endpoint can forget them. So does the breaker (breaker.ts):
+ * a refused credential or an API that answers nothing but failures stops every further send.
  */
 import type { Dispatcher } from 'undici';
 import pLimit from 'p-limit';
 import { FleetsyncError, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import type { Breaker } from './breaker.ts';
 import { bucketFor, type BucketName, type BucketSet } from './buckets.ts';
 import { describeTransportError, isAbort, sendHttp, type HttpResponse } from './http.ts';
 import type { Redact } from './redact.ts';
-import { backoffMs, pauseAfter429, type RetryPolicy } from './retry.ts';
+import { backoffMs, fullJitterMs, pauseAfter429, rateLimitGivesUp, type RetryPolicy } from './retry.ts';
 
 export interface RequestMeter {
   requests: number;
@@ -63,11 +65,17 @@ export interface RequesterOptions {
   random: () => number;
   log: Logger;
   redact: Redact;
+  breaker: Breaker;
 }
 
 export interface Requester {
   send(call: ApiCall, o?: CallOptions): Promise<ApiResult | null>;
   stats(): ClientStats;
+}
+
+/** The caller's signal and the breaker's, for waits (never for a request on the wire). */
+function waitSignal(caller: AbortSignal | undefined, breaker: Breaker): AbortSignal {
+  return caller ? AbortSignal.any([caller, breaker.signal()]) : breaker.signal();
 }
 
 /** Brackets stay literal so `filter[is_toll]` reads as such in logs; everything else is encoded. */
@@ -101,7 +109,21 @@ export function createRequester(o: RequesterOptions): Requester {
   const totals = { requests: 0, retries: 0 };
   const http429ByBucket: Record<string, number> = {};
   const requestsByBucket: Record<string, number> = {};
+  /** Answers other than 429 per bucket: a request keeps retrying 429s while its bucket is served. */
+  const servedByBucket: Record<string, number> = {};
   let warnedHeaders = false;
+  const { breaker } = o;
+
+  /** A wait that ends early, with the stopping error, when the breaker stops the client. */
+  async function wait<T>(p: (s: AbortSignal) => Promise<T>, caller?: AbortSignal): Promise<T> {
+    breaker.check();
+    try {
+      return await p(waitSignal(caller, breaker));
+    } catch (e) {
+      if (!caller?.aborted) breaker.check();
+      throw e;
+    }
+  }
 
   const fail = (code: ErrorCode, msg: string, cause: unknown, details: Record<string, unknown>) =>
     new FleetsyncError(code, o.redact(msg), { cause, details });
@@ -113,9 +135,11 @@ export function createRequester(o: RequesterOptions): Requester {
     let attempts = 0;
     let failures = 0;
     let n429 = 0;
+    let servedAtLast429 = 0;
     const details = () => ({ endpoint: call.endpoint, bucket, attempts });
 
     const retryAfterFailure = async (reason: string, code: ErrorCode, cause: unknown, sample?: string) => {
+      breaker.check(); // this failure may have opened the breaker (judged in the slot)
       failures++;
       if (failures > o.policy.maxRetries) {
         const extra = sample === undefined ? {} : { sample: o.redact(sample.slice(0, 300)) };
@@ -124,34 +148,74 @@ export function createRequester(o: RequesterOptions): Requester {
           ...extra,
         });
       }
-      const wait = backoffMs(failures - 1, o.policy.baseBackoffMs, o.policy.maxBackoffMs, o.random);
-      o.log.warn('api retry', { endpoint: call.endpoint, bucket, attempt: attempts, reason, wait_ms: wait });
-      await o.sleep(wait, signal);
+      const delay = backoffMs(failures - 1, o.policy.baseBackoffMs, o.policy.maxBackoffMs, o.random);
+      o.log.debug('api retry', {
+        endpoint: call.endpoint,
+        bucket,
+        attempt: attempts,
+        reason,
+        wait_ms: delay,
+      });
+      await wait((s) => o.sleep(delay, s), signal);
+    };
+
+    /**
+     * The breaker's view of an answer, taken before the concurrency slot is freed, so that no
+     * request queued for the slot is sent after a refusal or the failure that opens the breaker.
+     */
+    const judge = (r: HttpResponse): HttpResponse => {
+      if (r.status === 401 || r.status === 403)
+        // The credentials are refused: no further request (repeated refusals can lock the account).
+        breaker.refused(
+          fail(
+            'E_AUTH',
+            `HTTP ${r.status} on ${call.endpoint}: ${apiErrorMessage(r.text)} (check FLEET_USERNAME/FLEET_PASSWORD and the region)`,
+            undefined,
+            { ...details(), status: r.status },
+          ),
+        );
+      else if (r.status >= 500 || r.status === 408)
+        breaker.failed(`${call.endpoint}: HTTP ${r.status} ${o.redact(apiErrorMessage(r.text))}`, o.now());
+      else breaker.answered();
+      return r;
     };
 
     for (;;) {
       signal?.throwIfAborted();
+      breaker.check();
       if (attempts > 0) {
         totals.retries++;
         if (meter) meter.retries++;
       }
-      const ticket = await o.buckets.acquire(bucket, signal);
+      const ticket = await wait((s) => o.buckets.acquire(bucket, s), signal);
       const t0 = o.now();
       let res: HttpResponse | undefined;
       let transportError: unknown;
       try {
-        res = await limit(() => {
+        res = await limit(async () => {
+          breaker.check(); // stopped while this request waited for a slot: it is never sent
           ticket.sent();
-          return sendHttp(o.dispatcher, origin, o.authorization, {
-            method: call.method,
-            path,
-            body: call.body,
-            signal,
-            timeoutMs: o.timeoutMs,
-          });
+          try {
+            return judge(
+              await sendHttp(o.dispatcher, origin, o.authorization, {
+                method: call.method,
+                path,
+                body: call.body,
+                signal,
+                timeoutMs: o.timeoutMs,
+              }),
+            );
+          } catch (e) {
+            if (!isAbort(e, signal))
+              breaker.failed(
+                `${call.endpoint}: ${o.redact(describeTransportError(e, o.timeoutMs))}`,
+                o.now(),
+              );
+            throw e;
+          }
         });
       } catch (e) {
-        if (isAbort(e, signal)) throw e;
+        if (isAbort(e, signal) || e === breaker.stopped()) throw e;
         transportError = e ?? new Error('unknown transport failure');
       }
       attempts++;
@@ -176,11 +240,15 @@ export function createRequester(o: RequesterOptions): Requester {
         continue;
       }
       const status = res.status;
+      if (status !== 429) servedByBucket[bucket] = (servedByBucket[bucket] ?? 0) + 1;
       if (status === 429) {
         n429++;
         http429ByBucket[bucket] = (http429ByBucket[bucket] ?? 0) + 1;
         if (meter) meter.http429++;
-        if (n429 > o.policy.maxRateLimitRetries)
+        const served = servedByBucket[bucket] ?? 0;
+        const bucketServed = n429 > 1 && served > servedAtLast429;
+        servedAtLast429 = served;
+        if (rateLimitGivesUp(n429, bucketServed, o.policy))
           throw fail(
             'E_RATE_LIMIT',
             `${call.endpoint}: still rate limited after ${n429} answers of 429 (bucket ${bucket})`,
@@ -193,16 +261,23 @@ export function createRequester(o: RequesterOptions): Requester {
           o.log.warn('api rate-limit headers unusable', { bucket, anomaly: d.anomaly });
         }
         o.buckets.pause(bucket, o.now() + d.delayMs);
-        o.log.warn('api 429: bucket paused', { endpoint: call.endpoint, bucket, pause_ms: d.delayMs, n429 });
+        // Full jitter on top of the bucket's pause: the requests a 429 sent back are spread over
+        // [0, backoff] after it, not released in lock-step to draw the same 429s again.
+        const jitter = fullJitterMs(n429 - 1, o.policy.base429Ms, o.policy.maxPauseMs / 3, o.random);
+        const delay = Math.min(o.policy.maxPauseMs, d.delayMs + jitter);
+        o.log.debug('api 429: bucket paused', {
+          endpoint: call.endpoint,
+          bucket,
+          pause_ms: d.delayMs,
+          retry_ms: delay,
+          n429,
+        });
+        const slept = o.now();
+        await wait((s) => o.sleep(delay, s), signal);
+        o.buckets.addWait(bucket, o.now() - slept);
         continue;
       }
-      if (status === 401 || status === 403)
-        throw fail(
-          'E_AUTH',
-          `${call.endpoint}: HTTP ${status} ${apiErrorMessage(res.text)} (check FLEET_USERNAME/FLEET_PASSWORD and the region)`,
-          undefined,
-          { ...details(), status },
-        );
+      if (status === 401 || status === 403) breaker.check(); // judge() stopped the client
       if (status === 404 && call.notFoundIsNull) return null;
       if (status >= 500 || status === 408) {
         const reason = `HTTP ${status} ${apiErrorMessage(res.text)}`;

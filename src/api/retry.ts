@@ -11,7 +11,11 @@
 export interface RetryPolicy {
   /** Retries of 5xx, resets, timeouts and unreadable bodies (per request). */
   maxRetries: number;
-  /** Retries after a 429 (per request); each waits for the bucket pause. */
+  /**
+   * Retries after a 429 (per request) while its bucket serves nobody in between; each waits for
+   * the bucket pause plus full jitter. While other requests of the bucket are answered, a
+   * request goes on up to RATE_LIMIT_HARD_FACTOR times this (see `rateLimitGivesUp`).
+   */
   maxRateLimitRetries: number;
   /** First backoff of a failure retry; doubles per attempt up to `maxBackoffMs`. */
   baseBackoffMs: number;
@@ -26,6 +30,8 @@ export interface RetryPolicy {
 
 export const DEFAULT_MAX_RETRIES = 4;
 export const DEFAULT_MAX_RATE_LIMIT_RETRIES = 8;
+/** A request whose bucket is being served still gives up after this many times the 429 budget. */
+export const RATE_LIMIT_HARD_FACTOR = 4;
 
 export function defaultRetryPolicy(windowMs: number, maxRetries = DEFAULT_MAX_RETRIES): RetryPolicy {
   return {
@@ -46,6 +52,22 @@ export function defaultRetryPolicy(windowMs: number, maxRetries = DEFAULT_MAX_RE
 export function backoffMs(attempt: number, baseMs: number, maxMs: number, random: () => number): number {
   const d = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt));
   return Math.round(d / 2 + (random() * d) / 2);
+}
+
+/** "Full jitter": anywhere in [0, base × 2^attempt] (capped), so retries released together spread out. */
+export function fullJitterMs(attempt: number, baseMs: number, maxMs: number, random: () => number): number {
+  return Math.round(random() * Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt)));
+}
+
+/**
+ * After its `n429`th 429, does a request give up? When the budget is spent and its bucket served
+ * no other request since its previous 429 (the server refuses everything), or at
+ * RATE_LIMIT_HARD_FACTOR times the budget whatever happened. A server that answers every Nth
+ * request with 429 thus never fails a request: the others are served in between.
+ */
+export function rateLimitGivesUp(n429: number, bucketServed: boolean, policy: RetryPolicy): boolean {
+  const budget = policy.maxRateLimitRetries;
+  return n429 > budget && (!bucketServed || n429 > RATE_LIMIT_HARD_FACTOR * budget);
 }
 
 export type HeaderValue = string | string[] | undefined;

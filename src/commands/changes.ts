@@ -31,6 +31,7 @@ export const changesCommand: Command = {
     const feedUrl = feed ?? changelogUrlFor(baseUrl, ctx.env[CHANGELOG_ENV]);
     const log = createLogger({
       level: config.logLevel,
+      format: config.logFormat,
       secrets: secretsOf(config),
       write: (line) => ctx.stderr(`${line}\n`),
     });

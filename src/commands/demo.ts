@@ -59,6 +59,7 @@ export const demoCommand: Command = {
     const fresh = values.fresh === true;
     const log = createLogger({
       level: config.logLevel === 'info' ? 'warn' : config.logLevel,
+      format: config.logFormat,
       write: (l) => ctx.stderr(l + '\n'),
     });
     const dbPath = DEMO_DB;

@@ -2,7 +2,10 @@
  * `fleetsync serve`: dashboard + JSON API + scheduler (FLEETSYNC_SCHEDULE, in the account's
  * zone, no overlapping runs) in one process that owns the DuckDB file. Stops on SIGINT/SIGTERM.
  */
+import { FleetsyncError } from '../errors.ts';
+import { resolveZone } from '../reports/run.ts';
 import { resolveAccount } from '../store/accounts.ts';
+import { formatZoned } from '../time.ts';
 import { loadAccounts, type AccountConfig } from '../accounts.ts';
 import { loadConfig, secretsOf, type Config, type Env } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
@@ -57,9 +60,10 @@ export const serveCommand: Command = {
       const { serveLake } = await import('../lake/serve.ts');
       return serveLake(values.lake, ctx);
     }
-    const loaded = loadConfig(ctx.env);
+    const loaded = loadConfig(ctx.env, { runsSchedule: true });
     const log = createLogger({
       level: loaded.logLevel,
+      format: loaded.logFormat,
       secrets: [
         ...secretsOf(loaded),
         ...(ctx.env.FLEETSYNC_CONFIG ? loadAccounts(ctx.env, loaded).map((a) => a.password) : []),
@@ -69,19 +73,32 @@ export const serveCommand: Command = {
     const db = await openDatabase(loaded.dbPath);
     try {
       const con = await db.connect();
-      const account = await resolveAccount(con, loaded).finally(() => con.closeSync());
+      let account: string;
+      let zone: string;
+      try {
+        account = await resolveAccount(con, loaded);
+        // The pages' zone (stored with the account, else FLEET_TIMEZONE): the schedule and every
+        // time printed here use it too.
+        zone = await resolveZone(con, account, loaded.timezone);
+      } finally {
+        con.closeSync();
+      }
       const config = Object.freeze({ ...loaded, account });
       const runSync = await productionRunSync(db, config, log, ctx.stopSignal, ctx.env);
-      const server = await startServer({ db, config, log, ...(runSync ? { runSync } : {}) });
-      ctx.stdout(`fleetsync dashboard: ${server.url}\n`);
+      // loadConfig refused a schedule without credentials; an accounts file without the
+      // dashboard's account still has nothing to run.
+      if (config.schedule && !runSync)
+        throw new FleetsyncError('E_CONFIG', 'FLEETSYNC_SCHEDULE is set, but there is no account to sync');
+      const server = await startServer({ db, config, log, zone, ...(runSync ? { runSync } : {}) });
+      ctx.stdout(
+        `fleetsync dashboard: ${server.url} — account ${account}, started ${formatZoned(Date.now(), zone)}\n`,
+      );
       if (config.schedule) {
         const next = server.nextRun();
         ctx.stdout(
-          runSync
-            ? `scheduled sync: "${config.schedule}" (${config.timezone}); next run ${next?.toISOString() ?? 'unknown'}\n`
-            : 'scheduled sync: off (no API credentials configured)\n',
+          `scheduled sync: "${config.schedule}" in ${zone}; next run ${next ? formatZoned(next.getTime(), zone) : 'unknown'}\n`,
         );
-      }
+      } else ctx.stdout('scheduled sync: none (FLEETSYNC_SCHEDULE is not set)\n');
       await new Promise<void>((resolve) => {
         if (ctx.stopSignal.aborted) resolve();
         else ctx.stopSignal.addEventListener('abort', () => resolve(), { once: true });

@@ -1,6 +1,7 @@
 /**
  * `fleetsync sync [--from D] [--to D] [--streams a,b] [--plan]`: one run, then exit.
- * Progress on stderr (a bar on a terminal, one line per window otherwise); the summary on stdout.
+ * Progress on stderr (a bar on a terminal, one line per stream otherwise; per window at debug);
+ * the summary on stdout.
  * Exit 0 only when every window succeeded; 3 when some failed (everything finished is kept).
  */
 import { createAlerter } from '../alerts/alerter.ts';
@@ -80,6 +81,7 @@ export const syncCommand: Command = {
     const tty = process.stderr.isTTY === true && !ctx.env.CI;
     const log = createLogger({
       level: tty && config.logLevel === 'info' ? 'warn' : config.logLevel,
+      format: config.logFormat,
       secrets: [...secretsOf(config), ...accounts.map((a) => a.password)],
       write: (line) => ctx.stderr(line + '\n'),
     });

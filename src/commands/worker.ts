@@ -29,6 +29,7 @@ export const workerCommand: Command = {
     const settings = workerSettings(ctx.env, config);
     const log = createLogger({
       level: config.logLevel,
+      format: config.logFormat,
       secrets: [...secretsOf(config), ...accounts.map((a) => a.password), settings.queueUrl],
       write: (line) => ctx.stderr(line + '\n'),
     });

@@ -13,7 +13,11 @@ import { lakeAccounts, openLake } from './read.ts';
 export async function serveLake(lakeDir: string, ctx: CommandContext): Promise<number> {
   if (!lakeDir.trim()) throw new FleetsyncError('E_USAGE', '--lake: name the lake directory');
   const loaded = loadConfig(ctx.env);
-  const log = createLogger({ level: loaded.logLevel, write: (line) => ctx.stderr(line + '\n') });
+  const log = createLogger({
+    level: loaded.logLevel,
+    format: loaded.logFormat,
+    write: (line) => ctx.stderr(line + '\n'),
+  });
   const db = await openLake(lakeDir);
   try {
     const first = lakeAccounts(lakeDir)[0];

@@ -3,14 +3,15 @@
  * (the temp name is generated here, never taken from input), Arrow IPC through apache-arrow; each
  * then renamed onto the target, so a file appears whole or not at all. CSV: UTF-8 with a BOM,
  * header row, blank = unknown (NULL), text cells neutralised for spreadsheets (xl_text), numbers
- * untouched. A `<file>.manifest.json` sidecar states generation time, zone, run and
- * "complete through".
+ * untouched. A `<file>.manifest.json` sidecar states generation time, zone, run, "complete
+ * through" and the file's SHA-256 and size, and is moved into place before the file (see
+ * exportReport), so a reader can always tell whether the pair belongs together (verifyExport).
  */
 import { DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
 import { tableFromArrays, tableToIPC } from 'apache-arrow';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -128,9 +129,61 @@ async function writeArrow(
   return reader.currentRowCount;
 }
 
+/** SHA-256 (hex) and size of a file, streamed. */
+export async function fileDigest(path: string): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of createReadStream(path, { highWaterMark: COPY_CHUNK })) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest('hex'), bytes };
+}
+
+export const manifestPath = (outPath: string) => `${outPath}.manifest.json`;
+
 /**
- * Writes one report to `outPath` in `format`, atomically, plus `<outPath>.manifest.json`.
- * `manifest: false` skips the sidecar (the server sends the same facts as headers).
+ * Whether a report file and its `.manifest.json` describe the same export: the manifest's
+ * `sha256` and `bytes` are those of the file. A kill between the two renames of an export leaves
+ * the new manifest beside the previous file; this says so (run the export again).
+ */
+export async function verifyExport(outPath: string): Promise<{ ok: boolean; reason: string }> {
+  let manifest: { sha256?: unknown; bytes?: unknown; file?: unknown };
+  try {
+    manifest = JSON.parse(await readFile(manifestPath(outPath), 'utf8')) as typeof manifest;
+  } catch (e) {
+    return { ok: false, reason: `no readable manifest ${manifestPath(outPath)}: ${(e as Error).message}` };
+  }
+  if (typeof manifest.sha256 !== 'string') return { ok: false, reason: 'the manifest has no sha256' };
+  let actual: { sha256: string; bytes: number };
+  try {
+    actual = await fileDigest(outPath);
+  } catch (e) {
+    return { ok: false, reason: `no readable file ${outPath}: ${(e as Error).message}` };
+  }
+  if (actual.sha256 !== manifest.sha256 || actual.bytes !== manifest.bytes)
+    return {
+      ok: false,
+      reason: `${basename(outPath)} is not the file its manifest describes (sha256 ${actual.sha256}, manifest ${manifest.sha256}): the export was interrupted; run it again`,
+    };
+  return { ok: true, reason: `${basename(outPath)} matches its manifest (sha256 ${actual.sha256})` };
+}
+
+export interface ExportOptions {
+  /** false: no sidecar (the server sends the same facts as headers). */
+  manifest?: boolean;
+  metaCache?: MetaCache;
+  /** fs.rename; a test injects a failure between the manifest's and the file's rename. */
+  rename?: (from: string, to: string) => Promise<void>;
+}
+
+/**
+ * Writes one report to `outPath` in `format`, atomically, plus `<outPath>.manifest.json`, which
+ * carries the file's SHA-256 and size. Order: the data under a temp name, its digest, the
+ * manifest renamed into place, then the data renamed into place. So after a kill at any moment
+ * the file under its final name is whole (the previous export's or this one's), a file is never
+ * there without a manifest of its own, and the one window in which the manifest is already new
+ * and the file still old is caught by comparing the hash (verifyExport, `sha256sum -c`).
  */
 export async function exportReport(
   con: DuckDBConnection,
@@ -139,15 +192,18 @@ export async function exportReport(
   params: ReportParams,
   format: ExportFormat,
   outPath: string,
-  opts: { manifest?: boolean; metaCache?: MetaCache } = {},
+  opts: ExportOptions = {},
 ): Promise<ExportResult> {
+  const move = opts.rename ?? rename;
   await prepareReportConnection(con);
   await sweepStaleTemps(outPath);
   const values = bindings(scope, params);
   const sql = loadSql(queryName(def));
   const tmp = tempBeside(outPath, format);
   const raw = tempBeside(outPath, 'raw');
+  const mtmp = tempBeside(manifestPath(outPath), 'json');
   let rows: number;
+  let meta: ReportMeta;
   try {
     if (format === 'csv') {
       rows = await copyTo(con, csvSelect(def, sql), raw, 'FORMAT csv, HEADER true', values);
@@ -162,9 +218,28 @@ export async function exportReport(
     } else {
       rows = await writeArrow(con, sql, values, tmp);
     }
-    await rename(tmp, outPath);
+    meta = await reportMeta(con, scope, opts.metaCache);
+    if (opts.manifest !== false) {
+      const manifest = {
+        report: def.name,
+        file: basename(outPath),
+        format,
+        rows,
+        ...(await fileDigest(tmp)),
+        from: params.fromDay,
+        to: params.toDay,
+        vehicle: params.vehicle,
+        department: params.department,
+        ...meta,
+        columns: def.columns.map((c) => c.name),
+      };
+      await writeFile(mtmp, JSON.stringify(manifest, null, 2) + '\n');
+      await move(mtmp, manifestPath(outPath));
+    }
+    await move(tmp, outPath);
   } catch (cause) {
     await rm(tmp, { force: true });
+    await rm(mtmp, { force: true });
     throw cause instanceof FleetsyncError
       ? cause
       : new FleetsyncError(
@@ -174,24 +249,6 @@ export async function exportReport(
         );
   } finally {
     await rm(raw, { force: true });
-  }
-  const meta = await reportMeta(con, scope, opts.metaCache);
-  if (opts.manifest !== false) {
-    const manifest = {
-      report: def.name,
-      file: basename(outPath),
-      format,
-      rows,
-      from: params.fromDay,
-      to: params.toDay,
-      vehicle: params.vehicle,
-      department: params.department,
-      ...meta,
-      columns: def.columns.map((c) => c.name),
-    };
-    const mtmp = tempBeside(`${outPath}.manifest.json`, 'json');
-    await writeFile(mtmp, JSON.stringify(manifest, null, 2) + '\n');
-    await rename(mtmp, `${outPath}.manifest.json`);
   }
   return { path: outPath, rows, format, meta };
 }

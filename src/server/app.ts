@@ -6,9 +6,7 @@
  */
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import helmet from 'helmet';
-import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isLoopbackHost, type Config } from '../config.ts';
@@ -20,6 +18,8 @@ import { requireBearer } from './auth.ts';
 import { healthRoutes } from './health-routes.ts';
 import { createMetrics } from './metrics.ts';
 import { accountRoutes } from './account-routes.ts';
+import { hostGuard } from './hosts.ts';
+import { createServeTempDir } from './temp.ts';
 import { reportRoutes } from './report-routes.ts';
 import { statusRoutes } from './status-routes.ts';
 import { createSyncGate, type SyncGate, type Trigger } from './sync-gate.ts';
@@ -43,12 +43,14 @@ export interface AppOptions {
   scheduler?: { nextRun(): Date | null };
   /** The accounts this server shows (lake mode); otherwise those in the database's accounts table. */
   accounts?: () => string[] | Promise<string[]>;
+  /** Where downloads are written before they are sent (startServer's, removed at stop). */
+  tempDir?: string;
 }
 
 export function createApp(opts: AppOptions): Express {
   const now = opts.now ?? Date.now;
   const gate = opts.syncGate ?? (opts.runSync ? createSyncGate(opts.runSync) : null);
-  const tempDir = mkdtempSync(join(tmpdir(), 'fleetsync-csv-'));
+  const tempDir = opts.tempDir ?? createServeTempDir().path;
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -72,6 +74,8 @@ export function createApp(opts: AppOptions): Express {
       frameguard: { action: 'deny' },
     }),
   );
+  // DNS rebinding: only the names this server is known by, on every route (see hosts.ts).
+  app.use(hostGuard(opts.config));
   // Health and metrics (token rules inside: open on loopback, /healthz open to loopback peers).
   const metrics = createMetrics({ staleHours: opts.config.staleHours, log: opts.log });
   const scheduler = opts.scheduler ?? null;

@@ -14,6 +14,7 @@ import { createAlerter, type Alerter } from '../alerts/alerter.ts';
 import { ALERT_CHECK_MS } from '../defaults.ts';
 import { createApp } from './app.ts';
 import { createSyncGate, type RunSyncFn } from './sync-gate.ts';
+import { createServeTempDir } from './temp.ts';
 import type { Clock } from '../time.ts';
 
 export interface StartServerOptions {
@@ -113,7 +114,10 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     alerter?.close();
   }
   const scheduler = { nextRun: () => (task ? (task.getNextRun() ?? null) : null) };
+  // Download copies: swept at start (a killed server's), removed at stop.
+  const temp = createServeTempDir();
   const app = createApp({
+    tempDir: temp.path,
     db: opts.db,
     config: opts.config,
     log: opts.log,
@@ -130,6 +134,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   }).catch(async (e: unknown) => {
     if (task) await task.destroy();
     await stopAlerts();
+    temp.remove();
     throw listenError(e, host, wanted);
   });
   const port = (server.address() as AddressInfo).port;
@@ -146,6 +151,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         server.closeAllConnections?.();
         server.close(() => resolve());
       });
+      temp.remove();
     },
   };
 }

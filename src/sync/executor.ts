@@ -8,9 +8,10 @@
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { describeError } from '../errors.ts';
+import { describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
+import { storageFailure } from '../store/storage-error.ts';
 import type { Clock } from '../time.ts';
 import { groupCommitter, type GroupCommitter } from './commit.ts';
 import { DEFAULT_CONCURRENCY, MAX_LATE_MS, ODOMETER_LAG_MS, SETTLE_MS } from '../defaults.ts';
@@ -22,13 +23,22 @@ import type { StreamContext, Unit } from './unit.ts';
 import { windowLabel } from './windows.ts';
 
 /**
- * A failure of the disk under the database rather than of the data: no point writing on (DuckDB
- * may abort on further writes). The one place that decides a failure stops the whole run.
+ * The one place that decides a failure stops the whole run, by code: the API refused the
+ * credentials (E_AUTH), the circuit breaker opened (E_API_DOWN), or the storage under the
+ * database failed (store/storage-error.ts: no point writing on, DuckDB may abort on further writes).
  */
 export function stopsTheRun(e: unknown): boolean {
-  const text =
-    e instanceof Error ? `${e.message} ${String((e as { cause?: unknown }).cause ?? '')}` : String(e);
-  return /No space left on device|disk is full|Read-only file system|read-only mode|FATAL Error/i.test(text);
+  return isFleetsyncError(e, 'E_AUTH') || isFleetsyncError(e, 'E_API_DOWN') || storageFailure(e) !== null;
+}
+
+/** Why a run stopped, for the run log, the summary and the one error line. */
+export function stopReason(e: unknown, account: string): string {
+  if (isFleetsyncError(e, 'E_AUTH'))
+    return `stopped (E_AUTH): the API refused the credentials for account ${account} (${e.message})`;
+  if (isFleetsyncError(e, 'E_API_DOWN')) return `stopped (E_API_DOWN): ${e.message}`;
+  const storage = storageFailure(e);
+  if (storage) return `stopped: the storage under the database failed (${storage}): ${describeError(e)}`;
+  return `stopped: ${describeError(e)}`;
 }
 
 /**
@@ -101,19 +111,41 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
   const totals = new Map<string, number>();
   const doneBy = new Map<string, number>();
   for (const u of x.units) totals.set(u.stream, (totals.get(u.stream) ?? 0) + 1);
+  const started = Date.now();
+  const summarised = new Set<string>();
+  /** The stream's one info line: when its last window is through, or (stopped) at the end. */
+  const summarise = (stream: string) => {
+    if (summarised.has(stream)) return;
+    summarised.add(stream);
+    const c = run.summary.streams[stream];
+    const left = totals.get(stream)! - (doneBy.get(stream) ?? 0);
+    log.info('stream', {
+      stream,
+      units: totals.get(stream),
+      ...Object.fromEntries(Object.entries(c?.windows ?? {}).map(([k, v]) => [k, v])),
+      ...(left > 0 ? { not_run: left } : {}),
+      rows: c?.rows ?? 0,
+      requests: c?.requests ?? 0,
+      ms: Date.now() - started,
+    });
+  };
 
   const runUnit = async (unit: Unit): Promise<void> => {
     if (x.signal?.aborted || stoppedBy) return;
     const meter = newMeter();
     const t0 = Date.now();
     const label = windowLabel(unit.window);
+    let cut = false; // stopped with the run: neither done nor failed, the next run pulls it
     try {
       // The slot covers the requests only: a unit waiting for its commit does not hold back the
       // next unit's requests (the first window's burst goes out as fast as it can).
       const result = own.has(unit.stream)
         ? await unit.fetch(ctx, meter)
         : await limit(() => unit.fetch(ctx, meter));
-      if (stoppedBy) return;
+      if (stoppedBy) {
+        cut = true;
+        return;
+      }
       const w = await writerFor(unit.ledgerStream);
       const lw = ledgerWrite(x.account, run.runId, ctx.now(), unit.ledgerStream, unit.window, result.ledger);
       await w.committer.submit({
@@ -124,7 +156,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
       for (const e of result.ledger) run.count(unit.stream, e.status, 0, 0);
       run.count(unit.stream, null, result.rows, meter.requests);
       x.afterCommit?.(unit);
-      log.info('window', {
+      log.debug('window', {
         stream: unit.ledgerStream,
         scope: unit.scope,
         window: label,
@@ -135,12 +167,15 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
       });
     } catch (e) {
       if (x.signal?.aborted) return;
-      run.count(unit.stream, 'failed', 0, meter.requests);
-      run.fail(unit.ledgerStream, unit.scope, label, e);
       if (stopsTheRun(e)) {
+        // The run's stop reason says it once (run.ts); the windows in flight add nothing to it.
         stoppedBy ??= e;
+        cut = true;
+        run.count(unit.stream, null, 0, meter.requests);
         return;
       }
+      run.count(unit.stream, 'failed', 0, meter.requests);
+      run.fail(unit.ledgerStream, unit.scope, label, e);
       const w = await writerFor(unit.ledgerStream);
       await w.committer
         .submit({
@@ -151,10 +186,11 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
         .catch((e2: unknown) => log.error('could not record a failed window', { error: describeError(e2) }));
     } finally {
       run.meter(meter);
-      doneBy.set(unit.stream, (doneBy.get(unit.stream) ?? 0) + 1);
+      if (!cut) doneBy.set(unit.stream, (doneBy.get(unit.stream) ?? 0) + 1);
+      if (doneBy.get(unit.stream) === totals.get(unit.stream)) summarise(unit.stream);
       x.onProgress?.({
         stream: unit.stream,
-        done: doneBy.get(unit.stream)!,
+        done: doneBy.get(unit.stream) ?? 0,
         total: totals.get(unit.stream)!,
       });
     }
@@ -166,6 +202,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
         return lim ? lim(() => runUnit(unit)) : runUnit(unit);
       }),
     );
+    for (const stream of totals.keys()) summarise(stream);
   } finally {
     for (const w of writers.values()) await w.then((c) => c.con.closeSync()).catch(() => undefined);
   }

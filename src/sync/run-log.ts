@@ -23,7 +23,7 @@ export interface RunLog {
   count(stream: string, status: string | null, rows: number, requests: number): void;
   /** Adds a unit's or snapshot's requests to the run's total. */
   meter(m: RequestMeter): void;
-  /** The run as a whole ends `outcome` for `reason` (a stop, an interruption, an error). */
+  /** The run as a whole ends `outcome` for `reason` (a stop, an interruption, an error); the first reason is kept. */
   end(outcome: RunSummary['outcome'], reason: string): void;
 }
 
@@ -76,7 +76,9 @@ export function newRunLog(
     },
     end(outcome, reason) {
       summary.outcome = outcome;
-      summary.errors.push({ stream: '*', scope: '*', window: '*', reason });
+      summary.reason ??= reason;
+      // First in the list: the runs row keeps the first 20 errors, and this one says why.
+      summary.errors.unshift({ stream: '*', scope: '*', window: '*', reason });
     },
     /** Completes the summary (end time, requests, this run's 429s) and the run row. */
     async finish(con) {

@@ -3,12 +3,13 @@
  * plan the gaps → execute the units → finish the run log. Each stage lives in its own module
  * (lock, run-log, snapshots, planner, executor); the streams are declarations (streams/*.ts).
  * The run is `ok` only when every window succeeded; a failed window makes it `partial`, a
- * failure that stops the run (executor.stopsTheRun) or an error before the plan makes it `failed`.
+ * failure that stops the run (executor.stopsTheRun: refused credentials, the circuit breaker,
+ * the storage) or an error before the plan makes it `failed`, with one error line saying why.
  * The API release-notes check runs beside the sync (src/changes/after-sync.ts), not in it.
  */
 import { describeError, isFleetsyncError } from '../errors.ts';
 import { SETTLE_MS } from '../defaults.ts';
-import { executeUnits, stopsTheRun, streamContext, widenStopSignal } from './executor.ts';
+import { executeUnits, stopReason, stopsTheRun, streamContext, widenStopSignal } from './executor.ts';
 import { lockAccount } from './lock.ts';
 import { buildPlan, plannedVehicles, requestedStreams, resolveRange } from './planner.ts';
 import { newRunLog, startRunLog } from './run-log.ts';
@@ -27,6 +28,12 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
   const log = deps.log.child({ account: deps.account });
   const con = await deps.db.connect();
   const run = newRunLog(deps.account, log, now, deps.client);
+  deps.client.rearm(); // a run starts with a closed breaker, whatever stopped the client before
+  const stop = (e: unknown) => {
+    const reason = stopReason(e, deps.account);
+    run.end('failed', reason);
+    log.error('sync stopped', { reason });
+  };
   try {
     try {
       const range = await resolveRange(con, deps, req);
@@ -49,12 +56,15 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       const ctx = streamContext(deps, log, now);
       const { stoppedBy } = await executeUnits({ ...deps, units, definitions: defs, ctx, run });
 
-      if (stoppedBy) run.end('failed', `stopped: ${describeError(stoppedBy)}`);
-      if (deps.signal?.aborted) run.end('partial', 'interrupted: the run was asked to stop');
+      if (stoppedBy) stop(stoppedBy);
+      else if (deps.signal?.aborted) run.end('partial', 'interrupted: the run was asked to stop');
     } catch (e) {
-      run.end('failed', describeError(e));
-      log.error('sync failed', { error: describeError(e) });
       if (isFleetsyncError(e, 'E_USAGE')) throw e; // a bad request: no run row to finish
+      if (stopsTheRun(e)) stop(e);
+      else {
+        run.end('failed', describeError(e));
+        log.error('sync failed', { error: describeError(e) });
+      }
     }
     await run.finish(con).catch((e: unknown) => {
       // The full disk that stopped the run may refuse its row too: the summary still says what happened.

@@ -1,12 +1,14 @@
 /**
  * The snapshot stage: before the plan, every snapshot stream asked for — or needed by a stream
  * asked for (the per-vehicle streams need the vehicle list) — is pulled whole, in registry order.
- * A failed snapshot is counted and the run goes on with what is stored.
+ * A failed snapshot is counted and the run goes on with what is stored, unless the failure
+ * stops the run (refused credentials, the breaker, the storage: executor.stopsTheRun).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FleetClient } from '../api/client.ts';
 import type { Logger } from '../log.ts';
 import type { Clock } from '../time.ts';
+import { stopsTheRun } from './executor.ts';
 import { newMeter, type RunLog } from './run-log.ts';
 import type { StreamDefinition } from './stream.ts';
 
@@ -43,6 +45,7 @@ export async function pullSnapshots(
       run.count(def.name, 'done', rows, meter.requests);
       x.log.info('snapshot', { stream: def.name, rows, requests: meter.requests, ms: Date.now() - t0 });
     } catch (e) {
+      if (stopsTheRun(e)) throw e;
       run.count(def.name, 'failed', 0, meter.requests);
       run.fail(def.name, '*', 'snapshot', e);
     } finally {

@@ -81,6 +81,11 @@ export interface RunSummary {
     newReleases: number;
     flagged: { version: string; kind: string; endpoints: string[]; text: string }[];
   };
+  /**
+   * Why the run as a whole failed or was cut short (refused credentials, the API down, the
+   * storage, an interruption); also the first of `errors`. Absent when windows alone failed.
+   */
+  reason?: string;
   /** First few failures: stream, scope, window, reason. */
   errors: { stream: string; scope: string; window: string; reason: string }[];
 }

@@ -6,6 +6,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
+import { createFleetClient, type FleetClient, type FleetClientOptions } from '../../src/api/client.ts';
+import type { FleetsyncError } from '../../src/errors.ts';
+import { memoryLogger } from '../../src/log.ts';
 
 export interface FakeClock {
   now(): number;
@@ -177,3 +180,56 @@ export const list = (data: unknown[], meta: Record<string, unknown> = {}) => ({
 });
 
 export const PASSWORD = 'Zq9-very-distinctive-pw';
+
+export interface ScriptedClient {
+  srv: TestServer;
+  client: FleetClient;
+  clock: FakeClock;
+  log: ReturnType<typeof memoryLogger>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real client against a scripted server on a discrete-event clock (time moves only while no
+ * exchange is on the wire), random fixed at 0.5, logging into memory with no secret registered
+ * (the client must redact by itself).
+ */
+export async function scriptedClient(
+  handler: Handler,
+  extra: Partial<FleetClientOptions> = {},
+): Promise<ScriptedClient> {
+  const agent = trackedAgent();
+  const clock = fakeClock(Date.parse('2026-03-02T00:00:00Z'), agent.busy);
+  const log = memoryLogger('debug');
+  const srv = await startServer(handler, clock.now);
+  const client = createFleetClient({
+    baseUrl: srv.baseUrl,
+    username: 'acme',
+    password: PASSWORD,
+    timezone: 'UTC',
+    now: clock.now,
+    sleep: clock.sleep,
+    random: () => 0.5,
+    log,
+    dispatcher: agent.dispatcher,
+    ...extra,
+  });
+  return {
+    srv,
+    client,
+    clock,
+    log,
+    async close() {
+      await client.close();
+      await agent.close();
+      await srv.close();
+    },
+  };
+}
+
+/** The error a promise rejects with (null when it resolves). */
+export const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e as FleetsyncError,
+  );

@@ -154,7 +154,7 @@ describe('what the client sends', () => {
     ).toEqual([100, 100, 50]);
   });
 
-  it('turns 401 into E_AUTH without a retry, other 4xx into E_HTTP with the API message', async () => {
+  it('turns 401 into E_AUTH without a retry and sends nothing more until rearmed; other 4xx into E_HTTP', async () => {
     const { srv, client } = await setup((r, res) =>
       r.path.endsWith('/vehicles')
         ? json(res, 401, { error: { code: 401, message: 'Unauthorized' } })
@@ -164,6 +164,11 @@ describe('what the client sends', () => {
     expect(isFleetsyncError(auth, 'E_AUTH')).toBe(true);
     expect(srv.seen).toHaveLength(1);
     const day = localDayBounds('2026-03-10', SYD);
+    // Refused credentials stop the client: no further request reaches the API (an account lock).
+    const again = await client.listTrips(day.startMs, day.endMs).catch((e: unknown) => e);
+    expect(again).toBe(auth);
+    expect(srv.seen).toHaveLength(1);
+    client.rearm(); // what a new run does
     const bad = await client.listTrips(day.startMs, day.endMs).catch((e: unknown) => e);
     expect(isFleetsyncError(bad, 'E_HTTP')).toBe(true);
     expect((bad as Error).message).toContain('Range exceeds 31 days');

@@ -4,9 +4,13 @@
  * watcher so a test can act (kill, connect) when a given line appears.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli.ts');
+/** tsx by path, so the CLI also starts in a working directory outside the checkout. */
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 export interface CliResult {
   code: number | null;
@@ -15,9 +19,18 @@ export interface CliResult {
   stderr: string;
 }
 
-/** A clean environment: only what is given (plus PATH/HOME), so the developer's env never leaks in. */
+/**
+ * A clean environment: only what is given (plus PATH/HOME), so the developer's env never leaks in
+ * (nor a `.env` in the checkout: FLEETSYNC_ENV_FILE=/dev/null unless the test sets it).
+ */
 export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, FLEETSYNC_LOG_LEVEL: 'info', ...env };
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    FLEETSYNC_LOG_LEVEL: 'info',
+    FLEETSYNC_ENV_FILE: '/dev/null',
+    ...env,
+  };
 }
 
 export interface SpawnedCli {
@@ -31,9 +44,10 @@ export interface SpawnedCli {
   exited: Promise<CliResult>;
 }
 
-export function spawnCli(args: string[], env: Record<string, string>): SpawnedCli {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+export function spawnCli(args: string[], env: Record<string, string>, cwd?: string): SpawnedCli {
+  const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
     env: cliEnv(env),
+    ...(cwd ? { cwd } : {}),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -85,6 +99,6 @@ export function spawnCli(args: string[], env: Record<string, string>): SpawnedCl
   };
 }
 
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return spawnCli(args, env).exited;
+export function runCli(args: string[], env: Record<string, string>, cwd?: string): Promise<CliResult> {
+  return spawnCli(args, env, cwd).exited;
 }

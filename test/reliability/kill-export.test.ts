@@ -4,6 +4,11 @@
  * anything appears under the final name — and the
  * report's final path either does not exist or holds the complete file, byte for byte the one an
  * uninterrupted export writes. Never a half-written file under the final name.
+ *
+ * The file and its manifest: a file under its final name always has a manifest whose SHA-256 is
+ * the file's; overwriting an export and killing it (or failing it between the two renames) leaves
+ * either a matching pair, old or new, or the new manifest beside the old file, which the hash
+ * exposes (verifyExport) — never a new file described by the old manifest.
  */
 import {
   existsSync,
@@ -11,13 +16,20 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
+import { rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { exportReport, manifestPath, verifyExport } from '../../src/reports/export.ts';
+import { parseReportParams } from '../../src/reports/params.ts';
+import { getReport } from '../../src/reports/registry.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { runCli, spawnCli } from './cli-helpers.ts';
 
@@ -105,10 +117,13 @@ describe('an export killed with SIGKILL', () => {
         const sub = mkdtempSync(join(dir, `${format}-${when}-`));
         const { out, killed, sawTemp } = await exportAndKill(format, sub, when);
         if (killed && sawTemp && !existsSync(out)) killedMidWrite++;
-        if (existsSync(out))
+        if (existsSync(out)) {
           expect(readFileSync(out).equals(complete), `${when}: a partial file under the final name`).toBe(
             true,
           );
+          // ... and never without the manifest that describes it.
+          expect(await verifyExport(out), `${when}`).toMatchObject({ ok: true });
+        }
         // Only the hidden temp name may be left behind by a kill, never a visible partial file.
         for (const f of readdirSync(sub))
           expect(f === `trips.${format}` || f.startsWith('.trips.') || f.endsWith('.manifest.json'), f).toBe(
@@ -145,5 +160,128 @@ describe('an export killed with SIGKILL', () => {
     expect(readdirSync(sub).sort()).toEqual(
       [names.fresh, names.otherReport, names.userFile, 'trips.csv', 'trips.csv.manifest.json'].sort(),
     );
+  }, 60_000);
+});
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const manifestOf = (out: string) =>
+  JSON.parse(readFileSync(manifestPath(out), 'utf8')) as { sha256: string; bytes: number; to: string };
+
+describe('the file and its manifest describe the same export', () => {
+  it('a manifest carries the SHA-256 and size of its file (sha256sum -c agrees)', async () => {
+    const sub = mkdtempSync(join(dir, 'digest-'));
+    const out = join(sub, 'trips.csv');
+    const r = await runCli(
+      ['export', 'trips', '--from', '2026-03-01', '--to', '2026-03-02', '--out', out],
+      env(),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const data = readFileSync(out);
+    expect(manifestOf(out)).toMatchObject({ sha256: sha256(data), bytes: data.length });
+    expect(await verifyExport(out)).toMatchObject({ ok: true });
+    // The reader's check in the README, with coreutils.
+    const check = `${manifestOf(out).sha256}  ${out}\n`;
+    expect(execFileSync('sha256sum', ['-c', '-'], { input: check }).toString()).toContain(': OK');
+    writeFileSync(out, Buffer.concat([data, Buffer.from('tampered\n')]));
+    expect(await verifyExport(out)).toMatchObject({ ok: false });
+  }, 60_000);
+
+  it('overwriting an export killed at any moment: a whole file, and the hash tells whether the manifest is its own', async () => {
+    // Two complete exports: A (the one on disk) and B (the one being written over it).
+    const refDir = mkdtempSync(join(dir, 'pair-ref-'));
+    const refA = join(refDir, 'a.csv');
+    const refB = join(refDir, 'b.csv');
+    for (const [ref, to] of [
+      [refA, '2026-03-20'],
+      [refB, '2026-05-31'],
+    ] as const) {
+      const r = await runCli(['export', 'trips', '--from', '2026-03-01', '--to', to, '--out', ref], env());
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const [a, b] = [readFileSync(refA), readFileSync(refB)];
+    const argsB = ['export', 'trips', '--from', '2026-03-01', '--to', '2026-05-31', '--format', 'csv'];
+    const seen = new Set<string>();
+    for (const when of ['temp', 'manifest', 'final'] as const) {
+      const sub = mkdtempSync(join(dir, `pair-${when}-`));
+      const out = join(sub, 'trips.csv');
+      writeFileSync(out, a);
+      writeFileSync(manifestPath(out), JSON.stringify({ ...manifestOf(refA), file: 'trips.csv' }));
+      expect(await verifyExport(out)).toMatchObject({ ok: true });
+      const inodeA = statSync(out).ino;
+      const cli = spawnCli([...argsB, '--out', out], env());
+      let gone = false;
+      void cli.exited.then(() => (gone = true));
+      const isB = () => existsSync(manifestPath(out)) && manifestOf(out).to === '2026-05-31';
+      if (when === 'manifest') while (!gone && !isB()) await sleep(1);
+      // The rename of the new file: the final name's inode changes.
+      else if (when === 'final') while (!gone && statSync(out).ino === inodeA) await sleep(1);
+      else {
+        while (!gone && !readdirSync(sub).some((f) => f.includes('.tmp.'))) await sleep(2);
+      }
+      cli.child.kill('SIGKILL');
+      await cli.exited;
+      const data = readFileSync(out);
+      const which = data.equals(a) ? 'A' : data.equals(b) ? 'B' : 'partial';
+      expect(which, `${when}: the file under the final name`).not.toBe('partial');
+      const verdict = await verifyExport(out);
+      const described = manifestOf(out).to === '2026-05-31' ? 'B' : 'A';
+      seen.add(`${which}/${described}`);
+      // Either the pair matches, or it is the new manifest beside the old file and the hash says so.
+      if (described === which) expect(verdict, when).toMatchObject({ ok: true });
+      else {
+        expect([which, described], `${when}: a new file described by the old manifest`).toEqual(['A', 'B']);
+        expect(verdict, when).toMatchObject({ ok: false, reason: expect.stringMatching(/interrupted/) });
+      }
+    }
+    // The kills landed both before the manifest moved (A/A) and after (B/B or A/B).
+    expect(seen.has('A/A')).toBe(true);
+    expect([...seen].some((s) => s.endsWith('/B'))).toBe(true);
+  }, 240_000);
+
+  it('a failure between the steps: at the manifest, the old pair stays; at the file, the hash exposes the mix', async () => {
+    const sub = mkdtempSync(join(dir, 'inject-'));
+    const out = join(sub, 'trips.csv');
+    const db = await openDatabase(dbPath);
+    const con = await db.connect();
+    try {
+      const def = getReport('trips')!;
+      const scope = { account: 'acme', zone: 'UTC', nowMs: Date.parse('2026-11-01T00:00:00Z') };
+      const params = (to: string) => parseReportParams({ from: '2026-03-01', to }, def, scope);
+      await exportReport(con, def, scope, params('2026-03-02'), 'csv', out);
+      const a = readFileSync(out);
+      const manifestA = readFileSync(manifestPath(out));
+      const failOn = (target: string) => async (from: string, to: string) => {
+        if (to === target) throw Object.assign(new Error('injected: killed here'), { code: 'EIO' });
+        await rename(from, to);
+      };
+
+      // Fails as the manifest is moved into place: nothing of the new export is visible.
+      await expect(
+        exportReport(con, def, scope, params('2026-03-03'), 'csv', out, {
+          rename: failOn(manifestPath(out)),
+        }),
+      ).rejects.toThrow(/injected/);
+      expect(readFileSync(out).equals(a)).toBe(true);
+      expect(readFileSync(manifestPath(out)).equals(manifestA)).toBe(true);
+      expect(await verifyExport(out)).toMatchObject({ ok: true });
+
+      // Fails as the file is moved into place: the new manifest no longer matches the old file.
+      await expect(
+        exportReport(con, def, scope, params('2026-03-03'), 'csv', out, { rename: failOn(out) }),
+      ).rejects.toThrow(/injected/);
+      expect(readFileSync(out).equals(a)).toBe(true);
+      expect(manifestOf(out).to).toBe('2026-03-03');
+      expect(await verifyExport(out)).toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/interrupted/),
+      });
+      // No temp file is left by a failure; the next export restores a matching pair.
+      expect(readdirSync(sub).sort()).toEqual(['trips.csv', 'trips.csv.manifest.json']);
+      await exportReport(con, def, scope, params('2026-03-03'), 'csv', out);
+      expect(await verifyExport(out)).toMatchObject({ ok: true });
+    } finally {
+      con.closeSync();
+      db.close();
+    }
   }, 60_000);
 });

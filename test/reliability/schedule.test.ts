@@ -60,6 +60,7 @@ const env = (dbPath: string, extra: Record<string, string> = {}) => ({
   FLEETSYNC_DB: dbPath,
   FLEETSYNC_RATE_WINDOW_MS: '1000',
   FLEETSYNC_PORT: '0',
+  FLEETSYNC_LOG_LEVEL: 'debug', // a line per committed window is at debug
   ...extra,
 });
 
@@ -71,7 +72,7 @@ describe('fleetsync serve killed during a scheduled sync', () => {
       const first = spawnCli(['serve'], every);
       let windows = 0;
       first.onLine((l) => {
-        if (/ info +window /.test(l) && ++windows === point) first.child.kill('SIGKILL');
+        if (/ debug +window /.test(l) && ++windows === point) first.child.kill('SIGKILL');
       });
       const killed = await first.exited;
       expect(killed.signal, killed.stderr).toBe('SIGKILL');

@@ -56,7 +56,11 @@ describe('health and metrics access', () => {
   it('beyond loopback: /metrics needs the token; /healthz is open to loopback peers only', async () => {
     const s = await startServer({
       db,
-      config: loadConfig({ FLEETSYNC_HOST: '0.0.0.0', FLEETSYNC_TOKEN: TOKEN }),
+      config: loadConfig({
+        FLEETSYNC_HOST: '0.0.0.0',
+        FLEETSYNC_TOKEN: TOKEN,
+        ...(external ? { FLEETSYNC_ALLOWED_HOSTS: external } : {}),
+      }),
       log: silentLogger,
       port: 0,
     });

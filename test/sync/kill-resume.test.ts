@@ -27,7 +27,7 @@ function childEnv(dbPath: string): NodeJS.ProcessEnv {
     FLEETSYNC_ACCOUNT: ACCOUNT,
     FLEETSYNC_DB: dbPath,
     FLEETSYNC_RATE_WINDOW_MS: '1000',
-    FLEETSYNC_LOG_LEVEL: 'info',
+    FLEETSYNC_LOG_LEVEL: 'debug', // a line per committed window is at debug
   };
 }
 
@@ -54,7 +54,7 @@ function syncAndKill(
       while ((i = buf.indexOf('\n')) >= 0) {
         const line = buf.slice(0, i);
         buf = buf.slice(i + 1);
-        if (/ info +window /.test(line)) windows++;
+        if (/ debug +window /.test(line)) windows++;
         if (!killed && windows >= killAfterWindows) {
           killed = true;
           child.kill('SIGKILL');

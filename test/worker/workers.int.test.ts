@@ -120,7 +120,7 @@ beforeAll(async () => {
     FLEETSYNC_JOB_RETRY_DELAY_SECONDS: '1',
     FLEETSYNC_QUEUE_MAINTENANCE_SECONDS: '1',
     FLEETSYNC_QUEUE_POLL_SECONDS: '0.5',
-    FLEETSYNC_LOG_LEVEL: 'info',
+    FLEETSYNC_LOG_LEVEL: 'debug', // a line per committed window is at debug
   };
 }, 120_000);
 

@@ -1,0 +1,233 @@
+/**
+ * deploy/: the systemd units pass `systemd-analyze verify` (CI installs the tool: a missing tool
+ * fails there instead of skipping), the container's health check script says healthy only on a
+ * 200 from /healthz, and the image's layout — the files the Dockerfile copies, started with its
+ * entry point and settings (outside docker: no daemon here) — serves; every package src/ imports is a
+ * production dependency, so `npm ci --omit=dev` is enough.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const DEPLOY = join(ROOT, 'deploy');
+const UNITS = readdirSync(join(DEPLOY, 'systemd')).map((f) => join(DEPLOY, 'systemd', f));
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'fleetsync-deploy-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const analyze = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' });
+const hasAnalyze = analyze.status === 0;
+if (!hasAnalyze && !process.env.CI)
+  console.warn(
+    'deploy.test: systemd-analyze not found (apt-get install systemd); the unit checks are skipped',
+  );
+
+const verify = (files: string[]) =>
+  spawnSync('systemd-analyze', ['verify', '--man=no', ...files], { encoding: 'utf8' });
+
+describe('systemd units', () => {
+  it('CI has systemd-analyze (.ci/run installs it), so the unit checks run there', () => {
+    if (process.env.CI) expect(hasAnalyze, 'systemd-analyze is missing in CI').toBe(true);
+  });
+
+  it.skipIf(!hasAnalyze)('the service, the sync service and its timer pass systemd-analyze verify', () => {
+    expect(UNITS.map((u) => relative(DEPLOY, u)).sort()).toEqual([
+      'systemd/fleetsync-sync.service',
+      'systemd/fleetsync-sync.timer',
+      'systemd/fleetsync.service',
+    ]);
+    const r = verify(UNITS);
+    // Any line about our units is a finding (warnings exit 0 but are still printed).
+    const ours = `${r.stdout}${r.stderr}`.split('\n').filter((l) => /fleetsync/.test(l));
+    expect(ours, ours.join('\n')).toEqual([]);
+    expect(r.status).toBe(0);
+  });
+
+  it.skipIf(!hasAnalyze)('verify does catch a broken unit (the check can fail)', () => {
+    const bad = join(dir, 'fleetsync.service');
+    const text = readFileSync(join(DEPLOY, 'systemd', 'fleetsync.service'), 'utf8');
+    writeFileSync(bad, text.replace('DynamicUser=yes', 'DynamicUser=perhaps'));
+    const r = verify([bad]);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/perhaps/);
+  });
+
+  it('the serve unit is hardened and keeps its database in the state directory', () => {
+    const unit = readFileSync(join(DEPLOY, 'systemd', 'fleetsync.service'), 'utf8');
+    for (const line of [
+      'DynamicUser=yes',
+      'StateDirectory=fleetsync',
+      'Environment=FLEETSYNC_DB=/var/lib/fleetsync/fleet.duckdb',
+      'EnvironmentFile=/etc/fleetsync/fleetsync.env',
+      'Restart=on-failure',
+      'RestartPreventExitStatus=2',
+      'NoNewPrivileges=yes',
+      'ProtectSystem=strict',
+      'PrivateTmp=yes',
+    ])
+      expect(unit.split('\n'), line).toContain(line);
+  });
+});
+
+/** Runs deploy/healthcheck.mjs as the container would, against `port`. */
+function healthcheck(port: number, env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = spawn(process.execPath, [join(DEPLOY, 'healthcheck.mjs')], {
+      env: { PATH: process.env.PATH, FLEETSYNC_PORT: String(port), ...env },
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+describe('the container health check', () => {
+  it('is healthy on 200 only, sends the token, and prints the reason of a 503', async () => {
+    let answer = { status: 200, body: '{"ok":true}' };
+    const seen: IncomingHttpHeaders[] = [];
+    const paths: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.headers);
+      paths.push(req.url ?? '');
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      expect(await healthcheck(port)).toMatchObject({ code: 0 });
+      expect(paths).toEqual(['/healthz']);
+      expect(seen[0]!.authorization).toBeUndefined();
+      expect(seen[0]!.host).toBe(`127.0.0.1:${port}`); // a loopback name: the Host allow-list lets it in
+
+      expect(await healthcheck(port, { FLEETSYNC_TOKEN: 'a-token-of-16-chars+' })).toMatchObject({ code: 0 });
+      expect(seen[1]!.authorization).toBe('Bearer a-token-of-16-chars+');
+
+      answer = { status: 503, body: '{"ok":false,"reason":"the last run failed"}' };
+      const sick = await healthcheck(port);
+      expect(sick.code).toBe(1);
+      expect(sick.out).toContain('HTTP 503');
+      expect(sick.out).toContain('the last run failed');
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+    // Nothing listening: unhealthy, not a hang.
+    const down = await healthcheck(port);
+    expect(down.code).toBe(1);
+    expect(down.out).toMatch(/unhealthy/);
+  }, 30_000);
+});
+
+describe('the container image', () => {
+  it('every package src/ imports is a production dependency (npm ci --omit=dev is enough)', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const files = (d: string): string[] =>
+      readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(d, e.name)) : e.name.endsWith('.ts') ? [join(d, e.name)] : [],
+      );
+    const used = new Set<string>();
+    for (const f of [...files(join(ROOT, 'src')), join(ROOT, 'bin', 'fleetsync.js')]) {
+      const text = readFileSync(f, 'utf8');
+      // Static imports (not `import type`) and dynamic imports of bare specifiers.
+      for (const m of text.matchAll(
+        /^import (?!type )[^;]*?from '([^'.][^']*)'|import\('([^'.][^']*)'\)/gms,
+      )) {
+        const spec = m[1] ?? m[2]!;
+        if (spec.startsWith('node:')) continue;
+        used.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+      }
+    }
+    expect(used.size).toBeGreaterThan(5);
+    const missing = [...used].filter((p) => !(p in pkg.dependencies));
+    expect(missing, 'imported by src/ but only a devDependency or not declared').toEqual([]);
+    expect(pkg.dependencies.tsx, 'tsx runs the sources in production').toBeDefined();
+  });
+
+  it("the image's layout (the Dockerfile's COPY lines), entry point and settings serve the dashboard", async () => {
+    const dockerfile = readFileSync(join(DEPLOY, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/^FROM node:20[-\w.]*$/m);
+    expect(dockerfile).toMatch(/^RUN npm ci --omit=dev/m);
+    expect(dockerfile).toMatch(/^USER (?!root)\w+$/m);
+    expect(dockerfile).toMatch(/^VOLUME \["\/data"\]$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*CMD \["node", "deploy\/healthcheck\.mjs"\]$/m);
+
+    // The image's /app: exactly what the COPY lines bring (relative to the build context, the root).
+    const app = join(dir, 'app');
+    mkdirSync(app);
+    for (const m of dockerfile.matchAll(/^COPY (.+)$/gm)) {
+      const parts = m[1]!.trim().split(/\s+/);
+      const dest = parts.pop()!;
+      for (const src of parts) {
+        const target = dest.endsWith('/') ? join(app, dest, src.split('/').pop()!) : join(app, dest);
+        cpSync(join(ROOT, src), target, { recursive: true });
+      }
+    }
+    symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'));
+    const entry = JSON.parse(/^ENTRYPOINT (.+)$/m.exec(dockerfile)![1]!) as string[];
+    const cmd = JSON.parse(/^CMD (.+)$/m.exec(dockerfile)![1]!) as string[];
+    expect(entry[0]).toBe('node');
+    // The image's ENV lines (a continued ENV block), with the database moved into this test's dir.
+    const envBlock = /^ENV FLEETSYNC_DB=(?:[^\n\\]|\\\n)*/m.exec(dockerfile)![0];
+    const env = Object.fromEntries(
+      [...envBlock.replace(/^ENV /, '').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
+    );
+    expect(env).toMatchObject({ FLEETSYNC_HOST: '0.0.0.0', FLEETSYNC_PORT: '8080' });
+    const child = spawn(process.execPath, [...entry.slice(1), ...cmd], {
+      cwd: app,
+      env: {
+        PATH: process.env.PATH,
+        ...env,
+        FLEETSYNC_DB: join(dir, 'data', 'fleet.duckdb'),
+        FLEETSYNC_PORT: '0',
+        FLEETSYNC_TOKEN: 'container-token-0123456789',
+      },
+    });
+    mkdirSync(join(dir, 'data'));
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    try {
+      const port = await new Promise<string>((resolve, reject) => {
+        const t = setInterval(() => {
+          const m = /fleetsync dashboard: http:\/\/[^:]+:(\d+)\//.exec(out);
+          if (m) resolve(m[1]!);
+        }, 50);
+        child.on('close', () => {
+          clearInterval(t);
+          reject(new Error(`serve exited:\n${out}`));
+        });
+      });
+      const res = await fetch(`http://127.0.0.1:${port}/api/status`, {
+        headers: { authorization: 'Bearer container-token-0123456789' },
+      });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { zone: string }).zone).toBeTruthy();
+      const page = await fetch(`http://127.0.0.1:${port}/`);
+      expect(page.status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('close', r));
+    }
+  }, 60_000);
+});
