@@ -2,8 +2,8 @@
  * `fleetsync status` beside a running `fleetsync serve` (real child processes): the server holds
  * the DuckDB file, so status asks its GET /api/status and prints the same report, with the exit
  * codes of the last run: 3 after a partial run whose vehicles snapshot failed (naming it), 0 after
- * a good run started through the server. A status pointed at another port still exits 4 and says
- * why. The verdict's rule for a failed last run (exit 1) is checked on its own below.
+ * a good run started through the server, 1 after a run the API refused (wrong password). A status
+ * pointed at another port still exits 4 and says why. The verdict's rules are also checked alone below.
  */
 import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -53,7 +53,7 @@ const env = (dbPath: string, port: number) => ({
 });
 
 describe('status beside serve', () => {
-  it('prints the server’s status with the exit code of the last run (3 partial, naming the failed snapshot; 0 ok)', async () => {
+  it('prints the server’s status with the exit code of the last run (3 partial, naming the failed snapshot; 1 failed; 0 ok)', async () => {
     const dbPath = join(dir, 'beside.duckdb');
     const port = await freePort();
     const e = env(dbPath, port);
@@ -94,7 +94,31 @@ describe('status beside serve', () => {
       };
       expect(Array.isArray(st.last_run.errors)).toBe(true);
       expect(st.last_run.windows_by_stream).toMatchObject({ vehicles: { failed: 1 } });
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+    }
 
+    // A server whose password the API refuses: its run fails, and status beside it exits 1.
+    const refused = spawnCli(['serve'], { ...e, FLEET_PASSWORD: 'not-the-password' });
+    try {
+      await refused.waitFor(/fleetsync dashboard: http/);
+      const r = await fetch(`http://127.0.0.1:${port}/api/sync`, {
+        method: 'POST',
+        headers: { 'X-Fleetsync-Request': '1' },
+      });
+      expect(((await r.json()) as { outcome: string }).outcome).toBe('failed');
+      const failed = await runCli(['status'], e);
+      expect(failed.code, failed.stdout + failed.stderr).toBe(1);
+      expect(failed.stdout).toMatch(/account beside: the last run \S+ failed: .*refused the credentials/);
+    } finally {
+      refused.child.kill('SIGTERM');
+      await refused.exited;
+    }
+
+    const serve2 = spawnCli(['serve'], e);
+    try {
+      await serve2.waitFor(/fleetsync dashboard: http/);
       // A good run through the server: status beside it exits 0.
       const sync = await fetch(`http://127.0.0.1:${port}/api/sync`, {
         method: 'POST',
@@ -109,11 +133,11 @@ describe('status beside serve', () => {
       // Pointed at the wrong port: still the lock (exit 4), saying why the server was not asked.
       const other = await runCli(['status'], { ...e, FLEETSYNC_PORT: String(await freePort()) });
       expect(other.code).toBe(4);
-      expect(other.stderr).toContain(`in use by another fleetsync process (PID ${serve.child.pid})`);
+      expect(other.stderr).toContain(`in use by another fleetsync process (PID ${serve2.child.pid})`);
       expect(other.stderr).toMatch(/No fleetsync server answered GET http:\/\/127\.0\.0\.1:\d+\/api\/status/);
     } finally {
-      serve.child.kill('SIGTERM');
-      await serve.exited;
+      serve2.child.kill('SIGTERM');
+      await serve2.exited;
     }
   }, 120_000);
 });
