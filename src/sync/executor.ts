@@ -8,6 +8,7 @@
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { isZoneMismatch } from '../api/wire.ts';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
@@ -26,6 +27,8 @@ import { windowLabel } from './windows.ts';
  * may abort on further writes). The one place that decides a failure stops the whole run.
  */
 export function stopsTheRun(e: unknown): boolean {
+  // The API answers in another zone than the configured one: every window would be wrong.
+  if (isZoneMismatch(e)) return true;
   const text =
     e instanceof Error ? `${e.message} ${String((e as { cause?: unknown }).cause ?? '')}` : String(e);
   return /No space left on device|disk is full|Read-only file system|read-only mode|FATAL Error/i.test(text);

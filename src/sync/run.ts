@@ -5,8 +5,12 @@
  * The run is `ok` only when every window succeeded; a failed window makes it `partial`, a
  * failure that stops the run (executor.stopsTheRun) or an error before the plan makes it `failed`.
  * The API release-notes check runs beside the sync (src/changes/after-sync.ts), not in it.
+ * Before all of it, the zone check (zone.ts): a zone other than the account's recorded one is
+ * refused before a request is sent; the API answering in another offset stops the run (E_CONFIG).
  */
+import { isZoneMismatch } from '../api/wire.ts';
 import { describeError, isFleetsyncError } from '../errors.ts';
+import { execute } from '../store/queries.ts';
 import { SETTLE_MS } from '../defaults.ts';
 import { executeUnits, stopsTheRun, streamContext, widenStopSignal } from './executor.ts';
 import { lockAccount } from './lock.ts';
@@ -14,6 +18,7 @@ import { buildPlan, plannedVehicles, requestedStreams, resolveRange } from './pl
 import { newRunLog, startRunLog } from './run-log.ts';
 import { pullSnapshots } from './snapshots.ts';
 import { BUILTIN_STREAMS } from './streams/index.ts';
+import { checkAccountZone } from './zone.ts';
 import type { PlanSummary, RunSummary, SyncDeps, SyncRequest } from './types.ts';
 
 export type { SyncDeps } from './types.ts';
@@ -26,7 +31,17 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
   const now = deps.now ?? Date.now;
   const log = deps.log.child({ account: deps.account });
   const con = await deps.db.connect();
+  let recorded: string | null;
+  try {
+    // Before anything is sent: a zone other than the recorded one would shift every window.
+    recorded = await checkAccountZone(con, deps);
+  } catch (e) {
+    unlock();
+    con.closeSync();
+    throw e;
+  }
   const run = newRunLog(deps.account, log, now, deps.client);
+  let refused: unknown = null;
   try {
     try {
       const range = await resolveRange(con, deps, req);
@@ -50,17 +65,24 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       const { stoppedBy } = await executeUnits({ ...deps, units, definitions: defs, ctx, run });
 
       if (stoppedBy) run.end('failed', `stopped: ${describeError(stoppedBy)}`);
+      if (isZoneMismatch(stoppedBy)) refused = stoppedBy;
       if (deps.signal?.aborted) run.end('partial', 'interrupted: the run was asked to stop');
     } catch (e) {
       run.end('failed', describeError(e));
       log.error('sync failed', { error: describeError(e) });
       if (isFleetsyncError(e, 'E_USAGE')) throw e; // a bad request: no run row to finish
+      if (isZoneMismatch(e)) refused = e;
     }
     await run.finish(con).catch((e: unknown) => {
       // The full disk that stopped the run may refuse its row too: the summary still says what happened.
       if (!stopsTheRun(e)) throw e;
       log.error('could not record the run', { error: describeError(e) });
     });
+    if (refused) {
+      // The API's offsets contradict the zone: a zone this first run recorded is not kept.
+      if (recorded === null) await execute(con, 'sync/account_forget_zone', [deps.account]);
+      throw refused;
+    }
   } finally {
     unlock();
     con.closeSync();
@@ -72,6 +94,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
 export async function planSync(deps: SyncDeps, req: SyncRequest): Promise<PlanSummary> {
   const con = await deps.db.connect();
   try {
+    await checkAccountZone(con, deps);
     const range = await resolveRange(con, deps, req);
     const streams = requestedStreams(req, deps.streams ?? BUILTIN_STREAMS);
     const { summary } = await buildPlan(con, {

@@ -5,6 +5,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FleetClient } from '../api/client.ts';
+import { isZoneMismatch } from '../api/wire.ts';
 import type { Logger } from '../log.ts';
 import type { Clock } from '../time.ts';
 import { newMeter, type RunLog } from './run-log.ts';
@@ -45,6 +46,7 @@ export async function pullSnapshots(
     } catch (e) {
       run.count(def.name, 'failed', 0, meter.requests);
       run.fail(def.name, '*', 'snapshot', e);
+      if (isZoneMismatch(e)) throw e; // the API answers in another zone: the run stops
     } finally {
       run.meter(meter);
     }
