@@ -4,7 +4,7 @@
  * before it writes; `sync --rezone` replaces every window under the new zone so no total is
  * counted twice — the result equals a fresh sync in the new zone.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -202,8 +202,22 @@ describe('sync --rezone', () => {
       expect(oldKm).toBeGreaterThan(0);
       // A plain run in the new zone is refused; the re-zone is the way.
       await expect(runSync(deps, { trigger: 'cli' })).rejects.toThrow(/--rezone/);
+      // A re-zone whose re-pull has failures changes nothing; the next one resumes from its staging file.
+      const oldTrips = await rows(db, 'SELECT count(*)::INTEGER AS n FROM trips');
+      sim.setFaults({ fieldFault: { kind: 'odometer', field: 'odometer_reset' } });
+      const failed = await rezoneAccount(deps);
+      expect(failed.status).toBe('not_applied');
+      expect(failed.run?.outcome).toBe('partial');
+      expect((await rows(db, 'SELECT timezone FROM accounts'))[0]!.timezone).toBe(h.fleet.timezone);
+      expect(await total(db, 'mileage', 'distance_km', h.fleet.timezone, FROM, TO)).toBe(oldKm);
+      expect(await rows(db, 'SELECT count(*)::INTEGER AS n FROM trips')).toEqual(oldTrips);
+      expect(existsSync(rezoneStagingPath(h.dbPath, ACCOUNT))).toBe(true);
+      sim.setFaults({});
       const s = await rezoneAccount(deps);
       expect(s.status).toBe('applied');
+      // Only what the first attempt could not commit was asked again.
+      expect(s.run!.requests).toBeLessThan(failed.run!.requests);
+      expect(existsSync(rezoneStagingPath(h.dbPath, ACCOUNT))).toBe(false);
       expect(s.fromZone).toBe(h.fleet.timezone);
       expect(s.toZone).toBe(NEW_ZONE);
       expect(s.fromDay <= FROM).toBe(true);
@@ -262,7 +276,6 @@ describe('sync --rezone', () => {
       await sim.close();
       rmSync(freshDir, { recursive: true, force: true });
     }
-    expect(rezoneStagingPath(h.dbPath, ACCOUNT)).toContain('.rezone-');
   }, 180_000);
 });
 
