@@ -218,6 +218,24 @@ function sectionEl(s) {
 export function emptyMessage(status, result) {
   if (!status.last_run)
     return 'No data yet: this database has never been synced. Run `fleetsync sync`, or Sync now on the Sync runs page.';
+  const src = result.complete_through_text ? result : status;
+  const day = src.complete_through_day;
+  const from = result.params.from;
+  if (!day) return 'No rows: the sync has not completed any day yet (see Data quality and Sync runs).';
+  const through = `${src.complete_through_text}, ${day}`;
+  if (from && day < from) return `Not synced for this period: data is ${through}.`;
+  return `No rows for this filter (data is ${through}).`;
+}
+
+/**
+ * The note of a range that reaches past today: up to when it holds data (hidden otherwise).
+ * @param {HTMLElement} el
+ * @param {({ range_note?: string | null } | undefined)[]} results
+ */
+function showRangeNote(el, results) {
+  const note = results.find((r) => r?.range_note)?.range_note;
+  el.hidden = !note;
+  el.textContent = note ? `Note: ${note}.` : '';
 }
 
 /**
