@@ -97,6 +97,7 @@ SELECT
   round((SELECT late FROM bk) / nullif((SELECT checked_out FROM bk), 0), 4)::DOUBLE AS late_return_rate,
   (SELECT count(*) FROM veh)::INTEGER AS vehicles,
   iso_local(complete_through($account), $zone) AS complete_through,
+  strftime(complete_through_day($account, $zone), '%Y-%m-%d') AS complete_through_day,
   (SELECT run_id FROM lastrun) AS last_run_id,
   (SELECT outcome FROM lastrun) AS last_run_outcome,
   iso_local((SELECT ended_at FROM lastrun), $zone) AS last_run_ended_at,

@@ -1,5 +1,12 @@
-/** `fleetsync status`: last runs, coverage per stream, flagged and failed windows. */
+/**
+ * `fleetsync status`: per account what is complete (the last complete local day), last runs,
+ * coverage per stream, flagged and failed windows.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { loadConfig } from '../config.ts';
+import { DEFAULT_TIMEZONE } from '../defaults.ts';
+import { reportMeta, resolveZone } from '../reports/run.ts';
+import { accountsIn } from '../store/accounts.ts';
 import { FleetsyncError } from '../errors.ts';
 import { openDatabase } from '../store/db.ts';
 import { queryJs } from '../store/queries.ts';
@@ -35,6 +42,23 @@ function jsonValue(key: string, v: unknown, zone: string): unknown {
   return v;
 }
 
+/** "Complete through" of every account, in its recorded zone (the same figure as the API and exports). */
+async function completeThroughOf(con: DuckDBConnection, now: () => number) {
+  const out = [];
+  for (const account of await accountsIn(con)) {
+    const zone = await resolveZone(con, account, DEFAULT_TIMEZONE);
+    const m = await reportMeta(con, { account, zone, nowMs: now() });
+    out.push({
+      account,
+      zone,
+      complete_through: m.complete_through,
+      complete_through_day: m.complete_through_day,
+      complete_through_text: m.complete_through_text,
+    });
+  }
+  return out;
+}
+
 export const statusCommand: Command = {
   summary: 'Last runs, coverage per stream, flagged and failed windows.',
   usage: 'fleetsync status [--runs N] [--json]',
@@ -52,6 +76,7 @@ export const statusCommand: Command = {
       const cov = await queryJs(con, 'status/coverage');
       const bad = await queryJs(con, 'status/problem_windows', [50]);
       const failed = cov.reduce((a, r) => a + Number(r.failed), 0);
+      const through = await completeThroughOf(con, ctx.now ?? Date.now);
       if (values.json === true) {
         const json = (rows: Record<string, unknown>[]) =>
           rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsonValue(k, v, zone)])));
@@ -60,6 +85,7 @@ export const statusCommand: Command = {
             {
               database: config.dbPath,
               zone,
+              complete_through: through,
               runs: json(runs),
               coverage: json(cov),
               problem_windows: json(bad),
@@ -71,6 +97,11 @@ export const statusCommand: Command = {
         return failed > 0 ? 3 : 0;
       }
       const out: string[] = [`database ${config.dbPath} (times in ${zone})`, ''];
+      for (const t of through)
+        out.push(
+          `account ${t.account}: ${t.complete_through_text}${t.complete_through_day ? ` — ${t.complete_through_day}` : ''} (${t.zone})`,
+        );
+      if (through.length) out.push('');
       out.push('last runs:');
       out.push(
         runs.length

@@ -146,6 +146,7 @@ const defs = [
       c('late_return_rate', 'number'),
       c('vehicles', 'integer'),
       c('complete_through', 'time'),
+      c('complete_through_day', 'day'),
       c('last_run_id', 'text'),
       c('last_run_outcome', 'text'),
       c('last_run_ended_at', 'time'),

@@ -154,16 +154,30 @@ export async function runReport(
 export interface ReportMeta {
   generated_at: string;
   zone: string;
+  /** The instant (ISO, local offset) up to which every stream is synced: an exclusive end. */
   complete_through: string | null;
+  /** The last complete local day, inclusive (YYYY-MM-DD); null before anything is complete. */
+  complete_through_day: string | null;
+  /** The same in words: `complete through 19 Nov 2026 (local)`. */
+  complete_through_text: string;
   run_id: string | null;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `2026-11-19` → `complete through 19 Nov 2026 (local)`; null → that nothing is complete yet. */
+export function completeThroughText(day: string | null): string {
+  if (!day) return 'no complete day yet';
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return `complete through ${d} ${MONTHS[m - 1]} ${y} (local)`;
 }
 
 /**
  * "Complete through" per data version: key = account, zone, latest run and a fingerprint of the
- * ledger (meta_key.sql); value = the ISO local instant (or null). Give one per server (or leave
+ * ledger (meta_key.sql); value = the ISO local instant and the last complete local day (or null). Give one per server (or leave
  * it out to compute every time). A sync changes the key, so a stale value is never served.
  */
-export type MetaCache = Map<string, string | null>;
+export type MetaCache = Map<string, { through: string | null; day: string | null }>;
 const META_CACHE_MAX = 32;
 
 /** Sidecar facts of a report: generation time, zone, latest run, "complete through". */
@@ -183,22 +197,27 @@ export async function reportMeta(
     toJsonCell(keyRow?.run_key),
     toJsonCell(keyRow?.ledger_key),
   ]);
-  let through = cache?.get(key);
-  if (through === undefined) {
+  let cached = cache?.get(key);
+  if (cached === undefined) {
     await prepareReportConnection(con);
     const row = (
       await (await prepareBound(con, loadSql('reports/meta'), values)).runAndReadAll()
     ).getRowObjectsJS()[0];
-    through = (toJsonCell(row?.complete_through) as string | null) ?? null;
+    cached = {
+      through: (toJsonCell(row?.complete_through) as string | null) ?? null,
+      day: (toJsonCell(row?.complete_through_day) as string | null) ?? null,
+    };
     if (cache) {
       if (cache.size >= META_CACHE_MAX) cache.delete(cache.keys().next().value as string);
-      cache.set(key, through);
+      cache.set(key, cached);
     }
   }
   return {
     generated_at: new Date(scope.nowMs).toISOString(),
     zone: scope.zone,
-    complete_through: through,
+    complete_through: cached.through,
+    complete_through_day: cached.day,
+    complete_through_text: completeThroughText(cached.day),
     run_id: runId,
   };
 }

@@ -51,8 +51,15 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
   };
   generated_at: string;
   zone: string;
+  /** The instant up to which every stream is synced (ISO, local offset): an exclusive end. */
   complete_through: string | null;
+  /** The last complete local day, inclusive (YYYY-MM-DD). */
+  complete_through_day: string | null;
+  /** `complete through 19 Nov 2026 (local)`. */
+  complete_through_text: string;
   run_id: string | null;
+  /** For a range that reaches past today: up to when it holds data (null otherwise). */
+  range_note: string | null;
   columns: readonly ColumnDef[];
   /** Rows of the whole result (all pages). */
   total: number;
@@ -88,6 +95,8 @@ export interface StatusAnswer {
   /** The server's clock, ISO UTC. */
   now: string;
   complete_through: string | null;
+  complete_through_day: string | null;
+  complete_through_text: string;
   last_run: ReportRow<'runs'> | null;
   sync: {
     /** A sync engine is wired in (POST /api/sync can run one). */

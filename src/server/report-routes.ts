@@ -14,7 +14,7 @@ import { FleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import { exportReport, type ExportFormat } from '../reports/export.ts';
-import { parseReportParams, type ReportParams } from '../reports/params.ts';
+import { parseReportParams, rangeNote, type ReportParams } from '../reports/params.ts';
 import { REPORT_NAMES, getReport } from '../reports/registry.ts';
 import {
   reportMeta,
@@ -38,11 +38,13 @@ export interface ReportRouteDeps {
   tempDir: string;
 }
 
-function setMeta(res: Response, meta: ReportMeta, rows: number) {
+function setMeta(res: Response, meta: ReportMeta, rows: number, note: string | null) {
   res.set({
     'X-Fleetsync-Generated-At': meta.generated_at,
     'X-Fleetsync-Zone': meta.zone,
     'X-Fleetsync-Complete-Through': meta.complete_through ?? '',
+    'X-Fleetsync-Complete-Through-Day': meta.complete_through_day ?? '',
+    ...(note ? { 'X-Fleetsync-Range-Note': note } : {}),
     'X-Fleetsync-Run-Id': meta.run_id ?? '',
     'X-Fleetsync-Rows': String(rows),
   });
@@ -140,7 +142,8 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
         const result = await runReport(con, def, scope, params, page);
         const meta = await reportMeta(con, scope, metaCache);
         ok = true;
-        setMeta(res, meta, result.total);
+        const note = rangeNote(params, scope, meta.complete_through_text);
+        setMeta(res, meta, result.total, note);
         res.set('Cache-Control', 'no-store');
         res.json({
           report: def.name,
@@ -154,6 +157,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
             ...(def.extra.includes('limit') ? { limit: params.limit } : {}),
           },
           ...meta,
+          range_note: note,
           columns: def.columns,
           total: result.total,
           ...(page ? { offset: page.offset, limit: page.limit } : {}),
@@ -170,7 +174,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       const path = join(deps.tempDir, `${randomUUID()}.${format}`);
       const out = await exportReport(con, def, scope, params, format, path, { manifest: false, metaCache });
       ok = true;
-      setMeta(res, out.meta, out.rows);
+      setMeta(res, out.meta, out.rows, rangeNote(params, scope, out.meta.complete_through_text));
       res.set('Cache-Control', 'no-store');
       res.attachment(csvFileName(def.name, params, format));
       res.set('Content-Type', CONTENT_TYPES[format]);

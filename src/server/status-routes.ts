@@ -41,6 +41,8 @@ export function statusRoutes(deps: StatusDeps): Router {
         zone,
         now: new Date(deps.now()).toISOString(),
         complete_through: meta.complete_through,
+        complete_through_day: meta.complete_through_day,
+        complete_through_text: meta.complete_through_text,
         // The runs report's row: its SQL columns are the registry's (test/reports/reports.test.ts).
         last_run: (runs.rows[0] as ReportRow<'runs'> | undefined) ?? null,
         sync: {

@@ -110,7 +110,11 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       // March + April: vehicle 1 1000 + 750 km, vehicle 2 42 + 0 km.
       expect(await page.locator('#kpi-distance .value').textContent()).toBe('1,792 km');
       expect(await page.locator('#kpi-tolls .value').textContent()).toBe('3');
-      expect(await page.locator('#kpi-fresh .value').textContent()).toBe('2026-04-12 00:00:00+10:00');
+      // The last complete local day, inclusive (complete_through is 12 Apr 00:00: 11 Apr is complete).
+      expect(await page.locator('#kpi-fresh .value').textContent()).toBe('2026-04-11');
+      expect(await page.locator('#kpi-fresh .label').textContent()).toBe(
+        'complete through 11 Apr 2026 (local)',
+      );
       const top = await chartData(page, 'chart-top');
       expect(top.labels.slice(0, 2)).toEqual(['ab 123 gp', 'cd 456 gp']);
       expect(top.datasets[0]!.data.slice(0, 2)).toEqual([1750, 42]);
@@ -413,13 +417,33 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
   });
 
   it('an empty table says why: the period lies beyond what is synced', async () => {
-    const { page } = await open('/tolls.html?from=2026-06-01&to=2026-06-30');
+    const { page } = await open('/tolls.html?from=2026-04-20&to=2026-04-30');
     try {
       expect(await page.locator('#table-tolls .empty').textContent()).toBe(
-        'Not synced for this period: data is complete through 2026-04-12 00:00:00+10:00.',
+        'Not synced for this period: data is complete through 11 Apr 2026 (local), 2026-04-11.',
       );
+      expect(await page.locator('#range-note').isHidden()).toBe(true);
     } finally {
       await page.close();
+    }
+  });
+
+  it('a future period is refused naming the parameter; a range past today says up to when it holds data', async () => {
+    const future = await open('/tolls.html?from=2026-06-01&to=2026-06-30');
+    try {
+      expect(await future.page.locator('#error').textContent()).toBe(
+        'Could not load: from: 2026-06-01 is in the future (today is 2026-05-02 in Australia/Sydney); no data exists for it yet',
+      );
+    } finally {
+      await future.page.close();
+    }
+    const past = await open('/mileage.html?from=2026-04-01&to=2026-05-31');
+    try {
+      expect(await past.page.locator('#range-note').textContent()).toBe(
+        'Note: the range runs to 2026-05-31, past today (2026-05-02 in Australia/Sydney): it holds data up to now, complete through 11 Apr 2026 (local).',
+      );
+    } finally {
+      await past.page.close();
     }
   });
 
