@@ -1,7 +1,8 @@
 /**
  * Runs a report's named query with bound parameters and returns JSON-safe rows. Every report
  * connection first gets the temp macros of `queries/reports/macros/` (ISO local time, vehicle
- * departments, "complete through", spreadsheet-safe text).
+ * departments, "complete through", spreadsheet-safe text), then the model layer of
+ * `queries/models/`: the business rules the reports select from, each written once.
  */
 import { timestampTZValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
@@ -11,12 +12,24 @@ import type { ReportParams } from './params.ts';
 import { getReport, queryName, REPORT_NAMES, type ReportDef } from './registry.ts';
 
 const MACROS = ['iso_local', 'xl_text', 'vehicle_departments', 'complete_through'];
+/**
+ * The model layer, in dependency order: the reason-code vocabulary, the local calendar, the
+ * odometer and fuel windows classified, and the windows left out of totals (from those two).
+ */
+export const MODELS = [
+  'reason_codes',
+  'local_months',
+  'odometer_windows',
+  'fuel_windows',
+  'left_out_windows',
+];
 const prepared = new WeakSet<DuckDBConnection>();
 
-/** Defines the report macros on a connection (once per connection). */
+/** Defines the report macros and the models on a connection (once per connection). */
 export async function prepareReportConnection(con: DuckDBConnection): Promise<void> {
   if (prepared.has(con)) return;
   for (const m of MACROS) await con.run(loadSql(`reports/macros/${m}`));
+  for (const m of MODELS) await con.run(loadSql(`models/${m}`));
   prepared.add(con);
 }
 
