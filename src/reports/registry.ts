@@ -11,6 +11,11 @@ export interface ColumnDef {
   kind: ColumnKind;
   /** Summed in the dashboard's totals row. */
   total?: boolean;
+  /**
+   * Holds reason codes (queries/models/reason_codes.sql): exports carry the code, the dashboard
+   * shows its label.
+   */
+  reasonCodes?: boolean;
 }
 
 export interface ReportDef {
@@ -27,6 +32,8 @@ const c = (name: string, kind: ColumnKind, total = false): ColumnDef => ({
   kind,
   ...(total ? { total } : {}),
 });
+/** A `reason` column of reason codes. */
+const reasonCol: ColumnDef = { name: 'reason', kind: 'text', reasonCodes: true };
 const vehicleCols = [c('registration', 'text'), c('vehicle_id', 'integer'), c('department', 'text')];
 
 const defs: ReportDef[] = [
@@ -196,7 +203,7 @@ const defs: ReportDef[] = [
       c('counted', 'boolean'),
       c('counted_km', 'number', true),
       c('reported_distance_km', 'number', true),
-      c('reason', 'text'),
+      reasonCol,
       c('start_odometer_km', 'number'),
       c('end_odometer_km', 'number'),
       c('last_event_at', 'time'),
@@ -240,7 +247,7 @@ const defs: ReportDef[] = [
       c('window_start', 'time'),
       c('window_end', 'time'),
       c('span_h', 'number', true),
-      c('reason', 'text'),
+      reasonCol,
       c('ledger_reason', 'text'),
       c('reported_distance_km', 'number'),
       c('counter_start_l', 'number'),
@@ -259,7 +266,7 @@ const defs: ReportDef[] = [
       c('window_start', 'time'),
       c('window_end', 'time'),
       c('span_h', 'number', true),
-      c('reason', 'text'),
+      reasonCol,
       c('left_out_km', 'number', true),
       c('reported_distance_km', 'number'),
       c('start_odometer_km', 'number'),
@@ -272,14 +279,14 @@ const defs: ReportDef[] = [
   {
     name: 'excluded_fuel_windows',
     title: 'Fuel-counter windows left out of fuel used',
-    grain: 'one fuel-counter window whose counter went down',
+    grain: 'one fuel-counter window whose counter went down or lacks a reading',
     columns: [
       ...vehicleCols,
       c('period', 'month'),
       c('window_start', 'time'),
       c('window_end', 'time'),
       c('span_h', 'number', true),
-      c('reason', 'text'),
+      reasonCol,
       c('counter_start_l', 'number'),
       c('counter_end_l', 'number'),
       c('ledger_reason', 'text'),

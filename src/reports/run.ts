@@ -9,7 +9,7 @@ import { FleetsyncError } from '../errors.ts';
 import { loadSql } from '../store/queries.ts';
 import { isValidTimeZone } from '../time.ts';
 import type { ReportParams } from './params.ts';
-import { getReport, queryName, REPORT_NAMES, type ReportDef } from './registry.ts';
+import { getReport, queryName, REPORT_NAMES, type ColumnDef, type ReportDef } from './registry.ts';
 
 const MACROS = ['iso_local', 'xl_text', 'vehicle_departments', 'complete_through'];
 /**
@@ -31,6 +31,33 @@ export async function prepareReportConnection(con: DuckDBConnection): Promise<vo
   for (const m of MACROS) await con.run(loadSql(`reports/macros/${m}`));
   for (const m of MODELS) await con.run(loadSql(`models/${m}`));
   prepared.add(con);
+}
+
+/** One reason a window is left out of a total: the code the exports carry and its label. */
+export interface ReasonCode {
+  code: string;
+  /** The ledger stream whose windows it applies to. */
+  stream: string;
+  label: string;
+}
+
+let vocabulary: readonly ReasonCode[] | undefined;
+
+/** The reason-code vocabulary, read from the model layer (queries/models/reason_codes.sql). */
+export async function reasonCodes(con: DuckDBConnection): Promise<readonly ReasonCode[]> {
+  if (vocabulary) return vocabulary;
+  await prepareReportConnection(con);
+  const rows = (await con.runAndReadAll(loadSql('reports/reason_codes'))).getRowObjectsJS();
+  vocabulary = rows.map((r) => ({ code: String(r.code), stream: String(r.stream), label: String(r.label) }));
+  return vocabulary;
+}
+
+/** A column as the JSON API describes it: a reason-code column also carries each code's label. */
+export type ColumnInfo = ColumnDef & { labels?: Record<string, string> };
+
+export function describeColumns(def: ReportDef, codes: readonly ReasonCode[]): ColumnInfo[] {
+  const labels = Object.fromEntries(codes.map((r) => [r.code, r.label]));
+  return def.columns.map((c) => (c.reasonCodes ? { ...c, labels } : c));
 }
 
 /** Who and where a report runs for: the account, its validated IANA zone and the clock. */
