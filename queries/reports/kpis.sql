@@ -8,11 +8,7 @@ veh AS (
   WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
     AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
 ),
-rng AS (
-  SELECT
-    timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
-    timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1
-),
+rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 odo AS (
   -- per vehicle and month first, rounded as mileage.sql rounds, so the tile equals the CSV's sum
   SELECT sum(round(distance_m / 1000.0, 3)) AS distance_km, sum(excluded) AS excluded

@@ -5,7 +5,7 @@
 -- complete: the month, up to the last synced instant, is covered by done/flagged ledger windows
 -- and no window of the month is incomplete or failed (an open month whose window is still
 -- incomplete is not complete, even when nothing after the last synced instant is expected yet). A
--- from/to range selects the local months it touches (queries/models/local_months.sql).
+-- from/to range selects the local months it touches (queries/models/local_calendar.sql).
 WITH
 veh AS (SELECT * FROM vehicle_departments($account)),
 agg AS (

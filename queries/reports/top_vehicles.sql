@@ -7,11 +7,7 @@ veh AS (
   WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
     AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
 ),
-rng AS (
-  SELECT
-    timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
-    timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1
-),
+rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 odo AS (
   SELECT vehicle_id, sum(round(m / 1000.0, 3)) AS km, sum(x) AS excluded FROM (
     SELECT o.vehicle_id, sum(o.counted_m) AS m, count(*) FILTER (WHERE NOT o.counted) AS x

@@ -18,7 +18,7 @@ const MACROS = ['iso_local', 'xl_text', 'vehicle_departments', 'complete_through
  */
 export const MODELS = [
   'reason_codes',
-  'local_months',
+  'local_calendar',
   'odometer_windows',
   'fuel_windows',
   'left_out_windows',

@@ -7,8 +7,9 @@
  * odometer_reset / terminal_has_changed; the counted fuel window compares or null-tests the counter
  * readings (or the level estimate); the local months of a range take the month of a range day
  * (date_trunc('month', …) or strftime(…, '%Y-%m')), the month of a local instant, or a month's end
- * (INTERVAL 1 MONTH). Comments are prose and do not count; for the column names, string literals
- * do not count either (a reason code is a string, not the rule).
+ * (INTERVAL 1 MONTH); the local days of a range take the day after to_day. Comments are prose
+ * and do not count; for the column names, string literals do not count either (a reason code is a
+ * string, not the rule).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -56,9 +57,15 @@ const RULES: Rule[] = [
     ],
   },
   {
-    name: 'the local months a range touches',
-    home: 'models/local_months.sql',
-    text: [/date_trunc\(\s*'month'/i, /INTERVAL\s+1\s+MONTH/i, /'%Y-%m'\s*\)/i],
+    name: 'the local months (and days) a range touches',
+    home: 'models/local_calendar.sql',
+    text: [
+      /date_trunc\(\s*'month'/i,
+      /INTERVAL\s+1\s+MONTH/i,
+      /'%Y-%m'\s*\)/i,
+      // the local days of a range as instants
+      /\(\s*\$?to_day::DATE\s*\+\s*1\s*\)/i,
+    ],
   },
 ];
 
@@ -97,6 +104,7 @@ describe('each business rule is written in exactly one SQL file', () => {
       'reports/fuel_windows.sql': `CASE WHEN f.counter_start_l IS NULL OR f.counter_end_l IS NULL THEN 'left out'
         WHEN f.estimated_used_l IS NULL THEN 'no reading' END`,
       'reports/kpis.sql': `SELECT timezone($zone, date_trunc('month', $from_day::DATE)::TIMESTAMP) AS m0`,
+      'reports/trips.sql': `SELECT timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1`,
       'reports/top_vehicles.sql': `sum(f.counter_end_l - f.counter_start_l) FILTER (WHERE f.counter_end_l >= f.counter_start_l)`,
       'reports/excluded_windows.sql': `-- odometer_reset, counter_end_l < counter_start_l and '%Y-%m') are prose here
         SELECT 'odometer_reset' AS reason`,
@@ -104,7 +112,7 @@ describe('each business rule is written in exactly one SQL file', () => {
     expect(RULES.map((r) => filesStating(r, old))).toEqual([
       ['reports/mileage.sql'],
       ['reports/fuel.sql', 'reports/fuel_windows.sql', 'reports/top_vehicles.sql'],
-      ['reports/kpis.sql', 'reports/mileage.sql'],
+      ['reports/kpis.sql', 'reports/mileage.sql', 'reports/trips.sql'],
     ]);
   });
 
@@ -219,6 +227,21 @@ describe('one vocabulary of reason codes', () => {
       ['no reading', label.get('fuel_level_missing')],
     ]);
     expect(label.get('fuel_counter_went_down')).toBe('counter went down');
+  });
+
+  it('the README lists the vocabulary as it is', async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const table = readme.slice(readme.indexOf('| Code | Stream | Label |'));
+    const rows = [...table.matchAll(/^\| `([^`]+)` \| (\w+) \| ([^|(]+?)\s*(\(.*\))? \|$/gm)].map((m) => ({
+      code: m[1],
+      stream: m[2],
+      label: m[3],
+    }));
+    expect(rows.slice(0, (await reasonCodes(fx.con)).length)).toEqual(
+      [...(await reasonCodes(fx.con))].sort(
+        (a, b) => readme.indexOf(`| \`${a.code}\` |`) - readme.indexOf(`| \`${b.code}\` |`),
+      ),
+    );
   });
 
   it('the codes and labels are written only in the model layer', () => {

@@ -1,7 +1,14 @@
--- The local calendar of the account's zone, once. Every monthly figure (mileage, fuel, their
--- windows, the left-out windows, kpis, top_vehicles) takes a window into the local month in which
--- it starts, and a from/to range selects the whole local months it touches.
+-- The local calendar of the account's zone, once. A from/to range is local days, both inclusive.
+-- Every monthly figure (mileage, fuel, their windows, the left-out windows, kpis, top_vehicles)
+-- takes a window into the local month in which it starts, and a from/to range selects the whole
+-- local months it touches.
 --
+-- local_days(zone, from_day, to_day): the local days of a range, both inclusive, as the instants
+-- [t0, t1) (an event is in the range when its instant is).
+CREATE OR REPLACE TEMP MACRO local_days(zone, from_day, to_day) AS TABLE
+  SELECT
+    timezone(zone, from_day::DATE::TIMESTAMP) AS t0,
+    timezone(zone, (to_day::DATE + 1)::TIMESTAMP) AS t1;
 -- local_month(ts, zone): the local month (YYYY-MM) of an instant.
 CREATE OR REPLACE TEMP MACRO local_month(ts, zone) AS strftime(timezone(zone, ts), '%Y-%m');
 -- local_months(zone, from_day, to_day): the local months the range of local days touches, as
