@@ -1,23 +1,63 @@
 /**
  * Runs a report's named query with bound parameters and returns JSON-safe rows. Every report
  * connection first gets the temp macros of `queries/reports/macros/` (ISO local time, vehicle
- * departments, "complete through", spreadsheet-safe text).
+ * departments, "complete through", spreadsheet-safe text), then the model layer of
+ * `queries/models/`: the business rules the reports select from, each written once.
  */
 import { timestampTZValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
 import { loadSql } from '../store/queries.ts';
 import { isValidTimeZone } from '../time.ts';
 import type { ReportParams } from './params.ts';
-import { getReport, queryName, REPORT_NAMES, type ReportDef } from './registry.ts';
+import { getReport, queryName, REPORT_NAMES, type ColumnDef, type ReportDef } from './registry.ts';
 
 const MACROS = ['iso_local', 'xl_text', 'vehicle_departments', 'complete_through'];
+/**
+ * The model layer, in dependency order: the reason-code vocabulary, the local calendar, the
+ * odometer and fuel windows classified, and the windows left out of totals (from those two).
+ */
+export const MODELS = [
+  'reason_codes',
+  'local_calendar',
+  'odometer_windows',
+  'fuel_windows',
+  'left_out_windows',
+];
 const prepared = new WeakSet<DuckDBConnection>();
 
-/** Defines the report macros on a connection (once per connection). */
+/** Defines the report macros and the models on a connection (once per connection). */
 export async function prepareReportConnection(con: DuckDBConnection): Promise<void> {
   if (prepared.has(con)) return;
   for (const m of MACROS) await con.run(loadSql(`reports/macros/${m}`));
+  for (const m of MODELS) await con.run(loadSql(`models/${m}`));
   prepared.add(con);
+}
+
+/** One reason a window is left out of a total: the code the exports carry and its label. */
+export interface ReasonCode {
+  code: string;
+  /** The ledger stream whose windows it applies to. */
+  stream: string;
+  label: string;
+}
+
+let vocabulary: readonly ReasonCode[] | undefined;
+
+/** The reason-code vocabulary, read from the model layer (queries/models/reason_codes.sql). */
+export async function reasonCodes(con: DuckDBConnection): Promise<readonly ReasonCode[]> {
+  if (vocabulary) return vocabulary;
+  await prepareReportConnection(con);
+  const rows = (await con.runAndReadAll(loadSql('reports/reason_codes'))).getRowObjectsJS();
+  vocabulary = rows.map((r) => ({ code: String(r.code), stream: String(r.stream), label: String(r.label) }));
+  return vocabulary;
+}
+
+/** A column as the JSON API describes it: a reason-code column also carries each code's label. */
+export type ColumnInfo = ColumnDef & { labels?: Record<string, string> };
+
+export function describeColumns(def: ReportDef, codes: readonly ReasonCode[]): ColumnInfo[] {
+  const labels = Object.fromEntries(codes.map((r) => [r.code, r.label]));
+  return def.columns.map((c) => (c.reasonCodes ? { ...c, labels } : c));
 }
 
 /** Who and where a report runs for: the account, its validated IANA zone and the clock. */

@@ -13,6 +13,17 @@ import type { ColumnDef, ColumnKind, ReportDefs } from '../reports/registry.ts';
 
 export type { ColumnDef, ColumnKind };
 
+/** A column as the API describes it: a column of reason codes also carries each code's label. */
+export type ColumnInfo = ColumnDef & { labels?: Record<string, string> };
+
+/** One reason code of the vocabulary (queries/models/reason_codes.sql). */
+export interface ReasonCodeInfo {
+  code: string;
+  /** The ledger stream whose windows it applies to. */
+  stream: string;
+  label: string;
+}
+
 /** The name of a report (`/api/reports/<name>`). */
 export type ReportName = ReportDefs[number]['name'];
 
@@ -60,7 +71,7 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
   run_id: string | null;
   /** For a range that reaches past today: up to when it holds data (null otherwise). */
   range_note: string | null;
-  columns: readonly ColumnDef[];
+  columns: readonly ColumnInfo[];
   /** Rows of the whole result (all pages). */
   total: number;
   /** Present when the report pages (it has no `limit` parameter of its own). */
@@ -83,6 +94,7 @@ export interface ReportsIndexAnswer {
     columns: readonly ColumnDef[];
     params: string[];
   }[];
+  reasons: readonly ReasonCodeInfo[];
 }
 
 /**

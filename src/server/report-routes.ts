@@ -17,6 +17,8 @@ import { exportReport, type ExportFormat } from '../reports/export.ts';
 import { parseReportParams, rangeNote, type ReportParams } from '../reports/params.ts';
 import { REPORT_NAMES, getReport } from '../reports/registry.ts';
 import {
+  describeColumns,
+  reasonCodes,
   reportMeta,
   requireReport,
   resolveZone,
@@ -102,8 +104,19 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     else con.closeSync();
   };
 
-  r.get('/reports', (_req, res) => {
+  r.get('/reports', async (_req, res) => {
+    const con = await acquire();
+    let ok = false;
+    let reasons;
+    try {
+      reasons = await reasonCodes(con);
+      ok = true;
+    } finally {
+      release(con, ok);
+    }
     res.json({
+      // what each reason code in the exports means (queries/models/reason_codes.sql)
+      reasons,
       reports: REPORT_NAMES.map((n) => {
         const d = getReport(n)!;
         return {
@@ -141,6 +154,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       if (!format) {
         const result = await runReport(con, def, scope, params, page);
         const meta = await reportMeta(con, scope, metaCache);
+        const columns = describeColumns(def, await reasonCodes(con));
         ok = true;
         const note = rangeNote(params, scope, meta.complete_through_text);
         setMeta(res, meta, result.total, note);
@@ -158,7 +172,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
           },
           ...meta,
           range_note: note,
-          columns: def.columns,
+          columns,
           total: result.total,
           ...(page ? { offset: page.offset, limit: page.limit } : {}),
           totals: result.totals,

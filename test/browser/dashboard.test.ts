@@ -245,8 +245,15 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     try {
       const rows = await tableRows(page, 'excluded');
       expect(rows.map((r) => [r.registration, r.window_start, r.reason])).toEqual([
-        ['ab 123 gp', '2026-04-11 00:00:00+10:00', 'odometer_reset'],
-        ['cd 456 gp', '2026-04-11 00:00:00+10:00', 'terminal_has_changed'],
+        ['ab 123 gp', '2026-04-11 00:00:00+10:00', 'odometer reset'],
+        ['cd 456 gp', '2026-04-11 00:00:00+10:00', 'tracker changed'],
+      ]);
+      const codes = await page.$$eval('#table-excluded tbody td[data-code]', (tds) =>
+        tds.map((td) => [(td as HTMLElement).dataset.code, (td as HTMLElement).title]),
+      );
+      expect(codes).toEqual([
+        ['odometer_reset', 'code: odometer_reset'],
+        ['terminal_has_changed', 'code: terminal_has_changed'],
       ]);
       const flagged = (
         await fx.con.runAndReadAll(
@@ -269,7 +276,8 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
         },
       );
       expect(header).not.toContain('stream');
-      expect(csv.map((r) => r[header!.indexOf('reason')])).toEqual(rows.map((r) => r.reason));
+      // the download keeps the codes integrations read; the table shows their labels
+      expect(csv.map((r) => r[header!.indexOf('reason')])).toEqual(codes.map(([code]) => code));
       expect(problems).toEqual([]);
     } finally {
       await page.close();
@@ -281,8 +289,12 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     try {
       const rows = await tableRows(page, 'excluded');
       expect(rows.map((r) => [r.registration, r.reason, r.counter_start_l, r.counter_end_l])).toEqual([
-        ['ab 123 gp', 'fuel_counter_went_down', '170', '5'],
+        ['ab 123 gp', 'counter went down', '170', '5'],
       ]);
+      // the page states the rule the numbers follow: a missing reading is left out too
+      expect(await page.locator('#sec-fuel p.note').textContent()).toMatch(
+        /counter went down, or that lacks a reading at either end, is left out/,
+      );
       const down = (
         await fx.con.runAndReadAll(
           'SELECT count(*)::INTEGER FROM fuel_consumed WHERE counter_end_l < counter_start_l',
@@ -333,7 +345,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
         '2026-04-12 00:00:00+10:00',
       ]);
       expect(col('counted')).toEqual(['yes', 'no', 'yes']);
-      expect(col('reason')).toEqual(['', 'odometer_reset', '']);
+      expect(col('reason')).toEqual(['', 'odometer reset', '']);
       expect(col('span_h')).toEqual(['241', '24', '456']);
       // the windows' counted km add up to the month's distance
       expect(
