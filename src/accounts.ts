@@ -26,6 +26,8 @@ export interface AccountConfig {
   password: string;
   timezone: string;
   changelogUrl: string | null;
+  /** Where `timezone` was set, for the message of a run refused for a changed zone (src/sync/zone.ts). */
+  zoneSetting?: string;
 }
 
 const accountSchema = z
@@ -65,6 +67,10 @@ export function loadAccounts(
         password: config.password!,
         timezone: config.timezone,
         changelogUrl: config.changelogUrl,
+        zoneSetting:
+          config.timezoneSource === 'default'
+            ? 'FLEET_TIMEZONE (not set, so the default applies)'
+            : 'FLEET_TIMEZONE',
       },
     ];
   }
@@ -117,6 +123,7 @@ export function loadAccounts(
       password: password!,
       timezone: v.timezone,
       changelogUrl: v.changelog_url ?? null,
+      zoneSetting: `the timezone of account ${v.account} in FLEETSYNC_CONFIG`,
     });
   });
   if (problems.length)

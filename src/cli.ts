@@ -39,7 +39,7 @@ function help(): string {
     'commands:',
     '  demo       simulator → sync → dashboard, no configuration (npm start)',
     '  serve      dashboard + JSON API + scheduler (FLEETSYNC_SCHEDULE)',
-    '  sync       one sync run: [--from D] [--to D] [--streams a,b] [--plan]',
+    '  sync       one sync run: [--from D] [--to D] [--streams a,b] [--plan]; --rezone moves the account to FLEET_TIMEZONE',
     '  export     write a report: <report> [--from D] [--to D] [--month YYYY-MM] [--format csv|parquet|arrow] [--out FILE]',
     '  simulate   the Fleet API simulator alone: [--port N] [--seed N] [--vehicles N] [--days N]',
     '  status     last runs, coverage per stream, flagged and failed windows',

@@ -30,6 +30,8 @@ export interface Config {
   username: string | null;
   password: string | null;
   timezone: string;
+  /** Where `timezone` came from (named when a run is refused for a zone that differs from the recorded one). */
+  timezoneSource?: 'FLEET_TIMEZONE' | 'default';
   dbPath: string;
   schedule: string | null;
   port: number;
@@ -278,6 +280,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     username: v.FLEET_USERNAME ?? null,
     password: v.FLEET_PASSWORD ?? null,
     timezone: v.FLEET_TIMEZONE,
+    timezoneSource: nonEmpty(env.FLEET_TIMEZONE) ? 'FLEET_TIMEZONE' : 'default',
     dbPath: v.FLEETSYNC_DB,
     schedule: v.FLEETSYNC_SCHEDULE ?? null,
     port: v.FLEETSYNC_PORT,

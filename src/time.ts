@@ -159,7 +159,8 @@ export function parseLocal(text: string, zone: string): number | null {
   return ms;
 }
 
-function offsetText(mins: number, style: 'short' | 'long'): string {
+/** An offset in minutes east of UTC as text: `+02:00` (long, the default) or `+02` (short, whole hours). */
+export function offsetText(mins: number, style: 'short' | 'long' = 'long'): string {
   const sign = mins < 0 ? '-' : '+';
   const a = Math.abs(mins);
   const h = pad(Math.floor(a / 60));
@@ -199,6 +200,17 @@ export function parseWireTimestamp(text: string, zoneIfNoOffset?: string): numbe
   const t = time!.length === 5 ? `${time}:00` : time;
   const ms = Date.parse(`${date}T${t}${frac ?? ''}${offset}`);
   return Number.isNaN(ms) ? null : ms;
+}
+
+/**
+ * The local offset a wire timestamp states, in minutes east of UTC; null when it states none: no
+ * offset, or `Z` (an instant written in UTC says nothing about the zone the API works in).
+ */
+export function wireOffsetMinutes(text: string): number | null {
+  const m = /(?:\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?)\s*([+-])(\d{2}):?(\d{2})?$/.exec(text.trim());
+  if (!m) return null;
+  const mins = Number(m[2]) * 60 + Number(m[3] ?? 0);
+  return m[1] === '-' ? -mins : mins;
 }
 
 /** A local calendar day `YYYY-MM-DD` → [start, end) instants in the zone. */

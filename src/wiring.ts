@@ -51,6 +51,7 @@ export function wireAccount(
     concurrency: config.concurrency,
     log,
     ...(a.changelogUrl ? { changelogUrl: a.changelogUrl } : {}),
+    ...(a.zoneSetting ? { zoneSetting: a.zoneSetting } : {}),
     ...extra,
   };
   return { client, deps };

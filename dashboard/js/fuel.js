@@ -12,7 +12,7 @@ startPage({
       id: 'fuel',
       title: 'Fuel used per vehicle and month (l)',
       report: 'fuel',
-      note: 'ECU counter differences; a window whose counter went down is left out (never negative). Vehicles without a counter use the level estimate. Click a vehicle to open it, a month to see the counter windows behind its fuel used.',
+      note: 'ECU counter differences; a window whose counter went down, or that lacks a reading at either end, is left out (never negative) and listed below. Vehicles without a counter use the level estimate. Click a vehicle to open it, a month to see the counter windows behind its fuel used.',
       chart: {
         type: 'bar',
         x: 'period',
@@ -36,7 +36,7 @@ startPage({
       report: 'fuel_windows',
       when: (_f, d) => Boolean(d.month),
       query: (f, d) => ({ vehicle: f.vehicle, department: f.department, month: d.month }),
-      note: 'fuel_used_l adds up to the month’s fuel used; windows with status "left out" (the counter went down) are not counted, with their span. Times are local with their offset.',
+      note: 'fuel_used_l adds up to the month’s fuel used; windows with status "left out" (the counter went down or a reading is missing) are not counted, with their reason and span. Times are local with their offset.',
       tableOpts: {
         hide: ['zone', 'department', 'ledger_reason'],
         cellClass: (col, v) => (col === 'status' && v !== 'counted' ? 'bad' : ''),
@@ -47,6 +47,7 @@ startPage({
       title: 'Fuel-counter windows left out of fuel used',
       report: 'excluded_fuel_windows',
       when: (_f, d) => !d.month,
+      note: 'Counter windows whose counter went down (a reset) or that lack a reading at either end: the litres used in them are not known, so they are not counted. The download carries the reason code (fuel_counter_went_down, fuel_counter_missing).',
     },
   ],
 });

@@ -60,10 +60,11 @@ function tiles(result, { tableDiv }) {
       rate,
       `${fmtQty(k.late_returns ?? 0)} late of ${fmtQty(k.bookings ?? 0)} bookings`,
     ),
+    // The last complete local day, inclusive: in words and ISO (the tile's value).
     tile(
       'fresh',
-      'Complete through',
-      (k.complete_through ?? '').replace('T', ' '),
+      result.complete_through_text ?? 'complete through',
+      k.complete_through_day ?? '',
       k.last_run_id
         ? `last run ${k.last_run_outcome}, ended ${(k.last_run_ended_at ?? '').replace('T', ' ')}`
         : 'never synced: run fleetsync sync',

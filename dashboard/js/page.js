@@ -209,9 +209,6 @@ function sectionEl(s) {
   return { sec, title, link: a, parquet: pq, canvas: sec.querySelector('canvas'), tableDiv: t };
 }
 
-/** @param {string | null | undefined} iso */
-const shownTime = (iso) => (iso ? iso.replace('T', ' ') : '');
-
 /**
  * Why a table is empty, in words: never synced, the period lies beyond what is synced, or the
  * filter simply matches nothing.
@@ -221,12 +218,24 @@ const shownTime = (iso) => (iso ? iso.replace('T', ' ') : '');
 export function emptyMessage(status, result) {
   if (!status.last_run)
     return 'No data yet: this database has never been synced. Run `fleetsync sync`, or Sync now on the Sync runs page.';
-  const through = result.complete_through ?? status.complete_through;
+  const src = result.complete_through_text ? result : status;
+  const day = src.complete_through_day;
   const from = result.params.from;
-  if (!through) return 'No rows: the sync has not completed any window yet (see Data quality and Sync runs).';
-  if (from && through.slice(0, 10) < from)
-    return `Not synced for this period: data is complete through ${shownTime(through)}.`;
-  return `No rows for this filter (data is complete through ${shownTime(through)}).`;
+  if (!day) return 'No rows: the sync has not completed any day yet (see Data quality and Sync runs).';
+  const through = `${src.complete_through_text}, ${day}`;
+  if (from && day < from) return `Not synced for this period: data is ${through}.`;
+  return `No rows for this filter (data is ${through}).`;
+}
+
+/**
+ * The note of a range that reaches past today: up to when it holds data (hidden otherwise).
+ * @param {HTMLElement} el
+ * @param {({ range_note?: string | null } | undefined)[]} results
+ */
+function showRangeNote(el, results) {
+  const note = results.find((r) => r?.range_note)?.range_note;
+  el.hidden = !note;
+  el.textContent = note ? `Note: ${note}.` : '';
 }
 
 /**
@@ -280,10 +289,14 @@ export async function startPage({ title, sections, header }) {
   error.id = 'error';
   error.className = 'error';
   error.hidden = true;
+  const rangeNote = document.createElement('p');
+  rangeNote.id = 'range-note';
+  rangeNote.className = 'note';
+  rangeNote.hidden = true;
   const headerBox = document.createElement('div');
   headerBox.id = 'page-header';
   main.before(top);
-  main.append(error, headerBox);
+  main.append(error, rangeNote, headerBox);
   // Each section reads its own report; here they are handled alike, whatever their rows.
   const parts = sections.map((s) => ({ s: /** @type {Section} */ (s), ...sectionEl(s) }));
   for (const p of parts) main.append(p.sec);
@@ -298,7 +311,7 @@ export async function startPage({ title, sections, header }) {
     document.body.dataset.loading = 'true';
     try {
       if (header) await header(headerBox, status, filter, drill);
-      await Promise.all(
+      const results = await Promise.all(
         parts.map(async ({ s, sec, title: titleEl, link, parquet, canvas, tableDiv }) => {
           const on = s.when ? s.when(filter, drill) : true;
           sec.hidden = !on;
@@ -311,13 +324,13 @@ export async function startPage({ title, sections, header }) {
           parquet.href = `/api/reports/${s.report}.parquet?${q}`;
           parquet.setAttribute('download', `${s.report}.parquet`);
           const result = await getReport(s.report, q);
-          if (mine !== generation) return;
+          if (mine !== generation) return result;
           if (s.render) s.render(result, { tableDiv, canvas, status });
           else {
             if (s.chart && canvas) {
               // The chart sums every row of the report, not only the table's page.
               const rows = await getAllRows(s.report, params, result);
-              if (mine !== generation) return;
+              if (mine !== generation) return result;
               drawChart(canvas, s.chart, s.chart.rows ? s.chart.rows(rows) : rows);
             }
             const opts = typeof s.tableOpts === 'function' ? s.tableOpts(filter, drill) : (s.tableOpts ?? {});
@@ -330,8 +343,10 @@ export async function startPage({ title, sections, header }) {
                 ...opts,
               });
           }
+          return result;
         }),
       );
+      if (mine === generation) showRangeNote(rangeNote, results);
     } catch (e) {
       error.textContent = `Could not load: ${e instanceof Error ? e.message : String(e)}`;
       error.hidden = false;

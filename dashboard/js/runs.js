@@ -94,7 +94,7 @@ function createStatusBox() {
       next,
       ' · ',
       state,
-      ` · complete through ${shown(st.complete_through)}`,
+      ` · ${st.complete_through_text}${st.complete_through_day ? ` (${st.complete_through_day})` : ''}`,
     );
     const r = st.last_run;
     last.dataset.runId = r?.run_id ?? '';

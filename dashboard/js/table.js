@@ -4,7 +4,7 @@
 // the CSV); each numeric cell keeps the bare number in data-value.
 /** @typedef {import('./types.d.ts').AnyRow} AnyRow */
 /** @typedef {import('./types.d.ts').Cell} Cell */
-/** @typedef {import('./types.d.ts').ColumnDef} ColumnDef */
+/** @typedef {import('./types.d.ts').ColumnInfo} ColumnDef */
 
 const NUMBER = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
 
@@ -28,12 +28,24 @@ export function fmtQty(v, unit = '', digits = 3) {
 }
 
 /**
- * How a cell reads in the table: quantities grouped, ids as they are, times without the T.
+ * The label of a reason code, when the column holds codes (the API sends `labels`); else undefined.
+ * @param {ColumnDef} col
+ * @param {Cell | undefined} v
+ * @returns {string | undefined}
+ */
+const labelOf = (col, v) =>
+  col.labels && typeof v === 'string' && Object.hasOwn(col.labels, v) ? col.labels[v] : undefined;
+
+/**
+ * How a cell reads in the table: quantities grouped, ids as they are, times without the T, a
+ * reason code as its label (the CSV keeps the code).
  * @param {ColumnDef} col
  * @param {Cell | undefined} v
  */
 export function cellText(col, v) {
   if (v === null || v === undefined) return '';
+  const label = labelOf(col, v);
+  if (label !== undefined) return label;
   if (typeof v === 'number' && (col.kind === 'number' || col.total)) return NUMBER.format(v);
   if (col.kind === 'time' && typeof v === 'string') return v.replace('T', ' ');
   return fmt(v);
@@ -114,6 +126,10 @@ export function renderTable(container, columns, rows, opts = {}) {
           a.textContent = cellText(c, r[c.name]);
           td.append(a);
         } else td.textContent = cellText(c, r[c.name]);
+        if (labelOf(c, r[c.name]) !== undefined) {
+          td.title = `code: ${r[c.name]}`;
+          td.dataset.code = String(r[c.name]);
+        }
         if (c.kind === 'number' || c.kind === 'integer') {
           td.className = 'num';
           if (typeof r[c.name] === 'number') td.dataset.value = String(r[c.name]);

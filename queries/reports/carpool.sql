@@ -2,11 +2,7 @@
 -- from booking_status (ACTIVE_LATE, RETURNED_LATE), never from returned_at against end_time.
 WITH
 veh AS (SELECT * FROM vehicle_departments($account)),
-rng AS (
-  SELECT
-    timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
-    timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1
-)
+rng AS (SELECT * FROM local_days($zone, $from_day, $to_day))
 SELECT
   b.booking_id,
   coalesce(veh.registration, b.registration) AS registration,

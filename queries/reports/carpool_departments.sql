@@ -11,11 +11,7 @@ veh AS (
   WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
     AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
 ),
-rng AS (
-  SELECT
-    timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
-    timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1
-),
+rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 -- A turnaround is known only for bookings the sync saw pending (REQUESTED or EXPIRING_APPROVAL)
 -- before it saw them decided; a booking first seen already decided has no turnaround (NULL).
 decided AS (

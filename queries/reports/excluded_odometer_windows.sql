@@ -1,18 +1,13 @@
--- The odometer windows left out of mileage (mileage.sql): a window with odometer_reset or
--- terminal_has_changed, with its reason and span. Same month selection as mileage.sql (the local
--- months the range touches), so for a vehicle-month these rows are its excluded_periods.
+-- The odometer windows left out of mileage (mileage.sql): the odometer rows of left_out_windows
+-- (queries/models/left_out_windows.sql), a window with a reset or a tracker change, with its
+-- reason code and span. Same model as mileage.sql, so for a vehicle-month these rows are its
+-- excluded_periods.
 -- The API's distance of such a window is garbage (the reading jumps), so the km left out come from
 -- the trip log: the distance of the vehicle's trips starting in the window, blank (unknown) unless
 -- done trips windows cover the whole window. reported_distance_km is the API's figure, as sent.
 WITH
 veh AS (SELECT * FROM vehicle_departments($account)),
-x AS (
-  SELECT o.*
-  FROM odometer_windows AS o
-  WHERE o.account = $account AND (o.odometer_reset OR o.terminal_has_changed)
-    AND strftime(timezone($zone, o.window_start), '%Y-%m')
-      BETWEEN strftime($from_day::DATE, '%Y-%m') AND strftime($to_day::DATE, '%Y-%m')
-),
+x AS (SELECT * FROM left_out_windows($account, $zone, $from_day, $to_day) WHERE stream = 'odometer'),
 trip_cover AS (
   SELECT
     x.vehicle_id, x.window_start, x.window_end,
@@ -38,27 +33,22 @@ SELECT
   veh.registration,
   x.vehicle_id,
   veh.department,
-  strftime(timezone($zone, x.window_start), '%Y-%m') AS period,
+  x.period,
   iso_local(x.window_start, $zone) AS window_start,
   iso_local(x.window_end, $zone) AS window_end,
   round((epoch(x.window_end) - epoch(x.window_start)) / 3600.0, 3)::DOUBLE AS span_h,
-  concat_ws(' and ',
-    CASE WHEN x.odometer_reset THEN 'odometer_reset' END,
-    CASE WHEN x.terminal_has_changed THEN 'terminal_has_changed' END) AS reason,
+  x.reason,
   CASE WHEN c.covered_s >= epoch(x.window_end) - epoch(x.window_start)
     THEN round(k.m / 1000.0, 3) END::DOUBLE AS left_out_km,
   round(x.distance_m / 1000.0, 3)::DOUBLE AS reported_distance_km,
   round(x.start_odometer_m / 1000.0, 3)::DOUBLE AS start_odometer_km,
   round(x.end_odometer_m / 1000.0, 3)::DOUBLE AS end_odometer_km,
-  l.reason AS ledger_reason,
+  x.ledger_reason,
   $zone::VARCHAR AS zone
 FROM x
 JOIN trip_cover AS c USING (vehicle_id, window_start, window_end)
 JOIN trip_km AS k USING (vehicle_id, window_start, window_end)
 LEFT JOIN veh ON veh.vehicle_id = x.vehicle_id
-LEFT JOIN ledger AS l
-  ON l.account = $account AND l.stream = 'odometer' AND l.scope = x.vehicle_id::VARCHAR
-  AND l.window_start = x.window_start AND l.window_end = x.window_end
 WHERE ($vehicle::BIGINT IS NULL OR x.vehicle_id = $vehicle::BIGINT)
   AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
 ORDER BY x.window_start, veh.registration, x.vehicle_id;

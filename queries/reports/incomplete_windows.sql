@@ -6,11 +6,7 @@ veh AS (
   WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
     AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
 ),
-rng AS (
-  SELECT
-    timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
-    timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1
-)
+rng AS (SELECT * FROM local_days($zone, $from_day, $to_day))
 SELECT
   l.stream,
   l.scope,

@@ -1,5 +1,5 @@
--- Fleet KPIs for the range (one row): odometer distance and fuel by the same rules and month
--- selection as mileage.sql and fuel.sql (so the tiles tie to those CSVs), toll passages,
+-- Fleet KPIs for the range (one row): odometer distance and fuel from the same models as
+-- mileage.sql and fuel.sql (queries/models/; so the tiles tie to those CSVs), toll passages,
 -- trips, carpool late-return rate (late ÷ bookings that were checked out, from booking_status
 -- only) and data freshness.
 WITH
@@ -8,50 +8,25 @@ veh AS (
   WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
     AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
 ),
-rng AS (
-  SELECT
-    timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
-    timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1,
-    -- the local months the range touches, as instants: rows are compared raw, not converted
-    timezone($zone, date_trunc('month', $from_day::DATE)::TIMESTAMP) AS m0,
-    timezone($zone, (date_trunc('month', $to_day::DATE) + INTERVAL 1 MONTH)::TIMESTAMP) AS m1
-),
+rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 odo AS (
   -- per vehicle and month first, rounded as mileage.sql rounds, so the tile equals the CSV's sum
   SELECT sum(round(distance_m / 1000.0, 3)) AS distance_km, sum(excluded) AS excluded
   FROM (
-    SELECT
-      sum(o.distance_m) FILTER (WHERE NOT (o.odometer_reset OR o.terminal_has_changed)) AS distance_m,
-      count(*) FILTER (WHERE o.odometer_reset OR o.terminal_has_changed) AS excluded
-    FROM odometer_windows AS o, rng
-    WHERE o.account = $account AND o.vehicle_id IN (SELECT vehicle_id FROM veh)
-      AND o.window_start >= rng.m0 AND o.window_start < rng.m1
-    GROUP BY o.vehicle_id, strftime(timezone($zone, o.window_start), '%Y-%m')
+    SELECT sum(o.counted_m) AS distance_m, count(*) FILTER (WHERE NOT o.counted) AS excluded
+    FROM odometer_windows_classified($account, $zone, $from_day, $to_day) AS o
+    WHERE o.vehicle_id IN (SELECT vehicle_id FROM veh)
+    GROUP BY o.vehicle_id, o.period
   ) AS per_month
 ),
-counter_vehicles AS (
-  SELECT vehicle_id FROM vehicles WHERE account = $account AND fuel_canbus_consumed
-  UNION
-  SELECT DISTINCT vehicle_id FROM fuel_consumed WHERE account = $account
-),
 fuel AS (
+  -- per vehicle, month and source first, rounded as fuel.sql rounds
   SELECT sum(round(used_l, 3)) AS used_l, sum(excluded) AS excluded
   FROM (
-    SELECT
-      f.vehicle_id,
-      sum(f.counter_end_l - f.counter_start_l) FILTER (WHERE coalesce(f.counter_end_l >= f.counter_start_l, false)) AS used_l,
-      count(*) FILTER (WHERE NOT coalesce(f.counter_end_l >= f.counter_start_l, false)) AS excluded
-    FROM fuel_consumed AS f, rng
-    WHERE f.account = $account AND f.vehicle_id IN (SELECT vehicle_id FROM veh)
-      AND f.window_start >= rng.m0 AND f.window_start < rng.m1
-    GROUP BY f.vehicle_id, strftime(timezone($zone, f.window_start), '%Y-%m')
-    UNION ALL
-    SELECT f.vehicle_id, sum(f.estimated_used_l), 0
-    FROM fuel_level AS f, rng
-    WHERE f.account = $account AND f.vehicle_id IN (SELECT vehicle_id FROM veh)
-      AND f.vehicle_id NOT IN (SELECT vehicle_id FROM counter_vehicles)
-      AND f.window_start >= rng.m0 AND f.window_start < rng.m1
-    GROUP BY f.vehicle_id, strftime(timezone($zone, f.window_start), '%Y-%m')
+    SELECT sum(f.used_l) AS used_l, count(*) FILTER (WHERE f.excluded) AS excluded
+    FROM fuel_windows_classified($account, $zone, $from_day, $to_day) AS f
+    WHERE f.vehicle_id IN (SELECT vehicle_id FROM veh)
+    GROUP BY f.vehicle_id, f.period, f.source
   ) AS per_month
 ),
 tolls AS (
@@ -97,6 +72,7 @@ SELECT
   round((SELECT late FROM bk) / nullif((SELECT checked_out FROM bk), 0), 4)::DOUBLE AS late_return_rate,
   (SELECT count(*) FROM veh)::INTEGER AS vehicles,
   iso_local(complete_through($account), $zone) AS complete_through,
+  strftime(complete_through_day($account, $zone), '%Y-%m-%d') AS complete_through_day,
   (SELECT run_id FROM lastrun) AS last_run_id,
   (SELECT outcome FROM lastrun) AS last_run_outcome,
   iso_local((SELECT ended_at FROM lastrun), $zone) AS last_run_ended_at,

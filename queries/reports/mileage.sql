@@ -1,29 +1,20 @@
--- Mileage per vehicle × local month (the account's zone). Distance is the sum of odometer
--- windows in which neither odometer_reset nor terminal_has_changed is true (never trip_distance);
--- flagged windows are left out and counted in excluded_periods (listed by excluded_windows.sql).
+-- Mileage per vehicle × local month (the account's zone): the sum of the counted odometer windows
+-- (queries/models/odometer_windows.sql: never trip_distance, windows with a reset or a tracker
+-- change left out); the flagged windows are counted in excluded_periods (listed by
+-- excluded_windows.sql).
 -- complete: the month, up to the last synced instant, is covered by done/flagged ledger windows
 -- and no window of the month is incomplete or failed (an open month whose window is still
--- incomplete is not complete, even when nothing after the last synced instant is expected yet). A from/to range selects the local months it touches.
+-- incomplete is not complete, even when nothing after the last synced instant is expected yet). A
+-- from/to range selects the local months it touches (queries/models/local_calendar.sql).
 WITH
 veh AS (SELECT * FROM vehicle_departments($account)),
-w AS (
-  SELECT
-    o.vehicle_id,
-    strftime(timezone($zone, o.window_start), '%Y-%m') AS period,
-    o.distance_m,
-    (o.odometer_reset OR o.terminal_has_changed) AS flagged
-  FROM odometer_windows AS o
-  WHERE o.account = $account
-    AND strftime(timezone($zone, o.window_start), '%Y-%m')
-      BETWEEN strftime($from_day::DATE, '%Y-%m') AND strftime($to_day::DATE, '%Y-%m')
-),
 agg AS (
   SELECT
     vehicle_id,
     period,
-    sum(distance_m) FILTER (WHERE NOT flagged) AS distance_m,
-    count(*) FILTER (WHERE flagged) AS excluded
-  FROM w
+    sum(counted_m) AS distance_m,
+    count(*) FILTER (WHERE NOT counted) AS excluded
+  FROM odometer_windows_classified($account, $zone, $from_day, $to_day)
   GROUP BY vehicle_id, period
 ),
 led AS (
@@ -36,12 +27,9 @@ mb AS (
   SELECT
     agg.vehicle_id,
     agg.period,
-    timezone($zone, strptime(agg.period || '-01', '%Y-%m-%d')) AS ms,
-    timezone($zone, strptime(agg.period || '-01', '%Y-%m-%d') + INTERVAL 1 MONTH) AS mend,
-    least(
-      timezone($zone, strptime(agg.period || '-01', '%Y-%m-%d') + INTERVAL 1 MONTH),
-      (SELECT t FROM through)
-    ) AS me
+    local_month_start(agg.period, $zone) AS ms,
+    local_month_end(agg.period, $zone) AS mend,
+    least(local_month_end(agg.period, $zone), (SELECT t FROM through)) AS me
   FROM agg
 ),
 cov AS (

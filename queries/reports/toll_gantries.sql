@@ -3,11 +3,7 @@
 -- range, vehicle/department filter), so passages add up to the tolls report's row count.
 WITH
 veh AS (SELECT * FROM vehicle_departments($account)),
-rng AS (
-  SELECT
-    timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
-    timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1
-)
+rng AS (SELECT * FROM local_days($zone, $from_day, $to_day))
 SELECT
   gv.geofence_id,
   coalesce(any_value(g.name), any_value(gv.geofence_name)) AS geofence_name,

@@ -1,45 +1,25 @@
--- The $limit vehicles with the most odometer distance in the range (local months touched, the
--- same rule as mileage.sql), with their fuel, toll passages and trips.
+-- The $limit vehicles with the most odometer distance in the range (the local months it
+-- touches, from the same models as mileage.sql and fuel.sql), with their fuel, toll passages and
+-- trips.
 WITH
 veh AS (
   SELECT * FROM vehicle_departments($account)
   WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
     AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
 ),
-rng AS (
-  SELECT
-    timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
-    timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1,
-    strftime($from_day::DATE, '%Y-%m') AS m0,
-    strftime($to_day::DATE, '%Y-%m') AS m1
-),
+rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 odo AS (
   SELECT vehicle_id, sum(round(m / 1000.0, 3)) AS km, sum(x) AS excluded FROM (
-    SELECT o.vehicle_id,
-      sum(o.distance_m) FILTER (WHERE NOT (o.odometer_reset OR o.terminal_has_changed)) AS m,
-      count(*) FILTER (WHERE o.odometer_reset OR o.terminal_has_changed) AS x
-    FROM odometer_windows AS o, rng
-    WHERE o.account = $account
-      AND strftime(timezone($zone, o.window_start), '%Y-%m') BETWEEN rng.m0 AND rng.m1
-    GROUP BY o.vehicle_id, strftime(timezone($zone, o.window_start), '%Y-%m')
+    SELECT o.vehicle_id, sum(o.counted_m) AS m, count(*) FILTER (WHERE NOT o.counted) AS x
+    FROM odometer_windows_classified($account, $zone, $from_day, $to_day) AS o
+    GROUP BY o.vehicle_id, o.period
   ) GROUP BY vehicle_id
 ),
 fu AS (
   SELECT vehicle_id, sum(round(l, 3)) AS l FROM (
-    SELECT f.vehicle_id,
-      sum(f.counter_end_l - f.counter_start_l) FILTER (WHERE f.counter_end_l >= f.counter_start_l) AS l
-    FROM fuel_consumed AS f, rng
-    WHERE f.account = $account
-      AND strftime(timezone($zone, f.window_start), '%Y-%m') BETWEEN rng.m0 AND rng.m1
-    GROUP BY f.vehicle_id, strftime(timezone($zone, f.window_start), '%Y-%m')
-    UNION ALL
-    SELECT f.vehicle_id, sum(f.estimated_used_l)
-    FROM fuel_level AS f, rng
-    WHERE f.account = $account
-      AND f.vehicle_id NOT IN (SELECT vehicle_id FROM fuel_consumed WHERE account = $account)
-      AND f.vehicle_id NOT IN (SELECT vehicle_id FROM vehicles WHERE account = $account AND fuel_canbus_consumed)
-      AND strftime(timezone($zone, f.window_start), '%Y-%m') BETWEEN rng.m0 AND rng.m1
-    GROUP BY f.vehicle_id, strftime(timezone($zone, f.window_start), '%Y-%m')
+    SELECT f.vehicle_id, sum(f.used_l) AS l
+    FROM fuel_windows_classified($account, $zone, $from_day, $to_day) AS f
+    GROUP BY f.vehicle_id, f.period, f.source
   ) GROUP BY vehicle_id
 ),
 tl AS (

@@ -7,11 +7,7 @@ veh AS (
   WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
     AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
 ),
-rng AS (
-  SELECT
-    timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
-    timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1
-),
+rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 periods AS (
   SELECT DISTINCT date_trunc($grain::VARCHAR, d)::DATE AS p
   FROM generate_series($from_day::DATE::TIMESTAMP, $to_day::DATE::TIMESTAMP, INTERVAL 1 DAY) AS g(d)

@@ -2,11 +2,7 @@
 -- period totals come from mileage.sql (odometer windows), never from summing these.
 WITH
 veh AS (SELECT * FROM vehicle_departments($account)),
-rng AS (
-  SELECT
-    timezone($zone, $from_day::DATE::TIMESTAMP) AS t0,
-    timezone($zone, ($to_day::DATE + 1)::TIMESTAMP) AS t1
-)
+rng AS (SELECT * FROM local_days($zone, $from_day, $to_day))
 SELECT
   t.trip_id,
   coalesce(veh.registration, t.registration) AS registration,

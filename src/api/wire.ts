@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { FleetsyncError } from '../errors.ts';
-import { parseWireTimestamp } from '../time.ts';
+import { offsetMinutes, offsetText, parseWireTimestamp, wireOffsetMinutes } from '../time.ts';
 import type { PageMeta } from './types.ts';
 
 const NUMERIC = /^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/;
@@ -50,6 +50,13 @@ export const optStr = z
   .optional()
   .transform((v) => (v === undefined || v === '' ? null : v));
 
+interface ZoneMismatchParams {
+  text: string;
+  ms: number;
+  apiOffset: number;
+  zone: string;
+}
+
 /** A response timestamp → epoch ms. Strings in any wire form; numbers as epoch seconds or ms. */
 export function ts(zone: string) {
   return z.union([z.string(), z.number()]).transform((v, ctx) => {
@@ -62,8 +69,47 @@ export function ts(zone: string) {
       });
       return z.NEVER;
     }
+    // The API answers in the account's zone: an offset that is not the configured zone's at this
+    // instant means request bounds (local wall time) are read in another zone (parsePayload stops).
+    const apiOffset = typeof v === 'string' ? wireOffsetMinutes(v) : null;
+    if (apiOffset !== null && apiOffset !== offsetMinutes(ms, zone)) {
+      ctx.issues.push({
+        code: 'custom',
+        message: `offset ${offsetText(apiOffset)} is not ${zone}'s`,
+        input: v,
+        params: { zoneMismatch: { text: String(v), ms, apiOffset, zone } satisfies ZoneMismatchParams },
+      });
+      return z.NEVER;
+    }
     return ms;
   });
+}
+
+/**
+ * The error for a response timestamp whose offset is not the configured zone's at that instant:
+ * the API answers in another zone, so the request bounds it was sent (local wall time) meant other
+ * instants. It stops the whole run (sync/executor.ts `stopsTheRun`) before anything fetched is written.
+ */
+export function zoneMismatchError(
+  endpoint: string,
+  text: string,
+  ms: number,
+  apiOffsetMinutes: number,
+  zone: string,
+): FleetsyncError {
+  const ours = offsetText(offsetMinutes(ms, zone));
+  const theirs = offsetText(apiOffsetMinutes);
+  return new FleetsyncError(
+    'E_CONFIG',
+    `the API answers in ${theirs}, FLEET_TIMEZONE is ${zone}, ${ours} (${endpoint} sent ${JSON.stringify(text)}): ` +
+      "set FLEET_TIMEZONE to the account's zone in the Fleet API; the run stopped before writing what it fetched",
+    { details: { zoneMismatch: { endpoint, sample: text, apiOffset: theirs, zone, zoneOffset: ours } } },
+  );
+}
+
+/** Whether `e` is the offset check's refusal (it stops the whole run, not one window). */
+export function isZoneMismatch(e: unknown): boolean {
+  return e instanceof FleetsyncError && e.details !== undefined && 'zoneMismatch' in e.details;
 }
 export function optTs(zone: string) {
   return z
@@ -142,6 +188,10 @@ export function parsePayload<T>(schema: z.ZodType<T>, value: unknown, ctx: Paylo
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issues = r.error.issues;
+  for (const i of issues) {
+    const zm = i.code === 'custom' ? (i.params?.zoneMismatch as ZoneMismatchParams | undefined) : undefined;
+    if (zm) throw zoneMismatchError(ctx.endpoint, zm.text, zm.ms, zm.apiOffset, zm.zone);
+  }
   const first = issues[0];
   const field = [prefix, ...(first?.path ?? []).map(String)].filter(Boolean).join('.') || '(body)';
   const more = issues.length > 1 ? ` (+${issues.length - 1} more issues)` : '';

@@ -9,6 +9,8 @@ export interface CommandContext {
   stderr: (text: string) => void;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM); long-running commands await it. */
   stopSignal: AbortSignal;
+  /** The clock (epoch ms; default Date.now): what "today" is for report ranges and "complete through". */
+  now?: () => number;
 }
 
 export type Command = {

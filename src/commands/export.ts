@@ -8,7 +8,7 @@ import { resolveAccount } from '../store/accounts.ts';
 import { loadConfig } from '../config.ts';
 import { FleetsyncError, isFleetsyncError } from '../errors.ts';
 import { EXPORT_FORMATS, exportReport, type ExportFormat } from '../reports/export.ts';
-import { parseReportParams } from '../reports/params.ts';
+import { parseReportParams, rangeNote } from '../reports/params.ts';
 import { REPORT_NAMES, getReport } from '../reports/registry.ts';
 import { resolveZone } from '../reports/run.ts';
 import { openDatabase } from '../store/db.ts';
@@ -50,12 +50,13 @@ export const exportCommand: Command = {
         `--format must be one of ${EXPORT_FORMATS.join(', ')} (got ${JSON.stringify(format)})`,
       );
     const config = loadConfig(ctx.env);
+    const now = ctx.now ?? Date.now;
     const raw: Record<string, unknown> = {};
     for (const k of ['from', 'to', 'month', 'vehicle', 'department', 'grain', 'limit'])
       if (typeof values[k] === 'string') raw[k] = values[k];
     const parse = (zone: string) => {
       try {
-        return parseReportParams(raw, def, { zone, nowMs: Date.now() });
+        return parseReportParams(raw, def, { zone, nowMs: now() });
       } catch (e) {
         if (isFleetsyncError(e, 'E_BAD_REQUEST'))
           throw new FleetsyncError('E_USAGE', e.message.replace(/(^|; )(\w+):/g, '$1--$2:'), { cause: e });
@@ -70,7 +71,7 @@ export const exportCommand: Command = {
       try {
         const account = await resolveAccount(con, config, { mustExist: true });
         const zone = await resolveZone(con, account, config.timezone);
-        const scope = { account, zone, nowMs: Date.now() };
+        const scope = { account, zone, nowMs: now() };
         const params = parse(zone);
         const ext = format === 'arrow' ? 'arrow' : format;
         const out = resolve(
@@ -79,8 +80,10 @@ export const exportCommand: Command = {
             : `${def.name}_${params.fromDay}_${params.toDay}.${ext}`,
         );
         const res = await exportReport(con, def, scope, params, format as ExportFormat, out);
+        const note = rangeNote(params, scope, res.meta.complete_through_text);
         ctx.stdout(
-          `wrote ${res.rows} rows of ${def.name} (${params.fromDay} to ${params.toDay}, ${zone}) to ${out}\n`,
+          `wrote ${res.rows} rows of ${def.name} (${params.fromDay} to ${params.toDay}, ${zone}; ${res.meta.complete_through_text}) to ${out}\n` +
+            (note ? `note: ${note}\n` : ''),
         );
       } finally {
         con.closeSync();

@@ -11,6 +11,7 @@ import { loadConfig, secretsOf, type Config, type Env } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { openDatabase, type Database } from '../store/db.ts';
 import type { RunSyncFn } from '../server/sync-gate.ts';
+import { checkAccountZone } from '../sync/zone.ts';
 import { startServer } from '../server/start.ts';
 import type { Command } from './command.ts';
 
@@ -33,6 +34,14 @@ export async function productionRunSync(
       ? loadAccounts({}, config)
       : [];
   if (accounts.length === 0) return undefined;
+  // A zone other than the one recorded with an account is refused at start-up (exit 2), not
+  // only at the first scheduled run; every run checks again (runSync).
+  const con = await db.connect();
+  try {
+    for (const a of accounts) await checkAccountZone(con, a);
+  } finally {
+    con.closeSync();
+  }
   const { syncAccount, wireAccount } = await import('../wiring.ts');
   return async (trigger) => {
     const runs = accounts.map(async (a) => {

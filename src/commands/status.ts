@@ -27,7 +27,12 @@ export const statusCommand: Command = {
       const db = await openDatabase(config.dbPath, { mustExist: true });
       const con = await db.connect();
       try {
-        report = await buildStatus(con, { database: config.dbPath, zone: config.timezone, runs: n });
+        report = await buildStatus(con, {
+          database: config.dbPath,
+          zone: config.timezone,
+          runs: n,
+          nowMs: (ctx.now ?? Date.now)(),
+        });
       } finally {
         con.closeSync();
         db.close();

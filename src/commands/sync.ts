@@ -3,6 +3,7 @@
  * Progress on stderr (a bar on a terminal, one line per stream otherwise; per window at debug);
  * the summary on stdout.
  * Exit 0 only when every window succeeded; 3 when some failed (everything finished is kept).
+ * `--rezone` moves the account to the configured zone (src/sync/rezone.ts); exit 3 when not applied.
  */
 import { createAlerter } from '../alerts/alerter.ts';
 import { alertsConfigured } from '../alerts/channels.ts';
@@ -11,6 +12,7 @@ import { FleetsyncError } from '../errors.ts';
 import { createLogger } from '../log.ts';
 import { openDatabase } from '../store/db.ts';
 import { planSync } from '../sync/run.ts';
+import { formatRezone, rezoneAccount } from '../sync/rezone.ts';
 import { loadAccounts, selectAccounts } from '../accounts.ts';
 import { formatPlan, formatSummary, progressPrinter } from '../sync/report.ts';
 import { STREAMS, type StreamName } from '../sync/types.ts';
@@ -44,14 +46,19 @@ export function parseSyncArgs(values: Record<string, string | boolean | undefine
       );
     streams = list as StreamName[];
   }
+  const rezone = values.rezone === true;
+  if (rezone && (fromDay || toDay || streams || values.plan === true))
+    problems.push(
+      '--rezone pulls every window of the account again in the new zone: it takes no --from, --to, --streams or --plan',
+    );
   if (problems.length) throw new FleetsyncError('E_USAGE', problems.join('\n'));
-  return { fromDay, toDay, streams, planOnly: values.plan === true, json: values.json === true };
+  return { fromDay, toDay, streams, planOnly: values.plan === true, json: values.json === true, rezone };
 }
 
 export const syncCommand: Command = {
   summary: 'One sync run of the Fleet API into the DuckDB file, then exit.',
   usage:
-    'fleetsync sync [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--streams a,b] [--plan] [--json] [--account NAME]   (several accounts: FLEETSYNC_CONFIG)',
+    'fleetsync sync [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--streams a,b] [--plan] [--json] [--account NAME] | sync --rezone [--json] [--account NAME]   (several accounts: FLEETSYNC_CONFIG)',
   options: {
     from: { type: 'string' },
     to: { type: 'string' },
@@ -59,6 +66,7 @@ export const syncCommand: Command = {
     plan: { type: 'boolean' },
     json: { type: 'boolean' },
     account: { type: 'string' },
+    rezone: { type: 'boolean' },
   },
   async run({ values }, ctx) {
     const args = parseSyncArgs(values);
@@ -109,6 +117,15 @@ export const syncCommand: Command = {
             : plans.map(formatPlan).join('\n\n')) + '\n',
         );
         return 0;
+      }
+      if (args.rezone) {
+        const done = await Promise.all(perAccount.map((p) => rezoneAccount(p.deps)));
+        ctx.stdout(
+          (args.json
+            ? JSON.stringify(done.length === 1 ? done[0] : done, null, 2)
+            : done.map(formatRezone).join('\n\n')) + '\n',
+        );
+        return done.some((d) => d.status === 'not_applied') ? 3 : 0;
       }
       // Accounts have their own rate limits and rows: they sync side by side.
       const summaries = await Promise.all(perAccount.map((p) => syncAccount(p.deps, req))).finally(

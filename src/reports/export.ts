@@ -17,7 +17,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FleetsyncError } from '../errors.ts';
 import { loadSql } from '../store/queries.ts';
-import type { ReportParams } from './params.ts';
+import { rangeNote, type ReportParams } from './params.ts';
 import { queryName, type ReportDef } from './registry.ts';
 import {
   bindings,
@@ -231,6 +231,7 @@ export async function exportReport(
         vehicle: params.vehicle,
         department: params.department,
         ...meta,
+        range_note: rangeNote(params, scope, meta.complete_through_text),
         columns: def.columns.map((c) => c.name),
       };
       await writeFile(mtmp, JSON.stringify(manifest, null, 2) + '\n');

@@ -1,7 +1,9 @@
 /**
  * Report parameters: one zod schema for the query string of the JSON/CSV API and the options of
  * `fleetsync export`. Days are local calendar days in the account's zone, both inclusive; a
- * month selects its whole local month; no range means the current local month up to today.
+ * month selects its whole local month; no range means the current local month up to today. A
+ * future month or a range that starts after today is refused (except for the booking reports);
+ * a range that reaches past today is answered with a note saying up to when it holds data.
  */
 import { z } from 'zod';
 import { FleetsyncError } from '../errors.ts';
@@ -51,6 +53,23 @@ const schema = z
     if (v.from && v.to && v.to < v.from)
       ctx.addIssue({ code: 'custom', path: ['to'], message: `${v.to} is before from ${v.from}` });
   });
+
+/** Reports of bookings, which are synced a month ahead: a future range is a real question. */
+const AHEAD = new Set(['carpool', 'carpool_status', 'carpool_departments']);
+
+/**
+ * For a range that reaches past today: up to when it holds data, in words (null otherwise). Sent
+ * as `range_note` in JSON and the export manifest and as X-Fleetsync-Range-Note.
+ */
+export function rangeNote(
+  p: Pick<ReportParams, 'toDay'>,
+  ctx: { zone: string; nowMs: number },
+  completeThroughText: string,
+): string | null {
+  const today = localDate(ctx.nowMs, ctx.zone);
+  if (p.toDay <= today) return null;
+  return `the range runs to ${p.toDay}, past today (${today} in ${ctx.zone}): it holds data up to now, ${completeThroughText}`;
+}
 
 export interface ReportParams {
   fromDay: string;
@@ -113,6 +132,20 @@ export function parseReportParams(
   } else {
     fromDay = `${today.slice(0, 7)}-01`;
     toDay = today;
+  }
+  // Nothing can be synced for days that have not begun (bookings are synced a month ahead).
+  if (!AHEAD.has(def.name)) {
+    const where = `today is ${today} in ${ctx.zone}`;
+    if (v.month && v.month > today.slice(0, 7))
+      throw new FleetsyncError(
+        'E_BAD_REQUEST',
+        `month: ${v.month} is in the future (${where}); no data exists for it yet`,
+      );
+    if (fromDay > today)
+      throw new FleetsyncError(
+        'E_BAD_REQUEST',
+        `from: ${fromDay} is in the future (${where}); no data exists for it yet`,
+      );
   }
   const span = daysBetween(fromDay, toDay) + 1;
   if (span > MAX_RANGE_DAYS)

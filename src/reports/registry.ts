@@ -11,6 +11,11 @@ export interface ColumnDef {
   kind: ColumnKind;
   /** Summed in the dashboard's totals row. */
   total?: boolean;
+  /**
+   * Holds reason codes (queries/models/reason_codes.sql): exports carry the code, the dashboard
+   * shows its label.
+   */
+  reasonCodes?: boolean;
 }
 
 export interface ReportDef {
@@ -26,6 +31,8 @@ export interface ReportDef {
 const c = <const N extends string, const K extends ColumnKind>(name: N, kind: K, total = false) =>
   ({ name, kind, ...(total ? { total } : {}) }) as ColumnDef & { name: N; kind: K };
 const vehicleCols = [c('registration', 'text'), c('vehicle_id', 'integer'), c('department', 'text')] as const;
+/** A `reason` column of reason codes. */
+const reasonCol = { name: 'reason', kind: 'text', reasonCodes: true } as const satisfies ColumnDef;
 
 const defs = [
   {
@@ -146,6 +153,7 @@ const defs = [
       c('late_return_rate', 'number'),
       c('vehicles', 'integer'),
       c('complete_through', 'time'),
+      c('complete_through_day', 'day'),
       c('last_run_id', 'text'),
       c('last_run_outcome', 'text'),
       c('last_run_ended_at', 'time'),
@@ -194,7 +202,7 @@ const defs = [
       c('counted', 'boolean'),
       c('counted_km', 'number', true),
       c('reported_distance_km', 'number', true),
-      c('reason', 'text'),
+      reasonCol,
       c('start_odometer_km', 'number'),
       c('end_odometer_km', 'number'),
       c('last_event_at', 'time'),
@@ -238,7 +246,7 @@ const defs = [
       c('window_start', 'time'),
       c('window_end', 'time'),
       c('span_h', 'number', true),
-      c('reason', 'text'),
+      reasonCol,
       c('ledger_reason', 'text'),
       c('reported_distance_km', 'number'),
       c('counter_start_l', 'number'),
@@ -257,7 +265,7 @@ const defs = [
       c('window_start', 'time'),
       c('window_end', 'time'),
       c('span_h', 'number', true),
-      c('reason', 'text'),
+      reasonCol,
       c('left_out_km', 'number', true),
       c('reported_distance_km', 'number'),
       c('start_odometer_km', 'number'),
@@ -270,14 +278,14 @@ const defs = [
   {
     name: 'excluded_fuel_windows',
     title: 'Fuel-counter windows left out of fuel used',
-    grain: 'one fuel-counter window whose counter went down',
+    grain: 'one fuel-counter window whose counter went down or lacks a reading',
     columns: [
       ...vehicleCols,
       c('period', 'month'),
       c('window_start', 'time'),
       c('window_end', 'time'),
       c('span_h', 'number', true),
-      c('reason', 'text'),
+      reasonCol,
       c('counter_start_l', 'number'),
       c('counter_end_l', 'number'),
       c('ledger_reason', 'text'),

@@ -1,23 +1,63 @@
 /**
  * Runs a report's named query with bound parameters and returns JSON-safe rows. Every report
  * connection first gets the temp macros of `queries/reports/macros/` (ISO local time, vehicle
- * departments, "complete through", spreadsheet-safe text).
+ * departments, "complete through", spreadsheet-safe text), then the model layer of
+ * `queries/models/`: the business rules the reports select from, each written once.
  */
 import { timestampTZValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
 import { loadSql } from '../store/queries.ts';
 import { isValidTimeZone } from '../time.ts';
 import type { ReportParams } from './params.ts';
-import { getReport, queryName, REPORT_NAMES, type ReportDef } from './registry.ts';
+import { getReport, queryName, REPORT_NAMES, type ColumnDef, type ReportDef } from './registry.ts';
 
 const MACROS = ['iso_local', 'xl_text', 'vehicle_departments', 'complete_through'];
+/**
+ * The model layer, in dependency order: the reason-code vocabulary, the local calendar, the
+ * odometer and fuel windows classified, and the windows left out of totals (from those two).
+ */
+export const MODELS = [
+  'reason_codes',
+  'local_calendar',
+  'odometer_windows',
+  'fuel_windows',
+  'left_out_windows',
+];
 const prepared = new WeakSet<DuckDBConnection>();
 
-/** Defines the report macros on a connection (once per connection). */
+/** Defines the report macros and the models on a connection (once per connection). */
 export async function prepareReportConnection(con: DuckDBConnection): Promise<void> {
   if (prepared.has(con)) return;
   for (const m of MACROS) await con.run(loadSql(`reports/macros/${m}`));
+  for (const m of MODELS) await con.run(loadSql(`models/${m}`));
   prepared.add(con);
+}
+
+/** One reason a window is left out of a total: the code the exports carry and its label. */
+export interface ReasonCode {
+  code: string;
+  /** The ledger stream whose windows it applies to. */
+  stream: string;
+  label: string;
+}
+
+let vocabulary: readonly ReasonCode[] | undefined;
+
+/** The reason-code vocabulary, read from the model layer (queries/models/reason_codes.sql). */
+export async function reasonCodes(con: DuckDBConnection): Promise<readonly ReasonCode[]> {
+  if (vocabulary) return vocabulary;
+  await prepareReportConnection(con);
+  const rows = (await con.runAndReadAll(loadSql('reports/reason_codes'))).getRowObjectsJS();
+  vocabulary = rows.map((r) => ({ code: String(r.code), stream: String(r.stream), label: String(r.label) }));
+  return vocabulary;
+}
+
+/** A column as the JSON API describes it: a reason-code column also carries each code's label. */
+export type ColumnInfo = ColumnDef & { labels?: Record<string, string> };
+
+export function describeColumns(def: ReportDef, codes: readonly ReasonCode[]): ColumnInfo[] {
+  const labels = Object.fromEntries(codes.map((r) => [r.code, r.label]));
+  return def.columns.map((c) => (c.reasonCodes ? { ...c, labels } : c));
 }
 
 /** Who and where a report runs for: the account, its validated IANA zone and the clock. */
@@ -154,16 +194,30 @@ export async function runReport(
 export interface ReportMeta {
   generated_at: string;
   zone: string;
+  /** The instant (ISO, local offset) up to which every stream is synced: an exclusive end. */
   complete_through: string | null;
+  /** The last complete local day, inclusive (YYYY-MM-DD); null before anything is complete. */
+  complete_through_day: string | null;
+  /** The same in words: `complete through 19 Nov 2026 (local)`. */
+  complete_through_text: string;
   run_id: string | null;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `2026-11-19` → `complete through 19 Nov 2026 (local)`; null → that nothing is complete yet. */
+export function completeThroughText(day: string | null): string {
+  if (!day) return 'no complete day yet';
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return `complete through ${d} ${MONTHS[m - 1]} ${y} (local)`;
 }
 
 /**
  * "Complete through" per data version: key = account, zone, latest run and a fingerprint of the
- * ledger (meta_key.sql); value = the ISO local instant (or null). Give one per server (or leave
+ * ledger (meta_key.sql); value = the ISO local instant and the last complete local day (or null). Give one per server (or leave
  * it out to compute every time). A sync changes the key, so a stale value is never served.
  */
-export type MetaCache = Map<string, string | null>;
+export type MetaCache = Map<string, { through: string | null; day: string | null }>;
 const META_CACHE_MAX = 32;
 
 /** Sidecar facts of a report: generation time, zone, latest run, "complete through". */
@@ -183,22 +237,27 @@ export async function reportMeta(
     toJsonCell(keyRow?.run_key),
     toJsonCell(keyRow?.ledger_key),
   ]);
-  let through = cache?.get(key);
-  if (through === undefined) {
+  let cached = cache?.get(key);
+  if (cached === undefined) {
     await prepareReportConnection(con);
     const row = (
       await (await prepareBound(con, loadSql('reports/meta'), values)).runAndReadAll()
     ).getRowObjectsJS()[0];
-    through = (toJsonCell(row?.complete_through) as string | null) ?? null;
+    cached = {
+      through: (toJsonCell(row?.complete_through) as string | null) ?? null,
+      day: (toJsonCell(row?.complete_through_day) as string | null) ?? null,
+    };
     if (cache) {
       if (cache.size >= META_CACHE_MAX) cache.delete(cache.keys().next().value as string);
-      cache.set(key, through);
+      cache.set(key, cached);
     }
   }
   return {
     generated_at: new Date(scope.nowMs).toISOString(),
     zone: scope.zone,
-    complete_through: through,
+    complete_through: cached.through,
+    complete_through_day: cached.day,
+    complete_through_text: completeThroughText(cached.day),
     run_id: runId,
   };
 }

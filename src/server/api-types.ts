@@ -13,6 +13,17 @@ import type { ColumnDef, ColumnKind, ReportDefs } from '../reports/registry.ts';
 
 export type { ColumnDef, ColumnKind };
 
+/** A column as the API describes it: a column of reason codes also carries each code's label. */
+export type ColumnInfo = ColumnDef & { labels?: Record<string, string> };
+
+/** One reason code of the vocabulary (queries/models/reason_codes.sql). */
+export interface ReasonCodeInfo {
+  code: string;
+  /** The ledger stream whose windows it applies to. */
+  stream: string;
+  label: string;
+}
+
 /** The name of a report (`/api/reports/<name>`). */
 export type ReportName = ReportDefs[number]['name'];
 
@@ -51,9 +62,16 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
   };
   generated_at: string;
   zone: string;
+  /** The instant up to which every stream is synced (ISO, local offset): an exclusive end. */
   complete_through: string | null;
+  /** The last complete local day, inclusive (YYYY-MM-DD). */
+  complete_through_day: string | null;
+  /** `complete through 19 Nov 2026 (local)`. */
+  complete_through_text: string;
   run_id: string | null;
-  columns: readonly ColumnDef[];
+  /** For a range that reaches past today: up to when it holds data (null otherwise). */
+  range_note: string | null;
+  columns: readonly ColumnInfo[];
   /** Rows of the whole result (all pages). */
   total: number;
   /** Present when the report pages (it has no `limit` parameter of its own). */
@@ -76,6 +94,7 @@ export interface ReportsIndexAnswer {
     columns: readonly ColumnDef[];
     params: string[];
   }[];
+  reasons: readonly ReasonCodeInfo[];
 }
 
 /** A run's counters as objects (the `runs` report holds them as JSON text, as in the CSV). */
@@ -109,10 +128,21 @@ export interface StatusVerdict {
 /** A row of the status tables (times ISO text in the zone, counters as objects). */
 export type StatusRow = Record<string, unknown>;
 
+/** An account's "complete through": the instant, the last complete local day, and in words. */
+export interface CompleteThrough {
+  account: string;
+  zone: string;
+  complete_through: string | null;
+  complete_through_day: string | null;
+  complete_through_text: string;
+}
+
 /** What `fleetsync status` prints (from the file, or from a running server's GET /api/status). */
 export interface StatusReport {
   database: string;
   zone: string;
+  /** Per account (GET /api/status sends it as `complete_through_by_account`). */
+  complete_through: CompleteThrough[];
   runs: StatusRow[];
   coverage: StatusRow[];
   problem_windows: StatusRow[];
@@ -124,7 +154,8 @@ export interface StatusReport {
  * `GET /api/status[?runs=N]`: the account's zone, freshness, last run and sync availability, and
  * the status report of every account in the database (what `fleetsync status` prints beside it).
  */
-export interface StatusAnswer extends StatusReport {
+export interface StatusAnswer extends Omit<StatusReport, 'complete_through'> {
+  complete_through_by_account: CompleteThrough[];
   /** Which process and file answer (`status` checks it is the server holding its database). */
   server: { pid: number; database: string };
   account: string;
@@ -132,6 +163,8 @@ export interface StatusAnswer extends StatusReport {
   /** The server's clock, ISO UTC. */
   now: string;
   complete_through: string | null;
+  complete_through_day: string | null;
+  complete_through_text: string;
   last_run: LastRunAnswer | null;
   sync: {
     /** A sync engine is wired in (POST /api/sync can run one). */

@@ -14,9 +14,11 @@ import { FleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import { exportReport, type ExportFormat } from '../reports/export.ts';
-import { parseReportParams, type ReportParams } from '../reports/params.ts';
+import { parseReportParams, rangeNote, type ReportParams } from '../reports/params.ts';
 import { REPORT_NAMES, getReport } from '../reports/registry.ts';
 import {
+  describeColumns,
+  reasonCodes,
   reportMeta,
   requireReport,
   resolveZone,
@@ -38,11 +40,13 @@ export interface ReportRouteDeps {
   tempDir: string;
 }
 
-function setMeta(res: Response, meta: ReportMeta, rows: number) {
+function setMeta(res: Response, meta: ReportMeta, rows: number, note: string | null) {
   res.set({
     'X-Fleetsync-Generated-At': meta.generated_at,
     'X-Fleetsync-Zone': meta.zone,
     'X-Fleetsync-Complete-Through': meta.complete_through ?? '',
+    'X-Fleetsync-Complete-Through-Day': meta.complete_through_day ?? '',
+    ...(note ? { 'X-Fleetsync-Range-Note': note } : {}),
     'X-Fleetsync-Run-Id': meta.run_id ?? '',
     'X-Fleetsync-Rows': String(rows),
   });
@@ -100,8 +104,19 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     else con.closeSync();
   };
 
-  r.get('/reports', (_req, res) => {
+  r.get('/reports', async (_req, res) => {
+    const con = await acquire();
+    let ok = false;
+    let reasons;
+    try {
+      reasons = await reasonCodes(con);
+      ok = true;
+    } finally {
+      release(con, ok);
+    }
     res.json({
+      // what each reason code in the exports means (queries/models/reason_codes.sql)
+      reasons,
       reports: REPORT_NAMES.map((n) => {
         const d = getReport(n)!;
         return {
@@ -139,8 +154,10 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       if (!format) {
         const result = await runReport(con, def, scope, params, page);
         const meta = await reportMeta(con, scope, metaCache);
+        const columns = describeColumns(def, await reasonCodes(con));
         ok = true;
-        setMeta(res, meta, result.total);
+        const note = rangeNote(params, scope, meta.complete_through_text);
+        setMeta(res, meta, result.total, note);
         res.set('Cache-Control', 'no-store');
         res.json({
           report: def.name,
@@ -154,7 +171,8 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
             ...(def.extra.includes('limit') ? { limit: params.limit } : {}),
           },
           ...meta,
-          columns: def.columns,
+          range_note: note,
+          columns,
           total: result.total,
           ...(page ? { offset: page.offset, limit: page.limit } : {}),
           totals: result.totals,
@@ -170,7 +188,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       const path = join(deps.tempDir, `${randomUUID()}.${format}`);
       const out = await exportReport(con, def, scope, params, format, path, { manifest: false, metaCache });
       ok = true;
-      setMeta(res, out.meta, out.rows);
+      setMeta(res, out.meta, out.rows, rangeNote(params, scope, out.meta.complete_through_text));
       res.set('Cache-Control', 'no-store');
       res.attachment(csvFileName(def.name, params, format));
       res.set('Content-Type', CONTENT_TYPES[format]);

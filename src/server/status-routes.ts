@@ -59,14 +59,18 @@ export function statusRoutes(deps: StatusDeps): Router {
       const runsDef = requireReport('runs');
       const runs = await runReport(con, runsDef, scope, parseReportParams({ limit: '1' }, runsDef, scope));
       // What `fleetsync status` prints, so that it can ask this server while it holds the file.
-      const report = await buildStatus(con, { database: deps.db.path, zone, runs: n });
+      const report = await buildStatus(con, { database: deps.db.path, zone, runs: n, nowMs: deps.now() });
+      const { complete_through: byAccount, ...rest } = report;
       res.set('Cache-Control', 'no-store').json({
-        ...report,
+        ...rest,
+        complete_through_by_account: byAccount,
         server: { pid: process.pid, database: resolve(deps.db.path) },
         account,
         zone,
         now: new Date(deps.now()).toISOString(),
         complete_through: meta.complete_through,
+        complete_through_day: meta.complete_through_day,
+        complete_through_text: meta.complete_through_text,
         // The runs report's row (its SQL columns are the registry's, test/reports/reports.test.ts),
         // with its counters as objects.
         last_run: runs.rows[0] ? (objectsOf(runs.rows[0]) as unknown as LastRunAnswer) : null,

@@ -54,6 +54,11 @@ export interface SimulatorOptions {
   releases?: readonly Release[];
   /** Sends the bulk-upload webhook callbacks (default: fetch). */
   postWebhook?: SpecState['postWebhook'];
+  /**
+   * The zone the account is set to at the API, when not the fleet's: request bounds are read and
+   * response timestamps written in it (their offsets follow it); the data stay the same instants.
+   */
+  timezone?: string;
 }
 
 export interface SimulatorStats {
@@ -172,7 +177,7 @@ function mangleData(body: unknown, kind: PayloadKind, faults: FaultInjector): un
 }
 
 export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorHandle> {
-  const fleet = opts.fleet;
+  const fleet: Fleet = opts.timezone ? { ...opts.fleet, timezone: opts.timezone } : opts.fleet;
   const now = opts.now ?? Date.now;
   const creds = opts.credentials ?? DEFAULT_CREDENTIALS;
   const log = opts.log ?? createLogger({ level: 'warn', secrets: [creds.mainPassword, creds.subPassword] });

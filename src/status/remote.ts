@@ -8,6 +8,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Config } from '../config.ts';
 import { FleetsyncError, describeError } from '../errors.ts';
+import type { StatusAnswer } from '../server/api-types.ts';
 import type { StatusReport } from './report.ts';
 
 const ASK_TIMEOUT_MS = 10_000;
@@ -58,15 +59,26 @@ export async function askRunningServer(
       `No fleetsync server answered GET ${base}/api/status (FLEETSYNC_HOST/FLEETSYNC_PORT): ${describeError(e)}.`,
     );
   }
-  const b = body as Partial<StatusReport> & { server?: { pid?: number; database?: string } };
+  const b = body as Partial<StatusAnswer>;
   const pid = locked.details?.pid;
   const ours =
     b.server?.database !== undefined &&
     samePath(b.server.database, config.dbPath) &&
     (typeof pid !== 'number' || b.server.pid === pid);
-  if (!ours || !b.verdict || !Array.isArray(b.runs))
+  if (!ours || !b.verdict || !Array.isArray(b.runs) || !Array.isArray(b.complete_through_by_account))
     throw refuse(
       `The server at ${base} is not the one holding ${config.dbPath} (it serves ${b.server?.database ?? 'another database'}).`,
     );
-  return { report: body as StatusReport, url: base };
+  // The report as the file gives it (the answer's own complete_through is the dashboard account's).
+  const report: StatusReport = {
+    database: b.database!,
+    zone: b.zone!,
+    complete_through: b.complete_through_by_account,
+    runs: b.runs,
+    coverage: b.coverage ?? [],
+    problem_windows: b.problem_windows ?? [],
+    failed_snapshots: b.failed_snapshots ?? [],
+    verdict: b.verdict,
+  };
+  return { report, url: base };
 }

@@ -7,7 +7,16 @@
  * objects), never JSON inside a string.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { FailedSnapshot, StatusReport, StatusRow, StatusVerdict } from '../server/api-types.ts';
+import type {
+  CompleteThrough,
+  FailedSnapshot,
+  StatusReport,
+  StatusRow,
+  StatusVerdict,
+} from '../server/api-types.ts';
+import { DEFAULT_TIMEZONE } from '../defaults.ts';
+import { reportMeta, resolveZone } from '../reports/run.ts';
+import { accountsIn } from '../store/accounts.ts';
 import { queryJs } from '../store/queries.ts';
 import { BUILTIN_STREAMS } from '../sync/streams/index.ts';
 import { formatIsoInZone } from '../time.ts';
@@ -56,6 +65,23 @@ export function failedSnapshotsOf(run: {
         (Array.isArray(errors) ? errors : []).find((e) => e.stream === stream && e.window === 'snapshot')
           ?.reason ?? null,
     }));
+}
+
+/** "Complete through" of every account, in its recorded zone (the same figure as the API and exports). */
+async function completeThroughOf(con: DuckDBConnection, nowMs: number): Promise<CompleteThrough[]> {
+  const out: CompleteThrough[] = [];
+  for (const account of await accountsIn(con)) {
+    const zone = await resolveZone(con, account, DEFAULT_TIMEZONE);
+    const m = await reportMeta(con, { account, zone, nowMs });
+    out.push({
+      account,
+      zone,
+      complete_through: m.complete_through,
+      complete_through_day: m.complete_through_day,
+      complete_through_text: m.complete_through_text,
+    });
+  }
+  return out;
 }
 
 /** The last finished run of each account (ok, partial, failed or interrupted), JS values. */
@@ -107,7 +133,7 @@ export function verdictOf(
 
 export async function buildStatus(
   con: DuckDBConnection,
-  o: { database: string; zone: string; runs: number },
+  o: { database: string; zone: string; runs: number; nowMs: number },
 ): Promise<StatusReport> {
   const runs = await queryJs(con, 'status/runs', [o.runs]);
   const coverage = await queryJs(con, 'status/coverage');
@@ -123,6 +149,7 @@ export async function buildStatus(
   return {
     database: o.database,
     zone: o.zone,
+    complete_through: await completeThroughOf(con, o.nowMs),
     runs: jsonRows(runs, o.zone),
     coverage: jsonRows(coverage, o.zone),
     problem_windows: jsonRows(problems, o.zone),
@@ -162,6 +189,11 @@ export function formatStatus(s: StatusReport, source?: string): string {
     `database ${s.database} (times in ${s.zone})${source ? `, as reported by the running server ${source}` : ''}`,
     '',
   ];
+  for (const t of s.complete_through)
+    out.push(
+      `account ${t.account}: ${t.complete_through_text}${t.complete_through_day ? ` — ${t.complete_through_day}` : ''} (${t.zone})`,
+    );
+  if (s.complete_through.length) out.push('');
   out.push('last runs:');
   out.push(
     s.runs.length

@@ -8,6 +8,7 @@
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { isZoneMismatch } from '../api/wire.ts';
 import { describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
@@ -24,10 +25,12 @@ import { windowLabel } from './windows.ts';
 
 /**
  * The one place that decides a failure stops the whole run, by code: the API refused the
- * credentials (E_AUTH), the circuit breaker opened (E_API_DOWN), or the storage under the
+ * credentials (E_AUTH), the circuit breaker opened (E_API_DOWN), the API answers in another zone
+ * than the configured one (every window would be wrong), or the storage under the
  * database failed (store/storage-error.ts: no point writing on, DuckDB may abort on further writes).
  */
 export function stopsTheRun(e: unknown): boolean {
+  if (isZoneMismatch(e)) return true;
   return isFleetsyncError(e, 'E_AUTH') || isFleetsyncError(e, 'E_API_DOWN') || storageFailure(e) !== null;
 }
 

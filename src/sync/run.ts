@@ -6,8 +6,12 @@
  * failure that stops the run (executor.stopsTheRun: refused credentials, the circuit breaker,
  * the storage) or an error before the plan makes it `failed`, with one error line saying why.
  * The API release-notes check runs beside the sync (src/changes/after-sync.ts), not in it.
+ * Before all of it, the zone check (zone.ts): a zone other than the account's recorded one is
+ * refused before a request is sent; the API answering in another offset stops the run (E_CONFIG).
  */
+import { isZoneMismatch } from '../api/wire.ts';
 import { describeError, isFleetsyncError } from '../errors.ts';
+import { execute } from '../store/queries.ts';
 import { SETTLE_MS } from '../defaults.ts';
 import { executeUnits, stopReason, stopsTheRun, streamContext, widenStopSignal } from './executor.ts';
 import { lockAccount } from './lock.ts';
@@ -15,6 +19,7 @@ import { buildPlan, plannedVehicles, requestedStreams, resolveRange } from './pl
 import { newRunLog, startRunLog } from './run-log.ts';
 import { pullSnapshots } from './snapshots.ts';
 import { BUILTIN_STREAMS } from './streams/index.ts';
+import { checkAccountZone } from './zone.ts';
 import type { PlanSummary, RunSummary, SyncDeps, SyncRequest } from './types.ts';
 
 export type { SyncDeps } from './types.ts';
@@ -27,6 +32,15 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
   const now = deps.now ?? Date.now;
   const log = deps.log.child({ account: deps.account });
   const con = await deps.db.connect();
+  let recorded: string | null;
+  try {
+    // Before anything is sent: a zone other than the recorded one would shift every window.
+    recorded = await checkAccountZone(con, deps);
+  } catch (e) {
+    unlock();
+    con.closeSync();
+    throw e;
+  }
   const run = newRunLog(deps.account, log, now, deps.client);
   deps.client.rearm(); // a run starts with a closed breaker, whatever stopped the client before
   const stop = (e: unknown) => {
@@ -34,6 +48,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
     run.end('failed', reason);
     log.error('sync stopped', { reason });
   };
+  let refused: unknown = null;
   try {
     try {
       const range = await resolveRange(con, deps, req);
@@ -58,6 +73,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
 
       if (stoppedBy) stop(stoppedBy);
       else if (deps.signal?.aborted) run.end('partial', 'interrupted: the run was asked to stop');
+      if (isZoneMismatch(stoppedBy)) refused = stoppedBy;
     } catch (e) {
       if (isFleetsyncError(e, 'E_USAGE')) throw e; // a bad request: no run row to finish
       if (stopsTheRun(e)) stop(e);
@@ -65,12 +81,18 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
         run.end('failed', describeError(e));
         log.error('sync failed', { error: describeError(e) });
       }
+      if (isZoneMismatch(e)) refused = e;
     }
     await run.finish(con).catch((e: unknown) => {
       // The full disk that stopped the run may refuse its row too: the summary still says what happened.
       if (!stopsTheRun(e)) throw e;
       log.error('could not record the run', { error: describeError(e) });
     });
+    if (refused) {
+      // The API's offsets contradict the zone: a zone this first run recorded is not kept.
+      if (recorded === null) await execute(con, 'sync/account_forget_zone', [deps.account]);
+      throw refused;
+    }
   } finally {
     unlock();
     con.closeSync();
@@ -82,6 +104,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
 export async function planSync(deps: SyncDeps, req: SyncRequest): Promise<PlanSummary> {
   const con = await deps.db.connect();
   try {
+    await checkAccountZone(con, deps);
     const range = await resolveRange(con, deps, req);
     const streams = requestedStreams(req, deps.streams ?? BUILTIN_STREAMS);
     const { summary } = await buildPlan(con, {

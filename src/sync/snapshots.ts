@@ -6,6 +6,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FleetClient } from '../api/client.ts';
+import { isZoneMismatch } from '../api/wire.ts';
 import type { Logger } from '../log.ts';
 import type { Clock } from '../time.ts';
 import { stopsTheRun } from './executor.ts';
@@ -48,6 +49,7 @@ export async function pullSnapshots(
       if (stopsTheRun(e)) throw e;
       run.count(def.name, 'failed', 0, meter.requests);
       run.fail(def.name, '*', 'snapshot', e);
+      if (isZoneMismatch(e)) throw e; // the API answers in another zone: the run stops
     } finally {
       run.meter(meter);
     }

@@ -20,6 +20,8 @@ export interface SyncDeps {
   client: FleetClient;
   account: string;
   timezone: string;
+  /** Where `timezone` was set (FLEET_TIMEZONE, the default, an accounts file), named when the zone is refused. */
+  zoneSetting?: string;
   baseUrl: string;
   /** The API's rate-limit window (ms); used for the plan's least duration. */
   windowMs: number;
@@ -57,6 +59,20 @@ export interface SyncRequest {
   trigger: 'cli' | 'schedule' | 'api' | 'demo';
   /** Print the plan only: nothing is sent. */
   planOnly?: boolean;
+}
+
+/** What `sync --rezone` did (src/sync/rezone.ts). */
+export interface RezoneSummary {
+  account: string;
+  fromZone: string;
+  toZone: string;
+  fromDay: string;
+  toDay: string;
+  /** 'applied': the account's windows now follow toZone; 'not_applied': the re-pull had failures (main data untouched). */
+  status: 'applied' | 'not_applied' | 'unchanged';
+  /** Rows replaced per table (applied only). */
+  tables: Record<string, { before: number; after: number }>;
+  run: RunSummary | null;
 }
 
 export interface StreamCounts {

@@ -92,8 +92,19 @@ describe.skipIf(!haveChromium)('dashboard on a synced simulator fleet', () => {
           shown((f.window_end as Date).getTime()),
         ]),
       );
+      // people read the label; the code the CSV carries is on the cell
+      const codes = await page.$$eval('#table-excluded tbody td[data-code]', (tds) =>
+        tds.map((td) => (td as HTMLElement).dataset.code),
+      );
+      expect(codes).toEqual(
+        flagged.map((f) =>
+          [f.odometer_reset && 'odometer_reset', f.terminal_has_changed && 'terminal_has_changed']
+            .filter(Boolean)
+            .join(' and '),
+        ),
+      );
       for (const r of rows) {
-        expect(r.reason).toMatch(/^(odometer_reset|terminal_has_changed)( and terminal_has_changed)?$/);
+        expect(r.reason).toMatch(/^(odometer reset|tracker changed|odometer reset and tracker changed)$/);
         // the km left out come from the synced trip log, near the fleet's true distance there
         const f = flagged[rows.indexOf(r)]!;
         const truth = h.fleet.truth.distanceM(
@@ -123,8 +134,12 @@ describe.skipIf(!haveChromium)('dashboard on a synced simulator fleet', () => {
     try {
       const rows = await tableRows(page, 'excluded');
       expect(rows.map((r) => [Number(r.vehicle_id), r.reason])).toEqual(
-        down.map((d) => [Number(d.vehicle_id), 'fuel_counter_went_down']),
+        down.map((d) => [Number(d.vehicle_id), 'counter went down']),
       );
+      const codes = await page.$$eval('#table-excluded tbody td[data-code]', (tds) =>
+        tds.map((td) => (td as HTMLElement).dataset.code),
+      );
+      expect(codes).toEqual(down.map(() => 'fuel_counter_went_down'));
     } finally {
       await page.close();
     }

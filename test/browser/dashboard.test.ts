@@ -110,7 +110,11 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       // March + April: vehicle 1 1000 + 750 km, vehicle 2 42 + 0 km.
       expect(await page.locator('#kpi-distance .value').textContent()).toBe('1,792 km');
       expect(await page.locator('#kpi-tolls .value').textContent()).toBe('3');
-      expect(await page.locator('#kpi-fresh .value').textContent()).toBe('2026-04-12 00:00:00+10:00');
+      // The last complete local day, inclusive (complete_through is 12 Apr 00:00: 11 Apr is complete).
+      expect(await page.locator('#kpi-fresh .value').textContent()).toBe('2026-04-11');
+      expect(await page.locator('#kpi-fresh .label').textContent()).toBe(
+        'complete through 11 Apr 2026 (local)',
+      );
       const top = await chartData(page, 'chart-top');
       expect(top.labels.slice(0, 2)).toEqual(['ab 123 gp', 'cd 456 gp']);
       expect(top.datasets[0]!.data.slice(0, 2)).toEqual([1750, 42]);
@@ -241,8 +245,15 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     try {
       const rows = await tableRows(page, 'excluded');
       expect(rows.map((r) => [r.registration, r.window_start, r.reason])).toEqual([
-        ['ab 123 gp', '2026-04-11 00:00:00+10:00', 'odometer_reset'],
-        ['cd 456 gp', '2026-04-11 00:00:00+10:00', 'terminal_has_changed'],
+        ['ab 123 gp', '2026-04-11 00:00:00+10:00', 'odometer reset'],
+        ['cd 456 gp', '2026-04-11 00:00:00+10:00', 'tracker changed'],
+      ]);
+      const codes = await page.$$eval('#table-excluded tbody td[data-code]', (tds) =>
+        tds.map((td) => [(td as HTMLElement).dataset.code, (td as HTMLElement).title]),
+      );
+      expect(codes).toEqual([
+        ['odometer_reset', 'code: odometer_reset'],
+        ['terminal_has_changed', 'code: terminal_has_changed'],
       ]);
       const flagged = (
         await fx.con.runAndReadAll(
@@ -265,7 +276,8 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
         },
       );
       expect(header).not.toContain('stream');
-      expect(csv.map((r) => r[header!.indexOf('reason')])).toEqual(rows.map((r) => r.reason));
+      // the download keeps the codes integrations read; the table shows their labels
+      expect(csv.map((r) => r[header!.indexOf('reason')])).toEqual(codes.map(([code]) => code));
       expect(problems).toEqual([]);
     } finally {
       await page.close();
@@ -277,8 +289,12 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     try {
       const rows = await tableRows(page, 'excluded');
       expect(rows.map((r) => [r.registration, r.reason, r.counter_start_l, r.counter_end_l])).toEqual([
-        ['ab 123 gp', 'fuel_counter_went_down', '170', '5'],
+        ['ab 123 gp', 'counter went down', '170', '5'],
       ]);
+      // the page states the rule the numbers follow: a missing reading is left out too
+      expect(await page.locator('#sec-fuel p.note').textContent()).toMatch(
+        /counter went down, or that lacks a reading at either end, is left out/,
+      );
       const down = (
         await fx.con.runAndReadAll(
           'SELECT count(*)::INTEGER FROM fuel_consumed WHERE counter_end_l < counter_start_l',
@@ -329,7 +345,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
         '2026-04-12 00:00:00+10:00',
       ]);
       expect(col('counted')).toEqual(['yes', 'no', 'yes']);
-      expect(col('reason')).toEqual(['', 'odometer_reset', '']);
+      expect(col('reason')).toEqual(['', 'odometer reset', '']);
       expect(col('span_h')).toEqual(['241', '24', '456']);
       // the windows' counted km add up to the month's distance
       expect(
@@ -413,13 +429,33 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
   });
 
   it('an empty table says why: the period lies beyond what is synced', async () => {
-    const { page } = await open('/tolls.html?from=2026-06-01&to=2026-06-30');
+    const { page } = await open('/tolls.html?from=2026-04-20&to=2026-04-30');
     try {
       expect(await page.locator('#table-tolls .empty').textContent()).toBe(
-        'Not synced for this period: data is complete through 2026-04-12 00:00:00+10:00.',
+        'Not synced for this period: data is complete through 11 Apr 2026 (local), 2026-04-11.',
       );
+      expect(await page.locator('#range-note').isHidden()).toBe(true);
     } finally {
       await page.close();
+    }
+  });
+
+  it('a future period is refused naming the parameter; a range past today says up to when it holds data', async () => {
+    const future = await open('/tolls.html?from=2026-06-01&to=2026-06-30');
+    try {
+      expect(await future.page.locator('#error').textContent()).toBe(
+        'Could not load: from: 2026-06-01 is in the future (today is 2026-05-02 in Australia/Sydney); no data exists for it yet',
+      );
+    } finally {
+      await future.page.close();
+    }
+    const past = await open('/mileage.html?from=2026-04-01&to=2026-05-31');
+    try {
+      expect(await past.page.locator('#range-note').textContent()).toBe(
+        'Note: the range runs to 2026-05-31, past today (2026-05-02 in Australia/Sydney): it holds data up to now, complete through 11 Apr 2026 (local).',
+      );
+    } finally {
+      await past.page.close();
     }
   });
 

@@ -37,6 +37,9 @@ const ALLOWED: Record<string, string[]> = {
   // Registry column names (quoted by ident), the named query text, a generated temp path
   // (quoted by sqlString), and COPY options chosen by format.
   'src/reports/export.ts': ["cols.join(', ')", 'stripStatement(sql)', 'select', 'sqlString(path)', 'options'],
+  // The re-zone's swap: the generated staging path beside the database (quoted by sqlString) and
+  // the stream registry's table names (checked against [a-z_]).
+  'src/store/rezone.ts': ['sqlString(x.stagingPath)', 'table'],
   // The named query text wrapped for a JSON page (LIMIT/OFFSET bound) and its totals (registry
   // column names quoted by ident).
   'src/reports/run.ts': ["cols.join(', ')", 'stripStatement(sql)'],

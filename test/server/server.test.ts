@@ -132,6 +132,48 @@ describe('report API', () => {
     ]);
   });
 
+  it('reason codes: rows and downloads carry the code, the columns say its label, the registry lists the vocabulary', async () => {
+    const q = '?from=2026-03-01&to=2026-04-30';
+    const body = (await (await get(`/api/reports/excluded_windows${q}`)).json()) as {
+      columns: { name: string; labels?: Record<string, string> }[];
+      rows: Record<string, unknown>[];
+    };
+    expect(body.rows.map((r) => r.reason)).toEqual([
+      'fuel_counter_went_down',
+      'odometer_reset',
+      'terminal_has_changed',
+    ]);
+    const labels = body.columns.find((c) => c.name === 'reason')!.labels!;
+    expect(body.rows.map((r) => labels[r.reason as string])).toEqual([
+      'counter went down',
+      'odometer reset',
+      'tracker changed',
+    ]);
+    // only the column of codes carries labels
+    expect(body.columns.filter((c) => c.labels).map((c) => c.name)).toEqual(['reason']);
+    const csv = parseCsv(
+      (await (await get(`/api/reports/excluded_windows.csv${q}`)).text()).replace(/^\uFEFF/, ''),
+    );
+    const at = csv[0]!.indexOf('reason');
+    expect(csv.slice(1).map((r) => r[at])).toEqual(body.rows.map((r) => r.reason));
+    // fuel_windows has always carried the label, and it is the same label
+    const fw = (await (await get(`/api/reports/fuel_windows${q}`)).json()) as {
+      rows: Record<string, unknown>[];
+    };
+    expect(fw.rows.filter((r) => r.status === 'left out').map((r) => r.reason)).toEqual([
+      'counter went down',
+    ]);
+    const registry = (await (await get('/api/reports')).json()) as {
+      reasons: { code: string; stream: string; label: string }[];
+    };
+    expect(registry.reasons).toContainEqual({
+      code: 'fuel_counter_missing',
+      stream: 'fuel_consumed',
+      label: 'counter reading missing',
+    });
+    expect(Object.fromEntries(registry.reasons.map((r) => [r.code, r.label]))).toEqual(labels);
+  });
+
   it.each([
     ['/api/reports/mileage?from=2026-13-01', /from/],
     ['/api/reports/mileage?from=2026-04-10&to=2026-04-01', /to: 2026-04-01 is before from 2026-04-10/],

@@ -1,0 +1,60 @@
+-- fuel_counter_vehicles(acct): the vehicles whose fuel comes from the ECU counter (the sensor
+-- says so, or counter windows were synced); the others use the level estimate.
+CREATE OR REPLACE TEMP MACRO fuel_counter_vehicles(acct) AS TABLE
+  SELECT vehicle_id FROM vehicles WHERE account = acct AND fuel_canbus_consumed
+  UNION
+  SELECT DISTINCT vehicle_id FROM fuel_consumed WHERE account = acct;
+
+-- fuel_windows_classified(acct, zone, from_day, to_day): the fuel windows of the local months the
+-- range touches, each with its local month (period), its source and whether it counts toward fuel
+-- used. The rules, once:
+-- - counter vehicles (source 'counter', ledger stream fuel_consumed): a window counts with
+--   counter_end_l - counter_start_l when it has both readings and the counter did not go down;
+--   otherwise it is left out (status 'left out', reason fuel_counter_went_down or
+--   fuel_counter_missing), never a negative litre, and counted in excluded_periods;
+-- - other vehicles (source 'level_estimate', ledger stream fuel_level): the API's estimated_used_l;
+--   a window without one adds nothing (status 'no reading', reason fuel_level_missing) and is not
+--   an excluded period (there is no counter to leave out).
+--   counted   true for a window whose litres count
+--   excluded  true for a window left out of fuel used and listed (status 'left out')
+--   used_l    the litres it adds (NULL when not counted)
+CREATE OR REPLACE TEMP MACRO fuel_windows_classified(acct, zone, from_day, to_day) AS TABLE
+  SELECT
+    w.*,
+    local_month(w.window_start, zone) AS period,
+    w.reason IS NULL AS counted,
+    CASE WHEN w.reason IS NULL THEN 'counted' WHEN w.source = 'counter' THEN 'left out' ELSE 'no reading' END
+      AS status,
+    (w.reason IS NOT NULL AND w.source = 'counter') AS excluded,
+    CASE
+      WHEN w.reason IS NOT NULL THEN NULL
+      WHEN w.source = 'counter' THEN w.counter_end_l - w.counter_start_l
+      ELSE w.reported_used_l
+    END AS used_l
+  FROM (
+    SELECT
+      f.vehicle_id, f.window_start, f.window_end,
+      'counter' AS source,
+      'fuel_consumed' AS stream,
+      f.counter_start_l,
+      f.counter_end_l,
+      f.fuel_consumed_l AS reported_used_l,
+      CASE
+        WHEN f.counter_start_l IS NULL OR f.counter_end_l IS NULL THEN 'fuel_counter_missing'
+        WHEN f.counter_end_l < f.counter_start_l THEN 'fuel_counter_went_down'
+      END AS reason
+    FROM fuel_consumed AS f
+    WHERE f.account = acct
+    UNION ALL
+    SELECT
+      f.vehicle_id, f.window_start, f.window_end,
+      'level_estimate',
+      'fuel_level',
+      NULL::DOUBLE,
+      NULL::DOUBLE,
+      f.estimated_used_l,
+      CASE WHEN f.estimated_used_l IS NULL THEN 'fuel_level_missing' END
+    FROM fuel_level AS f
+    WHERE f.account = acct AND f.vehicle_id NOT IN (SELECT vehicle_id FROM fuel_counter_vehicles(acct))
+  ) AS w, local_months(zone, from_day, to_day) AS m
+  WHERE w.window_start >= m.t0 AND w.window_start < m.t1;

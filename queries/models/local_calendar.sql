@@ -1,0 +1,28 @@
+-- The local calendar of the account's zone, once. A from/to range is local days, both inclusive.
+-- Every monthly figure (mileage, fuel, their windows, the left-out windows, kpis, top_vehicles)
+-- takes a window into the local month in which it starts, and a from/to range selects the whole
+-- local months it touches.
+--
+-- local_days(zone, from_day, to_day): the local days of a range, both inclusive, as the instants
+-- [t0, t1) (an event is in the range when its instant is).
+CREATE OR REPLACE TEMP MACRO local_days(zone, from_day, to_day) AS TABLE
+  SELECT
+    timezone(zone, from_day::DATE::TIMESTAMP) AS t0,
+    timezone(zone, (to_day::DATE + 1)::TIMESTAMP) AS t1;
+-- local_month(ts, zone): the local month (YYYY-MM) of an instant.
+CREATE OR REPLACE TEMP MACRO local_month(ts, zone) AS strftime(timezone(zone, ts), '%Y-%m');
+-- local_months(zone, from_day, to_day): the local months the range of local days touches, as
+-- instants [t0, t1) (rows are compared raw, not converted: a window is in the range when its
+-- start is) and as YYYY-MM (m0, m1).
+CREATE OR REPLACE TEMP MACRO local_months(zone, from_day, to_day) AS TABLE
+  SELECT
+    timezone(zone, date_trunc('month', from_day::DATE)::TIMESTAMP) AS t0,
+    timezone(zone, (date_trunc('month', to_day::DATE) + INTERVAL 1 MONTH)::TIMESTAMP) AS t1,
+    strftime(from_day::DATE, '%Y-%m') AS m0,
+    strftime(to_day::DATE, '%Y-%m') AS m1;
+-- local_month_start(period, zone), local_month_end(period, zone): the instants a local month
+-- (YYYY-MM) starts and ends.
+CREATE OR REPLACE TEMP MACRO local_month_start(period, zone) AS
+  timezone(zone, strptime(period || '-01', '%Y-%m-%d'));
+CREATE OR REPLACE TEMP MACRO local_month_end(period, zone) AS
+  timezone(zone, strptime(period || '-01', '%Y-%m-%d') + INTERVAL 1 MONTH);
