@@ -6,11 +6,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
  *   integration  *.int.test.ts       child processes, embedded Postgres, a whole simulator sync;
  *   browser      *.browser.test.ts   headless Chromium against the real server.
  * `npm test` runs all three; `npm run test:unit` (…:integration, …:browser) one of them.
- * test/browser/*.test.ts count as browser tests until they carry the suffix.
  * test/groups.test.ts checks that every test file is in exactly one group.
  */
 const INTEGRATION = ['test/**/*.int.test.ts'];
-const BROWSER = ['test/**/*.browser.test.ts', 'test/browser/**/*.test.ts'];
+const BROWSER = ['test/**/*.browser.test.ts'];
 
 export default defineConfig({
   test: {

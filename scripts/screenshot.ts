@@ -11,7 +11,7 @@ import { loadConfig } from '../src/config.ts';
 import { silentLogger } from '../src/log.ts';
 import { startServer } from '../src/server/start.ts';
 import { ACCOUNT, startHarness } from '../test/helpers/synced.ts';
-import { CHROMIUM, CHROMIUM_ARGS } from '../test/browser/chromium.ts';
+import { CHROMIUM, CHROMIUM_ARGS } from '../test/helpers/chromium.ts';
 
 const all = process.argv.includes('--all');
 const h = await startHarness({

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FleetClientOptions } from '../../src/api/client.ts';
 import { defaultRetryPolicy, fullJitterMs, rateLimitGivesUp } from '../../src/api/retry.ts';
 import { isFleetsyncError } from '../../src/errors.ts';
-import { json, list, rejection, scriptedClient, type Handler, type ScriptedClient } from './helpers.ts';
+import { json, list, rejection, scriptedClient, type Handler, type ScriptedClient } from '../helpers/api.ts';
 
 let h: ScriptedClient | undefined;
 afterEach(async () => {

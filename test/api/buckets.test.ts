@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUCKET_LIMITS, bucketFor, createFleetClient, leastDurationMs } from '../../src/api/client.ts';
-import { fakeClock, json, list, PASSWORD, startServer, trackedAgent, type TestServer } from './helpers.ts';
+import {
+  fakeClock,
+  json,
+  list,
+  PASSWORD,
+  startServer,
+  trackedAgent,
+  type TestServer,
+} from '../helpers/api.ts';
 
 let srv: TestServer | undefined;
 afterEach(async () => {

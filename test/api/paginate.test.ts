@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createFleetClient, type FleetClient } from '../../src/api/client.ts';
 import { paginate, type Page } from '../../src/api/paginate.ts';
 import { isFleetsyncError } from '../../src/errors.ts';
-import { fakeClock, json, PASSWORD, startServer, type TestServer } from './helpers.ts';
+import { fakeClock, json, PASSWORD, startServer, type TestServer } from '../helpers/api.ts';
 
 let srv: TestServer | undefined;
 let client: FleetClient | undefined;

@@ -2,7 +2,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createFleetClient, type FleetClient } from '../../src/api/client.ts';
 import { isFleetsyncError } from '../../src/errors.ts';
 import { localDayBounds, localMonthBounds } from '../../src/time.ts';
-import { fakeClock, json, list, PASSWORD, startServer, type Handler, type TestServer } from './helpers.ts';
+import {
+  fakeClock,
+  json,
+  list,
+  PASSWORD,
+  startServer,
+  type Handler,
+  type TestServer,
+} from '../helpers/api.ts';
 
 const SYD = 'Australia/Sydney';
 let srv: TestServer | undefined;

@@ -14,7 +14,7 @@ import {
   scriptedClient,
   type Handler,
   type ScriptedClient,
-} from './helpers.ts';
+} from '../helpers/api.ts';
 
 let h: ScriptedClient | undefined;
 afterEach(async () => {

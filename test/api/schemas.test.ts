@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createFleetClient, type FleetClient } from '../../src/api/client.ts';
 import { FleetsyncError, isFleetsyncError } from '../../src/errors.ts';
 import { localDayBounds } from '../../src/time.ts';
-import { fakeClock, json, list, PASSWORD, startServer, type TestServer } from './helpers.ts';
+import { fakeClock, json, list, PASSWORD, startServer, type TestServer } from '../helpers/api.ts';
 
 const ZONE = 'Africa/Johannesburg'; // +02, like the captures in the wire notes
 const day = localDayBounds('2026-09-20', ZONE);

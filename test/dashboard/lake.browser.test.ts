@@ -16,7 +16,7 @@ import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import type { Database } from '../../src/store/db.ts';
 import { startHarness, type Harness } from '../helpers/synced.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../browser/chromium.ts';
+import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
 
 const haveChromium = checkChromium();
 const NAMES = ['north', 'south'] as const;

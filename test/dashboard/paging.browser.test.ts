@@ -12,9 +12,17 @@ import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport, runReport } from '../../src/reports/run.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { appendRows } from '../../src/store/write.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../browser/chromium.ts';
+import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
-import { ACCOUNT, APR_11, APR_START, NOW, ZONE, openFixture, type FixtureDb } from '../reports/fixture.ts';
+import {
+  ACCOUNT,
+  APR_11,
+  APR_START,
+  NOW,
+  ZONE,
+  openFixture,
+  type FixtureDb,
+} from '../helpers/report-fixture.ts';
 
 const haveChromium = checkChromium();
 const EXTRA = 1100;

@@ -15,7 +15,7 @@ import { startSimulator, type SimulatorHandle } from '../../src/simulator/server
 import { openDatabase } from '../../src/store/db.ts';
 import { addDays, localDate } from '../../src/time.ts';
 import { dumpDatabase } from '../helpers/dbdump.ts';
-import { CLI, cliEnv, runCli, spawnCli, type CliResult } from './cli-helpers.ts';
+import { CLI, cliEnv, runCli, spawnCli, type CliResult } from '../helpers/cli-process.ts';
 
 const ZONE = 'Africa/Johannesburg';
 const ACCOUNT = 'nightly';

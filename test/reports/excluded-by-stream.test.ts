@@ -17,7 +17,7 @@ import {
   ZONE,
   openFixture,
   type FixtureDb,
-} from './fixture.ts';
+} from '../helpers/report-fixture.ts';
 
 let fx: FixtureDb;
 const scope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport, runReport, type ReportScope } from '../../src/reports/run.ts';
 import { appendRows } from '../../src/store/write.ts';
-import { ACCOUNT, NOW, T, ZONE, openFixture, type FixtureDb } from './fixture.ts';
+import { ACCOUNT, NOW, T, ZONE, openFixture, type FixtureDb } from '../helpers/report-fixture.ts';
 
 let fx: FixtureDb;
 const scope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };

@@ -28,7 +28,7 @@ import {
   ZONE,
   openFixture,
   type FixtureDb,
-} from './fixture.ts';
+} from '../helpers/report-fixture.ts';
 
 const withoutComments = (sql: string) => sql.replace(/--[^\n]*/g, '');
 const withoutStrings = (sql: string) => sql.replace(/'(?:[^']|'')*'/g, "''");

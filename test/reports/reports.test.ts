@@ -5,7 +5,7 @@ import { exportReport } from '../../src/reports/export.ts';
 import { parseReportParams } from '../../src/reports/params.ts';
 import { REPORT_NAMES, getReport } from '../../src/reports/registry.ts';
 import { requireReport, resolveZone, runReport, type ReportScope } from '../../src/reports/run.ts';
-import { ACCOUNT, NOW, ZONE, openFixture, parseCsv, type FixtureDb } from './fixture.ts';
+import { ACCOUNT, NOW, ZONE, openFixture, parseCsv, type FixtureDb } from '../helpers/report-fixture.ts';
 
 let fx: FixtureDb;
 let scope: ReportScope;

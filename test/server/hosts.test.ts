@@ -14,7 +14,7 @@ import { silentLogger } from '../../src/log.ts';
 import { DASHBOARD_DIR } from '../../src/server/app.ts';
 import { allowedHostEntries, hostAllowed } from '../../src/server/hosts.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
-import { NOW, openFixture, type FixtureDb } from '../reports/fixture.ts';
+import { NOW, openFixture, type FixtureDb } from '../helpers/report-fixture.ts';
 
 let fx: FixtureDb;
 let srv: RunningServer;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
-import { NOW, openFixture, parseCsv, type FixtureDb } from '../reports/fixture.ts';
+import { NOW, openFixture, parseCsv, type FixtureDb } from '../helpers/report-fixture.ts';
 
 let fx: FixtureDb;
 let srv: RunningServer;

@@ -8,7 +8,7 @@ import { REPORT_NAMES, getReport } from '../../src/reports/registry.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import type { RunSummary } from '../../src/sync/types.ts';
 import { formatLocal } from '../../src/time.ts';
-import { NOW, ZONE, openFixture, parseCsv, type FixtureDb } from '../reports/fixture.ts';
+import { NOW, ZONE, openFixture, parseCsv, type FixtureDb } from '../helpers/report-fixture.ts';
 
 let fx: FixtureDb;
 let srv: RunningServer;

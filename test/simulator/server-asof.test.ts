@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatLocal, parseWireTimestamp } from '../../src/time.ts';
 import { generateFleet } from '../../src/simulator/generate.ts';
-import { END_DAY, ZONE, enc, startTestSim, type One, type TestSim } from './server-harness.ts';
+import { END_DAY, ZONE, enc, startTestSim, type One, type TestSim } from '../helpers/simulator-harness.ts';
 
 let t: TestSim;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatLocal, parseWireTimestamp } from '../../src/time.ts';
-import { enc, smallFleet, startTestSim, type TestSim } from './server-harness.ts';
+import { enc, smallFleet, startTestSim, type TestSim } from '../helpers/simulator-harness.ts';
 
 let t: TestSim;
 beforeAll(async () => {

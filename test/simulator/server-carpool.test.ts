@@ -1,7 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateFleet } from '../../src/simulator/generate.ts';
 import { OPEN_BOOKING_STATUSES } from '../../src/simulator/routes/carpool.ts';
-import { END_DAY, ZONE, startTestSim, type One, type TestSim } from './server-harness.ts';
+import { END_DAY, ZONE, startTestSim, type One, type TestSim } from '../helpers/simulator-harness.ts';
 
 let t: TestSim;
 const sims: TestSim[] = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKETS, bucketFor, type BucketName } from '../../src/simulator/ratelimit.ts';
-import { enc, startTestSim, type TestSim, type Who } from './server-harness.ts';
+import { enc, startTestSim, type TestSim, type Who } from '../helpers/simulator-harness.ts';
 
 let t: TestSim;
 beforeAll(async () => {

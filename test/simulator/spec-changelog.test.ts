@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RELEASES, LATEST_RELEASE, type ChangeRecord } from '../../src/simulator/changelog.ts';
-import { startTestSim, type TestSim } from './server-harness.ts';
+import { startTestSim, type TestSim } from '../helpers/simulator-harness.ts';
 
 let t: TestSim;
 beforeAll(async () => {

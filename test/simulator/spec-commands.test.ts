@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enc, startTestSim, type TestSim } from './server-harness.ts';
+import { enc, startTestSim, type TestSim } from '../helpers/simulator-harness.ts';
 
 let t: TestSim;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_SUBUSER_ID } from '../../src/simulator/spec/state.ts';
-import { startTestSim, type TestSim } from './server-harness.ts';
+import { startTestSim, type TestSim } from '../helpers/simulator-harness.ts';
 
 let t: TestSim;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultDriverOf } from '../../src/simulator/spec/status.ts';
-import { enc, startTestSim, type Item, type TestSim } from './server-harness.ts';
+import { enc, startTestSim, type Item, type TestSim } from '../helpers/simulator-harness.ts';
 
 let t: TestSim;
 beforeAll(async () => {

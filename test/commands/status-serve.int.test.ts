@@ -14,7 +14,7 @@ import { generateFleet } from '../../src/simulator/generate.ts';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/server.ts';
 import { verdictOf } from '../../src/status/report.ts';
 import { addDays, localDate } from '../../src/time.ts';
-import { runCli, spawnCli } from '../reliability/cli-helpers.ts';
+import { runCli, spawnCli } from '../helpers/cli-process.ts';
 
 const ZONE = 'Australia/Sydney';
 let sim: SimulatorHandle;

@@ -18,7 +18,7 @@ import { openDatabase } from '../../src/store/db.ts';
 import type { RunSummary } from '../../src/sync/types.ts';
 import { addDays, localDate } from '../../src/time.ts';
 import { dumpDatabase } from '../helpers/dbdump.ts';
-import { runCli, spawnCli } from './cli-helpers.ts';
+import { runCli, spawnCli } from '../helpers/cli-process.ts';
 
 const ZONE = 'Australia/Sydney';
 let sim: SimulatorHandle;

@@ -14,7 +14,7 @@ import { generateFleet } from '../../src/simulator/generate.ts';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/server.ts';
 import { addDays, localDate } from '../../src/time.ts';
 import { dumpDatabase } from '../helpers/dbdump.ts';
-import { runCli } from './cli-helpers.ts';
+import { runCli } from '../helpers/cli-process.ts';
 
 const ZONE = 'Africa/Johannesburg';
 const ROOM = Number(process.env.ROOM ?? 40_000);

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnCli, type SpawnedCli } from '../reliability/cli-helpers.ts';
+import { spawnCli, type SpawnedCli } from '../helpers/cli-process.ts';
 
 let dir: string;
 beforeAll(() => {

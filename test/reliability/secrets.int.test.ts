@@ -14,7 +14,7 @@ import { generateFleet } from '../../src/simulator/generate.ts';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/server.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { addDays, localDate } from '../../src/time.ts';
-import { runCli, spawnCli, type CliResult } from './cli-helpers.ts';
+import { runCli, spawnCli, type CliResult } from '../helpers/cli-process.ts';
 
 const ZONE = 'Europe/London';
 const USER = 'ops-acme';

@@ -15,8 +15,8 @@ import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { openDatabase, type Database } from '../../src/store/db.ts';
-import { ACCOUNT, NOW, fillFixture } from '../reports/fixture.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from './chromium.ts';
+import { ACCOUNT, NOW, fillFixture } from '../helpers/report-fixture.ts';
+import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
 
 const haveChromium = checkChromium();
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

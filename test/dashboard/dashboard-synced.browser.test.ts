@@ -13,7 +13,7 @@ import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { formatIsoInZone } from '../../src/time.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from './chromium.ts';
+import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
 
 const haveChromium = checkChromium();
 

@@ -31,7 +31,7 @@ import { exportReport, manifestPath, verifyExport } from '../../src/reports/expo
 import { parseReportParams } from '../../src/reports/params.ts';
 import { getReport } from '../../src/reports/registry.ts';
 import { openDatabase } from '../../src/store/db.ts';
-import { runCli, spawnCli } from './cli-helpers.ts';
+import { runCli, spawnCli } from '../helpers/cli-process.ts';
 
 const ROWS = 400_000;
 let dir: string;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpDatabase } from '../helpers/dbdump.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
-import { runCli, spawnCli } from './cli-helpers.ts';
+import { runCli, spawnCli } from '../helpers/cli-process.ts';
 
 let h: Harness;
 let dir: string;
