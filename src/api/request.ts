@@ -49,6 +49,8 @@ export interface ClientStats {
   retries: number;
   http429ByBucket: Record<string, number>;
   requestsByBucket: Record<string, number>;
+  /** Requests sent again (after a 429, a 5xx or a network error) per bucket; part of requestsByBucket. */
+  retriesByBucket: Record<string, number>;
   waitedMsByBucket: Record<string, number>;
 }
 
@@ -109,6 +111,7 @@ export function createRequester(o: RequesterOptions): Requester {
   const totals = { requests: 0, retries: 0 };
   const http429ByBucket: Record<string, number> = {};
   const requestsByBucket: Record<string, number> = {};
+  const retriesByBucket: Record<string, number> = {};
   /** Answers other than 429 per bucket: a request keeps retrying 429s while its bucket is served. */
   const servedByBucket: Record<string, number> = {};
   let warnedHeaders = false;
@@ -185,6 +188,7 @@ export function createRequester(o: RequesterOptions): Requester {
       breaker.check();
       if (attempts > 0) {
         totals.retries++;
+        retriesByBucket[bucket] = (retriesByBucket[bucket] ?? 0) + 1;
         if (meter) meter.retries++;
       }
       const ticket = await wait((s) => o.buckets.acquire(bucket, s), signal);
@@ -305,6 +309,7 @@ export function createRequester(o: RequesterOptions): Requester {
       retries: totals.retries,
       http429ByBucket: { ...http429ByBucket },
       requestsByBucket: { ...requestsByBucket },
+      retriesByBucket: { ...retriesByBucket },
       waitedMsByBucket: o.buckets.waitedMs(),
     }),
   };

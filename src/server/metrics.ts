@@ -43,6 +43,18 @@ export function createMetrics(o: { staleHours: number; log: Logger }): Metrics {
     labelNames: ['account'],
     ...reg,
   });
+  const bucketRequests = new Counter({
+    name: 'fleetsync_api_bucket_requests_total',
+    help: 'Fleet API requests sent by sync runs, by rate bucket (retries included).',
+    labelNames: ['account', 'bucket'],
+    ...reg,
+  });
+  const bucketRetries = new Counter({
+    name: 'fleetsync_api_bucket_retries_total',
+    help: 'Fleet API requests sent again, by rate bucket.',
+    labelNames: ['account', 'bucket'],
+    ...reg,
+  });
   const http429 = new Counter({
     name: 'fleetsync_api_http_429_total',
     help: '429 answers by rate bucket.',
@@ -118,7 +130,8 @@ export function createMetrics(o: { staleHours: number; log: Logger }): Metrics {
   let queue: Promise<unknown> = Promise.resolve();
 
   async function refresh(con: DuckDBConnection, nowMs: number, isRunning: boolean): Promise<void> {
-    for (const m of [runs, requests, retries, http429, windows, freshness, unchanged, stale]) m.reset();
+    for (const m of [runs, requests, retries, bucketRequests, bucketRetries, http429]) m.reset();
+    for (const m of [windows, freshness, unchanged, stale]) m.reset();
     for (const m of [lastDuration, lastEnded, lastOutcome, incidents]) m.reset();
     for (const r of await queryJs(con, 'alerts/run_totals')) {
       const account = String(r.account);
@@ -126,8 +139,12 @@ export function createMetrics(o: { staleHours: number; log: Logger }): Metrics {
       requests.inc({ account }, n(r.requests));
       retries.inc({ account }, n(r.retries));
     }
-    for (const r of await queryJs(con, 'alerts/http_429_totals'))
-      http429.inc({ account: String(r.account), bucket: String(r.bucket) }, n(r.n));
+    const byBucket = { requests: bucketRequests, retries: bucketRetries, http_429: http429 } as const;
+    for (const r of await queryJs(con, 'alerts/bucket_totals'))
+      byBucket[String(r.what) as keyof typeof byBucket].inc(
+        { account: String(r.account), bucket: String(r.bucket) },
+        n(r.n),
+      );
     for (const r of await queryJs(con, 'alerts/window_totals'))
       windows.set({ account: String(r.account), stream: String(r.stream), status: String(r.status) }, n(r.n));
     for (const s of await readAccountStates(con, o.log)) {

@@ -52,7 +52,7 @@ export function newRunLog(
     errors: [],
   };
   const total = newMeter();
-  const http429Before = { ...client.stats().http429ByBucket };
+  const before = client.stats();
   return {
     runId,
     summary,
@@ -85,12 +85,11 @@ export function newRunLog(
       summary.ended_ms = now();
       summary.requests = total.requests;
       summary.retries = total.retries;
-      // This run's 429s only (a client may serve several runs).
-      summary.http429ByBucket = Object.fromEntries(
-        Object.entries(client.stats().http429ByBucket)
-          .map(([b, n]) => [b, n - (http429Before[b] ?? 0)] as const)
-          .filter(([, n]) => n > 0),
-      );
+      // This run's counts only (a client may serve several runs).
+      const after = client.stats();
+      summary.http429ByBucket = sinceStart(after.http429ByBucket, before.http429ByBucket);
+      summary.requestsByBucket = sinceStart(after.requestsByBucket, before.requestsByBucket);
+      summary.retriesByBucket = sinceStart(after.retriesByBucket, before.retriesByBucket);
       const by = (f: (c: StreamCounts) => unknown) =>
         JSON.stringify(Object.fromEntries(Object.entries(summary.streams).map(([k, v]) => [k, f(v)])));
       await execute(con, 'sync/run_finish', [
@@ -103,6 +102,8 @@ export function newRunLog(
         by((c) => c.rows),
         by((c) => c.windows),
         JSON.stringify(summary.errors.slice(0, 20)),
+        JSON.stringify(summary.requestsByBucket),
+        JSON.stringify(summary.retriesByBucket),
       ]);
       log.info('sync finished', {
         run: runId,
@@ -156,4 +157,13 @@ export function apiChangesNote(s: RunSummary): string | null {
 export async function recordRunNotes(con: DuckDBConnection, s: RunSummary): Promise<void> {
   const notes = apiChangesNote(s);
   if (notes !== null) await execute(con, 'sync/run_notes', [s.run_id, notes]);
+}
+
+/** Per-bucket counts added since `before` (buckets with none left out). */
+function sinceStart(now: Record<string, number>, before: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(now)
+      .map(([b, n]) => [b, n - (before[b] ?? 0)] as const)
+      .filter(([, n]) => n > 0),
+  );
 }

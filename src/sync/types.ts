@@ -90,6 +90,9 @@ export interface RunSummary {
   requests: number;
   retries: number;
   http429ByBucket: Record<string, number>;
+  /** This run's requests and retries per rate bucket (the runs row keeps them; /metrics shows them). */
+  requestsByBucket?: Record<string, number>;
+  retriesByBucket?: Record<string, number>;
   streams: Record<string, StreamCounts>;
   /** The API's release notes, checked beside the sync after the run (never fails the run). */
   apiChanges?: {

@@ -217,6 +217,21 @@ describe('alerts under serve', () => {
       )[0]!;
       expect(sample(samples, 'fleetsync_api_requests_total', { account: ACCOUNT })).toBe(Number(sums.q));
       expect(sample(samples, 'fleetsync_api_retries_total', { account: ACCOUNT })).toBe(Number(sums.r));
+      // By rate bucket: the runs table's per-bucket JSON, and together the run totals.
+      const buckets = await rows(
+        "SELECT b.bucket, sum(CAST(r.requests_by_bucket ->> b.bucket AS INTEGER))::INTEGER AS n FROM runs AS r, unnest(json_keys(r.requests_by_bucket)) AS b(bucket) WHERE r.outcome <> 'running' GROUP BY ALL",
+      );
+      expect(buckets.map((b) => b.bucket)).toContain('default');
+      let inBuckets = 0;
+      for (const b of buckets) {
+        const shownN = sample(samples, 'fleetsync_api_bucket_requests_total', {
+          account: ACCOUNT,
+          bucket: String(b.bucket),
+        });
+        expect(shownN).toBe(Number(b.n));
+        inBuckets += shownN ?? 0;
+      }
+      expect(inBuckets).toBe(Number(sums.q));
       for (const w of await rows('SELECT stream, status, count(*)::INTEGER AS n FROM ledger GROUP BY ALL'))
         expect(
           sample(samples, 'fleetsync_windows', {
