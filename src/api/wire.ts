@@ -183,15 +183,29 @@ function sampleFor(value: unknown, path: readonly PropertyKey[], text: string): 
   return `${keys}${json}`.slice(0, 300);
 }
 
+/**
+ * The offset check's finding among a parse's issues, also inside a union's branches (an optional
+ * timestamp is `ts | '' | null`: its mismatch is nested in an `invalid_union` issue).
+ */
+function zoneMismatchIn(issues: readonly z.core.$ZodIssue[]): ZoneMismatchParams | undefined {
+  for (const i of issues) {
+    if (i.code === 'custom' && i.params?.zoneMismatch) return i.params.zoneMismatch as ZoneMismatchParams;
+    if (i.code === 'invalid_union')
+      for (const branch of i.errors) {
+        const zm = zoneMismatchIn(branch);
+        if (zm) return zm;
+      }
+  }
+  return undefined;
+}
+
 /** Parses with `schema`; a failure names the first failing field (`data.3.fill_timestamp`) and problem. */
 export function parsePayload<T>(schema: z.ZodType<T>, value: unknown, ctx: PayloadContext, prefix = ''): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issues = r.error.issues;
-  for (const i of issues) {
-    const zm = i.code === 'custom' ? (i.params?.zoneMismatch as ZoneMismatchParams | undefined) : undefined;
-    if (zm) throw zoneMismatchError(ctx.endpoint, zm.text, zm.ms, zm.apiOffset, zm.zone);
-  }
+  const zm = zoneMismatchIn(issues);
+  if (zm) throw zoneMismatchError(ctx.endpoint, zm.text, zm.ms, zm.apiOffset, zm.zone);
   const first = issues[0];
   const field = [prefix, ...(first?.path ?? []).map(String)].filter(Boolean).join('.') || '(body)';
   const more = issues.length > 1 ? ` (+${issues.length - 1} more issues)` : '';
