@@ -54,17 +54,18 @@ export const exportCommand: Command = {
     const raw: Record<string, unknown> = {};
     for (const k of ['from', 'to', 'month', 'vehicle', 'department', 'grain', 'limit'])
       if (typeof values[k] === 'string') raw[k] = values[k];
-    const parse = (zone: string) => {
+    const parse = (zone: string, future = true) => {
       try {
-        return parseReportParams(raw, def, { zone, nowMs: now() });
+        return parseReportParams(raw, def, { zone, nowMs: now(), future });
       } catch (e) {
         if (isFleetsyncError(e, 'E_BAD_REQUEST'))
           throw new FleetsyncError('E_USAGE', e.message.replace(/(^|; )(\w+):/g, '$1--$2:'), { cause: e });
         throw e;
       }
     };
-    // Bad arguments are refused before the database is opened (or created).
-    parse(config.timezone);
+    // Bad arguments are refused before the database is opened. Whether a day is still to come
+    // depends on the account's zone, recorded in the file: that check follows, in that zone.
+    parse(config.timezone, false);
     const db = await openDatabase(config.dbPath, { mustExist: true });
     try {
       const con = await db.connect();

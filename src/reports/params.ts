@@ -95,7 +95,8 @@ function lastDayOfMonth(month: string): string {
 export function parseReportParams(
   raw: Record<string, unknown>,
   def: ReportDef,
-  ctx: { zone: string; nowMs: number },
+  /** `future: false` skips the refusal of days to come (a first look before the account's zone is known). */
+  ctx: { zone: string; nowMs: number; future?: boolean },
 ): ReportParams {
   // No prototype: a `__proto__` parameter is an unknown key (rejected), not a silent no-op.
   const cleaned: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
@@ -134,7 +135,7 @@ export function parseReportParams(
     toDay = today;
   }
   // Nothing can be synced for days that have not begun (bookings are synced a month ahead).
-  if (!AHEAD.has(def.name)) {
+  if (!AHEAD.has(def.name) && ctx.future !== false) {
     const where = `today is ${today} in ${ctx.zone}`;
     if (v.month && v.month > today.slice(0, 7))
       throw new FleetsyncError(

@@ -19,7 +19,7 @@ import { reportMeta, resolveZone } from '../reports/run.ts';
 import { accountsIn } from '../store/accounts.ts';
 import { queryJs } from '../store/queries.ts';
 import { BUILTIN_STREAMS } from '../sync/streams/index.ts';
-import { formatIsoInZone } from '../time.ts';
+import { formatIsoInZone, isValidTimeZone } from '../time.ts';
 
 export type { FailedSnapshot, StatusReport, StatusRow, StatusVerdict };
 
@@ -133,8 +133,12 @@ export function verdictOf(
 
 export async function buildStatus(
   con: DuckDBConnection,
-  o: { database: string; zone: string; runs: number; nowMs: number },
+  opts: { database: string; zone: string; runs: number; nowMs: number },
 ): Promise<StatusReport> {
+  // Times in the zone the accounts were synced in (the pages' zone), when they share one; the
+  // configured zone only for a database with no recorded zone or accounts in several zones.
+  const zones = (await queryJs(con, 'status/recorded_zones')).map((r) => String(r.timezone));
+  const o = { ...opts, zone: zones.length === 1 && isValidTimeZone(zones[0]!) ? zones[0]! : opts.zone };
   const runs = await queryJs(con, 'status/runs', [o.runs]);
   const coverage = await queryJs(con, 'status/coverage');
   const problems = await queryJs(con, 'status/problem_windows', [PROBLEM_LIMIT]);

@@ -40,11 +40,15 @@ afterAll(async () => {
 const get = (path: string) => fetch(new URL(path, srv.url));
 
 async function cli(...argv: string[]) {
+  return cliIn({ FLEET_TIMEZONE: h.fleet.timezone }, ...argv);
+}
+
+async function cliIn(env: Record<string, string>, ...argv: string[]) {
   let stdout = '';
   let stderr = '';
   const code = await main({
     argv,
-    env: { FLEETSYNC_DB: h.dbPath, FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone },
+    env: { FLEETSYNC_DB: h.dbPath, FLEETSYNC_ACCOUNT: ACCOUNT, ...env },
     stdout: (t) => (stdout += t),
     stderr: (t) => (stderr += t),
     stopSignal: new AbortController().signal,
@@ -123,6 +127,38 @@ describe('complete through: the last complete local day, inclusive', () => {
       complete_through: Record<string, unknown>[];
     };
     expect(js.complete_through[0]).toMatchObject({ account: ACCOUNT, complete_through_day: '2026-04-20' });
+  });
+
+  it("export and status go by the account's recorded zone, not a FLEET_TIMEZONE that differs", async () => {
+    // In Pago Pago (UTC−11) it is still the 24th when it is the 25th in Sydney: "today" in the
+    // wrong zone would refuse the account's own today as the future.
+    const other = 'Pacific/Pago_Pago';
+    expect(localDate(h.now(), other)).toBe('2026-04-24');
+    const out = join(h.dir, 'today.csv');
+    const today = await cliIn(
+      { FLEET_TIMEZONE: other },
+      'export',
+      'trips',
+      '--from',
+      '2026-04-25',
+      '--out',
+      out,
+    );
+    expect(today.stderr).toBe('');
+    expect(today.code).toBe(0);
+    const tomorrow = await cliIn(
+      { FLEET_TIMEZONE: other },
+      'export',
+      'trips',
+      '--from',
+      '2026-04-26',
+      '--out',
+      out,
+    );
+    expect(tomorrow.code).toBe(2);
+    expect(tomorrow.stderr).toContain('(today is 2026-04-25 in Australia/Sydney)');
+    const st = await cliIn({}, 'status'); // FLEET_TIMEZONE unset: the default zone is not the account's
+    expect(st.stdout).toContain(`(times in ${h.fleet.timezone})`);
   });
 });
 
