@@ -3,7 +3,18 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/results/', 'dashboard/vendor/', '.scratch/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'data/',
+      'coverage/',
+      'bench/results/',
+      'dashboard/vendor/',
+      '.scratch/',
+      '.stryker-tmp/',
+      'reports/mutation/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
