@@ -4,12 +4,13 @@
  * departments, "complete through", spreadsheet-safe text), then the model layer of
  * `queries/models/`: the business rules the reports select from, each written once.
  */
+import type { ColumnInfo, ReasonCodeInfo } from '../server/api-types.ts';
 import { timestampTZValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
 import { loadSql } from '../store/queries.ts';
 import { isValidTimeZone } from '../time.ts';
 import type { ReportParams } from './params.ts';
-import { getReport, queryName, REPORT_NAMES, type ColumnDef, type ReportDef } from './registry.ts';
+import { getReport, queryName, REPORT_NAMES, type ReportDef } from './registry.ts';
 
 const MACROS = ['iso_local', 'xl_text', 'vehicle_departments', 'complete_through'];
 /**
@@ -34,12 +35,7 @@ export async function prepareReportConnection(con: DuckDBConnection): Promise<vo
 }
 
 /** One reason a window is left out of a total: the code the exports carry and its label. */
-export interface ReasonCode {
-  code: string;
-  /** The ledger stream whose windows it applies to. */
-  stream: string;
-  label: string;
-}
+export type ReasonCode = ReasonCodeInfo;
 
 let vocabulary: readonly ReasonCode[] | undefined;
 
@@ -51,9 +47,6 @@ export async function reasonCodes(con: DuckDBConnection): Promise<readonly Reaso
   vocabulary = rows.map((r) => ({ code: String(r.code), stream: String(r.stream), label: String(r.label) }));
   return vocabulary;
 }
-
-/** A column as the JSON API describes it: a reason-code column also carries each code's label. */
-export type ColumnInfo = ColumnDef & { labels?: Record<string, string> };
 
 export function describeColumns(def: ReportDef, codes: readonly ReasonCode[]): ColumnInfo[] {
   const labels = Object.fromEntries(codes.map((r) => [r.code, r.label]));

@@ -7,23 +7,15 @@
  */
 import { Router, type RequestHandler } from 'express';
 import { isStale, readAccountStates, unchangedForMs } from '../alerts/state.ts';
-import { isLoopbackHost, type Config } from '../config.ts';
+import { isLoopbackHost } from '../config.ts';
 import { describeError } from '../errors.ts';
-import type { Logger } from '../log.ts';
-import type { Database } from '../store/db.ts';
-import type { Clock } from '../time.ts';
 import { formatIsoInZone } from '../time.ts';
 import { requireBearer } from './auth.ts';
 import type { Metrics } from './metrics.ts';
-import type { SyncGate } from './sync-gate.ts';
+import type { StatusDeps } from './status-routes.ts';
 
-export interface HealthDeps {
-  db: Database;
-  config: Readonly<Config>;
-  log: Logger;
-  now: Clock;
-  gate: SyncGate | null;
-  scheduler: { nextRun(): Date | null } | null;
+/** What the status routes get, and the metrics. */
+export interface HealthDeps extends StatusDeps {
   metrics: Metrics;
 }
 
