@@ -5,6 +5,7 @@
  * `queries/models/`: the business rules the reports select from, each written once.
  */
 import type { ColumnInfo, ReasonCodeInfo } from '../server/api-types.ts';
+import { presentation } from './columns.ts';
 import { timestampTZValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
 import { loadSql } from '../store/queries.ts';
@@ -48,9 +49,19 @@ export async function reasonCodes(con: DuckDBConnection): Promise<readonly Reaso
   return vocabulary;
 }
 
+/** The report's columns with how people read them (columns.ts) and the labels of their codes. */
 export function describeColumns(def: ReportDef, codes: readonly ReasonCode[]): ColumnInfo[] {
-  const labels = Object.fromEntries(codes.map((r) => [r.code, r.label]));
-  return def.columns.map((c) => (c.reasonCodes ? { ...c, labels } : c));
+  const reasonLabels = Object.fromEntries(codes.map((r) => [r.code, r.label]));
+  return def.columns.map((c) => {
+    const { values, ...shown } = presentation(def.name, c);
+    const labels = c.reasonCodes ? reasonLabels : values;
+    return {
+      ...c,
+      ...shown,
+      ...(c.reasonCodes ? { display: 'enum' as const } : {}),
+      ...(labels ? { labels } : {}),
+    };
+  });
 }
 
 /** Who and where a report runs for: the account, its validated IANA zone and the clock. */

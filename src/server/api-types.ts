@@ -9,12 +9,17 @@
  * flag), so the dashboard's program stays free of Node's types.
  */
 import type { StoredFlag } from '../changes/stored-flag.ts';
+import type { Display, Presentation } from '../reports/columns.ts';
 import type { ColumnDef, ColumnKind, ReportDefs } from '../reports/registry.ts';
 
-export type { ColumnDef, ColumnKind };
+export type { ColumnDef, ColumnKind, Display };
 
-/** A column as the API describes it: a column of reason codes also carries each code's label. */
-export type ColumnInfo = ColumnDef & { labels?: Record<string, string> };
+/**
+ * A column as the API describes it: what it is (registry) and how people read it (columns.ts:
+ * label, unit, display, fixed places); a column of reason codes or other enum codes also
+ * carries each code's label in `labels`.
+ */
+export type ColumnInfo = ColumnDef & Omit<Presentation, 'values'> & { labels?: Record<string, string> };
 
 /** One reason code of the vocabulary (queries/models/reason_codes.sql). */
 export interface ReasonCodeInfo {
@@ -91,7 +96,7 @@ export interface ReportsIndexAnswer {
     name: string;
     title: string;
     grain: string;
-    columns: readonly ColumnDef[];
+    columns: readonly ColumnInfo[];
     params: string[];
   }[];
   reasons: readonly ReasonCodeInfo[];

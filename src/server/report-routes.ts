@@ -123,7 +123,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
           name: d.name,
           title: d.title,
           grain: d.grain,
-          columns: d.columns,
+          columns: describeColumns(d, reasons),
           params: ['from', 'to', 'month', 'vehicle', 'department', ...d.extra],
         };
       }),

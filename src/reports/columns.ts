@@ -1,0 +1,281 @@
+/**
+ * How people read a report column: its label, unit, fixed decimal places and display kind, and
+ * the labels of its enum values. The registry (registry.ts) says what a column *is* (name, storage
+ * kind, whether a total means something); this module says how it is *shown* — by the dashboard,
+ * XLSX downloads and CSV files asked for human headers. Machine headers (the column names) never
+ * change: integrations depend on them.
+ *
+ * Presentation is keyed by column name, because a name means the same thing in every report
+ * (`distance_km` is always kilometres with one decimal); a report can override an entry by
+ * `<report>.<column>`. Every column of every report must have an entry (test/reports/columns.test.ts).
+ */
+import type { ColumnDef } from './registry.ts';
+
+/**
+ * integer / decimal (fixed `places`) / percent (a share 0–1 shown ×100 with `places`) / date (a
+ * local day) / datetime (a local instant, shown in the account's zone) / month (YYYY-MM) /
+ * duration (seconds, shown as h:mm:ss) / id (an identifier, always text, never a number) / enum
+ * (codes shown by their labels) / text / boolean.
+ */
+export type Display =
+  | 'integer'
+  | 'decimal'
+  | 'percent'
+  | 'date'
+  | 'datetime'
+  | 'month'
+  | 'duration'
+  | 'id'
+  | 'enum'
+  | 'text'
+  | 'boolean';
+
+export interface Presentation {
+  /** The header people read, without the unit. */
+  label: string;
+  /** The unit, shown once in the header ("Distance (km)"), never in the cells. */
+  unit?: string;
+  display: Display;
+  /** Fixed decimal places for decimal and percent columns. */
+  places?: number;
+  /** Labels of enum codes; a code without a label is shown as it is. */
+  values?: Readonly<Record<string, string>>;
+}
+
+type Entry = Omit<Presentation, 'display'> & { display?: Display };
+
+const km = (label: string): Entry => ({ label, unit: 'km', display: 'decimal', places: 1 });
+const litres = (label: string): Entry => ({ label, unit: 'L', display: 'decimal', places: 1 });
+const hours = (label: string): Entry => ({ label, unit: 'h', display: 'decimal', places: 1 });
+const count = (label: string): Entry => ({ label, display: 'integer' });
+const when = (label: string): Entry => ({ label, display: 'datetime' });
+const day = (label: string): Entry => ({ label, display: 'date' });
+const id = (label: string): Entry => ({ label, display: 'id' });
+const text = (label: string): Entry => ({ label, display: 'text' });
+const percent = (label: string): Entry => ({ label, unit: '%', display: 'percent', places: 1 });
+const flag = (label: string): Entry => ({ label, display: 'boolean' });
+const enumOf = (label: string, values: Record<string, string>): Entry => ({ label, display: 'enum', values });
+
+/** Booking statuses as the carpool API spells them (fleet-api-contract.md) and as people say them. */
+export const BOOKING_STATUS_LABELS: Readonly<Record<string, string>> = {
+  BOOKING_STATUS_REQUESTED: 'Requested',
+  BOOKING_STATUS_EXPIRING_APPROVAL: 'Approval expiring',
+  BOOKING_STATUS_APPROVED: 'Approved',
+  BOOKING_STATUS_DECLINED: 'Declined',
+  BOOKING_STATUS_CANCELLED: 'Cancelled',
+  BOOKING_STATUS_ACTIVE: 'Active',
+  BOOKING_STATUS_ACTIVE_ALMOST_LATE: 'Active, almost late',
+  BOOKING_STATUS_ACTIVE_LATE: 'Active, late',
+  BOOKING_STATUS_RETURNED: 'Returned',
+  BOOKING_STATUS_RETURNED_LATE: 'Returned late',
+  BOOKING_STATUS_FORCE_TERMINATED: 'Force terminated',
+};
+
+const LEDGER_STATUS = {
+  done: 'Complete',
+  flagged: 'Complete, flagged',
+  incomplete: 'Incomplete',
+  failed: 'Failed',
+  open: 'Open',
+  pending: 'Pending',
+  accepted_incomplete: 'Accepted incomplete',
+};
+const FUEL_SOURCE = {
+  counter: 'Fuel counter',
+  level_estimate: 'Level estimate',
+  none: 'No fuel sensor',
+  electric: 'Electric',
+};
+const STREAM = {
+  vehicles: 'Vehicles',
+  trips: 'Trips',
+  odometer: 'Odometer',
+  fuel_consumed: 'Fuel counter',
+  fuel_level: 'Fuel level',
+  fuel_fills: 'Fuel fills',
+  geofences: 'Geofences',
+  visits: 'Toll visits',
+  bookings: 'Bookings',
+  carpool: 'Carpool',
+};
+
+const BY_NAME: Readonly<Record<string, Entry>> = {
+  // vehicles and identities
+  registration: text('Registration'),
+  vehicle_id: id('Vehicle ID'),
+  department: text('Department'),
+  booking_department: text('Booking department'),
+  driver_id: id('Driver ID'),
+  trip_id: id('Trip ID'),
+  booking_id: id('Booking ID'),
+  geofence_id: id('Geofence ID'),
+  geofence_name: text('Toll gantry'),
+  run_id: id('Run ID'),
+  last_run_id: id('Last run ID'),
+  id: id('ID'),
+  name: text('Name'),
+  kind: enumOf('Kind', { driver: 'Driver', vehicle: 'Vehicle' }),
+  zone: text('Time zone'),
+  carpool: flag('Carpool vehicle'),
+  fuel_source: enumOf('Fuel data source', FUEL_SOURCE),
+  source: enumOf('Source', FUEL_SOURCE),
+
+  // periods and times
+  period: { label: 'Period', display: 'month' },
+  day: day('Day'),
+  local_date: day('Local date'),
+  utc_date: day('UTC date'),
+  range_from: day('From'),
+  range_to: day('To'),
+  complete_through_day: day('Complete through (day)'),
+  start_time: when('Start'),
+  end_time: when('End'),
+  enter_time: when('Entered'),
+  exit_time: when('Left'),
+  window_start: when('Window start'),
+  window_end: when('Window end'),
+  first_passage: when('First passage'),
+  last_passage: when('Last passage'),
+  picked_up_at: when('Picked up'),
+  returned_at: when('Returned'),
+  created_at: when('Booked at'),
+  last_event_at: when('Last event'),
+  fetched_at: when('Fetched'),
+  started_at: when('Started'),
+  ended_at: when('Ended'),
+  last_run_ended_at: when('Last run ended'),
+  complete_through: when('Complete through'),
+  duration_s: { label: 'Duration', display: 'duration' },
+  span_h: hours('Window length'),
+
+  // distance
+  distance_km: km('Distance'),
+  trip_distance_km: km('Trip distance'),
+  counted_km: km('Counted distance'),
+  left_out_km: km('Distance left out'),
+  reported_distance_km: km('Distance reported by the API'),
+  start_odometer_km: km('Odometer at start'),
+  end_odometer_km: km('Odometer at end'),
+  start_location: text('From'),
+  end_location: text('To'),
+
+  // fuel
+  fuel_used_l: litres('Fuel used'),
+  reported_used_l: litres('Fuel used reported by the API'),
+  counter_start_l: litres('Counter at start'),
+  counter_end_l: litres('Counter at end'),
+
+  // counts
+  trips: count('Trips'),
+  toll_passages: count('Toll passages'),
+  passages: count('Passages'),
+  vehicles: count('Vehicles'),
+  bookings: count('Bookings'),
+  late_returns: count('Late returns'),
+  checked_out: count('Checked out'),
+  approved: count('Approved'),
+  declined: count('Declined'),
+  no_shows: count('No-shows'),
+  carpool_vehicles: count('Carpool vehicles'),
+  excluded_periods: count('Windows left out'),
+  excluded_odometer_windows: count('Odometer windows left out'),
+  excluded_fuel_windows: count('Fuel windows left out'),
+  requests: count('Requests'),
+  retries: count('Retries'),
+
+  // shares and hours
+  late_return_rate: percent('Late-return rate'),
+  share: percent('Share'),
+  utilisation: percent('Utilisation'),
+  covered_share: percent('Covered'),
+  median_approval_turnaround_h: hours('Median approval time'),
+  booked_h: hours('Booked'),
+  available_h: hours('Available'),
+
+  // flags and codes
+  complete: flag('Month complete'),
+  counted: flag('Counted'),
+  is_late: flag('Late'),
+  is_approved: flag('Approved'),
+  booking_status: enumOf('Booking status', BOOKING_STATUS_LABELS),
+  setup_status: enumOf('Setup status', { SETUP_INCOMPLETE: 'Setup incomplete', READY: 'Ready' }),
+  reason: enumOf('Reason', {}),
+  ledger_status: enumOf('Sync status', LEDGER_STATUS),
+  ledger_reason: text('Sync note'),
+  status: enumOf('Status', {
+    ...LEDGER_STATUS,
+    synced: 'Synced',
+    partial: 'Partly synced',
+    not_synced: 'Not synced',
+    counted: 'Counted',
+    'left out': 'Left out',
+    'no reading': 'No reading',
+  }),
+  stream: enumOf('Stream', STREAM),
+  streams: text('Streams'),
+  scope: text('Scope'),
+  trigger: enumOf('Started by', {
+    cli: 'Command line',
+    schedule: 'Schedule',
+    api: 'Dashboard',
+    demo: 'Demo',
+  }),
+  outcome: enumOf('Outcome', {
+    ok: 'Succeeded',
+    partial: 'Partial',
+    failed: 'Failed',
+    running: 'Running',
+    interrupted: 'Interrupted',
+  }),
+  last_run_outcome: enumOf('Last run outcome', {
+    ok: 'Succeeded',
+    partial: 'Partial',
+    failed: 'Failed',
+    running: 'Running',
+    interrupted: 'Interrupted',
+  }),
+  http_429: text('HTTP 429 by bucket'),
+  windows_by_stream: text('Windows by stream'),
+  errors: text('Errors'),
+  notes: text('Notes'),
+};
+
+/** Per-report overrides, `<report>.<column>`. */
+const BY_REPORT: Readonly<Record<string, Entry>> = {
+  'trend.period': { label: 'Period', display: 'text' },
+  'coverage.status': enumOf('Coverage', {
+    synced: 'Synced',
+    partial: 'Partly synced',
+    not_synced: 'Not synced',
+    missing: 'Not synced',
+    flagged: 'Synced, flagged',
+    incomplete: 'Incomplete or failed',
+  }),
+};
+
+const fromKind: Record<ColumnDef['kind'], Display> = {
+  text: 'text',
+  number: 'decimal',
+  integer: 'integer',
+  boolean: 'boolean',
+  time: 'datetime',
+  day: 'date',
+  month: 'month',
+};
+
+/** The entry for a column, or undefined when nobody described it (the test catches that). */
+export function describedAs(report: string, column: string): Entry | undefined {
+  return BY_REPORT[`${report}.${column}`] ?? BY_NAME[column];
+}
+
+/** How `col` of `report` is shown; a column nobody described falls back to its name and kind. */
+export function presentation(report: string, col: ColumnDef): Presentation {
+  const e = describedAs(report, col.name);
+  if (!e) return { label: col.name, display: fromKind[col.kind] };
+  return { ...e, display: e.display ?? fromKind[col.kind] };
+}
+
+/** The human header of a column: its label with the unit once, "Distance (km)". */
+export function humanHeader(p: Presentation): string {
+  return p.unit ? `${p.label} (${p.unit})` : p.label;
+}
