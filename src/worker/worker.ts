@@ -117,9 +117,9 @@ async function connect(deps: WorkerDeps, schedule: { cron: string; tz: string } 
     cronWorkerIntervalSeconds: s.cronSeconds,
     max: 4,
   });
-  let failure: unknown = null;
+  // pg-boss reports connection trouble after start here (it reconnects by itself); start-up
+  // failures reach the catch below.
   boss.on('error', (e) => {
-    failure ??= e;
     deps.log.warn('queue error', { error: describeError(e) });
   });
   // Workers that start together would otherwise create, update and schedule the same queues at
