@@ -1,0 +1,71 @@
+-- The prices rules, once (the prices file FLEETSYNC_PRICES, stored in the price_* tables by
+-- src/prices/store.ts). Without a loaded file every price, charge and CO₂ figure is blank.
+--
+-- vehicle_profiles(acct): each vehicle's fuel type and class: the file's vehicle entry, else
+-- 'electric' for a battery vehicle without fuel sensors, else the account's defaults; NULL when
+-- no prices file was loaded.
+CREATE OR REPLACE TEMP MACRO vehicle_profiles(acct) AS TABLE
+  SELECT
+    v.vehicle_id,
+    CASE WHEN ps.account IS NOT NULL THEN
+      coalesce(
+        pv.fuel_type,
+        CASE
+          WHEN v.electric_battery AND NOT (v.fuel_canbus_consumed OR v.fuel_canbus_level OR v.fuel_analog_level)
+            THEN 'electric'
+        END,
+        ps.default_fuel_type
+      )
+    END AS fuel_type,
+    CASE WHEN ps.account IS NOT NULL THEN coalesce(pv.vehicle_class, ps.default_vehicle_class) END AS vehicle_class,
+    ps.currency
+  FROM vehicles AS v
+  LEFT JOIN price_source AS ps ON ps.account = v.account
+  LEFT JOIN price_vehicles AS pv ON pv.account = v.account AND pv.vehicle_id = v.vehicle_id
+  WHERE v.account = acct;
+-- toll_passage_charges(acct, zone): every toll passage (a visit to a geofence with is_toll) with
+-- the tariff of its geofence and the vehicle's class on the local day it entered: the tariff with
+-- the latest valid_from on or before that day, if that tariff's valid_to has not passed. No such
+-- tariff: charge NULL and tariff_status 'no_tariff' (never free); no prices file: 'no_prices'.
+CREATE OR REPLACE TEMP MACRO toll_passage_charges(acct, zone) AS TABLE
+  WITH p AS (
+    SELECT
+      gv.vehicle_id,
+      gv.registration,
+      gv.geofence_id,
+      coalesce(g.name, gv.geofence_name) AS geofence_name,
+      gv.enter_time,
+      gv.exit_time,
+      timezone(zone, gv.enter_time)::DATE AS local_day,
+      vp.vehicle_class
+    FROM geofence_visits AS gv
+    LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
+    LEFT JOIN vehicle_profiles(acct) AS vp ON vp.vehicle_id = gv.vehicle_id
+    WHERE gv.account = acct AND coalesce(g.is_toll, gv.is_toll, false)
+  ),
+  t AS (
+    SELECT
+      p.*,
+      pt.valid_from,
+      pt.valid_to,
+      pt.charge
+    FROM p
+    LEFT JOIN price_tolls AS pt
+      ON pt.account = acct
+      AND pt.geofence_id = p.geofence_id
+      AND pt.vehicle_class = p.vehicle_class
+      AND pt.valid_from <= p.local_day
+    QUALIFY row_number() OVER (
+      PARTITION BY p.vehicle_id, p.geofence_id, p.enter_time ORDER BY pt.valid_from DESC NULLS LAST
+    ) = 1
+  )
+  SELECT
+    vehicle_id, registration, geofence_id, geofence_name, enter_time, exit_time, local_day, vehicle_class,
+    CASE WHEN valid_to IS NULL OR valid_to >= local_day THEN valid_from END AS valid_from,
+    CASE WHEN valid_to IS NULL OR valid_to >= local_day THEN charge END AS charge,
+    CASE
+      WHEN vehicle_class IS NULL THEN 'no_prices'
+      WHEN charge IS NULL OR (valid_to IS NOT NULL AND valid_to < local_day) THEN 'no_tariff'
+      ELSE 'tariff'
+    END AS tariff_status
+  FROM t;
