@@ -1,5 +1,6 @@
 import { hrefWith, startPage } from './page.js';
 import { fmtQty } from './table.js';
+import { costTiles } from './costs.js';
 
 const grainSelect = document.createElement('select');
 grainSelect.id = 'grain';
@@ -76,6 +77,7 @@ startPage({
   title: 'Overview',
   sections: [
     { id: 'kpis', title: 'Key figures', report: 'kpis', render: tiles },
+    { id: 'costs', title: 'Costs and CO₂', report: 'costs', render: costTiles },
     {
       id: 'trend',
       title: 'Trend',
