@@ -3,31 +3,9 @@
 // spreadsheet sum of the CSV. A figure nothing is known about shows '—', never 0, and each tile
 // says what it leaves out (months without a fuel price, passages without a tariff).
 import { fmtQty } from './table.js';
+import { tile } from './tiles.js';
 
 /** @typedef {import('./types.d.ts').ReportRow<'costs'>} CostRow */
-
-/**
- * @param {string} id
- * @param {string} label
- * @param {string} value '' for unknown
- * @param {string} sub
- */
-function tile(id, label, value, sub) {
-  const d = document.createElement('div');
-  d.className = 'tile';
-  d.id = `kpi-${id}`;
-  const v = document.createElement('div');
-  v.className = 'value';
-  v.textContent = value === '' ? '—' : value;
-  const l = document.createElement('div');
-  l.className = 'label';
-  l.textContent = label;
-  const s = document.createElement('div');
-  s.className = 'sub';
-  s.textContent = sub;
-  d.append(v, l, s);
-  return d;
-}
 
 /**
  * @param {import('./types.d.ts').ReportAnswerOf<'costs'>} result

@@ -57,14 +57,12 @@ async function loadPrices() {
       defaults: { fuel_type: 'diesel', vehicle_class: 'light' },
       fuel_prices: months.map((m) => ({ fuel_type: 'diesel', month: m, price_per_l: 1.9 })),
       // one gantry has no tariff: its passages are blank, not free
-      toll_tariffs: tolls
-        .slice(1)
-        .map((g, i) => ({
-          geofence_id: g.geofence_id,
-          vehicle_class: 'light',
-          valid_from: '2026-01-01',
-          charge: 3 + i,
-        })),
+      toll_tariffs: tolls.slice(1).map((g, i) => ({
+        geofence_id: g.geofence_id,
+        vehicle_class: 'light',
+        valid_from: '2026-01-01',
+        charge: 3 + i,
+      })),
     }),
   );
   const con = await h.db.connect();
