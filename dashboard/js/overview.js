@@ -59,6 +59,7 @@ startPage({
   sections: [
     { id: 'kpis', title: 'Key figures', report: 'kpis', render: tiles },
     { id: 'costs', title: 'Costs and CO₂', report: 'costs', render: costTiles },
+    { id: 'cost-departments', title: 'Costs and CO₂ per department', report: 'cost_departments' },
     {
       id: 'trend',
       title: 'Trend',

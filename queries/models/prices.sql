@@ -69,3 +69,66 @@ CREATE OR REPLACE TEMP MACRO toll_passage_charges(acct, zone) AS TABLE
       ELSE 'tariff'
     END AS tariff_status
   FROM t;
+-- vehicle_month_costs(acct, zone, from_day, to_day): per vehicle × local month of the range, the
+-- counted distance and fuel (the mileage and fuel models), the fuel cost (litres × the month's
+-- price of the vehicle's fuel type), the toll passages and their charges, and CO₂ (litres × the
+-- fuel type's factor). Unknown stays NULL: no price; any passage of the month without a tariff
+-- (toll_charges NULL; charged_known sums the passages with one); no fuel figure; electric.
+CREATE OR REPLACE TEMP MACRO vehicle_month_costs(acct, zone, from_day, to_day) AS TABLE
+  WITH
+  rng AS (SELECT * FROM local_months(zone, from_day, to_day)),
+  dist AS (
+    SELECT vehicle_id, period, sum(counted_m) AS distance_m
+    FROM odometer_windows_classified(acct, zone, from_day, to_day)
+    GROUP BY vehicle_id, period
+  ),
+  fuel AS (
+    SELECT vehicle_id, period, sum(used_l) AS used_l, min(source) AS source
+    FROM fuel_windows_classified(acct, zone, from_day, to_day)
+    GROUP BY vehicle_id, period
+  ),
+  tolls AS (
+    SELECT
+      tp.vehicle_id,
+      local_month(tp.enter_time, zone) AS period,
+      count(*) AS passages,
+      count(*) FILTER (WHERE tp.charge IS NULL) AS no_tariff,
+      sum(tp.charge) AS charged
+    FROM toll_passage_charges(acct, zone) AS tp, rng
+    WHERE tp.enter_time >= rng.t0 AND tp.enter_time < rng.t1
+    GROUP BY tp.vehicle_id, period
+  ),
+  k AS (
+    SELECT vehicle_id, period FROM dist
+    UNION
+    SELECT vehicle_id, period FROM fuel
+    UNION
+    SELECT vehicle_id, period FROM tolls
+  )
+  SELECT
+    k.vehicle_id,
+    k.period,
+    dist.distance_m,
+    fuel.used_l,
+    fuel.source,
+    prof.fuel_type,
+    prof.vehicle_class,
+    prof.currency,
+    pf.price_per_l,
+    fuel.used_l * pf.price_per_l AS fuel_cost,
+    coalesce(tolls.passages, 0) AS passages,
+    coalesce(tolls.no_tariff, 0) AS no_tariff,
+    coalesce(tolls.charged, 0) AS charged_known,
+    CASE
+      WHEN prof.vehicle_class IS NULL THEN NULL
+      WHEN coalesce(tolls.no_tariff, 0) > 0 THEN NULL
+      ELSE coalesce(tolls.charged, 0)
+    END AS toll_charges,
+    CASE WHEN prof.fuel_type <> 'electric' THEN fuel.used_l * ef.kg_per_l END AS co2_kg
+  FROM k
+  LEFT JOIN dist ON dist.vehicle_id = k.vehicle_id AND dist.period = k.period
+  LEFT JOIN fuel ON fuel.vehicle_id = k.vehicle_id AND fuel.period = k.period
+  LEFT JOIN tolls ON tolls.vehicle_id = k.vehicle_id AND tolls.period = k.period
+  LEFT JOIN vehicle_profiles(acct) AS prof ON prof.vehicle_id = k.vehicle_id
+  LEFT JOIN price_fuel AS pf ON pf.account = acct AND pf.fuel_type = prof.fuel_type AND pf.period = k.period
+  LEFT JOIN price_emission_factors AS ef ON ef.account = acct AND ef.fuel_type = prof.fuel_type;

@@ -260,6 +260,7 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   cost_per_km: { label: 'Cost per km', display: 'decimal', places: 3 },
   co2_kg: { label: 'CO₂', unit: 'kg', display: 'decimal', places: 1 },
   currency: text('Currency'),
+  unknown_vehicle_months: count('Vehicle-months with an unknown cost'),
   tariff_valid_from: day('Tariff valid from'),
   charge: { label: 'Charge', display: 'decimal', places: 2 },
   tariff_status: enumOf('Tariff', { tariff: 'Tariff', no_tariff: 'No tariff', no_prices: 'No prices file' }),

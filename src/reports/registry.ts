@@ -470,6 +470,27 @@ const defs = [
     ],
     extra: [],
   },
+  {
+    name: 'cost_departments',
+    title: 'Costs and CO₂ per department and month',
+    grain: 'department × local month',
+    columns: [
+      c('department', 'text'),
+      c('period', 'month'),
+      c('vehicles', 'integer'),
+      c('distance_km', 'number', true),
+      c('fuel_used_l', 'number', true),
+      c('fuel_cost', 'number', true),
+      c('toll_passages', 'integer', true),
+      c('toll_no_tariff', 'integer', true),
+      c('toll_charges', 'number', true),
+      c('cost_per_km', 'number'),
+      c('co2_kg', 'number', true),
+      c('unknown_vehicle_months', 'integer', true),
+      c('currency', 'text'),
+    ],
+    extra: [],
+  },
 ] as const satisfies readonly ReportDef[];
 
 /** The reports as declared, names and columns as literal types (src/server/api-types.ts reads them). */

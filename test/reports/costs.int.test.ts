@@ -224,3 +224,37 @@ describe('costs and CO₂ per vehicle and month', () => {
     }
   });
 });
+
+describe('costs per department', () => {
+  it('sums its vehicles: distance and known charges add up; a sum with an unknown vehicle-month is blank', async () => {
+    const costs = await h.report('costs', range());
+    const deps = await h.report('cost_departments', range());
+    expect(deps.length).toBeGreaterThan(2);
+    for (const d of deps) {
+      const mine = costs.filter((r) => r.department === d.department && r.period === d.period);
+      const label = `${String(d.department)} ${String(d.period)}`;
+      expect(d.vehicles, label).toBe(mine.length);
+      expect(Number(d.distance_km), label).toBeCloseTo(
+        mine.reduce((s, r) => s + Number(r.distance_km ?? 0), 0),
+        2,
+      );
+      const tollsKnown = mine.every((r) => r.toll_charges !== null);
+      if (tollsKnown)
+        expect(Number(d.toll_charges), label).toBeCloseTo(
+          mine.reduce((s, r) => s + Number(r.toll_charges), 0),
+          2,
+        );
+      else expect(d.toll_charges, label).toBeNull();
+      const unknown = mine.filter(
+        (r) => Number(r.distance_km) > 0 && (r.fuel_cost === null || r.toll_charges === null),
+      ).length;
+      expect(d.unknown_vehicle_months, label).toBe(unknown);
+      if (unknown > 0) expect(d.cost_per_km, label).toBeNull();
+    }
+    // the heavy vehicle's passages without a tariff make its department's toll charges unknown
+    const heavyDept = costs.find((r) => r.vehicle_id === heavy.vehicle_id && Number(r.toll_no_tariff) > 0)!;
+    expect(
+      deps.find((d) => d.department === heavyDept.department && d.period === heavyDept.period)!.toll_charges,
+    ).toBeNull();
+  });
+});
