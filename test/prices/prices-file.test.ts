@@ -189,6 +189,21 @@ describe('a bad prices file', () => {
     );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('neg.json:1: price_per_l must not be negative (got -2)');
+    // serve refuses to start with it too (no dashboard line), exit 2
+    const s = await runMain(
+      {
+        FLEETSYNC_DB: join(fx.dir, 'fleet.duckdb'),
+        FLEETSYNC_ACCOUNT: ACCOUNT,
+        FLEET_TIMEZONE: ZONE,
+        FLEETSYNC_PRICES: path,
+        FLEETSYNC_ENV_FILE: '/dev/null',
+        FLEETSYNC_PORT: '0',
+      },
+      'serve',
+    );
+    expect(s.code).toBe(2);
+    expect(s.stderr).toContain('neg.json:1: price_per_l must not be negative');
+    expect(s.stdout).not.toContain('dashboard');
     const { openDatabase } = await import('../../src/store/db.ts');
     fx.db = await openDatabase(join(fx.dir, 'fleet.duckdb'));
     fx.con = await fx.db.connect();
