@@ -117,6 +117,12 @@ describe('the costs on the dashboard', () => {
     expect(truthNoTariff).toBeGreaterThan(0);
     expect(sum(csv, 'toll_no_tariff')).toBe(truthNoTariff);
     expect(await page.textContent('#kpi-toll-charges .sub')).toContain(`${truthNoTariff} without a tariff`);
+    // the department table under the tiles: its download's passages add up to the tile's
+    const deps = await download(page, 'cost-departments');
+    expect(deps.length).toBeGreaterThan(0);
+    expect(sum(deps, 'toll_no_tariff')).toBe(truthNoTariff);
+    expect(sum(deps, 'distance_km')).toBeCloseTo(sum(csv, 'distance_km'), 2);
+    expect(await page.locator('#table-cost-departments tbody tr:not(.totals)').count()).toBe(deps.length);
     expect(problems).toEqual([]);
     await page.close();
   });
