@@ -42,7 +42,9 @@ export interface Problem {
 
 const day = z.iso.date({ error: 'must be a day YYYY-MM-DD' });
 const name = z.string({ error: 'is missing' }).trim().min(1, { error: 'is missing' });
-const price = z.number({ error: 'must be a number' }).min(0, { error: 'must not be negative' });
+const price = z
+  .number({ error: (i) => (i.input === undefined ? 'is missing' : 'must be a number') })
+  .min(0, { error: 'must not be negative' });
 const ENTRY_SCHEMAS = {
   fuel_price: z.object({
     fuel_type: name,

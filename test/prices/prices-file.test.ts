@@ -107,7 +107,7 @@ describe('a bad prices file', () => {
     expect(msg).toContain('bad.json: 6 problems; nothing was changed');
     expect(msg).toContain('bad.json:4: price_per_l must not be negative (got -1.5)');
     expect(msg).toContain('bad.json:5: unknown fuel type "kerosene"');
-    expect(msg).toContain('bad.json:6: price_per_l must be a number');
+    expect(msg).toContain('bad.json:6: price_per_l is missing');
     expect(msg).toMatch(/bad\.json:10: overlapping validity: .* overlaps the one on line 9/);
     expect(msg).toContain('bad.json:11: unknown geofence "g-nowhere"');
     expect(msg).toContain('bad.json:12: unknown geofence "g-depot"'); // not a toll gantry
