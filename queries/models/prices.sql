@@ -72,8 +72,9 @@ CREATE OR REPLACE TEMP MACRO toll_passage_charges(acct, zone) AS TABLE
 -- vehicle_month_costs(acct, zone, from_day, to_day): per vehicle × local month of the range, the
 -- counted distance and fuel (the mileage and fuel models), the fuel cost (litres × the month's
 -- price of the vehicle's fuel type), the toll passages and their charges, and CO₂ (litres × the
--- fuel type's factor). Unknown stays NULL: no price; any passage of the month without a tariff
--- (toll_charges NULL; charged_known sums the passages with one); no fuel figure; electric.
+-- fuel type's factor). Unknown stays NULL: no price; toll visits not synced in the month (passages
+-- too); any passage of the month without a tariff (toll_charges NULL; charged_known sums the
+-- passages with one); no fuel figure; electric.
 CREATE OR REPLACE TEMP MACRO vehicle_month_costs(acct, zone, from_day, to_day) AS TABLE
   WITH
   rng AS (SELECT * FROM local_months(zone, from_day, to_day)),
@@ -98,6 +99,13 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_costs(acct, zone, from_day, to_day) A
     WHERE tp.enter_time >= rng.t0 AND tp.enter_time < rng.t1
     GROUP BY tp.vehicle_id, period
   ),
+  -- the local months in which toll visits are synced at all (else their passages are unknown)
+  visits_synced AS (
+    SELECT DISTINCT local_month(l.window_start, zone) AS period
+    FROM ledger AS l, rng
+    WHERE l.account = acct AND l.stream = 'visits' AND l.status IN ('done', 'flagged')
+      AND l.window_start >= rng.t0 AND l.window_start < rng.t1
+  ),
   k AS (
     SELECT vehicle_id, period FROM dist
     UNION
@@ -116,11 +124,12 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_costs(acct, zone, from_day, to_day) A
     prof.currency,
     pf.price_per_l,
     fuel.used_l * pf.price_per_l AS fuel_cost,
-    coalesce(tolls.passages, 0) AS passages,
-    coalesce(tolls.no_tariff, 0) AS no_tariff,
-    coalesce(tolls.charged, 0) AS charged_known,
+    CASE WHEN vs.period IS NOT NULL THEN coalesce(tolls.passages, 0) END AS passages,
+    CASE WHEN vs.period IS NOT NULL THEN coalesce(tolls.no_tariff, 0) END AS no_tariff,
+    CASE WHEN vs.period IS NOT NULL AND prof.vehicle_class IS NOT NULL THEN coalesce(tolls.charged, 0) END
+      AS charged_known,
     CASE
-      WHEN prof.vehicle_class IS NULL THEN NULL
+      WHEN vs.period IS NULL OR prof.vehicle_class IS NULL THEN NULL
       WHEN coalesce(tolls.no_tariff, 0) > 0 THEN NULL
       ELSE coalesce(tolls.charged, 0)
     END AS toll_charges,
@@ -129,6 +138,7 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_costs(acct, zone, from_day, to_day) A
   LEFT JOIN dist ON dist.vehicle_id = k.vehicle_id AND dist.period = k.period
   LEFT JOIN fuel ON fuel.vehicle_id = k.vehicle_id AND fuel.period = k.period
   LEFT JOIN tolls ON tolls.vehicle_id = k.vehicle_id AND tolls.period = k.period
+  LEFT JOIN visits_synced AS vs ON vs.period = k.period
   LEFT JOIN vehicle_profiles(acct) AS prof ON prof.vehicle_id = k.vehicle_id
   LEFT JOIN price_fuel AS pf ON pf.account = acct AND pf.fuel_type = prof.fuel_type AND pf.period = k.period
   LEFT JOIN price_emission_factors AS ef ON ef.account = acct AND ef.fuel_type = prof.fuel_type;

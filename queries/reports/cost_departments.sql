@@ -12,8 +12,8 @@ SELECT
   round(sum(c.used_l), 3)::DOUBLE AS fuel_used_l,
   round(CASE WHEN bool_and(c.fuel_cost IS NOT NULL OR c.used_l IS NULL) THEN sum(c.fuel_cost) END, 2)::DOUBLE
     AS fuel_cost,
-  sum(c.passages)::INTEGER AS toll_passages,
-  sum(c.no_tariff)::INTEGER AS toll_no_tariff,
+  (CASE WHEN bool_and(c.passages IS NOT NULL) THEN sum(c.passages) END)::INTEGER AS toll_passages,
+  (CASE WHEN bool_and(c.no_tariff IS NOT NULL) THEN sum(c.no_tariff) END)::INTEGER AS toll_no_tariff,
   round(CASE WHEN bool_and(c.toll_charges IS NOT NULL) THEN sum(c.toll_charges) END, 2)::DOUBLE AS toll_charges,
   round(
     CASE

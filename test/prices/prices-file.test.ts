@@ -72,6 +72,18 @@ describe('a good prices file', () => {
       [1, '2026-04-01', 6.5, 'tariff', '2026-04-01'],
       [2, '2026-04-05', null, 'no_tariff', null],
     ]);
+    // the fixture's ledger has no toll-visit windows: the month's passages and charges are unknown
+    const unsynced = (await report('costs')).find((r) => r.vehicle_id === 1)!;
+    expect([unsynced.toll_passages, unsynced.toll_charges, unsynced.toll_charges_known]).toEqual([
+      null,
+      null,
+      null,
+    ]);
+    await fx.con.run(
+      `INSERT INTO ledger (account, stream, scope, window_start, window_end, status, fetched_at, run_id)
+       VALUES ($1, 'visits', '*', '2026-03-31T13:00:00Z', '2026-04-01T13:00:00Z', 'done', now(), 'run-1')`,
+      [ACCOUNT],
+    );
     const costs = await report('costs');
     const v2 = costs.find((r) => r.vehicle_id === 2)!;
     expect([v2.vehicle_class, v2.toll_passages, v2.toll_no_tariff, v2.toll_charges]).toEqual([
