@@ -17,7 +17,7 @@ fills AS (
   GROUP BY ff.vehicle_id, period
 ),
 synced AS (
-  SELECT DISTINCT l.scope::BIGINT AS vehicle_id, local_month(l.window_start, $zone) AS period
+  SELECT DISTINCT TRY_CAST(l.scope AS BIGINT) AS vehicle_id, local_month(l.window_start, $zone) AS period
   FROM ledger AS l, rng
   WHERE l.account = $account AND l.stream = 'fuel_fills' AND l.status IN ('done', 'flagged')
     AND l.window_start >= rng.t0 AND l.window_start < rng.t1
