@@ -49,5 +49,28 @@ startPage({
       when: (_f, d) => !d.month,
       note: 'Counter windows whose counter went down (a reset) or that lack a reading at either end: the litres used in them are not known, so they are not counted. The download carries the reason code (fuel_counter_went_down, fuel_counter_missing).',
     },
+    {
+      id: 'refuels',
+      title: 'Refuels',
+      report: 'refuels',
+      when: (_f, d) => !d.month,
+      note: 'Every fill, once (the API lists some twice). The driver is the driver of the trip that ended at most an hour before the fill; blank when unknown.',
+      tableOpts: { hide: ['zone', 'department', 'local_date'] },
+    },
+    {
+      id: 'reconciliation',
+      title: 'Fuel filled vs used per vehicle and month (l)',
+      report: 'fuel_reconciliation',
+      when: (_f, d) => !d.month,
+      note: 'Litres filled (the fills) against litres used (the fuel report). Filled is blank where fills are not synced for the vehicle (vehicles with a fuel counter), never 0.',
+      chart: {
+        type: 'bar',
+        x: 'period',
+        y: ['filled_l', 'used_l'],
+        sortX: true,
+        labels: ['filled (l)', 'used (l)'],
+        yTitle: 'litres',
+      },
+    },
   ],
 });

@@ -34,5 +34,15 @@ startPage({
       table: false,
     },
     { id: 'tolls', title: 'Toll passages', report: 'tolls' },
+    {
+      id: 'charges',
+      title: 'Toll charges per passage',
+      report: 'toll_charges',
+      note: 'The tariff of the gantry and the vehicle class on the local day of the passage (prices file FLEETSYNC_PRICES). A passage without a tariff has a blank charge and says "No tariff": it is not free, and not in the total.',
+      tableOpts: {
+        hide: ['zone', 'geofence_id', 'local_date'],
+        cellClass: (col, v) => (col === 'tariff_status' && v !== 'tariff' ? 'bad' : ''),
+      },
+    },
   ],
 });

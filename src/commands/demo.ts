@@ -13,6 +13,8 @@ import { generateFleet, defaultEndDay } from '../simulator/generate.ts';
 import type { FleetOptions } from '../simulator/model.ts';
 import { DEFAULT_CREDENTIALS, startSimulator } from '../simulator/server.ts';
 import { startServer } from '../server/start.ts';
+import { writeDemoPrices } from '../prices/demo.ts';
+import { loadPricesFromEnv } from '../prices/store.ts';
 import { queryJs } from '../store/queries.ts';
 import { openDatabase } from '../store/db.ts';
 import { formatSummary } from '../sync/report.ts';
@@ -103,6 +105,16 @@ export const demoCommand: Command = {
       );
       ctx.stdout(formatSummary(summary) + '\n\n');
       if (ctx.stopSignal.aborted) return 1;
+      // Prices: FLEETSYNC_PRICES, else a demo file beside the database (README "Refuels, prices…").
+      const pricesPath =
+        ctx.env.FLEETSYNC_PRICES?.trim() || writeDemoPrices(fleet, join(dirname(dbPath), 'demo-prices.json'));
+      const pcon = await db.connect();
+      try {
+        await loadPricesFromEnv(pcon, DEMO_ACCOUNT, { FLEETSYNC_PRICES: pricesPath }, Date.now());
+      } finally {
+        pcon.closeSync();
+      }
+      ctx.stdout(`prices: ${pricesPath}\n`);
       server = await startServer({
         db,
         config: { ...config, account: DEMO_ACCOUNT, timezone: fleet.timezone, baseUrl: sim.baseUrl, dbPath },

@@ -11,6 +11,7 @@ import { EXPORT_FORMATS, exportReport, type ExportFormat } from '../reports/expo
 import { parseReportParams, rangeNote } from '../reports/params.ts';
 import { REPORT_NAMES, getReport } from '../reports/registry.ts';
 import { resolveZone } from '../reports/run.ts';
+import { loadPricesFromEnv } from '../prices/store.ts';
 import { openDatabase } from '../store/db.ts';
 import type { Command } from './command.ts';
 
@@ -71,6 +72,7 @@ export const exportCommand: Command = {
       const con = await db.connect();
       try {
         const account = await resolveAccount(con, config, { mustExist: true });
+        await loadPricesFromEnv(con, account, ctx.env, now());
         const zone = await resolveZone(con, account, config.timezone);
         const scope = { account, zone, nowMs: now() };
         const params = parse(zone);

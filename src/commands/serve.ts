@@ -9,6 +9,7 @@ import { formatZoned } from '../time.ts';
 import { loadAccounts, type AccountConfig } from '../accounts.ts';
 import { loadConfig, secretsOf, type Config, type Env } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
+import { loadPricesFromEnv } from '../prices/store.ts';
 import { openDatabase, type Database } from '../store/db.ts';
 import type { RunSyncFn } from '../server/sync-gate.ts';
 import { checkAccountZone } from '../sync/zone.ts';
@@ -86,6 +87,8 @@ export const serveCommand: Command = {
       let zone: string;
       try {
         account = await resolveAccount(con, loaded);
+        // FLEETSYNC_PRICES: refused whole (exit 2, every problem listed) before the server starts.
+        await loadPricesFromEnv(con, account, ctx.env, Date.now());
         // The pages' zone (stored with the account, else FLEET_TIMEZONE): the schedule and every
         // time printed here use it too.
         zone = await resolveZone(con, account, loaded.timezone);

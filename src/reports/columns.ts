@@ -238,6 +238,32 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   windows_by_stream: text('Windows by stream'),
   errors: text('Errors'),
   notes: text('Notes'),
+
+  // refuels and costs (refuels, fuel_reconciliation, costs, toll_charges); money is in the
+  // prices file's currency (the `currency` column), never converted
+  fill_time: when('Filled at'),
+  litres: litres('Litres filled'),
+  location: text('Place'),
+  odometer_km: km('Odometer at the fill'),
+  accurate: flag('Accurate'),
+  filled_l: litres('Fuel filled'),
+  fills: count('Fills'),
+  used_l: litres('Fuel used'),
+  difference_l: litres('Filled − used'),
+  fuel_type: text('Fuel type'),
+  vehicle_class: text('Vehicle class'),
+  fuel_price_per_l: { label: 'Fuel price per litre', display: 'decimal', places: 3 },
+  fuel_cost: { label: 'Fuel cost', display: 'decimal', places: 2 },
+  toll_no_tariff: count('Passages without a tariff'),
+  toll_charges_known: { label: 'Toll charges with a tariff', display: 'decimal', places: 2 },
+  toll_charges: { label: 'Toll charges', display: 'decimal', places: 2 },
+  cost_per_km: { label: 'Cost per km', display: 'decimal', places: 3 },
+  co2_kg: { label: 'CO₂', unit: 'kg', display: 'decimal', places: 1 },
+  currency: text('Currency'),
+  unknown_vehicle_months: count('Vehicle-months with an unknown cost'),
+  tariff_valid_from: day('Tariff valid from'),
+  charge: { label: 'Charge', display: 'decimal', places: 2 },
+  tariff_status: enumOf('Tariff', { tariff: 'Tariff', no_tariff: 'No tariff', no_prices: 'No prices file' }),
 };
 
 /** Per-report overrides, `<report>.<column>`. */

@@ -24,6 +24,7 @@ export const MODELS = [
   'odometer_windows',
   'fuel_windows',
   'left_out_windows',
+  'prices',
 ];
 const prepared = new WeakSet<DuckDBConnection>();
 

@@ -1,0 +1,144 @@
+-- The prices rules, once (the prices file FLEETSYNC_PRICES, stored in the price_* tables by
+-- src/prices/store.ts). Without a loaded file every price, charge and CO₂ figure is blank.
+--
+-- vehicle_profiles(acct): each vehicle's fuel type and class: the file's vehicle entry, else
+-- 'electric' for a battery vehicle without fuel sensors, else the account's defaults; NULL when
+-- no prices file was loaded.
+CREATE OR REPLACE TEMP MACRO vehicle_profiles(acct) AS TABLE
+  SELECT
+    v.vehicle_id,
+    CASE WHEN ps.account IS NOT NULL THEN
+      coalesce(
+        pv.fuel_type,
+        CASE
+          WHEN v.electric_battery AND NOT (v.fuel_canbus_consumed OR v.fuel_canbus_level OR v.fuel_analog_level)
+            THEN 'electric'
+        END,
+        ps.default_fuel_type
+      )
+    END AS fuel_type,
+    CASE WHEN ps.account IS NOT NULL THEN coalesce(pv.vehicle_class, ps.default_vehicle_class) END AS vehicle_class,
+    ps.currency
+  FROM vehicles AS v
+  LEFT JOIN price_source AS ps ON ps.account = v.account
+  LEFT JOIN price_vehicles AS pv ON pv.account = v.account AND pv.vehicle_id = v.vehicle_id
+  WHERE v.account = acct;
+-- toll_passage_charges(acct, zone): every toll passage (a visit to a geofence with is_toll) with
+-- the tariff of its geofence and the vehicle's class on the local day it entered: the tariff with
+-- the latest valid_from on or before that day, if that tariff's valid_to has not passed. No such
+-- tariff: charge NULL and tariff_status 'no_tariff' (never free); no prices file: 'no_prices'.
+CREATE OR REPLACE TEMP MACRO toll_passage_charges(acct, zone) AS TABLE
+  WITH p AS (
+    SELECT
+      gv.vehicle_id,
+      gv.registration,
+      gv.geofence_id,
+      coalesce(g.name, gv.geofence_name) AS geofence_name,
+      gv.enter_time,
+      gv.exit_time,
+      timezone(zone, gv.enter_time)::DATE AS local_day,
+      vp.vehicle_class
+    FROM geofence_visits AS gv
+    LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
+    LEFT JOIN vehicle_profiles(acct) AS vp ON vp.vehicle_id = gv.vehicle_id
+    WHERE gv.account = acct AND coalesce(g.is_toll, gv.is_toll, false)
+  ),
+  t AS (
+    SELECT
+      p.*,
+      pt.valid_from,
+      pt.valid_to,
+      pt.charge
+    FROM p
+    LEFT JOIN price_tolls AS pt
+      ON pt.account = acct
+      AND pt.geofence_id = p.geofence_id
+      AND pt.vehicle_class = p.vehicle_class
+      AND pt.valid_from <= p.local_day
+    QUALIFY row_number() OVER (
+      PARTITION BY p.vehicle_id, p.geofence_id, p.enter_time ORDER BY pt.valid_from DESC NULLS LAST
+    ) = 1
+  )
+  SELECT
+    vehicle_id, registration, geofence_id, geofence_name, enter_time, exit_time, local_day, vehicle_class,
+    CASE WHEN valid_to IS NULL OR valid_to >= local_day THEN valid_from END AS valid_from,
+    CASE WHEN valid_to IS NULL OR valid_to >= local_day THEN charge END AS charge,
+    CASE
+      WHEN vehicle_class IS NULL THEN 'no_prices'
+      WHEN charge IS NULL OR (valid_to IS NOT NULL AND valid_to < local_day) THEN 'no_tariff'
+      ELSE 'tariff'
+    END AS tariff_status
+  FROM t;
+-- vehicle_month_costs(acct, zone, from_day, to_day): per vehicle × local month of the range, the
+-- counted distance and fuel (the mileage and fuel models), the fuel cost (litres × the month's
+-- price of the vehicle's fuel type), the toll passages and their charges, and CO₂ (litres × the
+-- fuel type's factor). Unknown stays NULL: no price; toll visits not synced in the month (passages
+-- too); any passage of the month without a tariff (toll_charges NULL; charged_known sums the
+-- passages with one); no fuel figure; electric.
+CREATE OR REPLACE TEMP MACRO vehicle_month_costs(acct, zone, from_day, to_day) AS TABLE
+  WITH
+  rng AS (SELECT * FROM local_months(zone, from_day, to_day)),
+  dist AS (
+    SELECT vehicle_id, period, sum(counted_m) AS distance_m
+    FROM odometer_windows_classified(acct, zone, from_day, to_day)
+    GROUP BY vehicle_id, period
+  ),
+  fuel AS (
+    SELECT vehicle_id, period, sum(used_l) AS used_l, min(source) AS source
+    FROM fuel_windows_classified(acct, zone, from_day, to_day)
+    GROUP BY vehicle_id, period
+  ),
+  tolls AS (
+    SELECT
+      tp.vehicle_id,
+      local_month(tp.enter_time, zone) AS period,
+      count(*) AS passages,
+      count(*) FILTER (WHERE tp.charge IS NULL) AS no_tariff,
+      sum(tp.charge) AS charged
+    FROM toll_passage_charges(acct, zone) AS tp, rng
+    WHERE tp.enter_time >= rng.t0 AND tp.enter_time < rng.t1
+    GROUP BY tp.vehicle_id, period
+  ),
+  -- the local months in which toll visits are synced at all (else their passages are unknown)
+  visits_synced AS (
+    SELECT DISTINCT local_month(l.window_start, zone) AS period
+    FROM ledger AS l, rng
+    WHERE l.account = acct AND l.stream = 'visits' AND l.status IN ('done', 'flagged')
+      AND l.window_start >= rng.t0 AND l.window_start < rng.t1
+  ),
+  k AS (
+    SELECT vehicle_id, period FROM dist
+    UNION
+    SELECT vehicle_id, period FROM fuel
+    UNION
+    SELECT vehicle_id, period FROM tolls
+  )
+  SELECT
+    k.vehicle_id,
+    k.period,
+    dist.distance_m,
+    fuel.used_l,
+    fuel.source,
+    prof.fuel_type,
+    prof.vehicle_class,
+    prof.currency,
+    pf.price_per_l,
+    fuel.used_l * pf.price_per_l AS fuel_cost,
+    CASE WHEN vs.period IS NOT NULL THEN coalesce(tolls.passages, 0) END AS passages,
+    CASE WHEN vs.period IS NOT NULL THEN coalesce(tolls.no_tariff, 0) END AS no_tariff,
+    CASE WHEN vs.period IS NOT NULL AND prof.vehicle_class IS NOT NULL THEN coalesce(tolls.charged, 0) END
+      AS charged_known,
+    CASE
+      WHEN vs.period IS NULL OR prof.vehicle_class IS NULL THEN NULL
+      WHEN coalesce(tolls.no_tariff, 0) > 0 THEN NULL
+      ELSE coalesce(tolls.charged, 0)
+    END AS toll_charges,
+    CASE WHEN prof.fuel_type <> 'electric' THEN fuel.used_l * ef.kg_per_l END AS co2_kg
+  FROM k
+  LEFT JOIN dist ON dist.vehicle_id = k.vehicle_id AND dist.period = k.period
+  LEFT JOIN fuel ON fuel.vehicle_id = k.vehicle_id AND fuel.period = k.period
+  LEFT JOIN tolls ON tolls.vehicle_id = k.vehicle_id AND tolls.period = k.period
+  LEFT JOIN visits_synced AS vs ON vs.period = k.period
+  LEFT JOIN vehicle_profiles(acct) AS prof ON prof.vehicle_id = k.vehicle_id
+  LEFT JOIN price_fuel AS pf ON pf.account = acct AND pf.fuel_type = prof.fuel_type AND pf.period = k.period
+  LEFT JOIN price_emission_factors AS ef ON ef.account = acct AND ef.fuel_type = prof.fuel_type;

@@ -1,0 +1,31 @@
+-- Costs and CO₂ per vehicle × local month: vehicle_month_costs (queries/models/prices.sql), whose
+-- distance and fuel are the mileage and fuel reports' figures. Unknown is blank, never 0: no
+-- price, a passage of the month without a tariff (toll_no_tariff counts them, toll_charges_known
+-- sums the rest), no fuel figure, or an electric vehicle (the API's energy is not synced) leave the
+-- figure, and cost_per_km, blank.
+WITH veh AS (SELECT * FROM vehicle_departments($account))
+SELECT
+  veh.registration,
+  c.vehicle_id,
+  veh.department,
+  c.period,
+  c.fuel_type,
+  c.vehicle_class,
+  round(c.distance_m / 1000.0, 3)::DOUBLE AS distance_km,
+  round(c.used_l, 3)::DOUBLE AS fuel_used_l,
+  c.source AS fuel_source,
+  c.price_per_l::DOUBLE AS fuel_price_per_l,
+  round(c.fuel_cost, 2)::DOUBLE AS fuel_cost,
+  c.passages::INTEGER AS toll_passages,
+  c.no_tariff::INTEGER AS toll_no_tariff,
+  round(c.charged_known, 2)::DOUBLE AS toll_charges_known,
+  round(c.toll_charges, 2)::DOUBLE AS toll_charges,
+  round((c.fuel_cost + c.toll_charges) / nullif(c.distance_m / 1000.0, 0), 4)::DOUBLE AS cost_per_km,
+  round(c.co2_kg, 3)::DOUBLE AS co2_kg,
+  c.currency,
+  $zone::VARCHAR AS zone
+FROM vehicle_month_costs($account, $zone, $from_day, $to_day) AS c
+LEFT JOIN veh ON veh.vehicle_id = c.vehicle_id
+WHERE ($vehicle::BIGINT IS NULL OR c.vehicle_id = $vehicle::BIGINT)
+  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+ORDER BY veh.registration, c.vehicle_id, c.period;

@@ -1,0 +1,42 @@
+/**
+ * The demo's prices file, written beside the demo database when FLEETSYNC_PRICES is not set, so
+ * the demo shows costs and CO₂: diesel and petrol prices for every local month of the simulated
+ * history, a tariff per toll gantry for light vehicles — all but the last gantry, whose passages
+ * show as "no tariff" — and the Logistics vehicles as heavy (no heavy tariffs: blank, never free).
+ */
+import { writeFileSync } from 'node:fs';
+import type { Fleet } from '../simulator/model.ts';
+import { localMonth } from '../time.ts';
+
+export function demoPrices(fleet: Fleet) {
+  const months: string[] = [];
+  for (let ms = fleet.startMs; ms < fleet.endMs; ms += 86_400_000) {
+    const m = localMonth(ms, fleet.timezone);
+    if (!months.includes(m)) months.push(m);
+  }
+  const tolls = fleet.geofences.filter((g) => g.is_toll);
+  return {
+    currency: 'AUD',
+    defaults: { fuel_type: 'diesel', vehicle_class: 'light' },
+    fuel_prices: months.flatMap((m, i) => [
+      { fuel_type: 'diesel', month: m, price_per_l: Math.round((1.85 + 0.03 * i) * 1000) / 1000 },
+      { fuel_type: 'petrol', month: m, price_per_l: Math.round((1.95 + 0.02 * i) * 1000) / 1000 },
+    ]),
+    toll_tariffs: tolls.slice(0, -1).map((g, i) => ({
+      geofence_id: g.geofence_id,
+      vehicle_class: 'light',
+      valid_from: '2000-01-01',
+      charge: 2.5 + i,
+    })),
+    vehicles: fleet.vehicles.flatMap((v) => [
+      ...(v.powertrain === 'analog' ? [{ vehicle_id: v.vehicle_id, fuel_type: 'petrol' }] : []),
+      ...(v.department === 'Logistics' ? [{ vehicle_id: v.vehicle_id, vehicle_class: 'heavy' }] : []),
+    ]),
+  };
+}
+
+/** Writes the demo prices file; returns its path. */
+export function writeDemoPrices(fleet: Fleet, path: string): string {
+  writeFileSync(path, JSON.stringify(demoPrices(fleet), null, 2) + '\n');
+  return path;
+}

@@ -1,0 +1,161 @@
+/**
+ * Costs on the dashboard, on a synced simulator fleet with a prices file: the overview's cost and
+ * CO₂ tiles are '—' until a prices file is loaded, then equal the sums of the costs download's
+ * columns (the CSV the section links to); the fuel page lists the refuels (the fill the API lists
+ * twice, once) and the filled-vs-used reconciliation; the tolls page shows each passage's charge,
+ * a passage without a tariff blank and "No tariff".
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { silentLogger } from '../../src/log.ts';
+import { loadPricesFromEnv } from '../../src/prices/store.ts';
+import { startServer, type RunningServer } from '../../src/server/start.ts';
+import { localMonth } from '../../src/time.ts';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
+import { openDashboard } from '../helpers/dashboard-page.ts';
+import { parseCsv } from '../helpers/report-fixture.ts';
+import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+
+let h: Harness;
+let srv: RunningServer;
+let browser: Browser;
+let range: string;
+
+beforeAll(async () => {
+  h = await startHarness({ fleet: { seed: 7, vehicles: 6, days: 45, endDay: '2026-04-20' } });
+  expect((await h.sync()).outcome).toBe('ok');
+  srv = await startServer({
+    db: h.db,
+    config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone }),
+    log: silentLogger,
+    now: h.now,
+    port: 0,
+  });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  range = `from=${h.firstDay}&to=${h.lastDay}`;
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+  await srv?.close();
+  await h?.close();
+});
+
+const open = (path: string) => openDashboard(browser, new URL(path, srv.url).href);
+
+async function loadPrices() {
+  const zone = h.fleet.timezone;
+  const months = [...new Set([localMonth(h.fleet.startMs, zone), localMonth(h.fleet.endMs - 1, zone)])];
+  const tolls = h.fleet.geofences.filter((g) => g.is_toll);
+  const file = join(h.dir, 'prices.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      currency: 'AUD',
+      defaults: { fuel_type: 'diesel', vehicle_class: 'light' },
+      fuel_prices: months.map((m) => ({ fuel_type: 'diesel', month: m, price_per_l: 1.9 })),
+      // one gantry has no tariff: its passages are blank, not free
+      toll_tariffs: tolls.slice(1).map((g, i) => ({
+        geofence_id: g.geofence_id,
+        vehicle_class: 'light',
+        valid_from: '2026-01-01',
+        charge: 3 + i,
+      })),
+    }),
+  );
+  const con = await h.db.connect();
+  try {
+    await loadPricesFromEnv(con, ACCOUNT, { FLEETSYNC_PRICES: file }, h.now());
+  } finally {
+    con.closeSync();
+  }
+  return tolls[0]!;
+}
+
+/** The CSV a section's download link points to, as objects keyed by header. */
+async function download(page: Page, id: string): Promise<Record<string, string>[]> {
+  const href = await page.getAttribute(`#csv-${id}`, 'href');
+  const res = await fetch(new URL(href!, srv.url));
+  expect(res.status).toBe(200);
+  const [head, ...rows] = parseCsv((await res.text()).replace(/^\uFEFF/, ''));
+  return rows
+    .filter((r) => r.length > 1)
+    .map((r) => Object.fromEntries(head!.map((c, i) => [c, r[i] ?? ''])));
+}
+const sum = (rows: Record<string, string>[], col: string) =>
+  rows.reduce((s, r) => s + (r[col] === '' ? 0 : Number(r[col])), 0);
+const tileValue = (page: Page, id: string) => page.textContent(`#kpi-${id} .value`);
+const money = (n: number) => `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }).format(n)} AUD`;
+
+describe('the costs on the dashboard', () => {
+  it('without a prices file the cost tiles are unknown (—), never 0', async () => {
+    const { page, problems } = await open(`index.html?${range}`);
+    expect(await tileValue(page, 'fuel-cost')).toBe('—');
+    expect(await page.textContent('#kpi-fuel-cost .sub')).toContain('no prices file loaded');
+    expect(await tileValue(page, 'co2')).toBe('—');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('with prices: the tiles are the sums of the costs download', async () => {
+    const untariffed = await loadPrices();
+    const { page, problems } = await open(`index.html?${range}`);
+    const csv = await download(page, 'costs');
+    expect(csv.length).toBeGreaterThan(6);
+    const fuelCost = sum(csv, 'fuel_cost');
+    expect(fuelCost).toBeGreaterThan(0);
+    expect(await tileValue(page, 'fuel-cost')).toBe(money(fuelCost));
+    expect(await tileValue(page, 'toll-charges')).toBe(money(sum(csv, 'toll_charges_known')));
+    expect(await tileValue(page, 'co2')).toBe(
+      `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }).format(sum(csv, 'co2_kg'))} kg`,
+    );
+    const truthNoTariff = h.fleet.truth
+      .tollVisits(h.fleet.startMs, h.fleet.endMs)
+      .filter((v) => v.geofence_id === untariffed.geofence_id).length;
+    expect(truthNoTariff).toBeGreaterThan(0);
+    expect(sum(csv, 'toll_no_tariff')).toBe(truthNoTariff);
+    expect(await page.textContent('#kpi-toll-charges .sub')).toContain(`${truthNoTariff} without a tariff`);
+    // the department table under the tiles: its download's passages add up to the tile's
+    const deps = await download(page, 'cost-departments');
+    expect(deps.length).toBeGreaterThan(0);
+    expect(sum(deps, 'toll_no_tariff')).toBe(truthNoTariff);
+    expect(sum(deps, 'distance_km')).toBeCloseTo(sum(csv, 'distance_km'), 2);
+    expect(await page.locator('#table-cost-departments tbody tr:not(.totals)').count()).toBe(deps.length);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('the tolls page: a passage without a tariff reads "No tariff" with a blank charge', async () => {
+    const { page, problems } = await open(`tolls.html?${range}`);
+    const csv = await download(page, 'charges');
+    const blank = csv.filter((r) => r.tariff_status === 'no_tariff');
+    expect(blank.length).toBeGreaterThan(0);
+    for (const r of blank) expect(r.charge).toBe('');
+    const cells = await page.$$eval('#table-charges tbody tr:not(.totals)', (trs) =>
+      trs.map((tr) => Array.from((tr as HTMLTableRowElement).cells).map((c) => c.textContent ?? '')),
+    );
+    expect(cells.some((c) => c.includes('No tariff'))).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('the fuel page: the refuels (the fill listed twice, once) and filled vs used', async () => {
+    const level = h.fleet.vehicles[5]!;
+    const { page, problems } = await open(`fuel.html?${range}&vehicle=${level.vehicle_id}`);
+    const fills = h.fleet.fillsOf(level.vehicle_id).filter((f) => f.at_ms < h.fleet.endMs);
+    expect(fills.some((f) => f.listed_twice)).toBe(true);
+    const rows = await page.$$eval('#table-refuels tbody tr:not(.totals)', (trs) => trs.length);
+    expect(rows).toBe(fills.length);
+    const csv = await download(page, 'refuels');
+    expect(csv.length).toBe(fills.length);
+    expect(sum(csv, 'litres')).toBeCloseTo(
+      fills.reduce((s, f) => s + f.litres, 0),
+      2,
+    );
+    expect(await page.isVisible('#chart-reconciliation')).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
