@@ -21,6 +21,8 @@ export default {
   concurrency: Number(process.env.MUTATION_CONCURRENCY ?? 2),
   timeoutMS: 60_000,
   tempDirName: '.stryker-tmp',
-  ignorePatterns: ['data', 'bench/results', '.scratch', 'reports', 'docs'],
+  // Anchored at the root: a bare 'reports' also matched src/reports and test/reports, which were
+  // then left out of the sandbox and never mutated.
+  ignorePatterns: ['/data', '/bench/results', '/.scratch', '/reports', '/docs'],
   thresholds: { high: 80, low: 60, break: null },
 };
