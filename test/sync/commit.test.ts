@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inTransaction, openDatabase, type Database } from '../../src/store/db.ts';
 import { applyWrites, groupCommitter, type WindowWrite } from '../../src/sync/commit.ts';
@@ -92,6 +93,25 @@ function tripsWrite(d: number, trips: { id: string; startDay: number }[]): Windo
   };
 }
 
+/** A window whose write fails inside the transaction (a table that does not exist). */
+const failingWrite = (): WindowWrite => ({
+  deletes: [],
+  inserts: [],
+  custom: async (c) => {
+    await c.run('INSERT INTO no_such_table VALUES (1)');
+  },
+});
+
+const countRows = async (con: DuckDBConnection, table: string) =>
+  Number((await con.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM ${table}`)).getRowObjectsJS()[0]!.n);
+
+/** A committer on a fresh database (groups of at most `maxGroup` windows). */
+async function freshCommitter(maxGroup?: number) {
+  const { db } = await freshDb();
+  const con = await db.connect();
+  return { con, committer: groupCommitter(con, 'a', maxGroup) };
+}
+
 describe('group commit, set-based', () => {
   it('a group of windows leaves exactly what the same windows written one by one leave', async () => {
     // Round 1 stores windows; round 2 pulls some again with new figures (replacing rows and
@@ -136,16 +156,8 @@ describe('group commit, set-based', () => {
   });
 
   it('one bad window in a group fails alone; the others are stored', async () => {
-    const { db } = await freshDb();
-    const con = await db.connect();
-    const committer = groupCommitter(con, 'a');
-    const bad: WindowWrite = {
-      deletes: [],
-      inserts: [],
-      custom: async (c) => {
-        await c.run('INSERT INTO no_such_table VALUES (1)');
-      },
-    };
+    const { con, committer } = await freshCommitter();
+    const bad = failingWrite();
     const results = await Promise.allSettled([
       committer.submit(odometerWrite(1, 0, 10, 'r')),
       committer.submit(bad),
@@ -161,6 +173,42 @@ describe('group commit, set-based', () => {
     ]);
     const ledger = await con.runAndReadAll('SELECT count(*)::INTEGER AS n FROM ledger');
     expect(Number(ledger.getRowObjectsJS()[0]!.n)).toBe(2);
+    con.closeSync();
+  });
+
+  it('windows finished in the same tick share one transaction; a full group starts the next', async () => {
+    const { con, committer } = await freshCommitter(4);
+    // Ten windows at once, at most four per transaction: 4 + 4 + 2.
+    await Promise.all(
+      Array.from({ length: 10 }, (_, v) => committer.submit(odometerWrite(v + 1, 0, v, 'r'))),
+    );
+    expect(committer.transactions).toBe(3);
+    expect(await countRows(con, 'odometer_windows')).toBe(10);
+    con.closeSync();
+  });
+
+  it('a window failing alone is rejected with its error, and the committer goes on writing later windows', async () => {
+    const { con, committer } = await freshCommitter();
+    await expect(committer.submit(failingWrite())).rejects.toThrow(/no_such_table/);
+    expect(committer.transactions).toBe(0);
+    await committer.submit(odometerWrite(1, 0, 10, 'r'));
+    await committer.submit(odometerWrite(2, 0, 20, 'r'));
+    expect(committer.transactions).toBe(2);
+    expect(await countRows(con, 'odometer_windows')).toBe(2);
+    con.closeSync();
+  });
+
+  it('after a group fails, each good window is stored in its own transaction', async () => {
+    const { con, committer } = await freshCommitter();
+    const bad = failingWrite();
+    const results = await Promise.allSettled([
+      committer.submit(odometerWrite(1, 0, 10, 'r')),
+      committer.submit(bad),
+      committer.submit(odometerWrite(2, 0, 20, 'r')),
+      committer.submit(odometerWrite(3, 0, 30, 'r')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(committer.transactions).toBe(3);
     con.closeSync();
   });
 
