@@ -10,7 +10,14 @@
  */
 import type { FuelConsumed, FuelFill, FuelLevel } from '../../api/types.ts';
 import { BULK_MAX_VEHICLES } from '../../defaults.ts';
-import { isCovered, pointLedger, settledPieces, settledStatus, type LedgerEntry } from '../ledger.ts';
+import {
+  emptyStatus,
+  isCovered,
+  pointLedger,
+  settledPieces,
+  settledStatus,
+  type LedgerEntry,
+} from '../ledger.ts';
 import { addRequests, defineStream, fmt, requestsByBucket } from '../stream.ts';
 import { iso, vehicleWindowRange, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
 import { splitAtMidnight, type Window } from '../windows.ts';
@@ -32,10 +39,10 @@ function consumedEntry(
     endMs: w.endMs,
     requests,
   };
-  if (!f) return { ...base, status: 'done', rows: 0, reason: 'no CAN fuel data for the period' };
+  if (!f) return { ...base, ...emptyStatus(ctx, w, base.scope, 'no CAN fuel data for the period'), rows: 0 };
   if (wentDown(f))
     return { ...base, status: 'flagged', rows: 1, reason: 'fuel counter went down (counter reset)' };
-  const s = settledStatus(ctx, w);
+  const s = settledStatus(ctx, w, base.scope);
   return { ...base, status: s.status, reason: s.reason, rows: 1 };
 }
 
@@ -164,14 +171,17 @@ export function fuelLevelUnit(v: VehicleRef, w: Window, estRequests = 1): Unit {
       );
       return {
         ledger: pieces.map(({ p, f, requests }) => {
-          const s = settledStatus(ctx, p);
+          const scope = String(v.vehicle_id);
+          const s = f
+            ? settledStatus(ctx, p, scope)
+            : emptyStatus(ctx, p, scope, 'no fuel level data for the period');
           return {
             stream: 'fuel_level' as const,
-            scope: String(v.vehicle_id),
+            scope,
             startMs: p.startMs,
             endMs: p.endMs,
             status: s.status,
-            reason: f ? s.reason : 'no fuel level data for the period',
+            reason: s.reason,
             rows: f ? 1 : 0,
             requests,
           };
