@@ -68,8 +68,9 @@ export function fuelConsumedUnit(v: VehicleRef, w: Window, estRequests = 1): Uni
     label: `fuel ${v.registration} ${iso(w.startMs).slice(0, 10)}`,
     async fetch(ctx, meter) {
       const leaves: { w: Window; f: FuelConsumed | null; entry: LedgerEntry }[] = [];
+      // A leaf books every request since the previous leaf: a split window's own request too.
+      let booked = 0;
       const pull = async (win: Window): Promise<void> => {
-        const before = meter.requests;
         const f = await ctx.client.getFuelConsumed(v.registration, win.startMs, win.endMs, {
           meter,
           signal: ctx.signal,
@@ -81,7 +82,8 @@ export function fuelConsumedUnit(v: VehicleRef, w: Window, estRequests = 1): Uni
             return;
           }
         }
-        leaves.push({ w: win, f, entry: consumedEntry(ctx, v, win, f, meter.requests - before) });
+        leaves.push({ w: win, f, entry: consumedEntry(ctx, v, win, f, meter.requests - booked) });
+        booked = meter.requests;
       };
       for (const piece of settledPieces(ctx, w)) await pull(piece);
       const rows = leaves.filter((l) => l.f).map((l) => consumedRow(ctx.account, v.vehicle_id, l.w, l.f!));

@@ -73,8 +73,9 @@ export function odometerUnit(v: VehicleRef, w: Window, estRequests = 1): Unit {
     label: `odometer ${v.registration} ${iso(w.startMs).slice(0, 10)}`,
     async fetch(ctx, meter) {
       const leaves: Leaf[] = [];
+      // A leaf books every request since the previous leaf: a split window's own request too.
+      let booked = 0;
       const pull = async (win: Window): Promise<void> => {
-        const before = meter.requests;
         const o = await ctx.client.getOdometer(v.registration, win.startMs, win.endMs, {
           meter,
           signal: ctx.signal,
@@ -86,7 +87,8 @@ export function odometerUnit(v: VehicleRef, w: Window, estRequests = 1): Unit {
             return;
           }
         }
-        leaves.push({ w: win, data: o, entry: classify(ctx, v, win, o, meter.requests - before) });
+        leaves.push({ w: win, data: o, entry: classify(ctx, v, win, o, meter.requests - booked) });
+        booked = meter.requests;
       };
       for (const piece of settledPieces(ctx, w)) await pull(piece);
       const rows = leaves
