@@ -62,6 +62,7 @@ export function resolveFleetOptions(opts: Partial<FleetOptions> = {}, nowMs = Da
     timezone,
     endDay: opts.endDay ?? (isValidTimeZone(timezone) ? defaultEndDay(nowMs, timezone) : ''),
     ...(opts.silence ? { silence: opts.silence } : {}),
+    ...(opts.odometerEvents ? { odometerEvents: opts.odometerEvents } : {}),
   };
   const bad: string[] = [];
   if (!Number.isSafeInteger(o.seed)) bad.push(`seed must be an integer (got ${o.seed})`);
@@ -87,6 +88,19 @@ export function resolveFleetOptions(opts: Partial<FleetOptions> = {}, nowMs = Da
     )
   )
     bad.push(`silence must name a vehicle index and whole days inside history (got ${JSON.stringify(q)})`);
+  for (const e of o.odometerEvents ?? [])
+    if (!(
+      Number.isInteger(e.vehicleIndex) &&
+      e.vehicleIndex >= 0 &&
+      e.vehicleIndex < o.vehicles &&
+      Number.isInteger(e.day) &&
+      e.day >= 0 &&
+      e.day < o.days &&
+      (e.hour === undefined || (e.hour >= 0 && e.hour < 24))
+    ))
+      bad.push(
+        `odometerEvents must name a vehicle index, a history day and an hour (got ${JSON.stringify(e)})`,
+      );
   if (bad.length)
     throw new FleetsyncError('E_USAGE', `invalid fleet options: ${bad.join('; ')}`, { details: { bad } });
   return o;
@@ -134,6 +148,17 @@ export function generateFleet(opts: Partial<FleetOptions> = {}, nowMs = Date.now
         from_ms: cal.days[q.fromDay]!.startMs,
         upload_ms: (cal.days[q.fromDay + q.days]?.startMs ?? cal.endMs) + q.uploadAfterMs,
       };
+    (options.odometerEvents ?? [])
+      .filter((e) => e.vehicleIndex === i)
+      .forEach((e, k) => {
+        const atMs = cal.days[e.day]!.startMs + (e.hour ?? 3) * HOUR;
+        planned.push({ at_ms: atMs, kind: e.kind });
+        if (e.kind === 'terminal_has_changed') {
+          const serial = `CT${rngFor(seed, 'terminal-extra', i * 100 + k).int(10_000_000, 99_999_999)}`;
+          vehicle.terminals.push({ serial, from_ms: atMs });
+          vehicle.terminals.sort((a, b) => a.from_ms - b.from_ms);
+        }
+      });
     const carpool = role.carpool ? makeCarpoolVehicle(role, vehicle) : null;
     const history = carpool && isBookable(carpool) ? carpoolHistory(seed, role, vehicle, cal, drivers) : null;
     const counterResetMs = vehicle.sensors.fuel_canbus_consumed ? threeAm(role.counterResetDay) : null;

@@ -27,6 +27,18 @@ export interface FleetOptions {
    * after the silence ends. Default: none (the default world is unchanged).
    */
   silence?: { vehicleIndex: number; fromDay: number; days: number; uploadAfterMs: number };
+  /**
+   * Odometer events besides each role's own (tests): at local `hour` (default 3) of history day
+   * `day` (an index), vehicle `vehicleIndex`'s odometer is reset or its tracker replaced. Two on one
+   * day make a window with both; one on a daylight-saving change day, or two in one month, are
+   * the other cases the sync must split right. Default: none.
+   */
+  odometerEvents?: {
+    vehicleIndex: number;
+    day: number;
+    kind: 'odometer_reset' | 'terminal_has_changed';
+    hour?: number;
+  }[];
 }
 
 export type Powertrain = 'can' | 'analog' | 'electric' | 'none';
