@@ -15,6 +15,7 @@ import {
   DEFAULT_PORT,
   DEFAULT_RATE_WINDOW_MS,
   DEFAULT_STALE_HOURS,
+  DEFAULT_MAX_LATENESS_DAYS,
   DEFAULT_TIMEZONE,
 } from './defaults.ts';
 import { FleetsyncError } from './errors.ts';
@@ -59,6 +60,8 @@ export interface Config {
   alertFrom: string | null;
   /** FLEETSYNC_STALE_HOURS: data is stale when "complete through" has not moved for this long. */
   staleHours: number;
+  /** FLEETSYNC_MAX_LATENESS_DAYS: how long a window waits for a late vehicle's data, ms. */
+  maxLateMs: number;
   // Failing fast (issue 13): the circuit breaker and the log format.
   /** Failed API exchanges in a row that stop a run (FLEETSYNC_BREAKER_FAILURES). */
   breakerFailures: number;
@@ -192,6 +195,18 @@ const schema = z.object({
         .min(1, { error: 'must be between 1 and 8760 hours' })
         .max(8760, { error: 'must be between 1 and 8760 hours' }),
     ),
+  FLEETSYNC_MAX_LATENESS_DAYS: z
+    .string()
+    .default(String(DEFAULT_MAX_LATENESS_DAYS))
+    .pipe(z.string().regex(/^[0-9]+$/, { error: 'must be a whole number of days (e.g. 14)' }))
+    .pipe(z.coerce.number())
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(1, { error: 'must be between 1 and 365 days' })
+        .max(365, { error: 'must be between 1 and 365 days' }),
+    ),
   // Failing fast (issue 13): the circuit breaker and the log format.
   FLEETSYNC_BREAKER_FAILURES: z
     .string()
@@ -300,6 +315,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
       .filter(Boolean),
     alertFrom: v.FLEETSYNC_ALERT_FROM ?? null,
     staleHours: v.FLEETSYNC_STALE_HOURS,
+    maxLateMs: v.FLEETSYNC_MAX_LATENESS_DAYS * 86_400_000,
     breakerFailures: v.FLEETSYNC_BREAKER_FAILURES,
     breakerMs: v.FLEETSYNC_BREAKER_MS,
     logFormat: v.FLEETSYNC_LOG_FORMAT,

@@ -25,8 +25,14 @@ export const BULK_MAX_VEHICLES = 100;
 
 /** Look-back for late data: windows ending less than this before now are pulled again later. */
 export const SETTLE_MS = 72 * HOUR_MS;
-/** A window this far in the past is accepted even if its data looks stale. */
-export const MAX_LATE_MS = 7 * 24 * HOUR_MS;
+/**
+ * Maximum lateness: a window whose vehicles' data has not reached its end this long after it ended
+ * is accepted and marked "accepted incomplete" (ledger status flagged, with the reason); a vehicle
+ * silent for longer than this is taken as out of service and holds no later window.
+ * FLEETSYNC_MAX_LATENESS_DAYS.
+ */
+export const DEFAULT_MAX_LATENESS_DAYS = 14;
+export const MAX_LATE_MS = DEFAULT_MAX_LATENESS_DAYS * 24 * HOUR_MS;
 /** Odometer data this much older than the window's end (or now) means the window is incomplete. */
 export const ODOMETER_LAG_MS = 12 * HOUR_MS;
 /** Local days the first incremental run covers (and an open-ended --to reaches back). */

@@ -14,7 +14,7 @@ import type { RunSummary, SyncDeps, SyncRequest } from './sync/types.ts';
 
 /** The config settings the wiring reads. */
 export type WiringConfig = Pick<Config, 'rateWindowMs' | 'httpTimeoutMs' | 'concurrency'> &
-  Partial<Pick<Config, 'breakerFailures' | 'breakerMs'>>;
+  Partial<Pick<Config, 'breakerFailures' | 'breakerMs' | 'maxLateMs'>>;
 
 /** The API client of one account (its own rate buckets and connections); close it after use. */
 export function fleetClientFor(a: AccountConfig, config: WiringConfig, log: Logger): FleetClient {
@@ -49,6 +49,7 @@ export function wireAccount(
     baseUrl: a.baseUrl,
     windowMs: config.rateWindowMs,
     concurrency: config.concurrency,
+    ...(config.maxLateMs === undefined ? {} : { maxLateMs: config.maxLateMs }),
     log,
     ...(a.changelogUrl ? { changelogUrl: a.changelogUrl } : {}),
     ...(a.zoneSetting ? { zoneSetting: a.zoneSetting } : {}),

@@ -84,4 +84,16 @@ describe('configuration', () => {
       expect(String((e as Error).message)).not.toContain('S3cret');
     }
   });
+
+  it('reads FLEETSYNC_MAX_LATENESS_DAYS (default 14) and names a bad one', () => {
+    const env = { FLEET_USERNAME: 'u', FLEET_PASSWORD: 'p', FLEET_COUNTRY: 'za' };
+    expect(loadConfig(env, { needApi: true }).maxLateMs).toBe(14 * 86_400_000);
+    expect(loadConfig({ ...env, FLEETSYNC_MAX_LATENESS_DAYS: '3' }, { needApi: true }).maxLateMs).toBe(
+      3 * 86_400_000,
+    );
+    for (const bad of ['0', '1.5', 'two', '366'])
+      expect(problems({ ...env, FLEETSYNC_MAX_LATENESS_DAYS: bad }).join('\n')).toMatch(
+        /FLEETSYNC_MAX_LATENESS_DAYS.*days/,
+      );
+  });
 });

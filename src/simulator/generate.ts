@@ -61,6 +61,8 @@ export function resolveFleetOptions(opts: Partial<FleetOptions> = {}, nowMs = Da
     days: opts.days ?? DEFAULT_FLEET_OPTIONS.days,
     timezone,
     endDay: opts.endDay ?? (isValidTimeZone(timezone) ? defaultEndDay(nowMs, timezone) : ''),
+    ...(opts.silence ? { silence: opts.silence } : {}),
+    ...(opts.odometerEvents ? { odometerEvents: opts.odometerEvents } : {}),
   };
   const bad: string[] = [];
   if (!Number.isSafeInteger(o.seed)) bad.push(`seed must be an integer (got ${o.seed})`);
@@ -70,6 +72,35 @@ export function resolveFleetOptions(opts: Partial<FleetOptions> = {}, nowMs = Da
     bad.push(`days must be 1–3660 (got ${o.days})`);
   if (!isValidTimeZone(o.timezone)) bad.push(`timezone is not an IANA zone: ${o.timezone}`);
   if (!isCalendarDay(o.endDay)) bad.push(`endDay must be YYYY-MM-DD (got ${o.endDay})`);
+  const q = o.silence;
+  if (
+    q &&
+    !(
+      Number.isInteger(q.vehicleIndex) &&
+      q.vehicleIndex >= 0 &&
+      q.vehicleIndex < o.vehicles &&
+      Number.isInteger(q.fromDay) &&
+      Number.isInteger(q.days) &&
+      q.days >= 1 &&
+      q.fromDay >= 0 &&
+      q.fromDay + q.days <= o.days &&
+      q.uploadAfterMs >= 0
+    )
+  )
+    bad.push(`silence must name a vehicle index and whole days inside history (got ${JSON.stringify(q)})`);
+  for (const e of o.odometerEvents ?? [])
+    if (!(
+      Number.isInteger(e.vehicleIndex) &&
+      e.vehicleIndex >= 0 &&
+      e.vehicleIndex < o.vehicles &&
+      Number.isInteger(e.day) &&
+      e.day >= 0 &&
+      e.day < o.days &&
+      (e.hour === undefined || (e.hour >= 0 && e.hour < 24))
+    ))
+      bad.push(
+        `odometerEvents must name a vehicle index, a history day and an hour (got ${JSON.stringify(e)})`,
+      );
   if (bad.length)
     throw new FleetsyncError('E_USAGE', `invalid fleet options: ${bad.join('; ')}`, { details: { bad } });
   return o;
@@ -111,6 +142,23 @@ export function generateFleet(opts: Partial<FleetOptions> = {}, nowMs = Date.now
       const serial = `CT${rngFor(seed, 'terminal', i).int(10_000_000, 99_999_999)}`;
       vehicle.terminals.push({ serial, from_ms: swap });
     }
+    const q = options.silence;
+    if (q && q.vehicleIndex === i)
+      vehicle.silence = {
+        from_ms: cal.days[q.fromDay]!.startMs,
+        upload_ms: (cal.days[q.fromDay + q.days]?.startMs ?? cal.endMs) + q.uploadAfterMs,
+      };
+    (options.odometerEvents ?? [])
+      .filter((e) => e.vehicleIndex === i)
+      .forEach((e, k) => {
+        const atMs = cal.days[e.day]!.startMs + (e.hour ?? 3) * HOUR;
+        planned.push({ at_ms: atMs, kind: e.kind });
+        if (e.kind === 'terminal_has_changed') {
+          const serial = `CT${rngFor(seed, 'terminal-extra', i * 100 + k).int(10_000_000, 99_999_999)}`;
+          vehicle.terminals.push({ serial, from_ms: atMs });
+          vehicle.terminals.sort((a, b) => a.from_ms - b.from_ms);
+        }
+      });
     const carpool = role.carpool ? makeCarpoolVehicle(role, vehicle) : null;
     const history = carpool && isBookable(carpool) ? carpoolHistory(seed, role, vehicle, cal, drivers) : null;
     const counterResetMs = vehicle.sensors.fuel_canbus_consumed ? threeAm(role.counterResetDay) : null;

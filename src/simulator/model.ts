@@ -20,6 +20,25 @@ export interface FleetOptions {
    * local days ending with it. Fixing it makes the fleet byte-for-byte reproducible.
    */
   endDay: string;
+  /**
+   * A tracker that goes silent (tunnel, remote area, underground car park) and then uploads its
+   * backlog: vehicle `vehicleIndex` keeps driving from local day `fromDay` (index into history)
+   * for `days` days, but none of its data from `fromDay` on reaches the API before `uploadAfterMs`
+   * after the silence ends. Default: none (the default world is unchanged).
+   */
+  silence?: { vehicleIndex: number; fromDay: number; days: number; uploadAfterMs: number };
+  /**
+   * Odometer events besides each role's own (tests): at local `hour` (default 3) of history day
+   * `day` (an index), vehicle `vehicleIndex`'s odometer is reset or its tracker replaced. Two on one
+   * day make a window with both; one on a daylight-saving change day, or two in one month, are
+   * the other cases the sync must split right. Default: none.
+   */
+  odometerEvents?: {
+    vehicleIndex: number;
+    day: number;
+    kind: 'odometer_reset' | 'terminal_has_changed';
+    hour?: number;
+  }[];
 }
 
 export type Powertrain = 'can' | 'analog' | 'electric' | 'none';
@@ -43,6 +62,11 @@ export interface SimVehicle {
   terminals: { serial: string; from_ms: number }[];
   /** Data from this vehicle reaches the API this long after it happens (0 for most). */
   report_delay_ms: number;
+  /**
+   * Silent from `from_ms` until `upload_ms`: the API sees nothing of this vehicle from `from_ms`
+   * on before `upload_ms`, then the whole backlog at once (FleetOptions.silence).
+   */
+  silence?: { from_ms: number; upload_ms: number };
 }
 
 export interface SimTrip {

@@ -63,6 +63,7 @@ export function streamContext(deps: SyncDeps, log: Logger, now: Clock): StreamCo
     settleMs: deps.settleMs ?? SETTLE_MS,
     maxLateMs: deps.maxLateMs ?? MAX_LATE_MS,
     odometerLagMs: deps.odometerLagMs ?? ODOMETER_LAG_MS,
+    horizons: new Map(),
     signal: deps.signal,
   };
 }

@@ -196,18 +196,97 @@ export async function recordFailedWindow(
   if (entries.length) await insertLedger(con, account, runId, nowMs, entries);
 }
 
-/** 'incomplete' while the window may still receive late data, else 'done'. */
+/** A vehicle's data horizon: how far its data has reached the API (its latest odometer last_event_ts). */
+export interface Horizon {
+  registration: string;
+  ms: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Reads every vehicle's data horizon from the ledger into `ctx.horizons` (replacing what it held). */
+export async function loadHorizons(
+  con: DuckDBConnection,
+  ctx: Pick<StreamContext, 'account' | 'horizons' | 'odometerLagMs'>,
+): Promise<void> {
+  const into = ctx.horizons;
+  const rows = await queryJs(con, 'sync/vehicle_horizons', [ctx.account, ctx.odometerLagMs]);
+  into.clear();
+  for (const r of rows)
+    into.set(String(r.scope), { registration: String(r.registration), ms: (r.horizon as Date).getTime() });
+}
+const isoMinute = (ms: number) => `${new Date(ms).toISOString().slice(0, 16)}Z`;
+
+/**
+ * The vehicles of `scope` ('*': the fleet) whose data has not reached the end of `w`. A vehicle
+ * silent since before `w` started by more than the maximum lateness is taken as out of service
+ * and holds nothing (else a retired tracker would hold every later window open).
+ */
+export function lateVehicles(ctx: StreamContext, w: Window, scope: string, until = w.endMs): Horizon[] {
+  const of = scope === '*' ? [...ctx.horizons.values()] : [ctx.horizons.get(scope)].filter((h) => !!h);
+  return of.filter((h) => h.ms < until && w.startMs < h.ms + ctx.maxLateMs);
+}
+
+/**
+ * A window whose vehicles are late (their data has not reached `until`, by default its end):
+ * `incomplete` (pulled again while it waits), or, once the maximum lateness has passed since its
+ * end, `flagged` "accepted incomplete" with the reason. Null when no vehicle of the scope is late.
+ */
+export function lateStatus(
+  ctx: StreamContext,
+  w: Window,
+  scope: string,
+  until = w.endMs,
+): { status: 'incomplete' | 'flagged'; reason: string } | null {
+  const late = lateVehicles(ctx, w, scope, until).sort((a, b) => a.ms - b.ms);
+  if (late.length === 0) return null;
+  const who = late
+    .slice(0, 3)
+    .map((h) => `${h.registration} reaches only to ${isoMinute(h.ms)}`)
+    .join(', ');
+  const more = late.length > 3 ? ` and ${late.length - 3} more` : '';
+  const days = Math.round(ctx.maxLateMs / DAY_MS);
+  if (ctx.now() - w.endMs >= ctx.maxLateMs)
+    return {
+      status: 'flagged',
+      reason: `accepted incomplete: after the maximum lateness of ${days} days the data of ${who}${more}`,
+    };
+  return {
+    status: 'incomplete',
+    reason: `waiting for late data (up to ${days} days): the data of ${who}${more}; pulled again when it arrives`,
+  };
+}
+
+/**
+ * 'incomplete' while the window may still receive late data: within the look-back, or while a
+ * vehicle of its scope (none given: the look-back alone) has not reported past its end (see
+ * lateStatus); else 'done'.
+ */
 export function settledStatus(
   ctx: StreamContext,
   w: Window,
-): { status: 'done' | 'incomplete'; reason: string | null } {
+  scope?: string,
+): { status: 'done' | 'incomplete' | 'flagged'; reason: string | null } {
   const settleAt = w.endMs + ctx.settleMs;
   if (ctx.now() < settleAt)
     return {
       status: 'incomplete',
       reason: `window ends within the ${Math.round(ctx.settleMs / 3_600_000)} h look-back for late data; pulled again later`,
     };
-  return { status: 'done', reason: null };
+  return (scope === undefined ? null : lateStatus(ctx, w, scope)) ?? { status: 'done', reason: null };
+}
+
+/**
+ * A window the API had no data for: `done` (nothing happened), unless the vehicle's data has not
+ * even reached the window's start yet (a silent tracker): then it waits like any late window.
+ */
+export function emptyStatus(
+  ctx: StreamContext,
+  w: Window,
+  scope: string,
+  reason: string,
+): { status: 'done' | 'incomplete' | 'flagged'; reason: string } {
+  return lateStatus(ctx, w, scope, w.startMs) ?? { status: 'done', reason };
 }
 
 /**
@@ -239,7 +318,7 @@ export function pointLedger(
     scope,
     startMs: p.startMs,
     endMs: p.endMs,
-    ...settledStatus(ctx, p),
+    ...settledStatus(ctx, p, scope),
     rows: times.filter((t) => t >= p.startMs && t < p.endMs).length,
     requests: i === 0 ? requests : 0,
   }));

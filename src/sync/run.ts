@@ -15,6 +15,7 @@ import { execute } from '../store/queries.ts';
 import { SETTLE_MS } from '../defaults.ts';
 import { executeUnits, stopReason, stopsTheRun, streamContext, widenStopSignal } from './executor.ts';
 import { lockAccount } from './lock.ts';
+import { loadHorizons } from './ledger.ts';
 import { buildPlan, plannedVehicles, requestedStreams, resolveRange } from './planner.ts';
 import { newRunLog, startRunLog } from './run-log.ts';
 import { pullSnapshots } from './snapshots.ts';
@@ -24,6 +25,9 @@ import type { PlanSummary, RunSummary, SyncDeps, SyncRequest } from './types.ts'
 
 export type { SyncDeps } from './types.ts';
 export { resolveRange } from './planner.ts';
+
+/** The streams whose answers give the vehicles' data horizons (pulled before the rest). */
+const HORIZON_STREAMS = new Set(['odometer']);
 
 export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSummary> {
   const unlock = lockAccount(deps.db, deps.account);
@@ -68,8 +72,17 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
         fuel: plan.fuelPath.chosen,
       });
 
+      // The odometer goes first: its answers give each vehicle's data horizon, which decides
+      // whether the other streams' windows have settled (a vehicle silent for days holds them).
       const ctx = streamContext(deps, log, now);
-      const { stoppedBy } = await executeUnits({ ...deps, units, definitions: defs, ctx, run });
+      await loadHorizons(con, ctx);
+      const first = units.filter((u) => HORIZON_STREAMS.has(u.stream));
+      const rest = units.filter((u) => !HORIZON_STREAMS.has(u.stream));
+      let { stoppedBy } = await executeUnits({ ...deps, units: first, definitions: defs, ctx, run });
+      if (!stoppedBy && !deps.signal?.aborted) {
+        await loadHorizons(con, ctx);
+        ({ stoppedBy } = await executeUnits({ ...deps, units: rest, definitions: defs, ctx, run }));
+      }
 
       if (stoppedBy) stop(stoppedBy);
       else if (deps.signal?.aborted) run.end('partial', 'interrupted: the run was asked to stop');

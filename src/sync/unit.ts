@@ -9,7 +9,7 @@ import type { Logger } from '../log.ts';
 import type { RangeDelete } from '../store/write.ts';
 import type { Clock } from '../time.ts';
 import type { WindowWrite } from './commit.ts';
-import type { LedgerEntry, LedgerStream } from './ledger.ts';
+import type { Horizon, LedgerEntry, LedgerStream } from './ledger.ts';
 import type { Window } from './windows.ts';
 
 export interface VehicleRef {
@@ -27,6 +27,11 @@ export interface StreamContext {
   settleMs: number;
   /** A window whose end is this far in the past is accepted even if its data looks stale. */
   maxLateMs: number;
+  /**
+   * Each vehicle's data horizon by scope (vehicle id): its latest odometer last_event_ts. A window
+   * is settled only once the horizons of its scope reach its end (ledger.ts settledStatus).
+   */
+  horizons: Map<string, Horizon>;
   /** Odometer data this much older than the window's end (or now) means the window is incomplete. */
   odometerLagMs: number;
   signal?: AbortSignal;

@@ -1,7 +1,7 @@
 /**
  * A canonical dump of everything a sync stores, minus the bookkeeping that legitimately differs
  * between two runs (run ids, fetch and sync times). Two databases holding the same data give
- * equal dumps.
+ * equal dumps; a duplicated row (history included) makes them differ.
  */
 import { openDatabase } from '../../src/store/db.ts';
 
@@ -17,8 +17,10 @@ const TABLES: Record<string, string> = {
   fuel_fills: 'SELECT * FROM fuel_fills ORDER BY ALL',
   geofence_visits: 'SELECT * FROM geofence_visits ORDER BY ALL',
   carpool_bookings: 'SELECT * EXCLUDE (first_seen_at, last_seen_at) FROM carpool_bookings ORDER BY ALL',
+  // Each booking's observed statuses in the order seen (times differ between runs; the sequence
+  // must not): a status recorded twice in a row shows as a repeat, never folded away.
   carpool_booking_history:
-    'SELECT DISTINCT account, booking_id, booking_status FROM carpool_booking_history ORDER BY ALL',
+    "SELECT account, booking_id, string_agg(booking_status || CASE WHEN is_approved THEN '+' ELSE '' END, ' > ' ORDER BY seen_at) AS seen, count(*) AS n FROM carpool_booking_history GROUP BY account, booking_id ORDER BY ALL",
   ledger: 'SELECT * EXCLUDE (fetched_at, run_id, requests) FROM ledger ORDER BY ALL',
 };
 

@@ -1,18 +1,21 @@
 /**
  * SIGKILL a real `fleetsync sync` process at several points, sync again, and the database equals
  * the one an uninterrupted sync produces: windows commit whole or not at all, and the ledger
- * makes the next run fill exactly the gaps.
+ * makes the next run fill exactly the gaps — it sends exactly the requests of the windows the
+ * killed run did not commit, plus the snapshots.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.ts';
 import { runSync } from '../../src/sync/run.ts';
+import type { RunSummary } from '../../src/sync/types.ts';
 import { diffTable, dumpDatabase } from '../helpers/dbdump.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
 let reference: Record<string, string>;
+let referenceRun: RunSummary;
 
 const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli.ts');
 
@@ -69,8 +72,8 @@ function syncAndKill(
 beforeAll(async () => {
   // The killed CLI child runs on the real clock; so does everything here (the history is months old).
   h = await startHarness({ fleet: { vehicles: 12, days: 50 }, realClock: true });
-  const s = await h.sync();
-  expect(s.outcome).toBe('ok');
+  referenceRun = await h.sync();
+  expect(referenceRun.outcome).toBe('ok');
   reference = await dumpDatabase(h.dbPath);
 }, 120_000);
 afterAll(() => h?.close());
@@ -90,8 +93,20 @@ describe('a sync killed with SIGKILL', () => {
         const runs = (
           await con.runAndReadAll('SELECT outcome FROM runs ORDER BY started_at')
         ).getRowObjectsJS();
+        // The requests of the windows the killed run committed (still its own in the ledger).
+        const [kept] = (
+          await con.runAndReadAll(
+            "SELECT count(*) AS n, coalesce(sum(l.requests), 0) AS requests FROM ledger AS l JOIN runs AS r ON r.run_id = l.run_id WHERE r.outcome = 'interrupted'",
+          )
+        ).getRowObjectsJS();
         con.closeSync();
         expect(runs.map((r) => String(r.outcome)).sort()).toEqual(['interrupted', 'ok']);
+        // Re-pulls only what was not committed: the uninterrupted run's requests (the snapshots
+        // and every window) less those of the windows the killed run committed. No retries on
+        // either side, so the counts are exact.
+        expect(Number(kept!.n)).toBeGreaterThanOrEqual(Math.min(point, 1));
+        expect([referenceRun.retries, s.retries]).toEqual([0, 0]);
+        expect(s.requests).toBe(referenceRun.requests - Number(kept!.requests));
       } finally {
         db.close();
       }

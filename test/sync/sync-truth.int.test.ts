@@ -140,6 +140,49 @@ describe('a full sync of the simulator', () => {
     }
   });
 
+  it('stores level-sensor fuel as the truth has it: tank levels, litres used and every fill once', async () => {
+    const level = h.fleet.vehicles.filter(
+      (v) => !v.sensors.fuel_canbus_consumed && v.sensors.fuel_analog_level,
+    );
+    expect(level.length).toBeGreaterThan(0);
+    const list = await rows(
+      'SELECT vehicle_id, window_start, window_end, start_l, end_l, estimated_used_l FROM fuel_level WHERE account = $1',
+      [ACCOUNT],
+    );
+    const fills = await rows('SELECT vehicle_id, fill_time, amount_l FROM fuel_fills WHERE account = $1', [
+      ACCOUNT,
+    ]);
+    for (const v of level) {
+      const mine = list.filter((r) => Number(r.vehicle_id) === v.vehicle_id);
+      expect(mine.length, v.registration).toBeGreaterThan(0);
+      let used = 0;
+      for (const r of mine) {
+        const [s, e] = [ms(r.window_start), ms(r.window_end)];
+        expect(Math.abs(Number(r.start_l) - h.fleet.fuelLevelAt(v.vehicle_id, s)!)).toBeLessThanOrEqual(0.01);
+        expect(Math.abs(Number(r.end_l) - h.fleet.fuelLevelAt(v.vehicle_id, e)!)).toBeLessThanOrEqual(0.01);
+        const truth = h.fleet.truth.fuelUsedL(v.vehicle_id, s, e);
+        expect(Math.abs(Number(r.estimated_used_l) - truth), `${v.registration} ${s}`).toBeLessThanOrEqual(
+          0.05,
+        );
+        used += Number(r.estimated_used_l);
+      }
+      // The windows tile the history: their litres add up to the vehicle's true total.
+      const total = h.fleet.truth.fuelUsedL(v.vehicle_id, h.fleet.startMs, h.fleet.endMs);
+      expect(total).toBeGreaterThan(50);
+      expect(Math.abs(used - total)).toBeLessThanOrEqual(0.05 * mine.length);
+      const truthFills = h.fleet
+        .fillsOf(v.vehicle_id)
+        .filter((f) => f.at_ms >= h.fleet.startMs && f.at_ms < h.fleet.endMs)
+        .map((f) => `${f.at_ms} ${f.litres.toFixed(2)}`)
+        .sort();
+      const stored = fills
+        .filter((f) => Number(f.vehicle_id) === v.vehicle_id)
+        .map((f) => `${ms(f.fill_time)} ${Number(f.amount_l).toFixed(2)}`)
+        .sort();
+      expect(stored, v.registration).toEqual(truthFills);
+    }
+  });
+
   it('stores the exact set of toll visits, once each', async () => {
     const truth = h.fleet.truth.tollVisits(h.fleet.startMs, h.fleet.endMs);
     const stored = await rows(

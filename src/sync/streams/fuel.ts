@@ -10,7 +10,14 @@
  */
 import type { FuelConsumed, FuelFill, FuelLevel } from '../../api/types.ts';
 import { BULK_MAX_VEHICLES } from '../../defaults.ts';
-import { isCovered, pointLedger, settledPieces, settledStatus, type LedgerEntry } from '../ledger.ts';
+import {
+  emptyStatus,
+  isCovered,
+  pointLedger,
+  settledPieces,
+  settledStatus,
+  type LedgerEntry,
+} from '../ledger.ts';
 import { addRequests, defineStream, fmt, requestsByBucket } from '../stream.ts';
 import { iso, vehicleWindowRange, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
 import { splitAtMidnight, type Window } from '../windows.ts';
@@ -32,10 +39,10 @@ function consumedEntry(
     endMs: w.endMs,
     requests,
   };
-  if (!f) return { ...base, status: 'done', rows: 0, reason: 'no CAN fuel data for the period' };
+  if (!f) return { ...base, ...emptyStatus(ctx, w, base.scope, 'no CAN fuel data for the period'), rows: 0 };
   if (wentDown(f))
     return { ...base, status: 'flagged', rows: 1, reason: 'fuel counter went down (counter reset)' };
-  const s = settledStatus(ctx, w);
+  const s = settledStatus(ctx, w, base.scope);
   return { ...base, status: s.status, reason: s.reason, rows: 1 };
 }
 
@@ -61,8 +68,9 @@ export function fuelConsumedUnit(v: VehicleRef, w: Window, estRequests = 1): Uni
     label: `fuel ${v.registration} ${iso(w.startMs).slice(0, 10)}`,
     async fetch(ctx, meter) {
       const leaves: { w: Window; f: FuelConsumed | null; entry: LedgerEntry }[] = [];
+      // A leaf books every request since the previous leaf: a split window's own request too.
+      let booked = 0;
       const pull = async (win: Window): Promise<void> => {
-        const before = meter.requests;
         const f = await ctx.client.getFuelConsumed(v.registration, win.startMs, win.endMs, {
           meter,
           signal: ctx.signal,
@@ -74,7 +82,8 @@ export function fuelConsumedUnit(v: VehicleRef, w: Window, estRequests = 1): Uni
             return;
           }
         }
-        leaves.push({ w: win, f, entry: consumedEntry(ctx, v, win, f, meter.requests - before) });
+        leaves.push({ w: win, f, entry: consumedEntry(ctx, v, win, f, meter.requests - booked) });
+        booked = meter.requests;
       };
       for (const piece of settledPieces(ctx, w)) await pull(piece);
       const rows = leaves.filter((l) => l.f).map((l) => consumedRow(ctx.account, v.vehicle_id, l.w, l.f!));
@@ -164,14 +173,17 @@ export function fuelLevelUnit(v: VehicleRef, w: Window, estRequests = 1): Unit {
       );
       return {
         ledger: pieces.map(({ p, f, requests }) => {
-          const s = settledStatus(ctx, p);
+          const scope = String(v.vehicle_id);
+          const s = f
+            ? settledStatus(ctx, p, scope)
+            : emptyStatus(ctx, p, scope, 'no fuel level data for the period');
           return {
             stream: 'fuel_level' as const,
-            scope: String(v.vehicle_id),
+            scope,
             startMs: p.startMs,
             endMs: p.endMs,
             status: s.status,
-            reason: f ? s.reason : 'no fuel level data for the period',
+            reason: s.reason,
             rows: f ? 1 : 0,
             requests,
           };

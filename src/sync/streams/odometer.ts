@@ -5,7 +5,7 @@
  * event is well before its end is incomplete and pulled again on later runs.
  */
 import type { OdometerWindow } from '../../api/types.ts';
-import { settledPieces, settledStatus, type LedgerEntry } from '../ledger.ts';
+import { emptyStatus, settledPieces, settledStatus, type LedgerEntry } from '../ledger.ts';
 import { defineStream } from '../stream.ts';
 import { iso, vehicleWindowRange, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
 import { splitAtMidnight, type Window } from '../windows.ts';
@@ -30,7 +30,7 @@ function classify(
     endMs: w.endMs,
     requests,
   };
-  if (!o) return { ...base, status: 'done', rows: 0, reason: 'no odometer data for the period' };
+  if (!o) return { ...base, ...emptyStatus(ctx, w, base.scope, 'no odometer data for the period'), rows: 0 };
   if (o.odometer_reset || o.terminal_has_changed) {
     const why = [
       o.odometer_reset && 'odometer_reset',
@@ -38,22 +38,27 @@ function classify(
     ].filter(Boolean);
     return { ...base, status: 'flagged', rows: 1, reason: why.join(', '), lastEventMs: o.last_event_ms };
   }
+  // Only the look-back: the vehicle's own horizon is this answer's last event (below).
   const settled = settledStatus(ctx, w);
-  if (settled.status === 'incomplete')
-    return { ...base, status: 'incomplete', rows: 1, reason: settled.reason, lastEventMs: o.last_event_ms };
+  if (settled.status !== 'done')
+    return { ...base, status: settled.status, rows: 1, reason: settled.reason, lastEventMs: o.last_event_ms };
   const expected = Math.min(w.endMs, ctx.now());
   const lag = o.last_event_ms === null ? Infinity : expected - o.last_event_ms;
-  if (lag > ctx.odometerLagMs && ctx.now() - w.endMs < ctx.maxLateMs)
+  if (lag > ctx.odometerLagMs) {
+    const why =
+      o.last_event_ms === null
+        ? 'no last event time'
+        : `last event ${Math.round(lag / 3_600_000)} h before the window end`;
+    if (ctx.now() - w.endMs < ctx.maxLateMs)
+      return { ...base, status: 'incomplete', rows: 1, lastEventMs: o.last_event_ms, reason: why };
     return {
       ...base,
-      status: 'incomplete',
+      status: 'flagged',
       rows: 1,
       lastEventMs: o.last_event_ms,
-      reason:
-        o.last_event_ms === null
-          ? 'no last event time'
-          : `last event ${Math.round(lag / 3_600_000)} h before the window end`,
+      reason: `accepted incomplete: after the maximum lateness of ${Math.round(ctx.maxLateMs / 86_400_000)} days, ${why}`,
     };
+  }
   return { ...base, status: 'done', rows: 1, lastEventMs: o.last_event_ms };
 }
 
@@ -68,8 +73,9 @@ export function odometerUnit(v: VehicleRef, w: Window, estRequests = 1): Unit {
     label: `odometer ${v.registration} ${iso(w.startMs).slice(0, 10)}`,
     async fetch(ctx, meter) {
       const leaves: Leaf[] = [];
+      // A leaf books every request since the previous leaf: a split window's own request too.
+      let booked = 0;
       const pull = async (win: Window): Promise<void> => {
-        const before = meter.requests;
         const o = await ctx.client.getOdometer(v.registration, win.startMs, win.endMs, {
           meter,
           signal: ctx.signal,
@@ -81,7 +87,8 @@ export function odometerUnit(v: VehicleRef, w: Window, estRequests = 1): Unit {
             return;
           }
         }
-        leaves.push({ w: win, data: o, entry: classify(ctx, v, win, o, meter.requests - before) });
+        leaves.push({ w: win, data: o, entry: classify(ctx, v, win, o, meter.requests - booked) });
+        booked = meter.requests;
       };
       for (const piece of settledPieces(ctx, w)) await pull(piece);
       const rows = leaves
