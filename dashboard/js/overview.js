@@ -1,5 +1,6 @@
 import { hrefWith, startPage } from './page.js';
 import { fmtQty } from './table.js';
+import { tile as makeTile } from './tiles.js';
 
 const grainSelect = document.createElement('select');
 grainSelect.id = 'grain';
@@ -15,25 +16,7 @@ function tiles(result, { tableDiv }) {
   /** @type {Partial<import('./types.d.ts').ReportRow<'kpis'>>} */
   const k = result.rows[0] ?? {};
   /** @param {string} id @param {string} label @param {string} value @param {string} sub */
-  const tile = (id, label, value, sub) => {
-    const d = document.createElement('div');
-    d.className = 'tile';
-    d.id = `kpi-${id}`;
-    const v = document.createElement('div');
-    v.className = 'value';
-    v.textContent = value === '' ? '—' : value;
-    const l = document.createElement('div');
-    l.className = 'label';
-    l.textContent = label;
-    d.append(v, l);
-    if (sub) {
-      const s = document.createElement('div');
-      s.className = 'sub';
-      s.textContent = sub;
-      d.append(s);
-    }
-    return d;
-  };
+  const tile = (id, label, value, sub) => makeTile(`kpi-${id}`, label, value, sub);
   const rate =
     k.late_return_rate === null || k.late_return_rate === undefined
       ? ''
