@@ -67,13 +67,13 @@ function tiles(result, { tableDiv }) {
   tableDiv.replaceChildren(
     tile('util-driving', 'Driving', fmtQty(driving, 'h', 1), 'engine on, moving'),
     tile(
-      'idle',
+      'util-idle',
       'Idling',
       fmtQty(idle, 'h', 1),
       `${pct(idle, idle === null || driving === null ? null : idle + driving) || '—'} of engine-on time`,
     ),
     tile(
-      'utilisation',
+      'util-utilisation',
       'Utilisation',
       pct(used, available),
       `${fmtQty(used) || '—'} of ${fmtQty(available) || '—'} working days used`,
