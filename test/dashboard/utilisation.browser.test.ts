@@ -94,9 +94,9 @@ describe.skipIf(!haveChromium)('utilisation and drivers pages', () => {
       // every day of April: 1–20 synced, 21–30 never synced and blank, not 0
       expect(days.length).toBe(30);
       expect(days.filter((r) => r.synced === 'true').map((r) => r.day)).toEqual(
-        days.map((r) => r.day).filter((d) => d <= h.lastDay),
+        days.map((r) => r.day!).filter((d) => d <= h.lastDay),
       );
-      for (const r of days.filter((x) => x.day > h.lastDay))
+      for (const r of days.filter((x) => x.day! > h.lastDay))
         expect([r.driving_h, r.idle_h]).toEqual(['', '']);
       expect(new Set(days.map((r) => r.vehicle_id))).toEqual(new Set([vid]));
       expect(sum(days, 'driving_h')).toBeCloseTo(
