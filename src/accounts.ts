@@ -18,6 +18,7 @@ import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
 import { hasCredentials, loadConfig, type Config, type Env } from './config.ts';
 import { FleetsyncError } from './errors.ts';
 import { isValidTimeZone } from './time.ts';
+import { parseWorkingHours, type WorkingHours } from './working-hours.ts';
 
 export interface AccountConfig {
   account: string;
@@ -28,6 +29,8 @@ export interface AccountConfig {
   changelogUrl: string | null;
   /** Where `timezone` was set, for the message of a run refused for a changed zone (src/sync/zone.ts). */
   zoneSetting?: string;
+  /** Working hours in the account's zone (FLEETSYNC_WORKING_HOURS, or `working_hours` in the accounts file). */
+  workingHours?: WorkingHours;
 }
 
 const accountSchema = z
@@ -46,6 +49,15 @@ const accountSchema = z
     password_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, { error: 'the NAME of an environment variable' }),
     timezone: z.string().refine(isValidTimeZone, { error: 'not an IANA time zone' }),
     changelog_url: z.url({ protocol: /^https?$/ }).optional(),
+    working_hours: z
+      .string()
+      .transform((t, ctx) => {
+        const r = parseWorkingHours(t);
+        if (r.ok) return r.value;
+        ctx.issues.push({ code: 'custom', message: r.error, input: t });
+        return z.NEVER;
+      })
+      .optional(),
   })
   .strict();
 
@@ -67,6 +79,7 @@ export function loadAccounts(
         password: config.password!,
         timezone: config.timezone,
         changelogUrl: config.changelogUrl,
+        ...(config.workingHours ? { workingHours: config.workingHours } : {}),
         zoneSetting:
           config.timezoneSource === 'default'
             ? 'FLEET_TIMEZONE (not set, so the default applies)'
@@ -124,6 +137,9 @@ export function loadAccounts(
       timezone: v.timezone,
       changelogUrl: v.changelog_url ?? null,
       zoneSetting: `the timezone of account ${v.account} in FLEETSYNC_CONFIG`,
+      ...((v.working_hours ?? config.workingHours)
+        ? { workingHours: (v.working_hours ?? config.workingHours)! }
+        : {}),
     });
   });
   if (problems.length)

@@ -21,6 +21,7 @@ import {
 import { FleetsyncError } from './errors.ts';
 import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
 import { isValidTimeZone } from './time.ts';
+import { DEFAULT_WORKING_HOURS_SPEC, parseWorkingHours, type WorkingHours } from './working-hours.ts';
 
 export interface Config {
   /** Account key stored in every table (FLEETSYNC_ACCOUNT, default the API username). */
@@ -33,6 +34,8 @@ export interface Config {
   timezone: string;
   /** Where `timezone` came from (named when a run is refused for a zone that differs from the recorded one). */
   timezoneSource?: 'FLEET_TIMEZONE' | 'default';
+  /** FLEETSYNC_WORKING_HOURS (default Mon-Fri 07:00-18:00), in the account's zone. */
+  workingHours?: WorkingHours;
   dbPath: string;
   schedule: string | null;
   port: number;
@@ -115,6 +118,15 @@ const schema = z.object({
   FLEET_TIMEZONE: z.string().default(DEFAULT_TIMEZONE).refine(isValidTimeZone, {
     error: 'not an IANA time zone (e.g. Africa/Johannesburg, Australia/Sydney)',
   }),
+  FLEETSYNC_WORKING_HOURS: z
+    .string()
+    .default(DEFAULT_WORKING_HOURS_SPEC)
+    .transform((t, ctx) => {
+      const r = parseWorkingHours(t);
+      if (r.ok) return r.value;
+      ctx.issues.push({ code: 'custom', message: r.error, input: t });
+      return z.NEVER;
+    }),
   FLEETSYNC_ACCOUNT: z
     .string()
     .regex(/^[A-Za-z0-9_.@-]{1,64}$/, { error: 'letters, digits, _ . @ - only (at most 64)' })
@@ -296,6 +308,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     password: v.FLEET_PASSWORD ?? null,
     timezone: v.FLEET_TIMEZONE,
     timezoneSource: nonEmpty(env.FLEET_TIMEZONE) ? 'FLEET_TIMEZONE' : 'default',
+    workingHours: v.FLEETSYNC_WORKING_HOURS,
     dbPath: v.FLEETSYNC_DB,
     schedule: v.FLEETSYNC_SCHEDULE ?? null,
     port: v.FLEETSYNC_PORT,

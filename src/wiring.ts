@@ -53,6 +53,7 @@ export function wireAccount(
     log,
     ...(a.changelogUrl ? { changelogUrl: a.changelogUrl } : {}),
     ...(a.zoneSetting ? { zoneSetting: a.zoneSetting } : {}),
+    ...(a.workingHours ? { workingHours: a.workingHours } : {}),
     ...extra,
   };
   return { client, deps };

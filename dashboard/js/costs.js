@@ -3,7 +3,10 @@
 // spreadsheet sum of the CSV. A figure nothing is known about shows '—', never 0, and each tile
 // says what it leaves out (months without a fuel price, passages without a tariff).
 import { fmtQty } from './table.js';
-import { tile } from './tiles.js';
+import { tile as makeTile } from './tiles.js';
+
+/** @param {string} id @param {string} label @param {string} value @param {string} [sub] */
+const tile = (id, label, value, sub) => makeTile(`kpi-${id}`, label, value, sub);
 
 /** @typedef {import('./types.d.ts').ReportRow<'costs'>} CostRow */
 

@@ -1,7 +1,7 @@
 import { hrefWith, startPage } from './page.js';
 import { fmtQty } from './table.js';
 import { costTiles } from './costs.js';
-import { tile } from './tiles.js';
+import { tile as makeTile } from './tiles.js';
 
 const grainSelect = document.createElement('select');
 grainSelect.id = 'grain';
@@ -16,6 +16,8 @@ grainSelect.value = 'week';
 function tiles(result, { tableDiv }) {
   /** @type {Partial<import('./types.d.ts').ReportRow<'kpis'>>} */
   const k = result.rows[0] ?? {};
+  /** @param {string} id @param {string} label @param {string} value @param {string} sub */
+  const tile = (id, label, value, sub) => makeTile(`kpi-${id}`, label, value, sub);
   const rate =
     k.late_return_rate === null || k.late_return_rate === undefined
       ? ''

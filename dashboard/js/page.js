@@ -28,6 +28,8 @@ const PAGES = [
   ['fuel.html', 'Fuel'],
   ['tolls.html', 'Tolls'],
   ['carpool.html', 'Carpool'],
+  ['utilisation.html', 'Utilisation'],
+  ['drivers.html', 'Drivers'],
   ['quality.html', 'Data quality'],
   ['runs.html', 'Sync runs'],
 ];

@@ -1,16 +1,15 @@
-// A KPI tile: a value ('' = unknown, shown as '—', never 0), its label and an optional line
-// under it saying what the figure covers or leaves out. Used by the overview's tiles.
+// A KPI tile: a value (an unknown value shows '—', never 0), its label and a line under it.
 
 /**
- * @param {string} id the tile's element id is `kpi-<id>`
+ * @param {string} id the element id
  * @param {string} label
- * @param {string} value '' for unknown
- * @param {string} [sub]
+ * @param {string} value '' when unknown
+ * @param {string} [sub] none when omitted or ''
  */
 export function tile(id, label, value, sub) {
   const d = document.createElement('div');
   d.className = 'tile';
-  d.id = `kpi-${id}`;
+  d.id = id;
   const v = document.createElement('div');
   v.className = 'value';
   v.textContent = value === '' ? '—' : value;

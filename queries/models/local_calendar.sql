@@ -26,3 +26,15 @@ CREATE OR REPLACE TEMP MACRO local_month_start(period, zone) AS
   timezone(zone, strptime(period || '-01', '%Y-%m-%d'));
 CREATE OR REPLACE TEMP MACRO local_month_end(period, zone) AS
   timezone(zone, strptime(period || '-01', '%Y-%m-%d') + INTERVAL 1 MONTH);
+-- local_month_list(zone, from_day, to_day): each local month the range of local days touches, as
+-- YYYY-MM and the instants [t0, t1) it spans.
+CREATE OR REPLACE TEMP MACRO local_month_list(zone, from_day, to_day) AS TABLE
+  SELECT
+    strftime(g.d, '%Y-%m') AS period,
+    timezone(zone, g.d) AS t0,
+    timezone(zone, g.d + INTERVAL 1 MONTH) AS t1
+  FROM unnest(generate_series(
+    date_trunc('month', from_day::DATE)::TIMESTAMP,
+    date_trunc('month', to_day::DATE)::TIMESTAMP,
+    INTERVAL 1 MONTH
+  )) AS g(d);

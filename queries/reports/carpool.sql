@@ -9,6 +9,7 @@ SELECT
   b.vehicle_id,
   veh.department,
   b.driver_id,
+  names.driver_name,
   b.booking_status,
   b.booking_status IN ('BOOKING_STATUS_ACTIVE_LATE', 'BOOKING_STATUS_RETURNED_LATE') AS is_late,
   b.is_approved,
@@ -22,6 +23,7 @@ SELECT
 FROM carpool_bookings AS b
 CROSS JOIN rng
 LEFT JOIN veh ON veh.vehicle_id = b.vehicle_id
+LEFT JOIN driver_names($account) AS names ON names.driver_id = b.driver_id
 WHERE b.account = $account
   AND b.start_time < rng.t1 AND b.end_time > rng.t0
   AND ($vehicle::BIGINT IS NULL OR b.vehicle_id = $vehicle::BIGINT)

@@ -14,6 +14,7 @@ SELECT
   round(t.start_odometer_m / 1000.0, 3)::DOUBLE AS start_odometer_km,
   round(t.end_odometer_m / 1000.0, 3)::DOUBLE AS end_odometer_km,
   t.driver_id,
+  names.driver_name,
   t.start_location,
   t.end_location,
   strftime(timezone($zone, t.start_time), '%Y-%m-%d') AS local_date,
@@ -22,6 +23,7 @@ SELECT
 FROM trips AS t
 CROSS JOIN rng
 LEFT JOIN veh ON veh.vehicle_id = t.vehicle_id
+LEFT JOIN driver_names($account) AS names ON names.driver_id = t.driver_id
 WHERE t.account = $account
   AND t.start_time >= rng.t0 AND t.start_time < rng.t1
   AND ($vehicle::BIGINT IS NULL OR t.vehicle_id = $vehicle::BIGINT)

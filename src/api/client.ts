@@ -40,6 +40,7 @@ import type {
   BookingRule,
   CarpoolDriver,
   CarpoolVehicle,
+  Driver,
   FuelConsumed,
   FuelFill,
   FuelLevel,
@@ -48,6 +49,7 @@ import type {
   OdometerWindow,
   Trip,
   Vehicle,
+  VehicleActivity,
 } from './types.ts';
 import { CAP_24_HOURS, CAP_31_DAYS, localBounds } from './windows.ts';
 import { parseList, parseSingle, payloadError } from './wire.ts';
@@ -142,6 +144,10 @@ export interface FleetClient {
   listCarpoolVehicles(o?: CallOptions): Promise<CarpoolVehicle[]>;
   listCarpoolDrivers(o?: CallOptions): Promise<CarpoolDriver[]>;
   listBookingRules(o?: CallOptions): Promise<BookingRule[]>;
+  /** GET /vehicles/activity for one local day (`YYYY-MM-DD`), all vehicles. */
+  listVehicleActivity(day: string, o?: CallOptions): Promise<VehicleActivity[]>;
+  /** GET /drivers: every driver of the fleet. */
+  listDrivers(o?: CallOptions): Promise<Driver[]>;
   stats(): ClientStats;
   /** A new run starts here: the breaker closes and a refusal of the credentials is forgotten. */
   rearm(): void;
@@ -353,6 +359,16 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
       list({ method: 'GET', path: '/carpool/drivers', endpoint: 'GET /carpool/drivers' }, S.carpoolDriver, o),
     listBookingRules: (o) =>
       list({ method: 'GET', path: '/carpool/rules', endpoint: 'GET /carpool/rules' }, S.bookingRule, o),
+
+    async listVehicleActivity(day, o) {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(day))
+        throw new FleetsyncError('E_USAGE', `activity day must be YYYY-MM-DD, not ${JSON.stringify(day)}`);
+      const endpoint = 'GET /vehicles/activity';
+      const query = { 'filter[date]': day };
+      const items = await list({ method: 'GET', path: '/vehicles/activity', query, endpoint }, S.activity, o);
+      return items.map((a) => ({ ...a, date: a.date ?? day }));
+    },
+    listDrivers: (o) => list({ method: 'GET', path: '/drivers', endpoint: 'GET /drivers' }, S.driver, o),
 
     stats: () => requester.stats(),
     rearm: () => breaker.reset(),

@@ -11,6 +11,7 @@ import {
   type BookingStatus,
   type CarpoolDriver,
   type CarpoolVehicle,
+  type Driver,
   type FuelConsumed,
   type FuelFill,
   type FuelLevel,
@@ -20,6 +21,7 @@ import {
   type OdometerWindow,
   type Trip,
   type Vehicle,
+  type VehicleActivity,
 } from './types.ts';
 import {
   bool,
@@ -332,7 +334,70 @@ function build(zone: string) {
     .object({ booking_rule_id: intId, name: z.string(), value: z.unknown() })
     .transform((r) => ({ booking_rule_id: r.booking_rule_id, name: r.name, value: r.value ?? null }));
 
+  /** Wire `idle_time_seconds`/`driving_time_seconds`, doc `idle_time`/`driving_time` (seconds either way). */
+  const activity: z.ZodType<VehicleActivity> = z
+    .object({
+      vehicle_id: intId,
+      registration: z.string(),
+      date: optStr,
+      first_ignition_on: OT,
+      last_ignition_off: OT,
+      idle_time_seconds: optNum,
+      idle_time: optNum,
+      driving_time_seconds: optNum,
+      driving_time: optNum,
+      drivers: z
+        .array(z.union([strId, z.object({ driver_id: strId }).transform((d) => d.driver_id)]))
+        .nullish()
+        .transform((d) => d ?? []),
+    })
+    .transform((a, ctx) => {
+      const idle = a.idle_time_seconds ?? a.idle_time;
+      const driving = a.driving_time_seconds ?? a.driving_time;
+      if (
+        !need(idle, 'idle_time_seconds|idle_time', ctx) ||
+        !need(driving, 'driving_time_seconds|driving_time', ctx)
+      )
+        return z.NEVER;
+      if (idle < 0 || driving < 0) {
+        ctx.issues.push({ code: 'custom', message: 'negative idle or driving seconds', input: a });
+        return z.NEVER;
+      }
+      return {
+        vehicle_id: a.vehicle_id,
+        registration: a.registration,
+        date: a.date,
+        first_ignition_on_ms: a.first_ignition_on,
+        last_ignition_off_ms: a.last_ignition_off,
+        idle_s: idle,
+        driving_s: driving,
+        driver_ids: [...new Set(a.drivers)],
+      };
+    });
+
+  /** `groups` as names or as `{name}` objects. */
+  const driver: z.ZodType<Driver> = z
+    .object({
+      driver_id: strId,
+      first_name: optStr,
+      last_name: optStr,
+      status: optStr,
+      groups: z
+        .array(
+          z.union([
+            z.string(),
+            z.object({ name: z.string() }).transform((g) => g.name),
+            z.object({ group_name: z.string() }).transform((g) => g.group_name),
+          ]),
+        )
+        .nullish()
+        .transform((g) => g ?? []),
+    })
+    .transform((d) => ({ ...d, status: d.status === null ? null : d.status.toLowerCase() }));
+
   return {
+    activity,
+    driver,
     vehicle,
     trip,
     odometer,

@@ -185,3 +185,27 @@ export interface PageMeta {
   per_page: number;
   total: number;
 }
+
+/** GET /vehicles/activity for one local day: one vehicle's engine-on time that day. */
+export interface VehicleActivity {
+  vehicle_id: number;
+  registration: string;
+  /** The local day (YYYY-MM-DD) the answer is for (the request's `filter[date]` when the item has none). */
+  date: string | null;
+  first_ignition_on_ms: number | null;
+  last_ignition_off_ms: number | null;
+  idle_s: number;
+  driving_s: number;
+  /** Ids of the drivers identified in the vehicle that day. */
+  driver_ids: string[];
+}
+
+/** GET /drivers: a fleet driver (all drivers, active or not). */
+export interface Driver {
+  driver_id: string;
+  first_name: string | null;
+  last_name: string | null;
+  /** As the API says it (`active`, `inactive`, …), lower case. */
+  status: string | null;
+  groups: string[];
+}

@@ -97,6 +97,8 @@ const STREAM = {
   visits: 'Toll visits',
   bookings: 'Bookings',
   carpool: 'Carpool',
+  activity: 'Vehicle activity',
+  drivers: 'Drivers',
 };
 
 const BY_NAME: Readonly<Record<string, Entry>> = {
@@ -191,6 +193,22 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   median_approval_turnaround_h: hours('Median approval time'),
   booked_h: hours('Booked'),
   available_h: hours('Available'),
+
+  // vehicle activity and drivers (utilisation, utilisation_days, drivers)
+  driver_name: text('Driver'),
+  driving_h: hours('Driving'),
+  idle_h: hours('Idling'),
+  idle_share: percent('Idle share of engine-on time'),
+  after_hours_h: hours('Engine on after hours'),
+  days_used: count('Working days used'),
+  days_available: count('Working days available'),
+  days_synced: count('Days synced'),
+  days_in_month: count('Days in month'),
+  used: flag('Used'),
+  working_day: flag('Working day'),
+  synced: flag('Synced'),
+  first_ignition_on: when('First ignition on'),
+  last_ignition_off: when('Last ignition off'),
 
   // flags and codes
   complete: flag('Month complete'),

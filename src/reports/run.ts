@@ -13,7 +13,7 @@ import { isValidTimeZone } from '../time.ts';
 import type { ReportParams } from './params.ts';
 import { getReport, queryName, REPORT_NAMES, type ReportDef } from './registry.ts';
 
-const MACROS = ['iso_local', 'xl_text', 'vehicle_departments', 'complete_through'];
+const MACROS = ['iso_local', 'xl_text', 'vehicle_departments', 'complete_through', 'driver_names'];
 /**
  * The model layer, in dependency order: the reason-code vocabulary, the local calendar, the
  * odometer and fuel windows classified, and the windows left out of totals (from those two).
@@ -25,6 +25,7 @@ export const MODELS = [
   'fuel_windows',
   'left_out_windows',
   'prices',
+  'activity_days',
 ];
 const prepared = new WeakSet<DuckDBConnection>();
 

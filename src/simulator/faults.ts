@@ -34,7 +34,9 @@ export type PayloadKind =
   | 'booking'
   | 'carpool_driver'
   | 'carpool_vehicle'
-  | 'booking_rule';
+  | 'booking_rule'
+  | 'activity'
+  | 'driver';
 
 export interface FaultOptions {
   /** Every Nth request (of `rateLimitBucket` if given) answers 429. */

@@ -18,6 +18,7 @@ import { FaultInjector, type FaultKind, type FaultOptions, type PayloadKind } fr
 import type { Fleet } from './model.ts';
 import { BUCKET_NAMES, DEFAULT_WINDOW_MS, RateLimiter, bucketFor, type BucketName } from './ratelimit.ts';
 import { ApiError, type Reply, type Route } from './routes/common.ts';
+import { activityRoutes } from './routes/activity.ts';
 import { carpoolRoutes } from './routes/carpool.ts';
 import { fuelRoutes } from './routes/fuel.ts';
 import { geofenceRoutes } from './routes/geofences.ts';
@@ -98,6 +99,7 @@ export const SYNC_ROUTES: readonly Route[] = [
   ...fuelRoutes,
   ...geofenceRoutes,
   ...carpoolRoutes,
+  ...activityRoutes,
 ];
 
 /** Every route, matched in this order: the sync's, then the spec's others (spec/). */

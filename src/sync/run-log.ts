@@ -4,6 +4,7 @@
  * is marked `interrupted` first), completed when it finishes, and given its notes by the
  * release-notes check beside the sync (src/changes/after-sync.ts).
  */
+import { DEFAULT_WORKING_HOURS, type WorkingHours } from '../working-hours.ts';
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FleetClient, RequestMeter } from '../api/client.ts';
@@ -120,7 +121,7 @@ export function newRunLog(
 export async function startRunLog(
   con: DuckDBConnection,
   run: RunLog,
-  who: { account: string; baseUrl: string; timezone: string; log: Logger },
+  who: { account: string; baseUrl: string; timezone: string; workingHours?: WorkingHours; log: Logger },
   trigger: SyncRequest['trigger'],
   range: Window,
   streams: ReadonlySet<string>,
@@ -139,6 +140,14 @@ export async function startRunLog(
     [...streams].join(','),
   ]);
   await execute(con, 'sync/account_upsert', [who.account, who.baseUrl, who.timezone]);
+  const wh = who.workingHours ?? DEFAULT_WORKING_HOURS;
+  await execute(con, 'sync/working_hours_upsert', [
+    who.account,
+    wh.spec,
+    wh.weekdays.join(','),
+    wh.startMin,
+    wh.endMin,
+  ]);
   who.log.info('sync started', { run: run.runId, from, to, streams: [...streams].join(',') });
 }
 

@@ -3,6 +3,7 @@
  * `runSync` in src/sync/run.ts implements them; the CLI, the server's POST /api/sync and the
  * scheduler call it (with SyncDeps built by src/wiring.ts).
  */
+import type { WorkingHours } from '../working-hours.ts';
 import type { BucketName, FleetClient } from '../api/client.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
@@ -22,6 +23,8 @@ export interface SyncDeps {
   timezone: string;
   /** Where `timezone` was set (FLEET_TIMEZONE, the default, an accounts file), named when the zone is refused. */
   zoneSetting?: string;
+  /** The account's working hours, recorded at each run for the utilisation reports (default Mon-Fri 07:00-18:00). */
+  workingHours?: WorkingHours;
   baseUrl: string;
   /** The API's rate-limit window (ms); used for the plan's least duration. */
   windowMs: number;

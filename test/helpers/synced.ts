@@ -121,3 +121,13 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     },
   };
 }
+
+/** Rows of a query on a test database (one connection, closed after). */
+export async function queryDb(db: Database, sql: string, params: (string | number)[] = []) {
+  const con = await db.connect();
+  try {
+    return (await con.runAndReadAll(sql, params)).getRowObjectsJS();
+  } finally {
+    con.closeSync();
+  }
+}

@@ -4,8 +4,10 @@
  * A run may be given another list (SyncDeps.streams) — e.g. this one plus a declared stream.
  */
 import type { StreamDefinition } from '../stream.ts';
+import { activity } from './activity.ts';
 import { bookings } from './bookings.ts';
 import { carpool } from './carpool.ts';
+import { drivers } from './drivers.ts';
 import { fuel } from './fuel.ts';
 import { geofences } from './geofences.ts';
 import { odometer } from './odometer.ts';
@@ -22,6 +24,8 @@ export const BUILTIN_STREAMS = [
   fuel,
   visits,
   bookings,
+  drivers,
+  activity,
 ] as const;
 
 /** The name of a built-in stream. */

@@ -1,0 +1,70 @@
+-- Drivers per local month (the local months the range touches): distance and trips from the
+-- trips' driver ids (the trip distance as the API reports it per trip: the only per-driver figure
+-- the API gives; fleet totals stay with the odometer, mileage.sql), carpool bookings scheduled to
+-- start in the month and late returns among them (booking_status ACTIVE_LATE / RETURNED_LATE).
+-- Every driver the API lists (GET /drivers, the carpool's drivers) and every driver id seen in a
+-- trip or booking has a row per month. A month whose trips (bookings) are not synced at all
+-- (no ledger window with data: done, flagged or still incomplete) is blank in distance and trips
+-- (bookings, late returns), never 0.
+WITH
+months AS (SELECT * FROM local_month_list($zone, $from_day, $to_day)),
+veh AS (SELECT * FROM vehicle_departments($account)),
+tr AS (
+  SELECT t.driver_id, months.period, sum(t.trip_distance_m) AS distance_m, count(*) AS trips
+  FROM trips AS t
+  JOIN months ON t.start_time >= months.t0 AND t.start_time < months.t1
+  LEFT JOIN veh ON veh.vehicle_id = t.vehicle_id
+  WHERE t.account = $account AND t.driver_id IS NOT NULL
+    AND ($vehicle::BIGINT IS NULL OR t.vehicle_id = $vehicle::BIGINT)
+    AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+  GROUP BY ALL
+),
+bk AS (
+  SELECT
+    b.driver_id,
+    months.period,
+    count(*) AS bookings,
+    count(*) FILTER (WHERE b.booking_status IN ('BOOKING_STATUS_ACTIVE_LATE', 'BOOKING_STATUS_RETURNED_LATE'))
+      AS late_returns
+  FROM carpool_bookings AS b
+  JOIN months ON b.start_time >= months.t0 AND b.start_time < months.t1
+  LEFT JOIN veh ON veh.vehicle_id = b.vehicle_id
+  WHERE b.account = $account
+    AND ($vehicle::BIGINT IS NULL OR b.vehicle_id = $vehicle::BIGINT)
+    AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+  GROUP BY ALL
+),
+led AS (
+  SELECT stream, window_start, window_end FROM ledger
+  WHERE account = $account AND stream IN ('trips', 'bookings') AND status IN ('done', 'flagged', 'incomplete')
+),
+cov AS (
+  SELECT
+    months.period,
+    EXISTS (SELECT 1 FROM led WHERE stream = 'trips' AND window_start < months.t1 AND window_end > months.t0)
+      AS trips_synced,
+    EXISTS (SELECT 1 FROM led WHERE stream = 'bookings' AND window_start < months.t1 AND window_end > months.t0)
+      AS bookings_synced
+  FROM months
+),
+ids AS (
+  SELECT driver_id FROM driver_names($account)
+  UNION SELECT driver_id FROM tr
+  UNION SELECT driver_id FROM bk
+),
+names AS (SELECT * FROM driver_names($account))
+SELECT
+  ids.driver_id,
+  names.driver_name,
+  cov.period,
+  CASE WHEN cov.trips_synced THEN round(coalesce(tr.distance_m, 0) / 1000.0, 3) END::DOUBLE AS distance_km,
+  CASE WHEN cov.trips_synced THEN coalesce(tr.trips, 0) END::INTEGER AS trips,
+  CASE WHEN cov.bookings_synced THEN coalesce(bk.bookings, 0) END::INTEGER AS bookings,
+  CASE WHEN cov.bookings_synced THEN coalesce(bk.late_returns, 0) END::INTEGER AS late_returns,
+  $zone::VARCHAR AS zone
+FROM ids
+CROSS JOIN cov
+LEFT JOIN names ON names.driver_id = ids.driver_id
+LEFT JOIN tr ON tr.driver_id = ids.driver_id AND tr.period = cov.period
+LEFT JOIN bk ON bk.driver_id = ids.driver_id AND bk.period = cov.period
+ORDER BY names.driver_name NULLS LAST, ids.driver_id, cov.period;
