@@ -182,4 +182,27 @@ describe('XLSX export read back with SheetJS', () => {
     const sheetXml = Buffer.from(files.files['xl/worksheets/sheet1.xml']!.content).toString('utf8');
     expect(sheetXml).toMatch(/<pane[^>]*ySplit="1"[^>]*state="frozen"/);
   });
+
+  it('CSV with human headers: labels with units, same cells; machine headers stay the default', async () => {
+    const def = requireReport('mileage');
+    const params = parseReportParams(RANGE, def, scope);
+    const human = join(fx.dir, 'mileage-human.csv');
+    const machine = join(fx.dir, 'mileage-machine.csv');
+    await exportReport(fx.con, def, scope, params, 'csv', human, { headers: 'human' });
+    await exportReport(fx.con, def, scope, params, 'csv', machine);
+    const [hh, ...hrows] = parseCsv(readFileSync(human, 'utf8').slice(1));
+    const [mh, ...mrows] = parseCsv(readFileSync(machine, 'utf8').slice(1));
+    expect(mh).toEqual(def.columns.map((c) => c.name));
+    expect(hh).toEqual([
+      'Registration',
+      'Vehicle ID',
+      'Department',
+      'Period',
+      'Distance (km)',
+      'Windows left out',
+      'Month complete',
+      'Time zone',
+    ]);
+    expect(hrows).toEqual(mrows);
+  });
 });
