@@ -15,6 +15,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./commands/serve.ts')).serveCommand,
   sync: async () => (await import('./commands/sync.ts')).syncCommand,
   export: async () => (await import('./commands/export.ts')).exportCommand,
+  'send-report': async () => (await import('./commands/send-report.ts')).sendReportCommand,
   simulate: async () => (await import('./commands/simulate.ts')).simulateCommand,
   status: async () => (await import('./commands/status.ts')).statusCommand,
   changes: async () => (await import('./commands/changes.ts')).changesCommand,

@@ -16,6 +16,7 @@ import {
   DEFAULT_RATE_WINDOW_MS,
   DEFAULT_STALE_HOURS,
   DEFAULT_MAX_LATENESS_DAYS,
+  DEFAULT_REPORT_DEADLINE_DAYS,
   DEFAULT_TIMEZONE,
 } from './defaults.ts';
 import { FleetsyncError } from './errors.ts';
@@ -72,6 +73,13 @@ export interface Config {
   breakerMs: number;
   /** `text` (key=value) or `json` (one object per line, for log shippers). */
   logFormat: 'text' | 'json';
+  // The month-end pack by e-mail (issue 14, src/reports/pack.ts).
+  /** FLEETSYNC_REPORT_SCHEDULE: cron, in the account's zone, when `serve` checks for a closed month. */
+  reportSchedule: string | null;
+  /** FLEETSYNC_REPORT_TO: who gets the pack (comma-separated in the variable); needs FLEETSYNC_SMTP_URL. */
+  reportTo: string[];
+  /** FLEETSYNC_REPORT_DEADLINE_DAYS: days after a month's end when an incomplete month is sent as partial. */
+  reportDeadlineDays: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -92,6 +100,15 @@ export const isHostEntry = (h: string) =>
   /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i.test(
     h,
   );
+
+/** One or more e-mail addresses, separated by commas. */
+const emailList = () =>
+  z
+    .string()
+    .regex(/^\s*[^\s@,]+@[^\s@,]+(\s*,\s*[^\s@,]+@[^\s@,]+)*\s*$/, {
+      error: 'must be one or more e-mail addresses, separated by commas',
+    })
+    .optional();
 
 const schema = z.object({
   FLEET_COUNTRY: z
@@ -185,12 +202,7 @@ const schema = z.object({
       error: 'must be an smtp:// or smtps:// URL, e.g. smtp://user:password@mail.example.com:587',
     })
     .optional(),
-  FLEETSYNC_ALERT_EMAIL: z
-    .string()
-    .regex(/^\s*[^\s@,]+@[^\s@,]+(\s*,\s*[^\s@,]+@[^\s@,]+)*\s*$/, {
-      error: 'must be one or more e-mail addresses, separated by commas',
-    })
-    .optional(),
+  FLEETSYNC_ALERT_EMAIL: emailList(),
   FLEETSYNC_ALERT_FROM: z
     .string()
     .regex(/^[^\s@]+@[^\s@]+$/, { error: 'must be an e-mail address' })
@@ -235,6 +247,20 @@ const schema = z.object({
     .pipe(z.number().int().min(1000, { error: 'must be between 1000 and 86400000 ms' }))
     .pipe(z.number().max(86_400_000, { error: 'must be between 1000 and 86400000 ms' })),
   FLEETSYNC_LOG_FORMAT: z.enum(['text', 'json'], { error: 'must be text or json' }).default('text'),
+  FLEETSYNC_REPORT_SCHEDULE: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || validateCron(v), {
+      error: 'not a valid cron expression (e.g. "0 7 * * *")',
+    }),
+  FLEETSYNC_REPORT_TO: emailList(),
+  FLEETSYNC_REPORT_DEADLINE_DAYS: z
+    .string()
+    .default(String(DEFAULT_REPORT_DEADLINE_DAYS))
+    .pipe(z.string().regex(/^[0-9]+$/, { error: 'must be a whole number of days (e.g. 5)' }))
+    .pipe(z.coerce.number())
+    .pipe(z.number().int().min(0, { error: 'must be between 0 and 28 days' }))
+    .pipe(z.number().max(28, { error: 'must be between 0 and 28 days' })),
 });
 
 export interface LoadOptions {
@@ -257,12 +283,25 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
   const host = nonEmpty(env.FLEETSYNC_HOST) ?? DEFAULT_HOST;
   if (!isLoopbackHost(host) && !nonEmpty(env.FLEETSYNC_TOKEN))
     problems.push(`FLEETSYNC_TOKEN: required when FLEETSYNC_HOST (${host}) is not a loopback address`);
-  // Alerts: e-mail needs both the server and the recipients.
-  if (nonEmpty(env.FLEETSYNC_SMTP_URL) && !nonEmpty(env.FLEETSYNC_ALERT_EMAIL))
+  // Alerts: e-mail needs both the server and the recipients (of alerts or of the month-end pack).
+  if (
+    nonEmpty(env.FLEETSYNC_SMTP_URL) &&
+    !nonEmpty(env.FLEETSYNC_ALERT_EMAIL) &&
+    !nonEmpty(env.FLEETSYNC_REPORT_TO)
+  )
     problems.push('FLEETSYNC_ALERT_EMAIL: required with FLEETSYNC_SMTP_URL (who gets the alerts)');
   if (nonEmpty(env.FLEETSYNC_ALERT_EMAIL) && !nonEmpty(env.FLEETSYNC_SMTP_URL))
     problems.push(
       'FLEETSYNC_SMTP_URL: required with FLEETSYNC_ALERT_EMAIL (the mail server that sends them)',
+    );
+  // The month-end pack: recipients and a mail server, or nothing to send.
+  if (nonEmpty(env.FLEETSYNC_REPORT_TO) && !nonEmpty(env.FLEETSYNC_SMTP_URL))
+    problems.push(
+      'FLEETSYNC_SMTP_URL: required with FLEETSYNC_REPORT_TO (the mail server that sends the pack)',
+    );
+  if (nonEmpty(env.FLEETSYNC_REPORT_SCHEDULE) && !nonEmpty(env.FLEETSYNC_REPORT_TO))
+    problems.push(
+      'FLEETSYNC_REPORT_TO: required with FLEETSYNC_REPORT_SCHEDULE (who gets the month-end pack)',
     );
   if (opts.needApi) {
     if (!nonEmpty(env.FLEET_COUNTRY) && !nonEmpty(env.FLEET_BASE_URL))
@@ -332,6 +371,12 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     breakerFailures: v.FLEETSYNC_BREAKER_FAILURES,
     breakerMs: v.FLEETSYNC_BREAKER_MS,
     logFormat: v.FLEETSYNC_LOG_FORMAT,
+    reportSchedule: v.FLEETSYNC_REPORT_SCHEDULE ?? null,
+    reportTo: (v.FLEETSYNC_REPORT_TO ?? '')
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean),
+    reportDeadlineDays: v.FLEETSYNC_REPORT_DEADLINE_DAYS,
   });
 }
 

@@ -50,6 +50,8 @@ export const DEFAULT_TIMEZONE = 'Africa/Johannesburg';
 
 /** Data is stale when "complete through" has not moved for this many hours; FLEETSYNC_STALE_HOURS. */
 export const DEFAULT_STALE_HOURS = 48;
+/** Days after a month ends when an incomplete month-end pack is sent anyway, marked partial. */
+export const DEFAULT_REPORT_DEADLINE_DAYS = 5;
 /** How often `serve` checks for stale data and retries undelivered alerts. */
 export const ALERT_CHECK_MS = 60_000;
 /** How long one alert delivery (webhook POST, SMTP) may take. */

@@ -53,15 +53,31 @@ export function webhookChannel(url: string, fetchImpl: typeof fetch = fetch): Ch
   };
 }
 
-export function emailChannel(smtpUrl: string, to: string[], from: string | null): Channel {
+/**
+ * An SMTP transport for `smtpUrl`, its name without secrets (`email smtp://mail:587`) and the
+ * error a failed send becomes: the server's answer, never the password. Used by alerts and by the
+ * month-end pack (src/reports/pack.ts).
+ */
+export function smtpTransport(smtpUrl: string, timeoutMs = ALERT_TIMEOUT_MS) {
   const u = new URL(smtpUrl);
   const name = `email ${u.protocol}//${u.host}`;
   const transport = nodemailer.createTransport({
     url: smtpUrl,
-    connectionTimeout: ALERT_TIMEOUT_MS,
-    greetingTimeout: ALERT_TIMEOUT_MS,
-    socketTimeout: ALERT_TIMEOUT_MS,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
   } as Parameters<typeof nodemailer.createTransport>[0]);
+  // nodemailer's messages name the server's answer, not the credentials; keep only that.
+  const failure = (e: unknown) => {
+    const msg = e instanceof Error ? e.message : String(e);
+    const secrets = [u.password, u.password && decodeURIComponent(u.password)].filter(Boolean);
+    return new Error(`${name}: ${secrets.reduce((m, p) => m.split(p).join('***'), msg)}`, { cause: e });
+  };
+  return { name, transport, failure };
+}
+
+export function emailChannel(smtpUrl: string, to: string[], from: string | null): Channel {
+  const { name, transport, failure } = smtpTransport(smtpUrl);
   return {
     name,
     async send(m) {
@@ -74,9 +90,7 @@ export function emailChannel(smtpUrl: string, to: string[], from: string | null)
           text: `${m.text}\n\naccount: ${m.account}\nincident: ${m.incident}\nstate: ${m.state}\n`,
         });
       } catch (e) {
-        // nodemailer's messages name the server's answer, not the credentials; keep only that.
-        const msg = e instanceof Error ? e.message : String(e);
-        throw new Error(`${name}: ${msg.split(u.password || '\u0000').join('***')}`, { cause: e });
+        throw failure(e);
       }
     },
     close: () => transport.close(),

@@ -1,13 +1,19 @@
 /**
  * `fleetsync export <report> [--from D] [--to D] [--month YYYY-MM] [--vehicle ID]
- * [--department NAME] [--format csv|parquet|arrow] [--out FILE]`: writes one report (atomic) and
+ * [--department NAME] [--format csv|xlsx|parquet|arrow] [--headers machine|human] [--out FILE]`: writes one report (atomic) and
  * its `.manifest.json`, then prints where it wrote and how many rows.
  */
 import { resolve } from 'node:path';
 import { resolveAccount } from '../store/accounts.ts';
 import { loadConfig } from '../config.ts';
 import { FleetsyncError, isFleetsyncError } from '../errors.ts';
-import { EXPORT_FORMATS, exportReport, type ExportFormat } from '../reports/export.ts';
+import {
+  EXPORT_FORMATS,
+  HEADER_STYLES,
+  exportReport,
+  type ExportFormat,
+  type HeaderStyle,
+} from '../reports/export.ts';
 import { parseReportParams, rangeNote } from '../reports/params.ts';
 import { REPORT_NAMES, getReport } from '../reports/registry.ts';
 import { resolveZone } from '../reports/run.ts';
@@ -17,10 +23,10 @@ import type { Command } from './command.ts';
 
 const usage =
   'fleetsync export <report> [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--month YYYY-MM] [--vehicle ID] ' +
-  '[--department NAME] [--format csv|parquet|arrow] [--out FILE]';
+  '[--department NAME] [--format csv|xlsx|parquet|arrow] [--headers machine|human] [--out FILE]';
 
 export const exportCommand: Command = {
-  summary: `Writes a report as CSV (default), Parquet or Arrow. Reports: ${REPORT_NAMES.join(', ')}.`,
+  summary: `Writes a report as CSV (default), XLSX, Parquet or Arrow. Reports: ${REPORT_NAMES.join(', ')}.`,
   usage,
   options: {
     from: { type: 'string' },
@@ -31,6 +37,7 @@ export const exportCommand: Command = {
     grain: { type: 'string' },
     limit: { type: 'string' },
     format: { type: 'string' },
+    headers: { type: 'string' },
     out: { type: 'string' },
   },
   async run({ values, positionals }, ctx) {
@@ -49,6 +56,17 @@ export const exportCommand: Command = {
       throw new FleetsyncError(
         'E_USAGE',
         `--format must be one of ${EXPORT_FORMATS.join(', ')} (got ${JSON.stringify(format)})`,
+      );
+    const headers = (values.headers ?? 'machine') as string;
+    if (!(HEADER_STYLES as readonly string[]).includes(headers))
+      throw new FleetsyncError(
+        'E_USAGE',
+        `--headers must be one of ${HEADER_STYLES.join(', ')} (got ${JSON.stringify(headers)})`,
+      );
+    if (headers === 'human' && format !== 'csv')
+      throw new FleetsyncError(
+        'E_USAGE',
+        `--headers human is for --format csv (xlsx always has human headers)`,
       );
     const config = loadConfig(ctx.env);
     const now = ctx.now ?? Date.now;
@@ -82,7 +100,9 @@ export const exportCommand: Command = {
             ? values.out
             : `${def.name}_${params.fromDay}_${params.toDay}.${ext}`,
         );
-        const res = await exportReport(con, def, scope, params, format as ExportFormat, out);
+        const res = await exportReport(con, def, scope, params, format as ExportFormat, out, {
+          headers: headers as HeaderStyle,
+        });
         const note = rangeNote(params, scope, res.meta.complete_through_text);
         ctx.stdout(
           `wrote ${res.rows} rows of ${def.name} (${params.fromDay} to ${params.toDay}, ${zone}; ${res.meta.complete_through_text}) to ${out}\n` +

@@ -111,6 +111,10 @@ export const serveCommand: Command = {
           `scheduled sync: "${config.schedule}" in ${zone}; next run ${next ? formatZoned(next.getTime(), zone) : 'unknown'}\n`,
         );
       } else ctx.stdout('scheduled sync: none (FLEETSYNC_SCHEDULE is not set)\n');
+      if (config.reportSchedule)
+        ctx.stdout(
+          `month-end pack: "${config.reportSchedule}" in ${zone} to ${config.reportTo.join(', ')} (partial after ${config.reportDeadlineDays} days)\n`,
+        );
       await new Promise<void>((resolve) => {
         if (ctx.stopSignal.aborted) resolve();
         else ctx.stopSignal.addEventListener('abort', () => resolve(), { once: true });

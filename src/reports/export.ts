@@ -1,5 +1,5 @@
 /**
- * Report files: CSV and Parquet written by DuckDB `COPY (<the report's named query>) TO '<temp>'`
+ * Report files: XLSX by ./xlsx.ts (exceljs); CSV and Parquet written by DuckDB `COPY (<the report's named query>) TO '<temp>'`
  * (the temp name is generated here, never taken from input), Arrow IPC through apache-arrow; each
  * then renamed onto the target, so a file appears whole or not at all. CSV: UTF-8 with a BOM,
  * header row, blank = unknown (NULL), text cells neutralised for spreadsheets (xl_text), numbers
@@ -18,7 +18,9 @@ import { pipeline } from 'node:stream/promises';
 import { FleetsyncError } from '../errors.ts';
 import { loadSql } from '../store/queries.ts';
 import { rangeNote, type ReportParams } from './params.ts';
+import { humanHeader, presentation } from './columns.ts';
 import { queryName, type ReportDef } from './registry.ts';
+import { writeXlsx } from './xlsx.ts';
 import {
   bindings,
   prepareBound,
@@ -30,8 +32,8 @@ import {
   type ReportScope,
 } from './run.ts';
 
-export type ExportFormat = 'csv' | 'parquet' | 'arrow';
-export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'parquet', 'arrow'];
+export type ExportFormat = 'csv' | 'parquet' | 'arrow' | 'xlsx';
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'parquet', 'arrow', 'xlsx'];
 
 export interface ExportResult {
   path: string;
@@ -87,10 +89,11 @@ export async function sweepStaleTemps(out: string, nowMs = Date.now()): Promise<
  * ISO times/days/months the queries format themselves (always starting with a digit) need no
  * neutralising, which saves a per-cell check on every such column.
  */
-function csvSelect(def: ReportDef, sql: string): string {
-  const cols = def.columns.map((c) =>
-    c.kind !== 'text' ? `r.${ident(c.name)}` : `xl_text(r.${ident(c.name)}) AS ${ident(c.name)}`,
-  );
+function csvSelect(def: ReportDef, sql: string, headers: HeaderStyle = 'machine'): string {
+  const cols = def.columns.map((c) => {
+    const as = ident(headers === 'human' ? humanHeader(presentation(def.name, c)) : c.name);
+    return c.kind !== 'text' ? `r.${ident(c.name)} AS ${as}` : `xl_text(r.${ident(c.name)}) AS ${as}`;
+  });
   return `SELECT ${cols.join(', ')} FROM (\n${stripStatement(sql)}\n) AS r`;
 }
 
@@ -169,7 +172,13 @@ export async function verifyExport(outPath: string): Promise<{ ok: boolean; reas
   return { ok: true, reason: `${basename(outPath)} matches its manifest (sha256 ${actual.sha256})` };
 }
 
+/** CSV header row: the stable column names (default; integrations depend on them) or labels with units. */
+export type HeaderStyle = 'machine' | 'human';
+export const HEADER_STYLES: readonly HeaderStyle[] = ['machine', 'human'];
+
 export interface ExportOptions {
+  /** CSV only: 'human' writes "Distance (km)" instead of `distance_km`. */
+  headers?: HeaderStyle;
   /** false: no sidecar (the server sends the same facts as headers). */
   manifest?: boolean;
   metaCache?: MetaCache;
@@ -203,10 +212,10 @@ export async function exportReport(
   const raw = tempBeside(outPath, 'raw');
   const mtmp = tempBeside(manifestPath(outPath), 'json');
   let rows: number;
-  let meta: ReportMeta;
+  let meta: ReportMeta | undefined;
   try {
     if (format === 'csv') {
-      rows = await copyTo(con, csvSelect(def, sql), raw, 'FORMAT csv, HEADER true', values);
+      rows = await copyTo(con, csvSelect(def, sql, opts.headers), raw, 'FORMAT csv, HEADER true', values);
       // BOM + the file in 4 MiB chunks (the default 64 KiB chunks made this copy ~4x slower).
       await pipeline(Readable.from([BOM]), createWriteStream(tmp));
       await pipeline(
@@ -215,10 +224,14 @@ export async function exportReport(
       );
     } else if (format === 'parquet') {
       rows = await copyTo(con, stripStatement(sql), tmp, 'FORMAT parquet', values);
+    } else if (format === 'xlsx') {
+      // the About sheet states the sidecar facts, so they come first
+      meta = await reportMeta(con, scope, opts.metaCache);
+      rows = await writeXlsx(con, def, csvSelect(def, sql), values, tmp, { scope, params, meta });
     } else {
       rows = await writeArrow(con, sql, values, tmp);
     }
-    meta = await reportMeta(con, scope, opts.metaCache);
+    meta ??= await reportMeta(con, scope, opts.metaCache);
     if (opts.manifest !== false) {
       const manifest = {
         report: def.name,
@@ -233,6 +246,7 @@ export async function exportReport(
         ...meta,
         range_note: rangeNote(params, scope, meta.complete_through_text),
         columns: def.columns.map((c) => c.name),
+        ...(opts.headers === 'human' && format === 'csv' ? { headers: 'human' } : {}),
       };
       await writeFile(mtmp, JSON.stringify(manifest, null, 2) + '\n');
       await move(mtmp, manifestPath(outPath));

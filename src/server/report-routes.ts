@@ -1,6 +1,6 @@
 /**
  * GET /api/reports (the registry), GET /api/reports/<report> (JSON) and
- * GET /api/reports/<report>.csv|.parquet|.arrow (attachments written by the export code of
+ * GET /api/reports/<report>.csv|.xlsx|.parquet|.arrow (attachments; `?headers=human` for CSV written by the export code of
  * `fleetsync export`): all run the same named query with the same validated parameters. Sidecar facts (generated_at, zone, complete through, run id) travel as
  * X-Fleetsync-* headers and, for JSON, in the body.
  */
@@ -13,7 +13,7 @@ import type { Config } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
-import { exportReport, type ExportFormat } from '../reports/export.ts';
+import { exportReport, HEADER_STYLES, type ExportFormat, type HeaderStyle } from '../reports/export.ts';
 import { parseReportParams, rangeNote, type ReportParams } from '../reports/params.ts';
 import { REPORT_NAMES, getReport } from '../reports/registry.ts';
 import {
@@ -90,7 +90,19 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8',
   parquet: 'application/vnd.apache.parquet',
   arrow: 'application/vnd.apache.arrow.file',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
+
+/** `?headers=machine|human` of a CSV download (taken out of the query before the report's parameters). */
+export function headersOf(query: Record<string, unknown>, format: ExportFormat | undefined) {
+  const { headers, ...rest } = query;
+  if (headers === undefined || headers === '') return { headers: 'machine' as HeaderStyle, rest };
+  if (format !== 'csv')
+    throw new FleetsyncError('E_BAD_REQUEST', 'headers: only a .csv download takes headers=machine|human');
+  if (typeof headers !== 'string' || !(HEADER_STYLES as readonly string[]).includes(headers))
+    throw new FleetsyncError('E_BAD_REQUEST', `headers: must be ${HEADER_STYLES.join(' or ')}`);
+  return { headers: headers as HeaderStyle, rest };
+}
 
 export function reportRoutes(deps: ReportRouteDeps): Router {
   const r = Router();
@@ -131,11 +143,11 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
   });
 
   r.get('/reports/:file', async (req, res) => {
-    const m = /^([a-z_]{1,40})(?:\.(csv|parquet|arrow))?$/.exec(req.params.file);
+    const m = /^([a-z_]{1,40})(?:\.(csv|parquet|arrow|xlsx))?$/.exec(req.params.file);
     if (!m)
       throw new FleetsyncError(
         'E_BAD_REQUEST',
-        `unknown report; valid reports: ${REPORT_NAMES.join(', ')} (add .csv, .parquet or .arrow for a download)`,
+        `unknown report; valid reports: ${REPORT_NAMES.join(', ')} (add .csv, .xlsx, .parquet or .arrow for a download)`,
       );
     const def = requireReport(m[1]!);
     const format = m[2] as ExportFormat | undefined;
@@ -146,10 +158,11 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       const account = accountOf(res, deps.config);
       const zone = await resolveZone(con, account, deps.config.timezone);
       const scope = { account, zone, nowMs: deps.now() };
-      const { page, rest } = pageOf(
+      const { headers, rest: query } = headersOf(
         withoutAccount(req.query as Record<string, unknown>),
-        !format && !def.extra.includes('limit'),
+        format,
       );
+      const { page, rest } = pageOf(query, !format && !def.extra.includes('limit'));
       const params = parseReportParams(rest, def, scope);
       if (!format) {
         const result = await runReport(con, def, scope, params, page);
@@ -186,7 +199,11 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
         return;
       }
       const path = join(deps.tempDir, `${randomUUID()}.${format}`);
-      const out = await exportReport(con, def, scope, params, format, path, { manifest: false, metaCache });
+      const out = await exportReport(con, def, scope, params, format, path, {
+        manifest: false,
+        metaCache,
+        headers,
+      });
       ok = true;
       setMeta(res, out.meta, out.rows, rangeNote(params, scope, out.meta.complete_through_text));
       res.set('Cache-Control', 'no-store');

@@ -108,6 +108,32 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       } as Parameters<typeof cron.schedule>[2],
     );
   }
+  // The month-end pack (FLEETSYNC_REPORT_SCHEDULE): checked in the account's zone, beside the sync.
+  const packs = opts.config.reportSchedule && !opts.accounts ? opts.config.reportSchedule : null;
+  const packTask = packs
+    ? cron.schedule(
+        packs,
+        async () => {
+          try {
+            const { monthEndTick } = await import('../reports/pack.ts');
+            await monthEndTick({
+              db: opts.db,
+              config: opts.config,
+              log: opts.log,
+              now: opts.now ?? Date.now,
+            });
+          } catch (e) {
+            opts.log.error('month-end pack failed', { error: describeError(e) });
+          }
+        },
+        {
+          timezone: opts.zone ?? opts.config.timezone,
+          noOverlap: true,
+          name: 'fleetsync-report',
+          logger: { info: () => {}, warn: () => {}, error: () => {}, debug: () => {} },
+        } as Parameters<typeof cron.schedule>[2],
+      )
+    : null;
   async function stopAlerts() {
     if (alertTimer) clearInterval(alertTimer);
     await checking;
@@ -133,6 +159,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     s.once('error', reject);
   }).catch(async (e: unknown) => {
     if (task) await task.destroy();
+    if (packTask) await packTask.destroy();
     await stopAlerts();
     temp.remove();
     throw listenError(e, host, wanted);
@@ -146,6 +173,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     nextRun: scheduler.nextRun,
     close: async () => {
       if (task) await task.destroy();
+      if (packTask) await packTask.destroy();
       await stopAlerts();
       await new Promise<void>((resolve) => {
         server.closeAllConnections?.();

@@ -210,6 +210,9 @@ const bookings: Row[] = [
 const history: Row[] = [
   { booking_id: 101, booking_status: 'BOOKING_STATUS_REQUESTED', is_approved: false, seen_at: D10 - 24 * H },
   { booking_id: 101, booking_status: 'BOOKING_STATUS_APPROVED', is_approved: true, seen_at: D10 - 22 * H },
+  // 102: created 24 h before its start (D10 - 20 h), seen REQUESTED, then APPROVED 5 h later.
+  { booking_id: 102, booking_status: 'BOOKING_STATUS_REQUESTED', is_approved: false, seen_at: D10 - 19 * H },
+  { booking_id: 102, booking_status: 'BOOKING_STATUS_APPROVED', is_approved: true, seen_at: D10 - 15 * H },
   {
     booking_id: 105,
     booking_status: 'BOOKING_STATUS_DECLINED',

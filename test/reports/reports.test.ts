@@ -127,9 +127,11 @@ describe('report SQL against a hand-filled Sydney database', () => {
       declined: 1,
       no_shows: 1,
     });
-    // turnaround: 101 created 24 h before the start, seen REQUESTED, then APPROVED 22 h before → 2 h;
-    // 105 was first seen already DECLINED: its turnaround is unknown and left out.
-    expect(sales.median_approval_turnaround_h).toBe(2);
+    // turnaround (created → first seen approved/declined, for bookings seen pending first):
+    // 101 created 24 h before its start, APPROVED seen 22 h before → 2 h; 102 created at
+    // D10 - 20 h, APPROVED seen at D10 - 15 h → 5 h; median of (2, 5) = 3.5 h. 105 was first
+    // seen already DECLINED: its turnaround is unknown and left out (not counted as 0).
+    expect(sales.median_approval_turnaround_h).toBe(3.5);
   });
 
   it('setup health names why a driver or vehicle is incomplete', async () => {
@@ -153,7 +155,10 @@ describe('report SQL against a hand-filled Sydney database', () => {
       toll_passages: 2,
       excluded_odometer_windows: 2,
       excluded_fuel_windows: 1,
+      bookings: 5,
       late_returns: 2,
+      // over the 3 checked-out bookings (101, 102, 103), not the 5 booked: 2 / 3, not 2 / 5
+      late_return_rate: 0.6667,
       last_run_id: 'run-2',
       zone: ZONE,
     });

@@ -1,0 +1,258 @@
+/**
+ * XLSX report files (exceljs, streaming WorkbookWriter: rows go to disk as DuckDB yields them, so
+ * memory stays bounded for any report size). One "Report" sheet: human headers with units
+ * (columns.ts), real numbers with each column's number format, real dates and date-times (the
+ * account zone's wall time, as Excel date cells), identifiers as text, enum codes by their labels,
+ * blank (unknown) as an empty cell — never 0 —, a frozen header row, an autofilter, widths by
+ * column kind, and a totals row (SUBTOTAL formulas whose cached values are the sums the API's
+ * `totals` give) only for the columns the registry marks `total`. Text cells get the same
+ * spreadsheet-formula neutralising as CSV (xl_text). An "About" sheet states what the manifest
+ * holds: account, zone, range, complete through, the windows left out, generated at.
+ */
+import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import ExcelJS from 'exceljs';
+import { formatZoned } from '../time.ts';
+import { humanHeader, type Presentation } from './columns.ts';
+import { rangeNote, type ReportParams } from './params.ts';
+import { getReport, type ReportDef } from './registry.ts';
+import {
+  describeColumns,
+  prepareBound,
+  reasonCodes,
+  runReport,
+  toJsonCell,
+  type JsonCell,
+  type ReportMeta,
+  type ReportScope,
+} from './run.ts';
+
+type Shown = Presentation & { name: string; total?: boolean; labels?: Readonly<Record<string, string>> };
+
+/**
+ * A local wall time as the Date exceljs stores: exceljs writes a Date's UTC fields as the serial
+ * number, so the local fields go into the UTC slots ("2026-04-05T02:30:00+10:00" → 02:30 that day).
+ * The offset is dropped on purpose: spreadsheets have no zones, the About sheet names the zone.
+ */
+export function wallDate(text: string): Date | null {
+  const m = /^(\d{4})-(\d{2})(?:-(\d{2}))?(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(text);
+  if (!m) return null;
+  const n = (i: number, d = 0) => (m[i] === undefined ? d : Number(m[i]));
+  return new Date(Date.UTC(n(1), n(2) - 1, n(3, 1), n(4), n(5), n(6)));
+}
+
+const grouped = (places: number) => (places > 0 ? `#,##0.${'0'.repeat(places)}` : '#,##0');
+
+/** The Excel number format of a column (undefined: a text or boolean cell). */
+export function numberFormat(p: Presentation): string | undefined {
+  switch (p.display) {
+    case 'integer':
+      return '#,##0';
+    case 'decimal':
+      return grouped(p.places ?? 2);
+    case 'percent':
+      return (p.places ?? 1) > 0 ? `0.${'0'.repeat(p.places ?? 1)}%` : '0%';
+    case 'date':
+      return 'yyyy-mm-dd';
+    case 'datetime':
+      return 'yyyy-mm-dd hh:mm';
+    case 'month':
+      return 'yyyy-mm';
+    case 'duration':
+      return '[h]:mm:ss';
+    default:
+      return undefined;
+  }
+}
+
+/** Default widths by kind, widened to the header; text columns a little wider. */
+function widthOf(p: Shown): number {
+  const base: Record<string, number> = {
+    integer: 10,
+    decimal: 12,
+    percent: 9,
+    date: 11,
+    datetime: 17,
+    month: 9,
+    duration: 10,
+    id: 14,
+    enum: 18,
+    text: 22,
+    boolean: 8,
+  };
+  return Math.min(60, Math.max(base[p.display] ?? 14, humanHeader(p).length + 2));
+}
+
+/** A value as the cell holds it: numbers, dates, text; null = unknown = no cell. */
+export function cellValue(p: Shown, v: JsonCell): ExcelJS.CellValue {
+  if (v === null || v === '') return null;
+  switch (p.display) {
+    case 'id':
+      return String(v);
+    case 'integer':
+    case 'decimal':
+    case 'percent':
+      return typeof v === 'number' ? v : Number.isFinite(Number(v)) ? Number(v) : String(v);
+    case 'duration':
+      return typeof v === 'number' ? v / 86_400 : String(v);
+    case 'date':
+    case 'datetime':
+    case 'month':
+      return typeof v === 'string' ? (wallDate(v) ?? v) : v;
+    case 'boolean':
+      return typeof v === 'boolean' ? v : String(v);
+    case 'enum':
+      return p.labels?.[String(v)] ?? String(v);
+    default:
+      return typeof v === 'string' ? v : String(v);
+  }
+}
+
+const colLetter = (i: number): string => {
+  let s = '';
+  for (let n = i + 1; n > 0; n = Math.floor((n - 1) / 26)) s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
+  return s;
+};
+
+export interface ExcludedSummary {
+  windows: number;
+  byReason: { reason: string; label: string; windows: number; hours: number }[];
+}
+
+/** The windows left out of totals in the range (the excluded_windows report), by reason. */
+export async function excludedSummary(
+  con: DuckDBConnection,
+  scope: ReportScope,
+  params: ReportParams,
+): Promise<ExcludedSummary> {
+  const def = getReport('excluded_windows')!;
+  const { rows } = await runReport(con, def, scope, params);
+  const labels = Object.fromEntries((await reasonCodes(con)).map((r) => [r.code, r.label]));
+  const by = new Map<string, { windows: number; hours: number }>();
+  for (const r of rows) {
+    const k = String(r.reason);
+    const e = by.get(k) ?? { windows: 0, hours: 0 };
+    e.windows++;
+    e.hours += typeof r.span_h === 'number' ? r.span_h : 0;
+    by.set(k, e);
+  }
+  return {
+    windows: rows.length,
+    byReason: [...by].map(([reason, e]) => ({
+      reason,
+      label: labels[reason] ?? reason,
+      windows: e.windows,
+      hours: Math.round(e.hours * 10) / 10,
+    })),
+  };
+}
+
+export interface XlsxContext {
+  scope: ReportScope;
+  params: ReportParams;
+  meta: ReportMeta;
+}
+
+/**
+ * Writes `def` as an XLSX workbook to `path` (the caller renames it into place) and returns the
+ * number of data rows. `select` is the report query with text columns already neutralised.
+ */
+export async function writeXlsx(
+  con: DuckDBConnection,
+  def: ReportDef,
+  select: string,
+  values: Record<string, DuckDBValue>,
+  path: string,
+  ctx: XlsxContext,
+): Promise<number> {
+  const cols = describeColumns(def, await reasonCodes(con)) as Shown[];
+  const excluded = await excludedSummary(con, ctx.scope, ctx.params);
+  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({
+    filename: path,
+    useStyles: true,
+    useSharedStrings: false,
+  });
+  wb.creator = 'fleetsync';
+  const ws = wb.addWorksheet('Report', { views: [{ state: 'frozen', ySplit: 1 }] });
+  ws.columns = cols.map((p) => {
+    const numFmt = numberFormat(p);
+    return { key: p.name, width: widthOf(p), ...(numFmt ? { style: { numFmt } } : {}) };
+  });
+  const header = ws.addRow(cols.map((p) => humanHeader(p)));
+  header.font = { bold: true };
+  header.commit();
+
+  const sums = cols.map(() => 0);
+  let rows = 0;
+  const result = await (await prepareBound(con, select, values)).stream();
+  for await (const chunk of result.yieldRowObjectJs()) {
+    for (const r of chunk) {
+      const row = ws.addRow(
+        cols.map((p, i) => {
+          const v = toJsonCell(r[p.name]);
+          if (p.total && typeof v === 'number') sums[i]! += v;
+          return cellValue(p, v);
+        }),
+      );
+      row.commit();
+      rows++;
+    }
+  }
+  const last = rows + 1;
+  if (cols.some((p) => p.total)) {
+    // SUBTOTAL(109, …) follows the filter; its cached value is the sum over every row, as the
+    // API's totals (rounded to 3 places the same way).
+    const totals = ws.addRow(
+      cols.map((p, i) => {
+        if (i === 0 && !p.total) return 'Total';
+        if (!p.total) return null;
+        const sum = Math.round(sums[i]! * 1000) / 1000;
+        const result = p.display === 'duration' ? sum / 86_400 : sum;
+        return { formula: `SUBTOTAL(109,${colLetter(i)}2:${colLetter(i)}${last})`, result };
+      }),
+    );
+    totals.font = { bold: true };
+    totals.commit();
+  }
+  ws.autoFilter = { from: { row: 1, column: 1 }, to: { row: last, column: cols.length } };
+  ws.commit();
+
+  const about = wb.addWorksheet('About');
+  about.columns = [
+    { key: 'k', width: 24 },
+    { key: 'v', width: 70 },
+  ];
+  const p = ctx.params;
+  const note = rangeNote(p, ctx.scope, ctx.meta.complete_through_text);
+  const lines: [string, string | number][] = [
+    ['Report', `${def.title} (${def.name})`],
+    ['Account', ctx.scope.account],
+    ['Time zone', `${ctx.meta.zone} (every time in this file is local time there)`],
+    ['From', p.fromDay],
+    ['To', p.toDay],
+    ...(p.vehicle !== null ? [['Vehicle', String(p.vehicle)] as [string, string]] : []),
+    ...(p.department !== null ? [['Department', p.department] as [string, string]] : []),
+    ['Complete through', ctx.meta.complete_through_text],
+    ...(note ? [['Range note', note] as [string, string]] : []),
+    [
+      'Windows left out',
+      excluded.windows === 0
+        ? 'none in this range'
+        : `${excluded.windows} (${excluded.byReason.map((r) => `${r.label}: ${r.windows}, ${r.hours} h`).join('; ')})`,
+    ],
+    ['Rows', rows],
+    ['Blank cells', 'unknown (not synced or no reading), never zero'],
+    [
+      'Generated at',
+      `${formatZoned(Date.parse(ctx.meta.generated_at), ctx.meta.zone)} (${ctx.meta.generated_at})`,
+    ],
+    ['Sync run', ctx.meta.run_id ?? 'none'],
+  ];
+  for (const [k, v] of lines) {
+    const row = about.addRow([k, v]);
+    row.getCell(1).font = { bold: true };
+    row.commit();
+  }
+  about.commit();
+  await wb.commit();
+  return rows;
+}
