@@ -87,12 +87,21 @@ export async function sweepStaleTemps(out: string, nowMs = Date.now()): Promise<
  * ISO times/days/months the queries format themselves (always starting with a digit) need no
  * neutralising, which saves a per-cell check on every such column.
  */
-function csvSelect(def: ReportDef, sql: string): string {
-  const cols = def.columns.map((c) =>
-    c.kind !== 'text' ? `r.${ident(c.name)}` : `xl_text(r.${ident(c.name)}) AS ${ident(c.name)}`,
-  );
+function csvSelect(def: ReportDef, sql: string, bomInHeader: boolean): string {
+  const cols = def.columns.map((c, i) => {
+    const value = c.kind !== 'text' ? `r.${ident(c.name)}` : `xl_text(r.${ident(c.name)})`;
+    return `${value} AS ${ident(i === 0 && bomInHeader ? BOM + c.name : c.name)}`;
+  });
   return `SELECT ${cols.join(', ')} FROM (\n${stripStatement(sql)}\n) AS r`;
 }
+
+/**
+ * Whether DuckDB writes the first header cell bare, so the BOM can travel as the first
+ * character of the first column's name: the file then comes out of COPY whole and is never
+ * copied again (a second pass over a 1M-row file cost about as much as the COPY itself).
+ * A name DuckDB would quote (none today) falls back to writing the BOM and appending the COPY.
+ */
+const bareHeader = (name: string | undefined) => name !== undefined && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
 
 async function copyTo(
   con: DuckDBConnection,
@@ -205,8 +214,10 @@ export async function exportReport(
   let rows: number;
   let meta: ReportMeta;
   try {
-    if (format === 'csv') {
-      rows = await copyTo(con, csvSelect(def, sql), raw, 'FORMAT csv, HEADER true', values);
+    if (format === 'csv' && bareHeader(def.columns[0]?.name)) {
+      rows = await copyTo(con, csvSelect(def, sql, true), tmp, 'FORMAT csv, HEADER true', values);
+    } else if (format === 'csv') {
+      rows = await copyTo(con, csvSelect(def, sql, false), raw, 'FORMAT csv, HEADER true', values);
       // BOM + the file in 4 MiB chunks (the default 64 KiB chunks made this copy ~4x slower).
       await pipeline(Readable.from([BOM]), createWriteStream(tmp));
       await pipeline(
