@@ -7,6 +7,7 @@
  * moment. Least recently used entries go first, bounded by entry count and by the rows held.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Database } from '../store/db.ts';
 import { loadSql } from '../store/queries.ts';
 import type { ReportParams } from '../reports/params.ts';
 import { queryName, type ReportDef } from '../reports/registry.ts';
@@ -44,6 +45,47 @@ export async function dataVersion(con: DuckDBConnection, scope: ReportScope): Pr
     await (await prepareBound(con, loadSql('reports/meta_key'), values)).runAndReadAll()
   ).getRowObjectsJS()[0];
   return JSON.stringify([toJsonCell(row?.run_key), toJsonCell(row?.ledger_key)]);
+}
+
+/** Everything GET /api/status reads, over every account (queries/status/data_version.sql). */
+export async function statusVersion(con: DuckDBConnection): Promise<string> {
+  const row = (await con.runAndReadAll(loadSql('status/data_version'))).getRowObjectsJS()[0];
+  return String(row?.version ?? '');
+}
+
+export interface VersionedMemo<T> {
+  /** The value kept for (version, key), or compute and keep it (the oldest goes beyond `max`). */
+  through(version: string, key: string, compute: () => Promise<T>): Promise<T>;
+}
+
+export function createVersionedMemo<T>(max: number): VersionedMemo<T> {
+  const entries = new Map<string, T>();
+  return {
+    async through(version, key, compute) {
+      const k = `${version}\u0000${key}`;
+      if (entries.has(k)) return entries.get(k)!;
+      const value = await compute();
+      entries.set(k, value);
+      if (entries.size > max) entries.delete(entries.keys().next().value!);
+      return value;
+    },
+  };
+}
+
+/**
+ * A few idle connections kept for reuse, so the report macros a connection defines once
+ * (prepareReportConnection) are not defined again on every call.
+ */
+export function createConnectionPool(db: Database, idleMax = 4) {
+  const idle: DuckDBConnection[] = [];
+  return {
+    acquire: async () => idle.pop() ?? (await db.connect()),
+    /** `ok` false: the connection may be in a failed state; it is closed. */
+    release(con: DuckDBConnection, ok: boolean) {
+      if (ok && idle.length < idleMax) idle.push(con);
+      else con.closeSync();
+    },
+  };
 }
 
 export function createReportCache<T>(opts: ReportCacheOptions = DEFAULT_REPORT_CACHE): ReportCache<T> {

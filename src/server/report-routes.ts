@@ -27,12 +27,11 @@ import {
   type ReportMeta,
   type ReportPage,
 } from '../reports/run.ts';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Clock } from '../time.ts';
 import { accountOf, withoutAccount } from './account-routes.ts';
 import type { ReportAnswer, ReportsIndexAnswer } from './api-types.ts';
 import { createHeavyQueue, type HeavyQueue } from './heavy-queue.ts';
-import { createReportCache } from './report-cache.ts';
+import { createConnectionPool, createReportCache } from './report-cache.ts';
 
 export interface ReportRouteDeps {
   db: Database;
@@ -101,17 +100,15 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
   // Report connections are kept (a few idle ones) so their macros are defined once, and
   // "complete through" is computed once per data version.
   const metaCache: MetaCache = new Map();
-  const idle: DuckDBConnection[] = [];
-  const acquire = async () => idle.pop() ?? (await deps.db.connect());
-  const release = (con: DuckDBConnection, ok: boolean) => {
-    if (ok && idle.length < IDLE_CONNECTIONS) idle.push(con);
-    else con.closeSync();
-  };
+  const pool = createConnectionPool(deps.db, IDLE_CONNECTIONS);
+  const acquire = pool.acquire;
+  const release = pool.release;
   const downloads = deps.downloads ?? createHeavyQueue();
   // JSON answers (rows, total, totals, described columns) by data version (report-cache.ts).
   const answers = createReportCache<{
     result: Awaited<ReturnType<typeof runReport>>;
     columns: ReturnType<typeof describeColumns>;
+    meta: ReportMeta;
   }>();
 
   r.get('/reports', async (_req, res) => {
@@ -162,16 +159,19 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       );
       const params = parseReportParams(rest, def, scope);
       if (!format) {
-        const { result, columns } = await answers.through(
+        const cached = await answers.through(
           con,
           { def, scope, params, page },
           async () => ({
             result: await runReport(con, def, scope, params, page),
             columns: describeColumns(def, await reasonCodes(con)),
+            meta: await reportMeta(con, scope, metaCache),
           }),
           (v) => v.result.rows.length,
         );
-        const meta = await reportMeta(con, scope, metaCache);
+        const { result, columns } = cached;
+        // The same data version, so the same run and "complete through"; generated now.
+        const meta = { ...cached.meta, generated_at: new Date(scope.nowMs).toISOString() };
         ok = true;
         const note = rangeNote(params, scope, meta.complete_through_text);
         setMeta(res, meta, result.total, note);

@@ -133,7 +133,7 @@ describe('downloads in a queue', () => {
 });
 
 describe('JSON answers cached by data version', () => {
-  it('a repeated call gives the same JSON; after another sync the runs report shows the new run', async () => {
+  it('a repeated call gives the same JSON; after another sync the runs report and /api/status show the new run', async () => {
     const s = await serve();
     const get = async (path: string) => {
       const r = await fetch(`${s.url}api/reports/${path}`);
@@ -144,7 +144,17 @@ describe('JSON answers cached by data version', () => {
     const first = await get(`mileage?${q()}`);
     expect(await get(`mileage?${q()}`)).toEqual(first);
     const runsBefore = (await get(`runs?${q()}`)).rows as unknown[];
+    const status = async () => {
+      const r = await fetch(`${s.url}api/status`);
+      expect(r.status).toBe(200);
+      return (await r.json()) as { last_run: { run_id: string } | null; runs: { run_id: string }[] };
+    };
+    const statusBefore = await status();
+    expect(await status()).toEqual({ ...statusBefore, now: expect.any(String) as unknown });
     const again = await h.sync();
+    const statusAfter = await status();
+    expect(statusAfter.last_run?.run_id).toBe(again.run_id);
+    expect(statusAfter.runs.length).toBe(statusBefore.runs.length + 1);
     const runsAfter = (await get(`runs?${q()}`)).rows as Array<Record<string, unknown>>;
     expect(runsAfter.length).toBe(runsBefore.length + 1);
     expect(runsAfter.map((r) => r.run_id)).toContain(again.run_id);
