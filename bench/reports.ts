@@ -100,13 +100,11 @@ function presets(today: string): Record<string, { from: string; to: string }> {
   };
 }
 
-export async function serveChild(a: {
-  dbPath: string;
-  nowMs: number;
-  timezone: string;
-  iterations: number;
-}): Promise<ServeResult> {
-  const baselineRssMb = peakRssMb();
+/** The real server (loopback, port 0, no schedule) on a seeded database, at the seed's clock. */
+export async function serveSeeded(
+  a: { dbPath: string; nowMs: number; timezone: string },
+  extra: Partial<Parameters<typeof startServer>[0]> = {},
+) {
   const db = await openDatabase(a.dbPath);
   const config = loadConfig({
     FLEETSYNC_ACCOUNT: ACCOUNT,
@@ -114,16 +112,27 @@ export async function serveChild(a: {
     FLEETSYNC_PORT: '0',
     FLEETSYNC_DB: a.dbPath,
   });
-  const now = () => a.nowMs;
   const srv = await startServer({
     db,
     config,
     log: silentLogger,
-    now,
+    now: () => a.nowMs,
     schedule: null,
     port: 0,
     host: '127.0.0.1',
+    ...extra,
   });
+  return { db, srv };
+}
+
+export async function serveChild(a: {
+  dbPath: string;
+  nowMs: number;
+  timezone: string;
+  iterations: number;
+}): Promise<ServeResult> {
+  const baselineRssMb = peakRssMb();
+  const { db, srv } = await serveSeeded(a);
   const base = `http://127.0.0.1:${srv.port}`;
   const latencies: Latency[] = [];
   const measure = async (
