@@ -10,11 +10,9 @@
 import { DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
 import { tableFromArrays, tableToIPC } from 'apache-arrow';
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { FleetsyncError } from '../errors.ts';
 import { loadSql } from '../store/queries.ts';
 import { rangeNote, type ReportParams } from './params.ts';
@@ -87,21 +85,23 @@ export async function sweepStaleTemps(out: string, nowMs = Date.now()): Promise<
  * ISO times/days/months the queries format themselves (always starting with a digit) need no
  * neutralising, which saves a per-cell check on every such column.
  */
-function csvSelect(def: ReportDef, sql: string, bomInHeader: boolean): string {
+function csvSelect(def: ReportDef, sql: string): string {
+  const first = def.columns[0]?.name ?? '';
+  // The BOM travels as the first character of the first column's name, so the file comes out of
+  // COPY whole and is never copied again (a second pass over a 1M-row file cost about as much as
+  // the COPY). DuckDB writes a snake_case name bare; one it would quote would put the BOM inside
+  // the quotes, so such a name is refused rather than written wrong.
+  if (!/^[a-z_][a-z0-9_]*$/.test(first))
+    throw new FleetsyncError(
+      'E_EXPORT',
+      `report ${def.name}: first column ${JSON.stringify(first)} is not snake_case`,
+    );
   const cols = def.columns.map((c, i) => {
     const value = c.kind !== 'text' ? `r.${ident(c.name)}` : `xl_text(r.${ident(c.name)})`;
-    return `${value} AS ${ident(i === 0 && bomInHeader ? BOM + c.name : c.name)}`;
+    return `${value} AS ${ident(i === 0 ? BOM + c.name : c.name)}`;
   });
   return `SELECT ${cols.join(', ')} FROM (\n${stripStatement(sql)}\n) AS r`;
 }
-
-/**
- * Whether DuckDB writes the first header cell bare, so the BOM can travel as the first
- * character of the first column's name: the file then comes out of COPY whole and is never
- * copied again (a second pass over a 1M-row file cost about as much as the COPY itself).
- * A name DuckDB would quote (none today) falls back to writing the BOM and appending the COPY.
- */
-const bareHeader = (name: string | undefined) => name !== undefined && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
 
 async function copyTo(
   con: DuckDBConnection,
@@ -209,21 +209,12 @@ export async function exportReport(
   const values = bindings(scope, params);
   const sql = loadSql(queryName(def));
   const tmp = tempBeside(outPath, format);
-  const raw = tempBeside(outPath, 'raw');
   const mtmp = tempBeside(manifestPath(outPath), 'json');
   let rows: number;
   let meta: ReportMeta;
   try {
-    if (format === 'csv' && bareHeader(def.columns[0]?.name)) {
-      rows = await copyTo(con, csvSelect(def, sql, true), tmp, 'FORMAT csv, HEADER true', values);
-    } else if (format === 'csv') {
-      rows = await copyTo(con, csvSelect(def, sql, false), raw, 'FORMAT csv, HEADER true', values);
-      // BOM + the file in 4 MiB chunks (the default 64 KiB chunks made this copy ~4x slower).
-      await pipeline(Readable.from([BOM]), createWriteStream(tmp));
-      await pipeline(
-        createReadStream(raw, { highWaterMark: COPY_CHUNK }),
-        createWriteStream(tmp, { flags: 'a', highWaterMark: COPY_CHUNK }),
-      );
+    if (format === 'csv') {
+      rows = await copyTo(con, csvSelect(def, sql), tmp, 'FORMAT csv, HEADER true', values);
     } else if (format === 'parquet') {
       rows = await copyTo(con, stripStatement(sql), tmp, 'FORMAT parquet', values);
     } else {
@@ -259,8 +250,6 @@ export async function exportReport(
           `cannot write the ${def.name} report to ${outPath}: ${cause instanceof Error ? cause.message : String(cause)}`,
           { cause },
         );
-  } finally {
-    await rm(raw, { force: true });
   }
   return { path: outPath, rows, format, meta };
 }
