@@ -222,7 +222,8 @@ export async function serveChild(a: {
   }
 }
 
-export async function measureReports(vehicles: number, days: number, iterations: number) {
+/** Seeds the database, then (with `serve`) times the dashboard calls on it. */
+export async function measureReports(vehicles: number, days: number, iterations: number, serve = true) {
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-reports-'));
   say(`reports: seeding ${vehicles} vehicles × ${days} days through appendRows/upsertRows`);
   const seed = await runChild<SeedResult>('seed', { vehicles, days, dir });
@@ -230,13 +231,15 @@ export async function measureReports(vehicles: number, days: number, iterations:
   say(
     `reports: seeded ${total} rows in ${round(seed.seedMs / 1000, 1)} s (generate ${round(seed.generateMs / 1000, 1)} s)`,
   );
-  const serve = await runChild<ServeResult>('serve', {
-    dbPath: seed.dbPath,
-    nowMs: seed.nowMs,
-    timezone: seed.timezone,
-    iterations,
-  });
-  return { dir, seed, serve };
+  const served = serve
+    ? await runChild<ServeResult>('serve', {
+        dbPath: seed.dbPath,
+        nowMs: seed.nowMs,
+        timezone: seed.timezone,
+        iterations,
+      })
+    : null;
+  return { dir, seed, serve: served };
 }
 
 export function reportFigures(

@@ -136,10 +136,11 @@ async function main() {
       S.reports.vehicles,
       S.reports.days,
       S.reports.iterations,
+      args.only.has('reports'),
     );
     try {
       raw.seed = seed;
-      if (args.only.has('reports')) {
+      if (serve) {
         raw.serve = serve;
         figures.push(...reportFigures(seed, serve, S.reports.vehicles, S.reports.days));
         head.dashboard_p95_ms = round(dashboardP95(serve), 1);
