@@ -6,6 +6,7 @@
 import { baselineChild } from './baseline.ts';
 import { exportChild } from './exports.ts';
 import { ingestChild } from './ingest.ts';
+import { loadServeChild } from './load.ts';
 import { seedChild, serveChild } from './reports.ts';
 import { syncChild } from './sync.ts';
 
@@ -18,6 +19,7 @@ const TASKS: Record<string, Task> = {
   seed: seedChild as Task,
   serve: serveChild as Task,
   export: exportChild as Task,
+  loadServe: loadServeChild as Task,
 };
 
 const [task = '', raw = '{}'] = process.argv.slice(2);

@@ -116,3 +116,66 @@ export function formatTable(rows: readonly Figure[]): string {
       .trimEnd();
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
+
+export interface LiveChild<R, T> {
+  /** The child's `READY <json>` line (e.g. the port it listens on). */
+  ready: Promise<R>;
+  /** Ends the child's stdin (the child then finishes) and resolves with its `RESULT`. */
+  stop(): Promise<T>;
+}
+
+/**
+ * Like runChild, for a child that serves while the parent measures: it prints `READY <json>`
+ * once it listens and finishes when its stdin ends (bench/child.ts `waitForStop`).
+ */
+export function startChild<R, T>(task: string, args: unknown): LiveChild<R, T> {
+  const execArgv = ['--import', 'tsx', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
+  const child = spawn(process.execPath, [...execArgv, CHILD, task, JSON.stringify(args)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  let onReady: (r: R) => void = () => {};
+  let onFail: (e: Error) => void = () => {};
+  const ready = new Promise<R>((resolve, reject) => {
+    onReady = resolve;
+    onFail = reject;
+  });
+  const line = (prefix: string) =>
+    out
+      .split('\n')
+      .reverse()
+      .find((l) => l.startsWith(prefix));
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (d: string) => {
+    out += d;
+    const r = line('READY ');
+    if (r) onReady(JSON.parse(r.slice(6)) as R);
+  });
+  const closed = new Promise<T>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const r = line('RESULT ');
+      const err = new Error(`bench child ${task} exited with ${code}${r ? '' : ' and no RESULT line'}`);
+      onFail(err);
+      if (code !== 0 || !r) reject(err);
+      else resolve(JSON.parse(r.slice(7)) as T);
+    });
+  });
+  closed.catch(() => {}); // reported by stop() or ready
+  return {
+    ready,
+    stop: () => {
+      child.stdin.end();
+      return closed;
+    },
+  };
+}
+
+/** In a child started by startChild: resolves when the parent ends our stdin. */
+export function waitForStop(): Promise<void> {
+  return new Promise((resolve) => {
+    process.stdin.resume();
+    process.stdin.on('end', () => resolve());
+    process.stdin.on('close', () => resolve());
+  });
+}

@@ -100,13 +100,11 @@ function presets(today: string): Record<string, { from: string; to: string }> {
   };
 }
 
-export async function serveChild(a: {
-  dbPath: string;
-  nowMs: number;
-  timezone: string;
-  iterations: number;
-}): Promise<ServeResult> {
-  const baselineRssMb = peakRssMb();
+/** The real server (loopback, port 0, no schedule) on a seeded database, at the seed's clock. */
+export async function serveSeeded(
+  a: { dbPath: string; nowMs: number; timezone: string },
+  extra: Partial<Parameters<typeof startServer>[0]> = {},
+) {
   const db = await openDatabase(a.dbPath);
   const config = loadConfig({
     FLEETSYNC_ACCOUNT: ACCOUNT,
@@ -114,16 +112,27 @@ export async function serveChild(a: {
     FLEETSYNC_PORT: '0',
     FLEETSYNC_DB: a.dbPath,
   });
-  const now = () => a.nowMs;
   const srv = await startServer({
     db,
     config,
     log: silentLogger,
-    now,
+    now: () => a.nowMs,
     schedule: null,
     port: 0,
     host: '127.0.0.1',
+    ...extra,
   });
+  return { db, srv };
+}
+
+export async function serveChild(a: {
+  dbPath: string;
+  nowMs: number;
+  timezone: string;
+  iterations: number;
+}): Promise<ServeResult> {
+  const baselineRssMb = peakRssMb();
+  const { db, srv } = await serveSeeded(a);
   const base = `http://127.0.0.1:${srv.port}`;
   const latencies: Latency[] = [];
   const measure = async (
@@ -213,7 +222,8 @@ export async function serveChild(a: {
   }
 }
 
-export async function measureReports(vehicles: number, days: number, iterations: number) {
+/** Seeds the database, then (with `serve`) times the dashboard calls on it. */
+export async function measureReports(vehicles: number, days: number, iterations: number, serve = true) {
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-reports-'));
   say(`reports: seeding ${vehicles} vehicles × ${days} days through appendRows/upsertRows`);
   const seed = await runChild<SeedResult>('seed', { vehicles, days, dir });
@@ -221,13 +231,15 @@ export async function measureReports(vehicles: number, days: number, iterations:
   say(
     `reports: seeded ${total} rows in ${round(seed.seedMs / 1000, 1)} s (generate ${round(seed.generateMs / 1000, 1)} s)`,
   );
-  const serve = await runChild<ServeResult>('serve', {
-    dbPath: seed.dbPath,
-    nowMs: seed.nowMs,
-    timezone: seed.timezone,
-    iterations,
-  });
-  return { dir, seed, serve };
+  const served = serve
+    ? await runChild<ServeResult>('serve', {
+        dbPath: seed.dbPath,
+        nowMs: seed.nowMs,
+        timezone: seed.timezone,
+        iterations,
+      })
+    : null;
+  return { dir, seed, serve: served };
 }
 
 export function reportFigures(

@@ -10,14 +10,15 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { compareFigures, measureBaseline } from './compare.ts';
-import { exportFigures, perMillionS, type ExportResult } from './exports.ts';
+import { csvVsCopy, exportFigures, perMillionS, type ExportResult } from './exports.ts';
 import { ingestFigures, ingestRate, type IngestResult } from './ingest.ts';
 import { fig, formatTable, round, runChild, say, type Figure } from './lib.ts';
+import { loadErrors, loadFigures, measureLoad } from './load.ts';
 import { dashboardP95, measureReports, reportFigures } from './reports.ts';
 import { growthFigures, measureSync, ratioOf, syncFigures, type SyncResult } from './sync.ts';
 import { scaledLimits } from './world.ts';
 
-const NAMES = ['sync', 'baseline', 'ingest', 'reports', 'exports', 'growth', 'workers'] as const;
+const NAMES = ['sync', 'baseline', 'ingest', 'reports', 'exports', 'load', 'growth', 'workers'] as const;
 type Name = (typeof NAMES)[number];
 
 function parseArgs(argv: string[]) {
@@ -56,6 +57,7 @@ const SIZES = {
     ingest: { minTrips: 1_000_000, pagedRows: 100_000 },
     reports: { vehicles: 500, days: 730, iterations: 20 },
     exports: { targetRows: 1_000_000, repeats: 3 },
+    load: { connections: 16, seconds: 30, downloads: 4, syncFleet: { vehicles: 50, days: 30 } },
   },
   quick: {
     limits: scaledLimits(1500, 0.25),
@@ -65,6 +67,7 @@ const SIZES = {
     ingest: { minTrips: 200_000, pagedRows: 20_000 },
     reports: { vehicles: 60, days: 365, iterations: 5 },
     exports: { targetRows: 1_000_000, repeats: 1 },
+    load: { connections: 16, seconds: 8, downloads: 4, syncFleet: { vehicles: 20, days: 14 } },
   },
 };
 
@@ -80,10 +83,18 @@ async function main() {
     ratio_to_limit: null,
     genuine_429: null,
     ingest_rows_per_s: null,
+    upsert_rows_per_s: null,
     dashboard_p95_ms: null,
     export_1m_csv_s: null,
+    export_csv_vs_copy: null,
     peak_rss_mb: null,
+    serve_peak_rss_mb: null,
+    load_p95_ms: null,
+    load_rps: null,
+    load_errors: null,
   };
+  const servePeak = (mb: number) =>
+    (head.serve_peak_rss_mb = round(Math.max(head.serve_peak_rss_mb ?? 0, mb), 1));
   const peak = (mb: number) => (head.peak_rss_mb = round(Math.max(head.peak_rss_mb ?? 0, mb), 1));
   const syncRuns = new Map<number, SyncResult>();
   const syncAt = async (vehicles: number) => {
@@ -118,20 +129,23 @@ async function main() {
     raw.ingest = r;
     figures.push(...ingestFigures(r));
     head.ingest_rows_per_s = Math.round(ingestRate(r));
+    head.upsert_rows_per_s = Math.round(r.tripRows / (r.upsertTripsMs / 1000));
   }
-  if (args.only.has('reports') || args.only.has('exports')) {
+  if (args.only.has('reports') || args.only.has('exports') || args.only.has('load')) {
     const { dir, seed, serve } = await measureReports(
       S.reports.vehicles,
       S.reports.days,
       S.reports.iterations,
+      args.only.has('reports'),
     );
     try {
       raw.seed = seed;
-      if (args.only.has('reports')) {
+      if (serve) {
         raw.serve = serve;
         figures.push(...reportFigures(seed, serve, S.reports.vehicles, S.reports.days));
         head.dashboard_p95_ms = round(dashboardP95(serve), 1);
         peak(serve.dashboardPeakRssMb);
+        servePeak(serve.peakRssMb);
       }
       if (args.only.has('exports')) {
         say(`exports: trips CSV and Parquet, ${S.exports.targetRows} rows`);
@@ -145,6 +159,17 @@ async function main() {
         figures.push(...exportFigures(r));
         const csv = r.timings.find((t) => t.format === 'csv');
         head.export_1m_csv_s = csv ? round(perMillionS(csv), 3) : null;
+        const ratio = csvVsCopy(r);
+        head.export_csv_vs_copy = ratio === null ? null : round(ratio, 2);
+      }
+      if (args.only.has('load')) {
+        const r = await measureLoad(seed, { ...S.load, limits: S.limits });
+        raw.load = r;
+        figures.push(...loadFigures(r));
+        head.load_p95_ms = round(r.phase1.p95, 1);
+        head.load_rps = round(r.phase1.rps, 1);
+        head.load_errors = loadErrors(r.phase1) + loadErrors(r.phase2) + r.statusProbe.errors;
+        servePeak(r.serve.peakRssMb);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -10,11 +10,9 @@
 import { DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
 import { tableFromArrays, tableToIPC } from 'apache-arrow';
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { FleetsyncError } from '../errors.ts';
 import { loadSql } from '../store/queries.ts';
 import { rangeNote, type ReportParams } from './params.ts';
@@ -89,10 +87,22 @@ export async function sweepStaleTemps(out: string, nowMs = Date.now()): Promise<
  * ISO times/days/months the queries format themselves (always starting with a digit) need no
  * neutralising, which saves a per-cell check on every such column.
  */
-function csvSelect(def: ReportDef, sql: string, headers: HeaderStyle = 'machine'): string {
-  const cols = def.columns.map((c) => {
-    const as = ident(headers === 'human' ? humanHeader(presentation(def.name, c)) : c.name);
-    return c.kind !== 'text' ? `r.${ident(c.name)} AS ${as}` : `xl_text(r.${ident(c.name)}) AS ${as}`;
+function csvSelect(def: ReportDef, sql: string, headers: HeaderStyle = 'machine', bom = true): string {
+  const name = (c: ReportDef['columns'][number]) =>
+    headers === 'human' ? humanHeader(presentation(def.name, c)) : c.name;
+  const first = def.columns[0] ? name(def.columns[0]) : '';
+  // The BOM travels as the first character of the first column's name, so the file comes out of
+  // COPY whole and is never copied again (a second pass over a 1M-row file cost about as much as
+  // the COPY). DuckDB writes a plain name bare; one it would quote (a quote, a comma, a line
+  // break) would put the BOM inside the quotes, so such a name is refused rather than written wrong.
+  if (bom && !/^[^",\r\n]+$/.test(first))
+    throw new FleetsyncError(
+      'E_EXPORT',
+      `report ${def.name}: first column ${JSON.stringify(first)} cannot carry the BOM`,
+    );
+  const cols = def.columns.map((c, i) => {
+    const value = c.kind !== 'text' ? `r.${ident(c.name)}` : `xl_text(r.${ident(c.name)})`;
+    return `${value} AS ${ident(i === 0 && bom ? BOM + name(c) : name(c))}`;
   });
   return `SELECT ${cols.join(', ')} FROM (\n${stripStatement(sql)}\n) AS r`;
 }
@@ -209,25 +219,22 @@ export async function exportReport(
   const values = bindings(scope, params);
   const sql = loadSql(queryName(def));
   const tmp = tempBeside(outPath, format);
-  const raw = tempBeside(outPath, 'raw');
   const mtmp = tempBeside(manifestPath(outPath), 'json');
   let rows: number;
   let meta: ReportMeta | undefined;
   try {
     if (format === 'csv') {
-      rows = await copyTo(con, csvSelect(def, sql, opts.headers), raw, 'FORMAT csv, HEADER true', values);
-      // BOM + the file in 4 MiB chunks (the default 64 KiB chunks made this copy ~4x slower).
-      await pipeline(Readable.from([BOM]), createWriteStream(tmp));
-      await pipeline(
-        createReadStream(raw, { highWaterMark: COPY_CHUNK }),
-        createWriteStream(tmp, { flags: 'a', highWaterMark: COPY_CHUNK }),
-      );
+      rows = await copyTo(con, csvSelect(def, sql, opts.headers), tmp, 'FORMAT csv, HEADER true', values);
     } else if (format === 'parquet') {
       rows = await copyTo(con, stripStatement(sql), tmp, 'FORMAT parquet', values);
     } else if (format === 'xlsx') {
       // the About sheet states the sidecar facts, so they come first
       meta = await reportMeta(con, scope, opts.metaCache);
-      rows = await writeXlsx(con, def, csvSelect(def, sql), values, tmp, { scope, params, meta });
+      rows = await writeXlsx(con, def, csvSelect(def, sql, 'machine', false), values, tmp, {
+        scope,
+        params,
+        meta,
+      });
     } else {
       rows = await writeArrow(con, sql, values, tmp);
     }
@@ -262,8 +269,6 @@ export async function exportReport(
           `cannot write the ${def.name} report to ${outPath}: ${cause instanceof Error ? cause.message : String(cause)}`,
           { cause },
         );
-  } finally {
-    await rm(raw, { force: true });
   }
   return { path: outPath, rows, format, meta };
 }

@@ -20,6 +20,7 @@ import { createMetrics } from './metrics.ts';
 import { accountRoutes } from './account-routes.ts';
 import { hostGuard } from './hosts.ts';
 import { createServeTempDir } from './temp.ts';
+import type { HeavyQueue } from './heavy-queue.ts';
 import { reportRoutes } from './report-routes.ts';
 import { statusRoutes } from './status-routes.ts';
 import { createSyncGate, type SyncGate, type Trigger } from './sync-gate.ts';
@@ -45,6 +46,8 @@ export interface AppOptions {
   accounts?: () => string[] | Promise<string[]>;
   /** Where downloads are written before they are sent (startServer's, removed at stop). */
   tempDir?: string;
+  /** The queue of heavy downloads (default DEFAULT_HEAVY_QUEUE; heavy-queue.ts). */
+  downloads?: HeavyQueue;
 }
 
 export function createApp(opts: AppOptions): Express {
@@ -98,7 +101,17 @@ export function createApp(opts: AppOptions): Express {
     });
   });
   app.use('/api', accountRoutes(opts.db, opts.config, opts.accounts));
-  app.use('/api', reportRoutes({ db: opts.db, config: opts.config, log: opts.log, now, tempDir }));
+  app.use(
+    '/api',
+    reportRoutes({
+      db: opts.db,
+      config: opts.config,
+      log: opts.log,
+      now,
+      tempDir,
+      ...(opts.downloads ? { downloads: opts.downloads } : {}),
+    }),
+  );
   app.use(
     '/api',
     statusRoutes({

@@ -27,10 +27,11 @@ import {
   type ReportMeta,
   type ReportPage,
 } from '../reports/run.ts';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Clock } from '../time.ts';
 import { accountOf, withoutAccount } from './account-routes.ts';
 import type { ReportAnswer, ReportsIndexAnswer } from './api-types.ts';
+import { createHeavyQueue, type HeavyQueue } from './heavy-queue.ts';
+import { createConnectionPool, createReportCache } from './report-cache.ts';
 
 export interface ReportRouteDeps {
   db: Database;
@@ -38,6 +39,8 @@ export interface ReportRouteDeps {
   log: Logger;
   now: Clock;
   tempDir: string;
+  /** Downloads at once and in line (default DEFAULT_HEAVY_QUEUE); beyond it 503 + Retry-After. */
+  downloads?: HeavyQueue;
 }
 
 function setMeta(res: Response, meta: ReportMeta, rows: number, note: string | null) {
@@ -109,12 +112,16 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
   // Report connections are kept (a few idle ones) so their macros are defined once, and
   // "complete through" is computed once per data version.
   const metaCache: MetaCache = new Map();
-  const idle: DuckDBConnection[] = [];
-  const acquire = async () => idle.pop() ?? (await deps.db.connect());
-  const release = (con: DuckDBConnection, ok: boolean) => {
-    if (ok && idle.length < IDLE_CONNECTIONS) idle.push(con);
-    else con.closeSync();
-  };
+  const pool = createConnectionPool(deps.db, IDLE_CONNECTIONS);
+  const acquire = pool.acquire;
+  const release = pool.release;
+  const downloads = deps.downloads ?? createHeavyQueue();
+  // JSON answers (rows, total, totals, described columns) by data version (report-cache.ts).
+  const answers = createReportCache<{
+    result: Awaited<ReturnType<typeof runReport>>;
+    columns: ReturnType<typeof describeColumns>;
+    meta: ReportMeta;
+  }>();
 
   r.get('/reports', async (_req, res) => {
     const con = await acquire();
@@ -165,9 +172,19 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       const { page, rest } = pageOf(query, !format && !def.extra.includes('limit'));
       const params = parseReportParams(rest, def, scope);
       if (!format) {
-        const result = await runReport(con, def, scope, params, page);
-        const meta = await reportMeta(con, scope, metaCache);
-        const columns = describeColumns(def, await reasonCodes(con));
+        const cached = await answers.through(
+          con,
+          { def, scope, params, page },
+          async () => ({
+            result: await runReport(con, def, scope, params, page),
+            columns: describeColumns(def, await reasonCodes(con)),
+            meta: await reportMeta(con, scope, metaCache),
+          }),
+          (v) => v.result.rows.length,
+        );
+        const { result, columns } = cached;
+        // The same data version, so the same run and "complete through"; generated now.
+        const meta = { ...cached.meta, generated_at: new Date(scope.nowMs).toISOString() };
         ok = true;
         const note = rangeNote(params, scope, meta.complete_through_text);
         setMeta(res, meta, result.total, note);
@@ -198,12 +215,34 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
         });
         return;
       }
+      // Downloads take a place in the queue first: a full line answers 503 with Retry-After.
+      const entered = downloads.enter();
+      if (!entered) {
+        ok = true;
+        const wait = downloads.retryAfterS();
+        res.set({ 'Retry-After': String(wait), 'Cache-Control': 'no-store' });
+        res.status(503).json({
+          error: 'E_BUSY',
+          message: `${downloads.active} downloads are being written and ${downloads.queued} wait; try again in ${wait} s`,
+        });
+        return;
+      }
+      const leave = await entered;
       const path = join(deps.tempDir, `${randomUUID()}.${format}`);
-      const out = await exportReport(con, def, scope, params, format, path, {
-        manifest: false,
-        metaCache,
-        headers,
-      });
+      let out;
+      try {
+        if (req.socket.destroyed) {
+          ok = true;
+          return; // the client left while waiting in line
+        }
+        out = await exportReport(con, def, scope, params, format, path, {
+          manifest: false,
+          metaCache,
+          headers,
+        });
+      } finally {
+        leave();
+      }
       ok = true;
       setMeta(res, out.meta, out.rows, rangeNote(params, scope, out.meta.complete_through_text));
       res.set('Cache-Control', 'no-store');

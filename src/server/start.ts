@@ -13,6 +13,7 @@ import type { Database } from '../store/db.ts';
 import { createAlerter, type Alerter } from '../alerts/alerter.ts';
 import { ALERT_CHECK_MS } from '../defaults.ts';
 import { createApp } from './app.ts';
+import type { HeavyQueue } from './heavy-queue.ts';
 import { createSyncGate, type RunSyncFn } from './sync-gate.ts';
 import { createServeTempDir } from './temp.ts';
 import type { Clock } from '../time.ts';
@@ -33,6 +34,8 @@ export interface StartServerOptions {
   accounts?: () => string[] | Promise<string[]>;
   /** How often stale data is checked and undelivered alerts retried (default ALERT_CHECK_MS). */
   alertCheckMs?: number;
+  /** The queue of heavy downloads (default: heavy-queue.ts DEFAULT_HEAVY_QUEUE). */
+  downloads?: HeavyQueue;
 }
 
 export interface RunningServer {
@@ -151,6 +154,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     ...(gate ? { syncGate: gate } : {}),
     scheduler,
     ...(opts.accounts ? { accounts: opts.accounts } : {}),
+    ...(opts.downloads ? { downloads: opts.downloads } : {}),
   });
   const host = opts.host ?? opts.config.host;
   const wanted = opts.port ?? opts.config.port;

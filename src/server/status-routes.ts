@@ -13,6 +13,7 @@ import type { Database } from '../store/db.ts';
 import { parseReportParams } from '../reports/params.ts';
 import { requireReport, reportMeta, resolveZone, runReport } from '../reports/run.ts';
 import { buildStatus } from '../status/report.ts';
+import { createConnectionPool, createVersionedMemo, statusVersion } from './report-cache.ts';
 import type { SyncGate } from './sync-gate.ts';
 import type { Clock } from '../time.ts';
 import type { ChangesAnswer, LastRunAnswer, StatusAnswer, SyncAnswer } from './api-types.ts';
@@ -42,6 +43,13 @@ function objectsOf(row: Record<string, unknown>): Record<string, unknown> {
 
 export function statusRoutes(deps: StatusDeps): Router {
   const r = Router();
+  const connections = createConnectionPool(deps.db);
+  const answers = createVersionedMemo<{
+    meta: Awaited<ReturnType<typeof reportMeta>>;
+    runs: Awaited<ReturnType<typeof runReport>>;
+    report: Awaited<ReturnType<typeof buildStatus>>;
+    zone: string;
+  }>(16);
 
   r.get('/status', async (req, res) => {
     const n = req.query.runs === undefined ? 10 : Number(req.query.runs);
@@ -50,16 +58,32 @@ export function statusRoutes(deps: StatusDeps): Router {
       (typeof req.query.runs !== 'string' || !/^\d{1,4}$/.test(req.query.runs) || n < 1 || n > 1000)
     )
       throw new FleetsyncError('E_BAD_REQUEST', 'runs: a whole number from 1 to 1000');
-    const con = await deps.db.connect();
+    const con = await connections.acquire();
+    let ok = false;
     try {
       const account = accountOf(res, deps.config);
-      const zone = await resolveZone(con, account, deps.config.timezone);
-      const scope = { account, zone, nowMs: deps.now() };
-      const meta = await reportMeta(con, scope);
-      const runsDef = requireReport('runs');
-      const runs = await runReport(con, runsDef, scope, parseReportParams({ limit: '1' }, runsDef, scope));
-      // What `fleetsync status` prints, so that it can ask this server while it holds the file.
-      const report = await buildStatus(con, { database: deps.db.path, zone, runs: n, nowMs: deps.now() });
+      // Everything but the clock and the sync state is a function of the data: reused while the
+      // data version is unchanged (a status call was ~10 statements and the costliest overview call).
+      const { meta, runs, report, zone } = await answers.through(
+        await statusVersion(con),
+        JSON.stringify([account, n]),
+        async () => {
+          const zone = await resolveZone(con, account, deps.config.timezone);
+          const scope = { account, zone, nowMs: deps.now() };
+          const meta = await reportMeta(con, scope);
+          const runsDef = requireReport('runs');
+          const runs = await runReport(
+            con,
+            runsDef,
+            scope,
+            parseReportParams({ limit: '1' }, runsDef, scope),
+          );
+          // What `fleetsync status` prints, so that it can ask this server while it holds the file.
+          const report = await buildStatus(con, { database: deps.db.path, zone, runs: n, nowMs: deps.now() });
+          return { meta, runs, report, zone };
+        },
+      );
+      ok = true;
       const { complete_through: byAccount, ...rest } = report;
       res.set('Cache-Control', 'no-store').json({
         ...rest,
@@ -82,7 +106,7 @@ export function statusRoutes(deps: StatusDeps): Router {
         },
       } satisfies StatusAnswer);
     } finally {
-      con.closeSync();
+      connections.release(con, ok);
     }
   });
 
