@@ -48,11 +48,13 @@ CREATE OR REPLACE TEMP MACRO coverage_label(synced_days, range_days) AS
   END;
 
 -- fleet_day_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department): the fleet-wide
--- view for kpis and trend: every local day of the range that has ended, synced when the odometer
--- stream (the basis of mileage and of the coverage calendar) is synced for every vehicle of the
--- selection (vehicle / department filters, NULL = all) that day.
+-- view for kpis and trend: every local day of the range that has ended, synced when a sync
+-- covered it: the odometer stream (the basis of mileage and of the coverage calendar) is synced
+-- that day for a vehicle of the selection (vehicle / department filters, NULL = all). A sync pulls
+-- every vehicle for its range, so this is "the days a sync covered"; a vehicle whose windows
+-- failed inside it is the quality page's and complete_through's business, not a blank figure.
 CREATE OR REPLACE TEMP MACRO fleet_day_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department) AS TABLE
-  SELECT c.day, bool_and(c.synced) AS synced
+  SELECT c.day, bool_or(c.synced) AS synced
   FROM vehicle_day_coverage(acct, zone, from_day, to_day, now_ts) AS c
   JOIN vehicle_departments(acct) AS v ON v.vehicle_id = c.vehicle_id
   WHERE c.stream = 'odometer'
@@ -60,20 +62,12 @@ CREATE OR REPLACE TEMP MACRO fleet_day_coverage(acct, zone, from_day, to_day, no
     AND (department IS NULL OR v.department = department)
   GROUP BY c.day;
 
--- range_months(from_day, to_day): every local month (YYYY-MM) the range touches, so a
--- vehicle × month report has a row for each, synced or not.
-CREATE OR REPLACE TEMP MACRO range_months(from_day, to_day) AS TABLE
-  SELECT strftime(g.d, '%Y-%m') AS period
-  FROM generate_series(
-    date_trunc('month', from_day::DATE)::TIMESTAMP, date_trunc('month', to_day::DATE)::TIMESTAMP, INTERVAL 1 MONTH
-  ) AS g(d);
-
 -- vehicle_month_coverage(acct, zone, from_day, to_day, now_ts, stream): per vehicle and local
 -- month of the range (whole months), the month's ended days (range_days) and how many of them
 -- the stream synced (synced_days).
 CREATE OR REPLACE TEMP MACRO vehicle_month_coverage(acct, zone, from_day, to_day, now_ts, stream_name) AS TABLE
-  SELECT vehicle_id, stream, strftime(day, '%Y-%m') AS period,
+  SELECT vehicle_id, stream, month_of_day(day) AS period,
     count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
-  FROM vehicle_day_coverage(acct, zone, date_trunc('month', from_day::DATE), last_day(to_day::DATE), now_ts)
+  FROM vehicle_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts)
   WHERE stream_name IS NULL OR stream = stream_name
   GROUP BY vehicle_id, stream, period;
