@@ -5,14 +5,12 @@
  * days synced" and link to the data-quality page; a table cell of a never-synced month reads
  * "not synced". Which periods are unsynced is worked out from the sync's own range.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { silentLogger } from '../../src/log.ts';
-import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { startHarnessDashboard, type HarnessDashboard } from '../helpers/harness-dashboard.ts';
+import { startHarness, type Harness } from '../helpers/synced.ts';
+import { haveChromium as checkChromium } from '../helpers/chromium.ts';
 
 const haveChromium = checkChromium();
 const DAY = 86_400_000;
@@ -20,8 +18,7 @@ const addDays = (day: string, n: number) =>
   new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY).toISOString().slice(0, 10);
 
 let h: Harness;
-let srv: RunningServer;
-let browser: Browser;
+let dash: HarnessDashboard;
 let syncFrom: string;
 let from: string;
 
@@ -31,22 +28,14 @@ beforeAll(async () => {
   syncFrom = addDays(h.lastDay, -29);
   from = addDays(h.lastDay, -89);
   expect((await h.sync({ fromDay: syncFrom, toDay: h.lastDay })).outcome).toBe('ok');
-  srv = await startServer({
-    db: h.db,
-    config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone }),
-    log: silentLogger,
-    now: h.now,
-    port: 0,
-  });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  dash = await startHarnessDashboard(h);
 }, 180_000);
 afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
+  await dash?.close();
   await h?.close();
 });
 
-const open = (path: string) => openDashboard(browser, new URL(path, srv.url).href);
+const open = (path: string) => openDashboard(dash.browser, new URL(path, dash.srv.url).href);
 
 const chart = (page: Page, id: string) =>
   page.evaluate((cid) => {
