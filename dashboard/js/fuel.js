@@ -12,7 +12,7 @@ startPage({
       id: 'fuel',
       title: 'Fuel used per vehicle and month (l)',
       report: 'fuel',
-      note: 'ECU counter differences; a window whose counter went down, or that lacks a reading at either end, is left out (never negative) and listed below. Vehicles without a counter use the level estimate. Click a vehicle to open it, a month to see the counter windows behind its fuel used.',
+      note: 'ECU counter differences; a window whose counter went down, or that lacks a reading at either end, is left out (never negative) and listed below. Vehicles without a counter use the level estimate; electric and sensorless vehicles are listed with their source and no litres. A month never synced reads "not synced" (a hatched gap in the chart), never 0. Click a vehicle to open it, a month to see the counter windows behind its fuel used.',
       chart: {
         type: 'bar',
         x: 'period',

@@ -12,7 +12,7 @@ startPage({
       id: 'mileage',
       title: 'Distance per vehicle and month (km)',
       report: 'mileage',
-      note: 'Odometer windows with a reset or a tracker change are left out and listed below; "complete" is false while a month has gaps or incomplete windows. Click a vehicle to open it, a month to see the windows and trips behind its distance.',
+      note: 'Odometer windows with a reset or a tracker change are left out and listed below; "complete" is false while a month has gaps or incomplete windows; coverage says how many of its days were synced, and a month never synced reads "not synced" (a hatched gap in the chart), never 0. Click a vehicle to open it, a month to see the windows and trips behind its distance.',
       chart: {
         type: 'bar',
         x: 'period',

@@ -1,4 +1,4 @@
-import { hrefWith, startPage } from './page.js';
+import { hrefWith, NOT_SYNCED, startPage } from './page.js';
 import { fmtQty } from './table.js';
 import { costTiles } from './costs.js';
 import { tile as makeTile } from './tiles.js';
@@ -16,34 +16,42 @@ grainSelect.value = 'week';
 function tiles(result, { tableDiv }) {
   /** @type {Partial<import('./types.d.ts').ReportRow<'kpis'>>} */
   const k = result.rows[0] ?? {};
+  // Coverage (issue 12): not one day of the range synced → every figure reads "not synced".
+  const unsynced = k.coverage === 'not_synced';
+  /** @param {number | null | undefined} n */
+  const num = (n) => (n === null || n === undefined ? (unsynced ? NOT_SYNCED : '—') : fmtQty(n));
   /** @param {string} id @param {string} label @param {string} value @param {string} sub */
-  const tile = (id, label, value, sub) => makeTile(`kpi-${id}`, label, value, sub);
+  const tile = (id, label, value, sub) =>
+    makeTile(`kpi-${id}`, label, value === '' && unsynced ? NOT_SYNCED : value, sub);
   const rate =
     k.late_return_rate === null || k.late_return_rate === undefined
       ? ''
       : fmtQty(k.late_return_rate * 100, '%', 1);
   /** @param {number | null | undefined} n */
-  const excluded = (n) => `${fmtQty(n ?? 0)} window${n === 1 ? '' : 's'} excluded`;
+  const excluded = (n) =>
+    n === null || n === undefined ? '' : `${fmtQty(n)} window${n === 1 ? '' : 's'} excluded`;
+  // Distance and fuel are monthly by rule (windows go whole into their local month): say which.
+  const months = k.month_span ? `months ${k.month_span} (whole months)` : '';
   tableDiv.replaceChildren(
     tile(
       'distance',
       'Fleet distance (odometer)',
       fmtQty(k.distance_km, 'km', 1),
-      excluded(k.excluded_odometer_windows),
+      [months, excluded(k.excluded_odometer_windows)].filter(Boolean).join('; '),
     ),
-    tile('fuel', 'Fuel used', fmtQty(k.fuel_used_l, 'l', 1), excluded(k.excluded_fuel_windows)),
+    tile(
+      'fuel',
+      'Fuel used',
+      fmtQty(k.fuel_used_l, 'l', 1),
+      [months, excluded(k.excluded_fuel_windows)].filter(Boolean).join('; '),
+    ),
     tile(
       'tolls',
       'Toll passages',
       fmtQty(k.toll_passages),
-      `${fmtQty(k.trips ?? 0)} trips, ${fmtQty(k.vehicles ?? 0)} vehicles`,
+      `${num(k.trips)} trips, ${fmtQty(k.vehicles ?? 0)} vehicles`,
     ),
-    tile(
-      'late',
-      'Late-return rate',
-      rate,
-      `${fmtQty(k.late_returns ?? 0)} late of ${fmtQty(k.bookings ?? 0)} bookings`,
-    ),
+    tile('late', 'Late-return rate', rate, `${num(k.late_returns)} late of ${num(k.bookings)} bookings`),
     // The last complete local day, inclusive: in words and ISO (the tile's value).
     tile(
       'fresh',
@@ -54,6 +62,16 @@ function tiles(result, { tableDiv }) {
         : 'never synced: run fleetsync sync',
     ),
   );
+  // A range not wholly synced says so above the tiles, with a link to the data-quality page.
+  if (k.coverage && k.coverage !== 'complete' && typeof k.range_days === 'number' && k.range_days > 0) {
+    const a = document.createElement('a');
+    a.id = 'kpi-coverage';
+    a.className = 'coverage-note';
+    a.href = hrefWith('quality.html', {});
+    a.textContent = `${k.coverage === 'not_synced' ? 'not synced' : 'partial'}: ${fmtQty(k.synced_days ?? 0)} of ${fmtQty(k.range_days)} days synced`;
+    a.title = 'Which vehicle-days are synced: the data-quality page';
+    tableDiv.prepend(a);
+  }
 }
 
 startPage({

@@ -88,8 +88,12 @@ export function chartData(rows, spec) {
   const labels = [];
   /** @type {Map<string, number[]>} */
   const sums = new Map();
+  // Coverage (issue 12): a label all of whose rows were never synced is a gap, not a zero bar.
+  /** @type {Map<string, boolean>} */
+  const unsynced = new Map();
   for (const r of rows) {
     const key = String(r[spec.x] ?? '(none)');
+    unsynced.set(key, (unsynced.get(key) ?? true) && r.coverage === 'not_synced');
     if (!sums.has(key)) {
       labels.push(key);
       sums.set(
@@ -104,17 +108,59 @@ export function chartData(rows, spec) {
     });
   }
   if (spec.sortX) labels.sort();
+  const gaps = labels.filter((l) => unsynced.get(l));
+  const datasets = spec.y.map((col, i) => ({
+    label: spec.labels?.[i] ?? col,
+    data: labels.map((l) => (unsynced.get(l) ? null : Math.round((sums.get(l)?.[i] ?? 0) * 1000) / 1000)),
+    backgroundColor:
+      spec.type === 'doughnut' ? labels.map((_, j) => COLOURS[j % COLOURS.length]) : COLOURS[i],
+    borderColor: COLOURS[i],
+    ...(spec.axes?.[i] ? { yAxisID: spec.axes[i] } : {}),
+  }));
+  if (!gaps.length || spec.type === 'doughnut') return { labels, datasets, gaps };
+  // A hatched band over each unsynced label, as tall as the first axis' highest bar, with its
+  // own legend entry: "not synced".
+  const top = Math.max(
+    1,
+    ...datasets.flatMap((d, i) => ((spec.axes?.[i] ?? 'y') === 'y' ? d.data : [])).map((v) => v ?? 0),
+  );
   return {
     labels,
-    datasets: spec.y.map((col, i) => ({
-      label: spec.labels?.[i] ?? col,
-      data: labels.map((l) => Math.round((sums.get(l)?.[i] ?? 0) * 1000) / 1000),
-      backgroundColor:
-        spec.type === 'doughnut' ? labels.map((_, j) => COLOURS[j % COLOURS.length]) : COLOURS[i],
-      borderColor: COLOURS[i],
-      ...(spec.axes?.[i] ? { yAxisID: spec.axes[i] } : {}),
-    })),
+    gaps,
+    datasets: [
+      ...datasets,
+      {
+        label: NOT_SYNCED,
+        data: labels.map((l) => (unsynced.get(l) ? top : null)),
+        backgroundColor: hatch(),
+        borderColor: 'rgba(120, 120, 120, 0.8)',
+        grouped: false,
+        barPercentage: 1,
+        categoryPercentage: 1,
+        order: 1,
+        ...(spec.axes ? { yAxisID: 'y' } : {}),
+      },
+    ],
   };
+}
+
+/** The legend entry of a chart's unsynced periods. */
+export const NOT_SYNCED = 'not synced';
+
+/** A grey diagonal hatch (falls back to plain grey where a canvas pattern is not available). */
+function hatch() {
+  const c = document.createElement('canvas');
+  c.width = c.height = 8;
+  const g = c.getContext('2d');
+  if (!g) return 'rgba(150, 150, 150, 0.35)';
+  g.fillStyle = 'rgba(150, 150, 150, 0.15)';
+  g.fillRect(0, 0, 8, 8);
+  g.strokeStyle = 'rgba(110, 110, 110, 0.7)';
+  g.beginPath();
+  g.moveTo(0, 8);
+  g.lineTo(8, 0);
+  g.stroke();
+  return g.createPattern(c, 'repeat') ?? 'rgba(150, 150, 150, 0.35)';
 }
 
 /**
@@ -123,7 +169,10 @@ export function chartData(rows, spec) {
  * @param {readonly AnyRow[]} rows
  */
 function drawChart(canvas, spec, rows) {
-  const data = chartData(rows, spec);
+  const { gaps, ...data } = chartData(rows, spec);
+  // The unsynced periods in the DOM too (for a screen reader, and to find them).
+  canvas.dataset.notSynced = gaps.join(' ');
+  canvas.setAttribute('aria-label', gaps.length ? `${NOT_SYNCED}: ${gaps.join(', ')}` : '');
   const existing = Chart.getChart(canvas);
   if (existing) {
     existing.data = data;

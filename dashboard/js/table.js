@@ -134,6 +134,16 @@ export function renderTable(container, columns, rows, opts = {}) {
           td.className = 'num';
           if (typeof r[c.name] === 'number') td.dataset.value = String(r[c.name]);
         }
+        // A figure unknown because its grain was never synced (issue 12) reads "not synced"; a blank
+        // stays "not applicable" (an EV's litres in a synced month, a text column).
+        if (
+          (c.kind === 'number' || c.kind === 'integer') &&
+          r[c.name] == null &&
+          r.coverage === 'not_synced'
+        ) {
+          td.textContent = 'not synced';
+          td.classList.add('not-synced');
+        }
         if (opts.cellClass) {
           const cls = opts.cellClass(c.name, r[c.name], r);
           if (cls) td.classList.add(cls);

@@ -38,3 +38,13 @@ CREATE OR REPLACE TEMP MACRO local_month_list(zone, from_day, to_day) AS TABLE
     date_trunc('month', to_day::DATE)::TIMESTAMP,
     INTERVAL 1 MONTH
   )) AS g(d);
+
+-- range_months(from_day, to_day): every local month (YYYY-MM) the range touches, so a
+-- vehicle × month report has a row for each, synced or not.
+CREATE OR REPLACE TEMP MACRO range_months(from_day, to_day) AS TABLE
+  SELECT period FROM local_month_list('UTC', from_day, to_day);
+-- month_of_day(day): the month (YYYY-MM) of a local day; months_first_day(from_day) and
+-- months_last_day(to_day): the first and last local day of the whole months a range touches.
+CREATE OR REPLACE TEMP MACRO month_of_day(day) AS strftime(day::DATE, '%Y-%m');
+CREATE OR REPLACE TEMP MACRO months_first_day(from_day) AS date_trunc('month', from_day::DATE)::DATE;
+CREATE OR REPLACE TEMP MACRO months_last_day(to_day) AS last_day(to_day::DATE);

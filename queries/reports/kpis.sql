@@ -2,7 +2,18 @@
 -- mileage.sql and fuel.sql (queries/models/; so the tiles tie to those CSVs), toll passages,
 -- trips, carpool late-return rate (late ÷ bookings that were checked out, from booking_status
 -- only) and data freshness.
+-- Coverage (issue 12, queries/models/coverage.sql): range_days = the range's local days that have
+-- ended, synced_days = those the odometer stream synced for every selected vehicle; coverage is
+-- complete / partial / not_synced. When not one day of the range was synced, every figure is
+-- blank (unknown), never 0. distance_km and fuel_used_l are monthly by rule (odometer and fuel
+-- windows are taken whole into their local month): month_span names the months they cover, so a
+-- one-day range shows them labelled as their month, not prorated.
 WITH
+cov AS (
+  SELECT count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
+  FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
+),
+known AS (SELECT NOT (range_days > 0 AND synced_days = 0) AS k FROM cov),
 veh AS (
   SELECT * FROM vehicle_departments($account)
   WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
@@ -61,19 +72,24 @@ lastrun AS (
   ORDER BY started_at DESC LIMIT 1
 )
 SELECT
-  round((SELECT distance_km FROM odo), 3)::DOUBLE AS distance_km,
-  (SELECT excluded FROM odo)::INTEGER AS excluded_odometer_windows,
-  round((SELECT used_l FROM fuel), 3)::DOUBLE AS fuel_used_l,
-  (SELECT excluded FROM fuel)::INTEGER AS excluded_fuel_windows,
-  (SELECT n FROM tolls)::INTEGER AS toll_passages,
-  (SELECT n FROM tr)::INTEGER AS trips,
-  (SELECT bookings FROM bk)::INTEGER AS bookings,
-  (SELECT late FROM bk)::INTEGER AS late_returns,
-  round((SELECT late FROM bk) / nullif((SELECT checked_out FROM bk), 0), 4)::DOUBLE AS late_return_rate,
+  CASE WHEN (SELECT k FROM known) THEN round((SELECT distance_km FROM odo), 3)::DOUBLE END AS distance_km,
+  CASE WHEN (SELECT k FROM known) THEN (SELECT excluded FROM odo)::INTEGER END AS excluded_odometer_windows,
+  CASE WHEN (SELECT k FROM known) THEN round((SELECT used_l FROM fuel), 3)::DOUBLE END AS fuel_used_l,
+  CASE WHEN (SELECT k FROM known) THEN (SELECT excluded FROM fuel)::INTEGER END AS excluded_fuel_windows,
+  CASE WHEN (SELECT k FROM known) THEN (SELECT n FROM tolls)::INTEGER END AS toll_passages,
+  CASE WHEN (SELECT k FROM known) THEN (SELECT n FROM tr)::INTEGER END AS trips,
+  CASE WHEN (SELECT k FROM known) THEN (SELECT bookings FROM bk)::INTEGER END AS bookings,
+  CASE WHEN (SELECT k FROM known) THEN (SELECT late FROM bk)::INTEGER END AS late_returns,
+  CASE WHEN (SELECT k FROM known) THEN round((SELECT late FROM bk) / nullif((SELECT checked_out FROM bk), 0), 4)::DOUBLE END AS late_return_rate,
   (SELECT count(*) FROM veh)::INTEGER AS vehicles,
   iso_local(complete_through($account), $zone) AS complete_through,
   strftime(complete_through_day($account, $zone), '%Y-%m-%d') AS complete_through_day,
   (SELECT run_id FROM lastrun) AS last_run_id,
   (SELECT outcome FROM lastrun) AS last_run_outcome,
   iso_local((SELECT ended_at FROM lastrun), $zone) AS last_run_ended_at,
-  $zone::VARCHAR AS zone;
+  $zone::VARCHAR AS zone,
+  (SELECT synced_days FROM cov)::INTEGER AS synced_days,
+  (SELECT range_days FROM cov)::INTEGER AS range_days,
+  coverage_label((SELECT synced_days FROM cov), (SELECT range_days FROM cov)) AS coverage,
+  (SELECT CASE WHEN min(period) = max(period) THEN min(period) ELSE min(period) || ' to ' || max(period) END
+    FROM range_months($from_day, $to_day)) AS month_span;

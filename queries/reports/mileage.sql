@@ -6,8 +6,13 @@
 -- and no window of the month is incomplete or failed (an open month whose window is still
 -- incomplete is not complete, even when nothing after the last synced instant is expected yet). A
 -- from/to range selects the local months it touches (queries/models/local_calendar.sql).
+-- Every vehicle × month of the range is a row (issue 12): coverage / covered_share say how many
+-- of the month's ended vehicle-days were synced (queries/models/coverage.sql); a month never
+-- synced has a blank distance_km (unknown), a measured zero stays 0.
 WITH
 veh AS (SELECT * FROM vehicle_departments($account)),
+grid AS (SELECT veh.vehicle_id, m.period FROM veh, range_months($from_day, $to_day) AS m),
+vdc AS (SELECT * FROM vehicle_month_coverage($account, $zone, $from_day, $to_day, $now, 'odometer')),
 agg AS (
   SELECT
     vehicle_id,
@@ -50,16 +55,20 @@ cov AS (
 )
 SELECT
   veh.registration,
-  agg.vehicle_id,
+  k.vehicle_id,
   veh.department,
-  agg.period,
+  k.period,
   round(agg.distance_m / 1000.0, 3)::DOUBLE AS distance_km,
-  agg.excluded::INTEGER AS excluded_periods,
-  (cov.bad = 0 AND cov.span_s IS NOT NULL AND cov.covered_s >= cov.span_s) AS complete,
-  $zone::VARCHAR AS zone
-FROM agg
-JOIN cov ON cov.vehicle_id = agg.vehicle_id AND cov.period = agg.period
-LEFT JOIN veh ON veh.vehicle_id = agg.vehicle_id
-WHERE ($vehicle::BIGINT IS NULL OR agg.vehicle_id = $vehicle::BIGINT)
+  coalesce(agg.excluded, 0)::INTEGER AS excluded_periods,
+  coalesce(cov.bad = 0 AND cov.span_s IS NOT NULL AND cov.covered_s >= cov.span_s, false) AS complete,
+  $zone::VARCHAR AS zone,
+  coverage_label(coalesce(vdc.synced_days, 0), coalesce(vdc.range_days, 0)) AS coverage,
+  round(vdc.synced_days / nullif(vdc.range_days, 0), 4)::DOUBLE AS covered_share
+FROM (SELECT vehicle_id, period FROM grid UNION SELECT vehicle_id, period FROM agg) AS k
+LEFT JOIN agg ON agg.vehicle_id = k.vehicle_id AND agg.period = k.period
+LEFT JOIN cov ON cov.vehicle_id = k.vehicle_id AND cov.period = k.period
+LEFT JOIN vdc ON vdc.vehicle_id = k.vehicle_id AND vdc.period = k.period
+LEFT JOIN veh ON veh.vehicle_id = k.vehicle_id
+WHERE ($vehicle::BIGINT IS NULL OR k.vehicle_id = $vehicle::BIGINT)
   AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
-ORDER BY veh.registration, agg.vehicle_id, agg.period;
+ORDER BY veh.registration, k.vehicle_id, k.period;

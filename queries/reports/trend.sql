@@ -1,7 +1,15 @@
 -- Activity by local day, ISO week or month ($grain) over the range: trips, trip distance
 -- (indicative only: period totals come from odometer windows), toll passages, bookings and
 -- late returns. Every period of the range has a row.
+-- coverage / covered_share (queries/models/coverage.sql): of the period's days in the range that
+-- have ended, the share the odometer stream synced for every selected vehicle. A period of which
+-- not one day was synced has blank values (unknown, a gap in the chart), never 0.
 WITH
+cov AS (
+  SELECT date_trunc($grain::VARCHAR, day)::DATE AS p, count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
+  FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
+  GROUP BY 1
+),
 veh AS (
   SELECT * FROM vehicle_departments($account)
   WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
@@ -41,12 +49,18 @@ bk AS (
 )
 SELECT
   strftime(periods.p, CASE $grain::VARCHAR WHEN 'month' THEN '%Y-%m' ELSE '%Y-%m-%d' END) AS period,
-  coalesce(tr.n, 0)::INTEGER AS trips,
-  round(coalesce(tr.m, 0) / 1000.0, 3)::DOUBLE AS trip_distance_km,
-  coalesce(tl.n, 0)::INTEGER AS toll_passages,
-  coalesce(bk.n, 0)::INTEGER AS bookings,
-  coalesce(bk.late, 0)::INTEGER AS late_returns
-FROM periods
+  CASE WHEN known THEN coalesce(tr.n, 0) END::INTEGER AS trips,
+  CASE WHEN known THEN round(coalesce(tr.m, 0) / 1000.0, 3) END::DOUBLE AS trip_distance_km,
+  CASE WHEN known THEN coalesce(tl.n, 0) END::INTEGER AS toll_passages,
+  CASE WHEN known THEN coalesce(bk.n, 0) END::INTEGER AS bookings,
+  CASE WHEN known THEN coalesce(bk.late, 0) END::INTEGER AS late_returns,
+  coverage_label(coalesce(cov.synced_days, 0), coalesce(cov.range_days, 0)) AS coverage,
+  round(cov.synced_days / nullif(cov.range_days, 0), 4)::DOUBLE AS covered_share
+FROM (
+  SELECT periods.p, NOT (coalesce(cov.range_days, 0) > 0 AND cov.synced_days = 0) AS known
+  FROM periods LEFT JOIN cov ON cov.p = periods.p
+) AS periods
+LEFT JOIN cov ON cov.p = periods.p
 LEFT JOIN tr ON tr.p = periods.p
 LEFT JOIN tl ON tl.p = periods.p
 LEFT JOIN bk ON bk.p = periods.p

@@ -190,6 +190,11 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   share: percent('Share'),
   utilisation: percent('Utilisation'),
   covered_share: percent('Covered'),
+  // coverage of a row's grain (queries/models/coverage.sql)
+  coverage: enumOf('Coverage', { complete: 'Complete', partial: 'Partly synced', not_synced: 'Not synced' }),
+  synced_days: count('Days synced'),
+  range_days: count('Days in range'),
+  month_span: text('Months of distance and fuel'),
   median_approval_turnaround_h: hours('Median approval time'),
   booked_h: hours('Booked'),
   available_h: hours('Available'),

@@ -31,6 +31,11 @@ export interface ReportDef {
 const c = <const N extends string, const K extends ColumnKind>(name: N, kind: K, total = false) =>
   ({ name, kind, ...(total ? { total } : {}) }) as ColumnDef & { name: N; kind: K };
 const vehicleCols = [c('registration', 'text'), c('vehicle_id', 'integer'), c('department', 'text')] as const;
+/**
+ * Coverage of a row's grain (queries/models/coverage.sql): complete | partial | not_synced, and
+ * the share of its ended vehicle-days that were synced. A value of a grain never synced is blank.
+ */
+const coverageCols = [c('coverage', 'text'), c('covered_share', 'number')] as const;
 /** A `reason` column of reason codes. */
 const reasonCol = { name: 'reason', kind: 'text', reasonCodes: true } as const satisfies ColumnDef;
 
@@ -46,6 +51,7 @@ const defs = [
       c('excluded_periods', 'integer', true),
       c('complete', 'boolean'),
       c('zone', 'text'),
+      ...coverageCols,
     ],
     extra: [],
   },
@@ -60,6 +66,7 @@ const defs = [
       c('excluded_periods', 'integer', true),
       c('source', 'text'),
       c('zone', 'text'),
+      ...coverageCols,
     ],
     extra: [],
   },
@@ -160,6 +167,10 @@ const defs = [
       c('last_run_outcome', 'text'),
       c('last_run_ended_at', 'time'),
       c('zone', 'text'),
+      c('synced_days', 'integer'),
+      c('range_days', 'integer'),
+      c('coverage', 'text'),
+      c('month_span', 'text'),
     ],
     extra: [],
   },
@@ -174,6 +185,7 @@ const defs = [
       c('toll_passages', 'integer', true),
       c('bookings', 'integer', true),
       c('late_returns', 'integer', true),
+      ...coverageCols,
     ],
     extra: ['grain'],
   },

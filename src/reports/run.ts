@@ -16,7 +16,8 @@ import { getReport, queryName, REPORT_NAMES, type ReportDef } from './registry.t
 const MACROS = ['iso_local', 'xl_text', 'vehicle_departments', 'complete_through', 'driver_names'];
 /**
  * The model layer, in dependency order: the reason-code vocabulary, the local calendar, the
- * odometer and fuel windows classified, and the windows left out of totals (from those two).
+ * odometer and fuel windows classified, the windows left out of totals (from those two), and
+ * the coverage of every vehicle-day (which figures rest on synced days).
  */
 export const MODELS = [
   'reason_codes',
@@ -26,6 +27,7 @@ export const MODELS = [
   'left_out_windows',
   'prices',
   'activity_days',
+  'coverage',
 ];
 const prepared = new WeakSet<DuckDBConnection>();
 

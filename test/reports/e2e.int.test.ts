@@ -56,11 +56,20 @@ describe('reports of a synced simulator against its ground truth', () => {
     const rows = await report('fuel', range());
     const excluded = (await report('excluded_windows', range())).filter((r) => r.stream === 'fuel_consumed');
     const can = new Set(h.fleet.vehicles.filter((v) => v.powertrain === 'can').map((v) => v.vehicle_id));
+    // every vehicle is listed (issue 12): EVs and sensorless ones with their source and no litres
+    const sourceOf = {
+      analog: 'level_estimate',
+      electric: 'electric',
+      none: 'none',
+      can: 'counter',
+    } as const;
     for (const r of rows) {
       expect(Number(r.fuel_used_l ?? 0)).toBeGreaterThanOrEqual(0);
       const vid = Number(r.vehicle_id);
       if (!can.has(vid)) {
-        expect(r.source).toBe('level_estimate');
+        const p = h.fleet.vehicles.find((v) => v.vehicle_id === vid)!.powertrain;
+        expect(r.source).toBe(sourceOf[p]);
+        if (p === 'electric' || p === 'none') expect(r.fuel_used_l).toBeNull();
         continue;
       }
       expect(r.source).toBe('counter');

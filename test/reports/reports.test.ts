@@ -69,7 +69,10 @@ describe('report SQL against a hand-filled Sydney database', () => {
   });
 
   it('mileage: month filter, vehicle filter and department filter', async () => {
-    expect((await run('mileage', { month: '2026-03' })).map((r) => r.vehicle_id)).toEqual([1, 2]);
+    // every vehicle has a row (issue 12): vehicle 3 ('=cmd()' sorts first) has no odometer synced
+    const march = await run('mileage', { month: '2026-03' });
+    expect(march.map((r) => r.vehicle_id)).toEqual([3, 1, 2]);
+    expect(march[0]).toMatchObject({ distance_km: null, coverage: 'not_synced', covered_share: 0 });
     expect(await run('mileage', { month: '2026-04', vehicle: '2' })).toHaveLength(1);
     const ops = await run('mileage', { month: '2026-04', department: 'Ops' });
     expect(ops.map((r) => r.vehicle_id)).toEqual([2]);
@@ -250,8 +253,13 @@ describe('CSV export', () => {
         }),
       ),
     );
-    expect(fromCsv).toEqual(json);
+    // text cells are spreadsheet-safe in CSV ('=cmd()' → "'=cmd()"), as xl_text says
+    const safe = (v: unknown) => (typeof v === 'string' && /^[=+\-@]/.test(v) ? `'${v}` : v);
+    expect(fromCsv).toEqual(
+      json.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, safe(v)]))),
+    );
     expect(fromCsv.find((r) => r.period === '2026-04' && r.vehicle_id === 2)!.distance_km).toBe(0);
+    expect(fromCsv.find((r) => r.period === '2026-04' && r.vehicle_id === 3)!.distance_km).toBeNull();
   });
 
   it('parquet and arrow exports write the same number of rows', async () => {

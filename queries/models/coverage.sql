@@ -1,0 +1,73 @@
+-- Coverage, the one rule (issue 12): which vehicle-days were synced, so every figure can say how
+-- much of its grain it rests on and a period never synced is blank (unknown), never 0.
+--
+-- vehicle_day_coverage(acct, zone, from_day, to_day, now_ts): every vehicle of the account
+-- (vehicle_departments) × every local day of [from_day, to_day] that has ended by now_ts × the
+-- streams a per-vehicle figure rests on (odometer, fuel_consumed, fuel_level), with
+--   synced  true when done/flagged ledger windows of that stream and vehicle cover the whole day.
+-- Today (not yet ended) and days to come are not rows: they are neither synced nor missing.
+CREATE OR REPLACE TEMP MACRO vehicle_day_coverage(acct, zone, from_day, to_day, now_ts) AS TABLE
+  WITH
+  days AS (
+    SELECT d::DATE AS day, timezone(zone, d) AS d0, timezone(zone, d + INTERVAL 1 DAY) AS d1
+    FROM generate_series(from_day::DATE::TIMESTAMP, to_day::DATE::TIMESTAMP, INTERVAL 1 DAY) AS g(d)
+    WHERE timezone(zone, d + INTERVAL 1 DAY) <= now_ts
+  ),
+  cells AS (
+    SELECT v.vehicle_id, s.stream, days.day, days.d0, days.d1
+    FROM vehicle_departments(acct) AS v, days,
+      (VALUES ('odometer'), ('fuel_consumed'), ('fuel_level')) AS s(stream)
+  ),
+  led AS (
+    SELECT stream, scope, window_start, window_end
+    FROM ledger
+    WHERE account = acct AND status IN ('done', 'flagged')
+      AND stream IN ('odometer', 'fuel_consumed', 'fuel_level')
+  )
+  SELECT
+    cells.vehicle_id,
+    cells.stream,
+    cells.day,
+    -- (the FILTER matters: least/greatest skip NULL, so a day without a window would count whole)
+    coalesce(sum(greatest(0, epoch(least(l.window_end, cells.d1)) - epoch(greatest(l.window_start, cells.d0))))
+      FILTER (WHERE l.window_start IS NOT NULL), 0) >= epoch(cells.d1) - epoch(cells.d0) AS synced
+  FROM cells
+  LEFT JOIN led AS l
+    ON l.stream = cells.stream AND l.scope = cells.vehicle_id::VARCHAR
+    AND l.window_start < cells.d1 AND l.window_end > cells.d0
+  GROUP BY cells.vehicle_id, cells.stream, cells.day, cells.d0, cells.d1;
+
+-- coverage_label(synced_days, range_days): 'complete' when every day of the grain that has ended
+-- was synced, 'not_synced' when none was, else 'partial'. A grain with no ended day yet (today
+-- only) is 'partial': it is still open.
+CREATE OR REPLACE TEMP MACRO coverage_label(synced_days, range_days) AS
+  CASE
+    WHEN range_days > 0 AND synced_days >= range_days THEN 'complete'
+    WHEN range_days > 0 AND synced_days = 0 THEN 'not_synced'
+    ELSE 'partial'
+  END;
+
+-- fleet_day_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department): the fleet-wide
+-- view for kpis and trend: every local day of the range that has ended, synced when a sync
+-- covered it: the odometer stream (the basis of mileage and of the coverage calendar) is synced
+-- that day for a vehicle of the selection (vehicle / department filters, NULL = all). A sync pulls
+-- every vehicle for its range, so this is "the days a sync covered"; a vehicle whose windows
+-- failed inside it is the quality page's and complete_through's business, not a blank figure.
+CREATE OR REPLACE TEMP MACRO fleet_day_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department) AS TABLE
+  SELECT c.day, bool_or(c.synced) AS synced
+  FROM vehicle_day_coverage(acct, zone, from_day, to_day, now_ts) AS c
+  JOIN vehicle_departments(acct) AS v ON v.vehicle_id = c.vehicle_id
+  WHERE c.stream = 'odometer'
+    AND (vehicle IS NULL OR c.vehicle_id = vehicle)
+    AND (department IS NULL OR v.department = department)
+  GROUP BY c.day;
+
+-- vehicle_month_coverage(acct, zone, from_day, to_day, now_ts, stream): per vehicle and local
+-- month of the range (whole months), the month's ended days (range_days) and how many of them
+-- the stream synced (synced_days).
+CREATE OR REPLACE TEMP MACRO vehicle_month_coverage(acct, zone, from_day, to_day, now_ts, stream_name) AS TABLE
+  SELECT vehicle_id, stream, month_of_day(day) AS period,
+    count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
+  FROM vehicle_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts)
+  WHERE stream_name IS NULL OR stream = stream_name
+  GROUP BY vehicle_id, stream, period;

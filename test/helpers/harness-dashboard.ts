@@ -1,0 +1,35 @@
+/**
+ * The dashboard over a harness' database: `serve`'s server on port 0 with the harness' clock and
+ * zone, and a headless Chromium. For browser tests on a really synced simulator fleet.
+ */
+import { chromium, type Browser } from 'playwright-core';
+import { loadConfig } from '../../src/config.ts';
+import { silentLogger } from '../../src/log.ts';
+import { startServer, type RunningServer } from '../../src/server/start.ts';
+import { CHROMIUM, CHROMIUM_ARGS } from './chromium.ts';
+import { ACCOUNT, type Harness } from './synced.ts';
+
+export interface HarnessDashboard {
+  srv: RunningServer;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function startHarnessDashboard(h: Harness): Promise<HarnessDashboard> {
+  const srv = await startServer({
+    db: h.db,
+    config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone }),
+    log: silentLogger,
+    now: h.now,
+    port: 0,
+  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  return {
+    srv,
+    browser,
+    async close() {
+      await browser.close();
+      await srv.close();
+    },
+  };
+}
