@@ -324,7 +324,12 @@ export function presentation(report: string, col: ColumnDef): Presentation {
   return { ...e, display: e.display ?? fromKind[col.kind] };
 }
 
-/** The human header of a column: its label with the unit once, "Distance (km)". */
-export function humanHeader(p: Presentation): string {
+/**
+ * The human header of a column: its label with the unit once, "Distance (km)". A CSV cell of a
+ * percent column holds the share (0.185), not 18.5, so its CSV header says "share" instead of "%"
+ * (`forCsv`); XLSX and the dashboard format the cell as a percent and keep "%".
+ */
+export function humanHeader(p: Presentation, forCsv = false): string {
+  if (forCsv && p.display === 'percent') return `${p.label} (share, 0–1)`;
   return p.unit ? `${p.label} (${p.unit})` : p.label;
 }

@@ -89,7 +89,7 @@ export async function sweepStaleTemps(out: string, nowMs = Date.now()): Promise<
  */
 function csvSelect(def: ReportDef, sql: string, headers: HeaderStyle = 'machine', bom = true): string {
   const name = (c: ReportDef['columns'][number]) =>
-    headers === 'human' ? humanHeader(presentation(def.name, c)) : c.name;
+    headers === 'human' ? humanHeader(presentation(def.name, c), true) : c.name;
   const first = def.columns[0] ? name(def.columns[0]) : '';
   // The BOM travels as the first character of the first column's name, so the file comes out of
   // COPY whole and is never copied again (a second pass over a 1M-row file cost about as much as

@@ -202,6 +202,8 @@ describe('XLSX export read back with SheetJS', () => {
       'Windows left out',
       'Month complete',
       'Time zone',
+      'Coverage',
+      'Covered (share, 0–1)', // the cell holds 0.5, not 50
     ]);
     expect(hrows).toEqual(mrows);
   });
