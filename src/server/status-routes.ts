@@ -62,11 +62,12 @@ export function statusRoutes(deps: StatusDeps): Router {
     let ok = false;
     try {
       const account = accountOf(res, deps.config);
-      // Everything but the clock and the sync state is a function of the data: reused while the
-      // data version is unchanged (a status call was ~10 statements and the costliest overview call).
+      // Everything but the sync state is a function of the data and the clock: reused while the
+      // data version is unchanged, for at most a minute (the status judges staleness and "today"
+      // by the clock). A status call was ~10 statements and the costliest overview call.
       const { meta, runs, report, zone } = await answers.through(
         await statusVersion(con),
-        JSON.stringify([account, n]),
+        JSON.stringify([account, n, Math.floor(deps.now() / 60_000)]),
         async () => {
           const zone = await resolveZone(con, account, deps.config.timezone);
           const scope = { account, zone, nowMs: deps.now() };
