@@ -59,6 +59,27 @@ export interface TableOpts<R = AnyRow, C extends string = string> {
   /** The API's row count and sums over all rows (the rows may be one page). */
   total?: number;
   totals?: Record<string, number>;
+  /** The table's name for screen readers (its scrolling region). */
+  name?: string;
+  /** When the rows are one page of more: where it starts, its size, and how to load another. */
+  pager?: Pager;
+}
+
+/** A request for one page of a report, sorted by the server. */
+export interface PageRequest {
+  offset: number;
+  limit: number;
+  sort?: string;
+  dir?: 'asc' | 'desc';
+}
+
+/** The paging of a table whose rows are one page of a report. */
+export interface Pager {
+  offset: number;
+  limit: number;
+  load(
+    q: PageRequest,
+  ): Promise<{ rows: readonly AnyRow[]; total: number; totals: Record<string, number>; offset?: number }>;
 }
 
 /** The parts of a section a custom renderer draws into. */
