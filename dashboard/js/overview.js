@@ -47,18 +47,19 @@ function tiles(result, { tableDiv }) {
       fmtQty(k.distance_km, 'km', 1),
       excluded(k.excluded_odometer_windows),
     ),
-    tile('fuel', 'Fuel used', fmtQty(k.fuel_used_l, 'l', 1), excluded(k.excluded_fuel_windows)),
+    tile('fuel', 'Fuel used', fmtQty(k.fuel_used_l, 'L', 1), excluded(k.excluded_fuel_windows)),
     tile(
       'tolls',
       'Toll passages',
       fmtQty(k.toll_passages),
       `${fmtQty(k.trips ?? 0)} trips, ${fmtQty(k.vehicles ?? 0)} vehicles`,
     ),
+    // the rate is over the checked-out bookings (picked up), not all bookings
     tile(
       'late',
-      'Late-return rate',
-      rate,
-      `${fmtQty(k.late_returns ?? 0)} late of ${fmtQty(k.bookings ?? 0)} bookings`,
+      'Late returns',
+      rate ? `${rate} late` : '',
+      `${fmtQty(k.late_returns ?? 0)} late of ${fmtQty(k.checked_out ?? 0)} checked-out bookings`,
     ),
     // The last complete local day, inclusive: in words and ISO (the tile's value).
     tile(

@@ -347,7 +347,15 @@ export async function startPage({ title, sections, header }) {
           try {
             const result = await getReport(s.report, q);
             if (mine !== generation) return result;
-            if (s.render) s.render(result, { tableDiv, canvas, status });
+            if (s.render)
+              await s.render(result, {
+                tableDiv,
+                canvas,
+                status,
+                // every row, page after page, for a view that must be whole (the coverage calendar)
+                all: () => getAllRows(s.report, params, result),
+                current: () => mine === generation,
+              });
             else {
               if (s.chart && canvas) {
                 // The chart sums every row of the report, not only the table's page.

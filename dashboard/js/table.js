@@ -258,8 +258,11 @@ export function renderTable(container, columns, rows, opts = {}) {
       const tr = tbody.insertRow();
       for (const c of visible) {
         const td = tr.insertCell();
+        td.dataset.col = c.name;
         const href = opts.link ? opts.link(c.name, r) : null;
-        if (href) {
+        const node = opts.cellNode ? opts.cellNode(c.name, r[c.name], r, cellText(c, r[c.name])) : null;
+        if (node) td.append(node);
+        else if (href) {
           const a = document.createElement('a');
           a.href = href;
           a.className = 'drill';

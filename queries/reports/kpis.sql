@@ -69,6 +69,7 @@ SELECT
   (SELECT n FROM tr)::INTEGER AS trips,
   (SELECT bookings FROM bk)::INTEGER AS bookings,
   (SELECT late FROM bk)::INTEGER AS late_returns,
+  (SELECT checked_out FROM bk)::INTEGER AS checked_out,
   round((SELECT late FROM bk) / nullif((SELECT checked_out FROM bk), 0), 4)::DOUBLE AS late_return_rate,
   (SELECT count(*) FROM veh)::INTEGER AS vehicles,
   iso_local(complete_through($account), $zone) AS complete_through,

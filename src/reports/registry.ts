@@ -150,6 +150,8 @@ const defs = [
       c('trips', 'integer'),
       c('bookings', 'integer'),
       c('late_returns', 'integer'),
+      // the late-return rate's denominator: bookings picked up (active or returned)
+      c('checked_out', 'integer'),
       c('late_return_rate', 'number'),
       c('vehicles', 'integer'),
       c('complete_through', 'time'),

@@ -295,7 +295,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     try {
       const rows = await tableRows(page, 'excluded');
       expect(rows.map((r) => [r.registration, r.reason, r.counter_start_l, r.counter_end_l])).toEqual([
-        ['ab 123 gp', 'counter went down', '170', '5'],
+        ['ab 123 gp', 'counter went down', '170.0', '5.0'],
       ]);
       // the page states the rule the numbers follow: a missing reading is left out too
       expect(await page.locator('#sec-fuel p.note').textContent()).toMatch(
@@ -331,7 +331,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       expect(await page.locator('#breadcrumb').textContent()).toBe('Fleet › ab 123 gp');
       // vehicle → month: the period is a link to the windows and trips behind it
       const april = page.locator('#table-mileage tbody tr', { hasText: 'Apr 2026' });
-      const monthKm = await april.locator('td.num[data-value]').nth(1).getAttribute('data-value');
+      const monthKm = await april.locator('td[data-col="distance_km"]').getAttribute('data-value');
       expect(monthKm).toBe('750');
       await april.locator('a.drill', { hasText: 'Apr 2026' }).click();
       await page.waitForURL(/month=2026-04/);
@@ -597,7 +597,9 @@ describe.skipIf(!haveChromium)('dashboard on a synced fleet: live run status, fu
       expect(await page.locator('#sync-state').getAttribute('data-state')).toBe('idle');
       await expect.poll(() => runIds(page)).toEqual([newRun, firstRun]);
       const row = page.locator('#table-runs tbody tr').first();
-      expect(await row.textContent()).toContain('api');
+      // started from the dashboard (trigger api), shown by its label; the outcome as a badge
+      expect(await row.textContent()).toContain('Dashboard');
+      expect(await row.locator('td[data-col="outcome"] .badge-ok').textContent()).toBe('Succeeded');
       expect(
         await page.evaluate(() => (window as unknown as { fleetsyncTestMark?: string }).fleetsyncTestMark),
       ).toBe('same page');
@@ -728,7 +730,7 @@ describe.skipIf(!haveChromium)('dashboard on a synced fleet: live run status, fu
       expect(await page.locator('#breadcrumb').textContent()).toBe(`Fleet › ${reg}`);
       // vehicle → month: the month's litres equal the database and the ground truth
       const row = page.locator('#table-fuel tbody tr', { hasText: monthText(month) });
-      const pageLitres = Number(await row.locator('td.num[data-value]').nth(1).getAttribute('data-value'));
+      const pageLitres = Number(await row.locator('td[data-col="fuel_used_l"]').getAttribute('data-value'));
       expect(pageLitres).toBe(dbLitres);
       expect(pageLitres).toBeCloseTo(trueLitres, 0);
       await row.locator('a.drill', { hasText: monthText(month) }).click();
