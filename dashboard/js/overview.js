@@ -3,6 +3,7 @@ import { fmtQty } from './table.js';
 
 const grainSelect = document.createElement('select');
 grainSelect.id = 'grain';
+grainSelect.setAttribute('aria-label', 'Trend grain');
 for (const g of ['day', 'week', 'month']) grainSelect.append(new Option(`by ${g}`, g));
 grainSelect.value = 'week';
 
