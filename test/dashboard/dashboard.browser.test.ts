@@ -754,7 +754,7 @@ describe.skipIf(!haveChromium)('dashboard on a synced fleet: live run status, fu
         dbRows.map((r) => asPeopleWrite(formatIsoInZone(r.window_end.getTime(), zone))),
       );
       const badAt = dbRows.indexOf(bad[0]!);
-      expect(col('status')).toEqual(dbRows.map((_, i) => (i === badAt ? 'Left out' : 'Counted')));
+      expect(col('status')).toEqual(dbRows.map((_, i) => (i === badAt ? 'left out' : 'counted')));
       expect(col('reason')).toEqual(dbRows.map((_, i) => (i === badAt ? 'counter went down' : '')));
       expect(col('fuel_used_l')[badAt]).toBe('');
       const resetStart = bad[0]!.window_start.getTime();
