@@ -115,7 +115,7 @@ export async function setupFilters(form, status, onChange) {
   const dept = el('select', { id: 'f-department', name: 'department' });
   dept.append(new Option('All departments', ''));
   for (const d of departments) dept.append(new Option(d, d));
-  const zone = el('span', { class: 'zone' }, `Local days in ${status.zone}`);
+  const zone = el('span', { class: 'zone' }, `Days and times in ${status.zone}`);
   form.append(
     el('label', {}, 'Period ', preset),
     el('label', {}, 'From ', from),

@@ -5,6 +5,7 @@ import { tile as makeTile } from './tiles.js';
 
 const grainSelect = document.createElement('select');
 grainSelect.id = 'grain';
+grainSelect.setAttribute('aria-label', 'Trend grain');
 for (const g of ['day', 'week', 'month']) grainSelect.append(new Option(`by ${g}`, g));
 grainSelect.value = 'week';
 
@@ -42,7 +43,7 @@ function tiles(result, { tableDiv }) {
     tile(
       'fuel',
       'Fuel used',
-      fmtQty(k.fuel_used_l, 'l', 1),
+      fmtQty(k.fuel_used_l, 'L', 1),
       [months, excluded(k.excluded_fuel_windows)].filter(Boolean).join('; '),
     ),
     tile(
@@ -51,7 +52,13 @@ function tiles(result, { tableDiv }) {
       fmtQty(k.toll_passages),
       `${num(k.trips)} trips, ${fmtQty(k.vehicles ?? 0)} vehicles`,
     ),
-    tile('late', 'Late-return rate', rate, `${num(k.late_returns)} late of ${num(k.bookings)} bookings`),
+    // the rate is over the checked-out bookings (picked up), not all bookings
+    tile(
+      'late',
+      'Late returns',
+      rate ? `${rate} late` : '',
+      `${num(k.late_returns)} late of ${num(k.checked_out)} checked-out bookings`,
+    ),
     // The last complete local day, inclusive: in words and ISO (the tile's value).
     tile(
       'fresh',

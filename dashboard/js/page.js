@@ -237,7 +237,12 @@ function sectionEl(s) {
   pq.id = `parquet-${s.id}`;
   pq.textContent = 'Parquet';
   wireDownload(pq);
-  h.append(title, ' ', a, ' ', pq);
+  const xl = document.createElement('a');
+  xl.className = 'csv xlsx';
+  xl.id = `xlsx-${s.id}`;
+  xl.textContent = 'XLSX';
+  wireDownload(xl);
+  h.append(title, ' ', a, ' ', xl, ' ', pq);
   sec.append(h);
   if (s.note) {
     const p = document.createElement('p');
@@ -257,7 +262,7 @@ function sectionEl(s) {
   t.className = 'table-wrap';
   t.id = `table-${s.id}`;
   if (s.table !== false) sec.append(t);
-  return { sec, title, link: a, parquet: pq, canvas: sec.querySelector('canvas'), tableDiv: t };
+  return { sec, title, link: a, xlsx: xl, parquet: pq, canvas: sec.querySelector('canvas'), tableDiv: t };
 }
 
 /**
@@ -356,14 +361,26 @@ export async function startPage({ title, sections, header }) {
   const status = await getStatus();
   showChangesBanner(main).catch(() => {});
   let generation = 0;
-  await setupFilters(form, status, async (filter, drill) => {
+  /** @type {(() => void) | null} */
+  let again = null;
+  const retry = document.createElement('button');
+  retry.type = 'button';
+  retry.className = 'retry';
+  retry.textContent = 'Retry';
+  retry.addEventListener('click', () => again?.());
+  await setupFilters(form, status, async function load(filter, drill) {
     const mine = ++generation;
+    again = () => void load(filter, drill);
     error.hidden = true;
     document.body.dataset.loading = 'true';
+    /** @type {string[]} */
+    const failed = [];
+    /** @type {unknown} */
+    let firstError;
     try {
       if (header) await header(headerBox, status, filter, drill);
       const results = await Promise.all(
-        parts.map(async ({ s, sec, title: titleEl, link, parquet, canvas, tableDiv }) => {
+        parts.map(async ({ s, sec, title: titleEl, link, xlsx, parquet, canvas, tableDiv }) => {
           const on = s.when ? s.when(filter, drill) : true;
           sec.hidden = !on;
           if (!on) return;
@@ -372,39 +389,161 @@ export async function startPage({ title, sections, header }) {
           const q = qs(params);
           link.href = `/api/reports/${s.report}.csv?${q}`;
           link.setAttribute('download', `${s.report}.csv`);
+          xlsx.href = `/api/reports/${s.report}.xlsx?${q}`;
+          xlsx.setAttribute('download', `${s.report}.xlsx`);
           parquet.href = `/api/reports/${s.report}.parquet?${q}`;
           parquet.setAttribute('download', `${s.report}.parquet`);
-          const result = await getReport(s.report, q);
-          if (mine !== generation) return result;
-          if (s.render) s.render(result, { tableDiv, canvas, status });
-          else {
-            if (s.chart && canvas) {
-              // The chart sums every row of the report, not only the table's page.
-              const rows = await getAllRows(s.report, params, result);
-              if (mine !== generation) return result;
-              drawChart(canvas, s.chart, s.chart.rows ? s.chart.rows(rows) : rows);
-            }
-            const opts = typeof s.tableOpts === 'function' ? s.tableOpts(filter, drill) : (s.tableOpts ?? {});
-            if (s.table !== false)
-              renderTable(tableDiv, result.columns, result.rows, {
-                empty: emptyMessage(status, result),
-                // A paged report: say how many rows there are, totals over all of them (SQL).
-                total: result.total,
-                totals: result.totals,
-                ...opts,
+          sec.setAttribute('aria-busy', 'true');
+          sec.classList.add('loading');
+          try {
+            const result = await getReport(s.report, q);
+            if (mine !== generation) return result;
+            if (s.render)
+              await s.render(result, {
+                tableDiv,
+                canvas,
+                status,
+                // every row, page after page, for a view that must be whole (the coverage calendar)
+                all: () => getAllRows(s.report, params, result),
+                current: () => mine === generation,
               });
+            else {
+              if (s.chart && canvas) {
+                // The chart sums every row of the report, not only the table's page.
+                const rows = await getAllRows(s.report, params, result);
+                if (mine !== generation) return result;
+                if (canvas.parentElement) canvas.parentElement.hidden = false;
+                drawChart(canvas, s.chart, s.chart.rows ? s.chart.rows(rows) : rows);
+                chartTable(sec, s, result.columns, rows);
+              }
+              const opts =
+                typeof s.tableOpts === 'function' ? s.tableOpts(filter, drill) : (s.tableOpts ?? {});
+              if (s.table !== false)
+                renderTable(tableDiv, result.columns, result.rows, {
+                  empty: emptyMessage(status, result),
+                  // A paged report: say how many rows there are, totals over all of them (SQL).
+                  total: result.total,
+                  totals: result.totals,
+                  name: titleEl.textContent ?? s.title,
+                  ...(result.limit !== undefined
+                    ? {
+                        pager: {
+                          offset: result.offset ?? 0,
+                          limit: result.limit,
+                          load: (page) => getReport(s.report, qs({ ...params, ...page })),
+                        },
+                      }
+                    : {}),
+                  ...opts,
+                });
+            }
+            return result;
+          } catch (e) {
+            if (mine !== generation) return;
+            // The previous period's numbers must not stay as if they were the answer.
+            failed.push(titleEl.textContent ?? s.title);
+            showFailure(tableDiv, canvas, `${titleEl.textContent ?? s.title}`, e, again);
+            firstError ??= e;
+            return undefined;
+          } finally {
+            if (mine === generation) {
+              sec.removeAttribute('aria-busy');
+              sec.classList.remove('loading');
+            }
           }
-          return result;
         }),
       );
       if (mine === generation) showRangeNote(rangeNote, results);
+      if (firstError !== undefined) throw firstError;
     } catch (e) {
-      error.textContent = `Could not load: ${e instanceof Error ? e.message : String(e)}`;
+      if (mine !== generation) return;
+      // The page's header failed before its sections loaded: none of them shows an earlier answer.
+      if (!failed.length)
+        for (const p of parts) if (!p.sec.hidden) showFailure(p.tableDiv, p.canvas, p.s.title, e, again);
+      // in the page's order, not the order the answers came
+      const names = parts.map((p) => p.title.textContent ?? p.s.title).filter((n) => failed.includes(n));
+      const what = names.length ? names.join(', ') : 'this page';
+      error.textContent = `Could not load ${what}: ${e instanceof Error ? e.message : String(e)}. `;
+      error.append(retry);
       error.hidden = false;
     } finally {
       if (mine === generation) document.body.dataset.loading = 'false';
     }
   });
+}
+
+/**
+ * Replaces a section's table and chart (an earlier answer) with what failed and a retry button.
+ * @param {HTMLElement} tableDiv
+ * @param {HTMLCanvasElement | null} canvas
+ * @param {string} what
+ * @param {unknown} e
+ * @param {(() => void) | null} again
+ */
+function showFailure(tableDiv, canvas, what, e, again) {
+  if (canvas) {
+    Chart.getChart(canvas)?.destroy();
+    if (canvas.parentElement) canvas.parentElement.hidden = true;
+  }
+  canvas?.closest('section')?.querySelector('details.chart-data')?.remove();
+  const box = document.createElement('div');
+  box.className = 'failed';
+  box.setAttribute('role', 'alert');
+  const msg = document.createElement('p');
+  msg.textContent = `Could not load ${what}: ${e instanceof Error ? e.message : String(e)}.`;
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = 'Retry';
+  b.addEventListener('click', () => again?.());
+  box.append(msg, b);
+  tableDiv.replaceChildren(box);
+}
+
+/**
+ * The chart's numbers as a table under it (a text alternative people can open), read from the
+ * same rows the chart sums, with the report's column labels.
+ * @param {HTMLElement} sec
+ * @param {Section} s
+ * @param {readonly import('./types.d.ts').ColumnInfo[]} columns
+ * @param {readonly AnyRow[]} rows
+ */
+function chartTable(sec, s, columns, rows) {
+  const spec = /** @type {ChartSpec} */ (s.chart);
+  const data = chartData(spec.rows ? spec.rows([...rows]) : rows, spec);
+  const byName = new Map(columns.map((c) => [c.name, c]));
+  const xCol = byName.get(spec.x) ?? { name: spec.x, kind: 'text', total: false };
+  let d = /** @type {HTMLDetailsElement | null} */ (sec.querySelector('details.chart-data'));
+  if (!d) {
+    d = document.createElement('details');
+    d.className = 'chart-data';
+    const sum = document.createElement('summary');
+    sum.textContent = 'Chart data as a table';
+    d.append(sum);
+    sec.querySelector('.chart')?.after(d);
+  }
+  const body = document.createElement('div');
+  /** @type {import('./types.d.ts').ColumnInfo[]} */
+  const cols = [
+    /** @type {import('./types.d.ts').ColumnInfo} */ (xCol),
+    ...spec.y.map((y, i) => {
+      const c = byName.get(y);
+      const label = spec.labels?.[i] ?? c?.label ?? y;
+      return /** @type {import('./types.d.ts').ColumnInfo} */ ({
+        ...(c ?? { name: y, kind: 'number', total: false }),
+        name: `y${i}`,
+        label: label.charAt(0).toUpperCase() + label.slice(1),
+        total: false,
+      });
+    }),
+  ];
+  const tableRows = data.labels.map((l, j) => {
+    /** @type {AnyRow} */
+    const r = { [xCol.name]: l === '(none)' ? null : l };
+    data.datasets.forEach((ds, i) => (r[`y${i}`] = ds.data[j] ?? null));
+    return r;
+  });
+  renderTable(body, cols, tableRows, { name: `${s.title}: chart data`, hide: [] });
+  d.replaceChildren(/** @type {HTMLElement} */ (d.querySelector('summary')), body);
 }
 
 /**

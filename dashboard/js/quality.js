@@ -1,5 +1,5 @@
 import { startPage } from './page.js';
-import { pageNote } from './table.js';
+import { scrollBox } from './table.js';
 
 /** @type {Record<string, string>} */
 const STATUS_CLASS = {
@@ -34,19 +34,20 @@ const monthLabel = (ym) => MONTH.format(Date.UTC(Number(ym.slice(0, 4)), Number(
 /**
  * The coverage calendar: a vehicle per row, a local day per column, a coloured cell per status,
  * and a header row naming each month ("Mar 2026") above its days.
- * The API pages its rows (vehicle by vehicle, day by day): a vehicle cut off by the page end is
- * left out rather than shown with "missing" days it has not been sent.
+ * The API pages its rows (vehicle by vehicle, day by day): the calendar reads every page, so it
+ * shows every vehicle and every day of the range; it scrolls with the vehicle column fixed.
  * @param {import('./types.d.ts').ReportAnswerOf<'coverage'>} result
  * @param {import('./types.d.ts').SectionParts} parts
  */
-function calendar(result, { tableDiv }) {
-  const days = [...new Set(result.rows.map((r) => r.day ?? ''))].filter(Boolean).sort();
+async function calendar(result, { tableDiv, all, current }) {
+  const rows = /** @type {import('./types.d.ts').ReportRow<'coverage'>[]} */ (
+    result.total > result.rows.length ? await all() : result.rows
+  );
+  if (!current()) return;
+  const days = [...new Set(rows.map((r) => r.day ?? ''))].filter(Boolean).sort();
   /** @type {Map<number | null, { registration: string | null, cells: Map<string | null, string | null> }>} */
   const byVehicle = new Map();
-  const last = result.rows.at(-1)?.vehicle_id;
-  const cut = result.total > result.rows.length && result.rows[0]?.vehicle_id !== last ? last : undefined;
-  for (const r of result.rows) {
-    if (cut !== undefined && r.vehicle_id === cut) continue;
+  for (const r of rows) {
     if (!byVehicle.has(r.vehicle_id))
       byVehicle.set(r.vehicle_id, { registration: r.registration, cells: new Map() });
     byVehicle.get(r.vehicle_id)?.cells.set(r.day, r.status);
@@ -57,7 +58,13 @@ function calendar(result, { tableDiv }) {
   const thead = table.createTHead();
   const monthRow = thead.insertRow();
   monthRow.className = 'cal-months';
-  monthRow.append(Object.assign(document.createElement('th'), { textContent: 'vehicle', rowSpan: 2 }));
+  monthRow.append(
+    Object.assign(document.createElement('th'), {
+      textContent: 'Vehicle',
+      rowSpan: 2,
+      className: 'cal-vehicle',
+    }),
+  );
   for (const [month, n] of monthSpans(days)) {
     const th = document.createElement('th');
     th.className = 'cal-month';
@@ -79,7 +86,11 @@ function calendar(result, { tableDiv }) {
   for (const [id, v] of byVehicle) {
     const tr = body.insertRow();
     tr.dataset.vehicle = String(id);
-    tr.insertCell().textContent = v.registration ?? String(id);
+    const name = document.createElement('th');
+    name.scope = 'row';
+    name.className = 'cal-vehicle';
+    name.textContent = v.registration ?? String(id);
+    tr.append(name);
     for (const d of days) {
       const td = tr.insertCell();
       const s = v.cells.get(d) ?? 'missing';
@@ -96,8 +107,10 @@ function calendar(result, { tableDiv }) {
     span.textContent = s;
     legend.append(span, ' ');
   }
-  const note = pageNote(result.rows.length, result.total);
-  tableDiv.replaceChildren(...(note ? [note] : []), legend, table);
+  const count = document.createElement('p');
+  count.className = 'note cal-count';
+  count.textContent = `${byVehicle.size.toLocaleString('en-US')} vehicles × ${days.length} days.`;
+  tableDiv.replaceChildren(legend, count, scrollBox(table, 'Coverage calendar'));
 }
 
 startPage({

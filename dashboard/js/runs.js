@@ -192,8 +192,63 @@ function header(container, status) {
   box.start(status);
 }
 
+/**
+ * A JSON cell of the runs report as people read it: the errors as a list ("odometer 12: rate
+ * limited"), counts by key as "trips: 3, odometer: 1"; null when it is not JSON.
+ * @param {string} col
+ * @param {unknown} value
+ * @param {string} text the cell's text (the outcome's label)
+ * @returns {Node | null}
+ */
+export function runCell(col, value, text) {
+  if (col === 'outcome' && typeof value === 'string') {
+    const b = document.createElement('span');
+    b.className = `badge badge-${value}`;
+    b.textContent = text;
+    return b;
+  }
+  if (typeof value !== 'string' || !/^[[{]/.test(value)) return null;
+  /** @type {unknown} */
+  let v;
+  try {
+    v = JSON.parse(value);
+  } catch {
+    return null;
+  }
+  if (Array.isArray(v)) {
+    if (v.length === 0) return document.createTextNode('');
+    const ul = document.createElement('ul');
+    ul.className = 'cell-list';
+    for (const e of v) {
+      const li = document.createElement('li');
+      if (e && typeof e === 'object') {
+        const { stream, scope, reason, ...rest } = /** @type {Record<string, unknown>} */ (e);
+        const where = [stream, scope].filter((x) => x !== undefined && x !== null && x !== '').join(' ');
+        const more = Object.entries(rest).map(
+          ([k, x]) => `${k} ${typeof x === 'string' ? x : JSON.stringify(x)}`,
+        );
+        li.textContent = [where ? `${where}:` : '', reason ?? '', ...more].filter(Boolean).join(' ');
+      } else li.textContent = String(e);
+      ul.append(li);
+    }
+    return ul;
+  }
+  if (v && typeof v === 'object') {
+    const parts = Object.entries(v).map(([k, x]) => `${k}: ${typeof x === 'object' ? JSON.stringify(x) : x}`);
+    return document.createTextNode(parts.length ? parts.join(', ') : '');
+  }
+  return null;
+}
+
 startPage({
   title: 'Sync runs',
   header,
-  sections: [{ id: 'runs', title: 'Latest runs', report: 'runs' }],
+  sections: [
+    {
+      id: 'runs',
+      title: 'Latest runs',
+      report: 'runs',
+      tableOpts: { cellNode: (col, value, _row, text) => runCell(col, value, text) },
+    },
+  ],
 });

@@ -28,7 +28,7 @@ export function fmtQty(v, unit = '', digits = 3) {
 }
 
 /**
- * The label of a reason code, when the column holds codes (the API sends `labels`); else undefined.
+ * The label of a code, when the column holds codes (the API sends `labels`); else undefined.
  * @param {ColumnDef} col
  * @param {Cell | undefined} v
  * @returns {string | undefined}
@@ -36,9 +36,67 @@ export function fmtQty(v, unit = '', digits = 3) {
 const labelOf = (col, v) =>
   col.labels && typeof v === 'string' && Object.hasOwn(col.labels, v) ? col.labels[v] : undefined;
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** @type {Map<number, Intl.NumberFormat>} */
+const fixed = new Map();
+/** @param {number} places */
+const fixedFormat = (places) => {
+  let f = fixed.get(places);
+  if (!f) {
+    f = new Intl.NumberFormat('en-US', { minimumFractionDigits: places, maximumFractionDigits: places });
+    fixed.set(places, f);
+  }
+  return f;
+};
+
 /**
- * How a cell reads in the table: quantities grouped, ids as they are, times without the T, a
- * reason code as its label (the CSV keeps the code).
+ * A local day "2026-11-23" as people write it, "23 Nov 2026"; a month "2026-11" as "Nov 2026".
+ * @param {string} v
+ */
+export function dayText(v) {
+  const m = /^(\d{4})-(\d{2})(?:-(\d{2}))?/.exec(v);
+  if (!m) return v;
+  const mon = MONTHS[Number(m[2]) - 1] ?? m[2];
+  return m[3] ? `${Number(m[3])} ${mon} ${m[1]}` : `${mon} ${m[1]}`;
+}
+
+/**
+ * A local instant as the API sends it (ISO with the account zone's offset, the wall time already
+ * the account's) as people write it: "23 Nov 2026, 23:13". The zone is named once on the page.
+ * @param {string} v
+ */
+export function dateTimeText(v) {
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})/.exec(v);
+  return m ? `${dayText(m[1] ?? '')}, ${m[2]}` : v;
+}
+
+/**
+ * Seconds as h:mm:ss ("26:03:09" for a day and more).
+ * @param {number} v
+ */
+export function durationText(v) {
+  const neg = v < 0;
+  const t = Math.round(Math.abs(v));
+  const h = Math.floor(t / 3600);
+  const mm = String(Math.floor((t % 3600) / 60)).padStart(2, '0');
+  const ss = String(t % 60).padStart(2, '0');
+  return `${neg ? '-' : ''}${NUMBER.format(h)}:${mm}:${ss}`;
+}
+
+/**
+ * The header people read, from the column's metadata: its label with the unit once,
+ * "Distance (km)"; a percent column says % in its cells, not twice.
+ * @param {ColumnDef} col
+ */
+export function headerText(col) {
+  const label = col.label ?? col.name;
+  return col.unit && col.display !== 'percent' ? `${label} (${col.unit})` : label;
+}
+
+/**
+ * How a cell reads in the table, from the column's display kind (src/reports/columns.ts): fixed
+ * decimals with thousands separators, percents ×100 with "%", local days and times as people
+ * write them, durations h:mm:ss, codes by their labels, ids as they are. Unknown (null) is ''.
  * @param {ColumnDef} col
  * @param {Cell | undefined} v
  */
@@ -46,9 +104,50 @@ export function cellText(col, v) {
   if (v === null || v === undefined) return '';
   const label = labelOf(col, v);
   if (label !== undefined) return label;
-  if (typeof v === 'number' && (col.kind === 'number' || col.total)) return NUMBER.format(v);
-  if (col.kind === 'time' && typeof v === 'string') return v.replace('T', ' ');
-  return fmt(v);
+  switch (col.display) {
+    case 'integer':
+      return typeof v === 'number' ? fixedFormat(0).format(v) : String(v);
+    case 'decimal':
+      return typeof v === 'number' ? fixedFormat(col.places ?? 3).format(v) : String(v);
+    case 'percent':
+      return typeof v === 'number' ? `${fixedFormat(col.places ?? 1).format(v * 100)} %` : String(v);
+    case 'duration':
+      return typeof v === 'number' ? durationText(v) : String(v);
+    case 'datetime':
+      return typeof v === 'string' ? dateTimeText(v) : String(v);
+    case 'date':
+    case 'month':
+      return typeof v === 'string' ? dayText(v) : String(v);
+    case 'boolean':
+      return typeof v === 'boolean' ? (v ? 'Yes' : 'No') : String(v);
+    case 'id':
+    case 'enum':
+    case 'text':
+      return String(v);
+    default:
+      if (typeof v === 'number' && (col.kind === 'number' || col.total)) return NUMBER.format(v);
+      return fmt(v);
+  }
+}
+
+/** Numbers, days and times line up at the right. */
+const NUMERIC = new Set(['integer', 'decimal', 'percent', 'duration']);
+/** @param {ColumnDef} col */
+export const isNumeric = (col) =>
+  col.display ? NUMERIC.has(col.display) : col.kind === 'number' || col.kind === 'integer';
+
+const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+/**
+ * Sort order of two cells: unknown last, numbers by value, text case-insensitively.
+ * @param {Cell | undefined} x
+ * @param {Cell | undefined} y
+ */
+export function compareCells(x, y) {
+  if (x === y) return 0;
+  if (x === null || x === undefined) return 1;
+  if (y === null || y === undefined) return -1;
+  if (typeof x === 'number' && typeof y === 'number') return x - y;
+  return collator.compare(String(x), String(y));
 }
 
 /**
@@ -66,7 +165,7 @@ export function totalOf(rows, col) {
 
 /**
  * "Showing N of M rows — download the CSV for all" when the API sent one page of a larger
- * result (`total` > rows), else null.
+ * result (`total` > rows) and nothing offers the other pages, else null.
  * @param {number} shown
  * @param {number | undefined} total
  */
@@ -78,12 +177,41 @@ export function pageNote(shown, total) {
   return p;
 }
 
+/** Page sizes offered by a paged table. */
+export const PAGE_SIZES = [100, 500, 1000, 5000];
+
 /**
- * Renders `rows` into `container` as a table of `columns` (from the API: name, kind, total).
- * opts: hide (column names), cellClass(col, value, row), link(col, row) → href for a drill-down
- * link in the cell, empty (the message when there are no rows), total and totals (the API's row
- * count and sums over all rows: when the rows are one page, the totals row shows those, so it
- * still ties to the CSV).
+ * A scrolling box for a table: reachable by keyboard, named, and marked `scrolls` (a shadow cue)
+ * while it is wider than the screen.
+ * @param {HTMLTableElement} table
+ * @param {string} name
+ */
+export function scrollBox(table, name) {
+  const box = document.createElement('div');
+  box.className = 'scroll';
+  box.tabIndex = 0;
+  box.setAttribute('role', 'region');
+  box.setAttribute('aria-label', `${name} (scrolls)`);
+  box.append(table);
+  const cue = () => {
+    const more = box.scrollWidth > box.clientWidth + 1;
+    box.classList.toggle('scrolls', more);
+    box.classList.toggle('at-end', box.scrollLeft + box.clientWidth >= box.scrollWidth - 1);
+  };
+  box.addEventListener('scroll', cue, { passive: true });
+  if (typeof ResizeObserver === 'function') new ResizeObserver(cue).observe(box);
+  requestAnimationFrame(cue);
+  return box;
+}
+
+/**
+ * Renders `rows` into `container` as a table of `columns` (from the API: name, kind, total, and
+ * how people read it: label, unit, display, places, labels). opts: hide (column names),
+ * cellClass(col, value, row), link(col, row) → href for a drill-down link in the cell, empty (the
+ * message when there are no rows), total and totals (the API's row count and sums over all rows),
+ * name (of the table, for screen readers), pager (when the rows are one page of a larger result:
+ * offset, limit and load({offset, limit, sort, dir}) for another page, sorted by the server).
+ * Headers sort (click, Enter or Space) and say their order in aria-sort.
  * @template {AnyRow} R
  * @param {HTMLElement} container
  * @param {readonly ColumnDef[]} columns
@@ -93,33 +221,48 @@ export function pageNote(shown, total) {
 export function renderTable(container, columns, rows, opts = {}) {
   container.replaceChildren();
   const visible = columns.filter((c) => !(opts.hide ?? ['zone']).includes(c.name));
+  if (!rows.length) {
+    const p = document.createElement('p');
+    p.className = 'empty';
+    p.textContent = opts.empty ?? 'No rows for this filter.';
+    container.append(p);
+    return;
+  }
+  const pager = opts.pager;
+  const state = {
+    /** @type {readonly R[]} */
+    rows,
+    total: typeof opts.total === 'number' ? opts.total : rows.length,
+    totals: opts.totals,
+    offset: pager?.offset ?? 0,
+    limit: pager?.limit ?? rows.length,
+    /** @type {string | null} */
+    sort: null,
+    asc: true,
+  };
+  // The server sorts and pages when the rows are one page of more; else the table sorts itself.
+  const serverSide = () => !!pager && state.total > state.rows.length;
   const table = document.createElement('table');
   table.className = 'report';
   const thead = table.createTHead().insertRow();
-  /** @type {string | null} */
-  let sortCol = null;
-  let asc = true;
   const tbody = table.createTBody();
   const fill = () => {
-    const sorted = [...rows];
-    if (sortCol) {
-      const col = sortCol;
-      sorted.sort((a, b) => {
-        const x = a[col];
-        const y = b[col];
-        if (x === y) return 0;
-        if (x === null || x === undefined) return 1;
-        if (y === null || y === undefined) return -1;
-        return (x < y ? -1 : 1) * (asc ? 1 : -1);
-      });
-    }
+    const sorted = [...state.rows];
+    const col = state.sort;
+    if (col && !serverSide())
+      sorted.sort(
+        (a, b) => compareCells(a[col], b[col]) * (state.asc || a[col] == null || b[col] == null ? 1 : -1),
+      );
     tbody.replaceChildren();
     for (const r of sorted) {
       const tr = tbody.insertRow();
       for (const c of visible) {
         const td = tr.insertCell();
+        td.dataset.col = c.name;
         const href = opts.link ? opts.link(c.name, r) : null;
-        if (href) {
+        const node = opts.cellNode ? opts.cellNode(c.name, r[c.name], r, cellText(c, r[c.name])) : null;
+        if (node) td.append(node);
+        else if (href) {
           const a = document.createElement('a');
           a.href = href;
           a.className = 'drill';
@@ -130,7 +273,7 @@ export function renderTable(container, columns, rows, opts = {}) {
           td.title = `code: ${r[c.name]}`;
           td.dataset.code = String(r[c.name]);
         }
-        if (c.kind === 'number' || c.kind === 'integer') {
+        if (isNumeric(c)) {
           td.className = 'num';
           if (typeof r[c.name] === 'number') td.dataset.value = String(r[c.name]);
         }
@@ -151,47 +294,127 @@ export function renderTable(container, columns, rows, opts = {}) {
       }
     }
   };
+  const status = document.createElement('p');
+  status.className = 'pager-status';
+  status.setAttribute('role', 'status');
+  const controls = document.createElement('div');
+  controls.className = 'pager';
+  /** @param {number} offset */
+  const load = async (offset) => {
+    if (!pager) return;
+    container.setAttribute('aria-busy', 'true');
+    status.textContent = 'Loading rows…';
+    try {
+      const page = await pager.load({
+        offset,
+        limit: state.limit,
+        sort: state.sort ?? undefined,
+        dir: state.sort ? (state.asc ? 'asc' : 'desc') : undefined,
+      });
+      state.rows = /** @type {readonly R[]} */ (page.rows);
+      state.total = page.total;
+      state.totals = page.totals;
+      state.offset = page.offset ?? offset;
+      fill();
+      footer();
+      pagerText();
+    } catch (e) {
+      status.textContent = `Could not load these rows: ${e instanceof Error ? e.message : String(e)}. Try again.`;
+    } finally {
+      container.removeAttribute('aria-busy');
+    }
+  };
   for (const c of visible) {
     const th = document.createElement('th');
-    th.textContent = c.name;
     th.dataset.col = c.name;
-    th.tabIndex = 0;
+    th.scope = 'col';
+    if (isNumeric(c)) th.className = 'num';
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'sort';
+    b.textContent = headerText(c);
+    if (c.label && c.label !== c.name) b.title = `column ${c.name}`;
+    th.append(b);
+    // A button: Enter and Space sort too; the click bubbles to the header cell.
     th.addEventListener('click', () => {
-      asc = sortCol === c.name ? !asc : true;
-      sortCol = c.name;
-      for (const h of thead.cells) h.removeAttribute('aria-sort');
-      th.setAttribute('aria-sort', asc ? 'ascending' : 'descending');
-      fill();
+      state.asc = state.sort === c.name ? !state.asc : true;
+      state.sort = c.name;
+      for (const h of thead.cells) {
+        h.removeAttribute('aria-sort');
+        h.querySelector('.arrow')?.remove();
+      }
+      th.setAttribute('aria-sort', state.asc ? 'ascending' : 'descending');
+      const arrow = document.createElement('span');
+      arrow.className = 'arrow';
+      arrow.setAttribute('aria-hidden', 'true');
+      arrow.textContent = state.asc ? ' ▲' : ' ▼';
+      b.append(arrow);
+      if (serverSide()) void load(0);
+      else fill();
     });
     thead.append(th);
   }
   fill();
-  const total = opts.total;
-  const paged = typeof total === 'number' && total > rows.length;
-  const allRows = paged ? total : rows.length;
-  if (visible.some((c) => c.total) && rows.length) {
+  const footer = () => {
+    table.tFoot?.remove();
+    if (!visible.some((c) => c.total)) return;
     const tf = table.createTFoot().insertRow();
     tf.className = 'totals';
     visible.forEach((c, i) => {
       const td = tf.insertCell();
       if (c.total) {
-        const sum = opts.totals?.[c.name];
-        const t = paged && typeof sum === 'number' ? sum : totalOf(rows, c.name);
-        td.textContent = NUMBER.format(t);
+        const sum = state.totals?.[c.name];
+        const t = serverSide() && typeof sum === 'number' ? sum : totalOf(state.rows, c.name);
+        td.textContent = cellText(c, t);
         td.className = 'num';
         td.dataset.col = c.name;
         td.dataset.value = String(t);
-      } else if (i === 0) td.textContent = `Total (${NUMBER.format(allRows)} row${allRows === 1 ? '' : 's'})`;
+      } else if (i === 0)
+        td.textContent = `Total (${NUMBER.format(state.total)} row${state.total === 1 ? '' : 's'})`;
     });
+  };
+  footer();
+  const pagerText = () => {
+    const first = state.offset + 1;
+    const last = state.offset + state.rows.length;
+    status.textContent = `Rows ${NUMBER.format(first)}–${NUMBER.format(last)} of ${NUMBER.format(state.total)}`;
+    prev.disabled = state.offset <= 0;
+    next.disabled = last >= state.total;
+  };
+  const prev = document.createElement('button');
+  prev.type = 'button';
+  prev.textContent = '‹ Previous';
+  prev.className = 'prev';
+  prev.addEventListener('click', () => void load(Math.max(0, state.offset - state.limit)));
+  const next = document.createElement('button');
+  next.type = 'button';
+  next.textContent = 'Next ›';
+  next.className = 'next';
+  next.addEventListener('click', () => void load(state.offset + state.limit));
+  const sizeLabel = document.createElement('label');
+  sizeLabel.textContent = 'Rows per page ';
+  const size = document.createElement('select');
+  size.className = 'page-size';
+  for (const n of new Set([...PAGE_SIZES, state.limit].sort((a, b) => a - b))) {
+    const o = document.createElement('option');
+    o.value = String(n);
+    o.textContent = NUMBER.format(n);
+    size.append(o);
   }
-  if (!rows.length) {
-    const p = document.createElement('p');
-    p.className = 'empty';
-    p.textContent = opts.empty ?? 'No rows for this filter.';
-    container.append(p);
-    return;
+  size.value = String(state.limit);
+  size.addEventListener('change', () => {
+    state.limit = Number(size.value);
+    void load(0);
+  });
+  sizeLabel.append(size);
+  const box = scrollBox(table, opts.name ?? 'Table');
+  if (serverSide()) {
+    controls.append(status, prev, next, sizeLabel);
+    pagerText();
+    container.append(controls, box);
+  } else {
+    const note = pageNote(rows.length, opts.total);
+    if (note) container.append(note);
+    container.append(box);
   }
-  const note = pageNote(rows.length, opts.total);
-  if (note) container.append(note);
-  container.append(table);
 }

@@ -52,6 +52,8 @@ export interface TableOpts<R = AnyRow, C extends string = string> {
   /** Column names not shown (default: zone). */
   hide?: readonly C[];
   cellClass?(col: C, value: Cell | undefined, row: R): string;
+  /** The cell's content when it needs more than text (a list, a badge), or null; `text` is how it reads. */
+  cellNode?(col: C, value: Cell | undefined, row: R, text: string): Node | null;
   /** The href of a drill-down link in the cell, or null. */
   link?(col: C, row: R): string | null;
   /** The message when there are no rows. */
@@ -59,6 +61,27 @@ export interface TableOpts<R = AnyRow, C extends string = string> {
   /** The API's row count and sums over all rows (the rows may be one page). */
   total?: number;
   totals?: Record<string, number>;
+  /** The table's name for screen readers (its scrolling region). */
+  name?: string;
+  /** When the rows are one page of more: where it starts, its size, and how to load another. */
+  pager?: Pager;
+}
+
+/** A request for one page of a report, sorted by the server. */
+export interface PageRequest {
+  offset: number;
+  limit: number;
+  sort?: string;
+  dir?: 'asc' | 'desc';
+}
+
+/** The paging of a table whose rows are one page of a report. */
+export interface Pager {
+  offset: number;
+  limit: number;
+  load(
+    q: PageRequest,
+  ): Promise<{ rows: readonly AnyRow[]; total: number; totals: Record<string, number>; offset?: number }>;
 }
 
 /** The parts of a section a custom renderer draws into. */
@@ -66,6 +89,10 @@ export interface SectionParts {
   tableDiv: HTMLElement;
   canvas: HTMLCanvasElement | null;
   status: StatusAnswer;
+  /** Every row of the section's report (the answer is its first page). */
+  all(): Promise<AnyRow[]>;
+  /** False once a newer filter has replaced the one this answer is for. */
+  current(): boolean;
 }
 
 /**
@@ -89,7 +116,7 @@ export interface SectionOf<N extends string, R, C extends string> {
   heading?(f: Filter, d: Drill): string;
   /** The parameters instead of the filter (a drill-down). */
   query?(f: Filter, d: Drill): Query;
-  render?(result: ReportAnswer<R>, parts: SectionParts): void;
+  render?(result: ReportAnswer<R>, parts: SectionParts): void | Promise<void>;
 }
 
 /** A section of report N: its chart, table options and renderer see that report's rows. */

@@ -80,6 +80,7 @@ SELECT
   CASE WHEN (SELECT k FROM known) THEN (SELECT n FROM tr)::INTEGER END AS trips,
   CASE WHEN (SELECT k FROM known) THEN (SELECT bookings FROM bk)::INTEGER END AS bookings,
   CASE WHEN (SELECT k FROM known) THEN (SELECT late FROM bk)::INTEGER END AS late_returns,
+  CASE WHEN (SELECT k FROM known) THEN (SELECT checked_out FROM bk)::INTEGER END AS checked_out,
   CASE WHEN (SELECT k FROM known) THEN round((SELECT late FROM bk) / nullif((SELECT checked_out FROM bk), 0), 4)::DOUBLE END AS late_return_rate,
   (SELECT count(*) FROM veh)::INTEGER AS vehicles,
   iso_local(complete_through($account), $zone) AS complete_through,

@@ -152,11 +152,28 @@ export interface ReportResult {
 export interface ReportPage {
   limit: number;
   offset: number;
+  /** A column of the report to order the whole result by before paging (unknown values last). */
+  sort?: string;
+  desc?: boolean;
 }
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 const ident = (s: string) => `"${s.replaceAll('"', '""')}"`;
 const stripStatement = (sql: string) => sql.trim().replace(/;\s*$/, '');
+
+/**
+ * The ORDER BY of a sorted page: the column (one of the report's, checked here too), text
+ * case-insensitively, unknown values last; ties broken by every column, so pages neither repeat
+ * nor skip a row.
+ */
+function orderOf(def: ReportDef, page: ReportPage): string {
+  if (!page.sort) return '';
+  const col = def.columns.find((c) => c.name === page.sort);
+  if (!col) throw new Error(`sort: ${page.sort} is not a column of ${def.name}`);
+  const key = col.kind === 'text' ? `lower(r.${ident(col.name)})` : `r.${ident(col.name)}`;
+  const ties = def.columns.map((c) => `r.${ident(c.name)} NULLS LAST`).join(', ');
+  return ` ORDER BY ${key} ${page.desc ? 'DESC' : 'ASC'} NULLS LAST, ${ties}`;
+}
 
 export async function runReport(
   con: DuckDBConnection,
@@ -169,7 +186,7 @@ export async function runReport(
   const values = bindings(scope, params);
   const sql = loadSql(queryName(def));
   const pagedSql = page
-    ? `SELECT * FROM (\n${stripStatement(sql)}\n) AS r LIMIT $page_limit OFFSET $page_offset`
+    ? `SELECT * FROM (\n${stripStatement(sql)}\n) AS r${orderOf(def, page)} LIMIT $page_limit OFFSET $page_offset`
     : sql;
   if (page) Object.assign(values, { page_limit: page.limit, page_offset: page.offset });
   const reader = await (await prepareBound(con, pagedSql, values)).runAndReadAll();

@@ -64,16 +64,19 @@ export const MAX_PAGE_ROWS = 100_000;
 const IDLE_CONNECTIONS = 4;
 
 /**
- * Takes `limit`/`offset` out of a JSON request's query for a report that pages (one without its
- * own `limit` parameter). Returns the page and the query without them.
+ * Takes `limit`/`offset` and `sort`/`dir` out of a JSON request's query for a report that pages
+ * (one without its own `limit` parameter). `sort` must be one of `columns` (the report's); `dir`
+ * is asc (default) or desc. Returns the page and the query without them.
  */
 export function pageOf(
   query: Record<string, unknown>,
   pages: boolean,
+  columns: readonly string[] = [],
 ): { page: ReportPage | undefined; rest: Record<string, unknown> } {
   if (!pages) return { page: undefined, rest: query };
   const rest: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  for (const [k, v] of Object.entries(query)) if (k !== 'limit' && k !== 'offset') rest[k] = v;
+  for (const [k, v] of Object.entries(query))
+    if (!['limit', 'offset', 'sort', 'dir'].includes(k)) rest[k] = v;
   const num = (name: string, v: unknown, min: number, max: number, dflt: number) => {
     if (v === undefined || v === '') return dflt;
     if (typeof v !== 'string' || !/^\d{1,9}$/.test(v) || Number(v) < min || Number(v) > max)
@@ -84,9 +87,24 @@ export function pageOf(
     page: {
       limit: num('limit', query.limit, 1, MAX_PAGE_ROWS, DEFAULT_PAGE_ROWS),
       offset: num('offset', query.offset, 0, 999_999_999, 0),
+      ...sortOf(query, columns),
     },
     rest,
   };
+}
+
+/** `sort` (a column of the report) and `dir` of a JSON page request, checked. */
+function sortOf(
+  query: Record<string, unknown>,
+  columns: readonly string[],
+): Pick<ReportPage, 'sort' | 'desc'> {
+  const { sort, dir } = query;
+  if (dir !== undefined && dir !== '' && dir !== 'asc' && dir !== 'desc')
+    throw new FleetsyncError('E_BAD_REQUEST', 'dir: must be asc or desc');
+  if (sort === undefined || sort === '') return {};
+  if (typeof sort !== 'string' || !columns.includes(sort))
+    throw new FleetsyncError('E_BAD_REQUEST', `sort: must be a column of the report (${columns.join(', ')})`);
+  return { sort, desc: dir === 'desc' };
 }
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
@@ -169,7 +187,11 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
         withoutAccount(req.query as Record<string, unknown>),
         format,
       );
-      const { page, rest } = pageOf(query, !format && !def.extra.includes('limit'));
+      const { page, rest } = pageOf(
+        query,
+        !format && !def.extra.includes('limit'),
+        def.columns.map((c) => c.name),
+      );
       const params = parseReportParams(rest, def, scope);
       if (!format) {
         const cached = await answers.through(

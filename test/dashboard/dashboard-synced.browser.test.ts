@@ -44,12 +44,12 @@ afterAll(async () => {
 
 const open = (path: string) => openDashboard(browser, new URL(path, srv.url).href);
 
-/** A section's table as objects keyed by header (the totals row left out). */
+/** A section's table as objects keyed by column name (data-col; the totals row left out). */
 const tableRows = (page: Page, id: string) =>
   page.$$eval(`#table-${id} table`, (tables) => {
     const t = tables[0] as HTMLTableElement | undefined;
     if (!t) return [];
-    const head = Array.from(t.tHead!.rows[0]!.cells).map((c) => c.textContent!.replace(/ [▲▼]$/, ''));
+    const head = Array.from(t.tHead!.rows[0]!.cells).map((c) => (c as HTMLElement).dataset.col!);
     return Array.from(t.tBodies[0]!.rows)
       .filter((r) => !r.classList.contains('totals'))
       .map((r) => Object.fromEntries(Array.from(r.cells).map((c, i) => [head[i]!, c.textContent ?? ''])));

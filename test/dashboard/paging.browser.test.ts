@@ -4,7 +4,7 @@
  * bar lists every vehicle and department, and a chart sums every row of its report, not only the
  * table's first page. A fleet of 1,103 vehicles, 1,100 of them sorting before the fixture's.
  */
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -129,10 +129,126 @@ describe.skipIf(!haveChromium)('dashboard over paged reports', () => {
       });
       expect(chart.labels).toEqual([...want.keys()].sort());
       chart.labels.forEach((period, i) => expect(chart.data[i], period).toBeCloseTo(want.get(period)!, 3));
-      expect(await page.locator('#table-mileage .page-note').textContent()).toBe(
-        `Showing 1,000 of ${rows.length.toLocaleString('en-US')} rows — download the CSV for all.`,
+      expect(await page.locator('#table-mileage .pager-status').textContent()).toBe(
+        `Rows 1–1,000 of ${rows.length.toLocaleString('en-US')}`,
       );
       expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  /** The registration and the distance (the bare number) of each row the table shows. */
+  const shownRows = (page: Page) =>
+    page.$$eval('#table-mileage tbody tr', (trs) =>
+      trs.map((tr) => {
+        const cell = (col: string) => {
+          const i = Array.from(tr.closest('table')!.tHead!.rows[0]!.cells).findIndex(
+            (th) => (th as HTMLElement).dataset.col === col,
+          );
+          return tr.children[i] as HTMLElement;
+        };
+        return [cell('registration').textContent, cell('distance_km').dataset.value ?? null];
+      }),
+    );
+  const n = (x: number) => x.toLocaleString('en-US');
+
+  it('the mileage table pages to its last row and back; the page size changes the pages', async () => {
+    const rows = await mileageRows();
+    const { page, problems } = await open(`/mileage.html${RANGE}`);
+    try {
+      const status = page.locator('#table-mileage .pager-status');
+      expect(await page.locator('#table-mileage .prev').isDisabled()).toBe(true);
+      await page.locator('#table-mileage .next').click();
+      await expect.poll(() => status.textContent()).toBe(`Rows 1,001–${n(rows.length)} of ${n(rows.length)}`);
+      expect(await page.locator('#table-mileage .next').isDisabled()).toBe(true);
+      // the last page ends with the report's last row
+      const last = (await shownRows(page)).at(-1)!;
+      const want = rows.at(-1)!;
+      expect(last).toEqual([want.registration, want.distance_km === null ? null : String(want.distance_km)]);
+      expect(await page.locator('#table-mileage tbody tr').count()).toBe(rows.length - 1000);
+      // the totals row stays the sum over every row, on every page
+      const sum = Math.round(rows.reduce((a, r) => a + Number(r.distance_km ?? 0), 0) * 1000) / 1000;
+      expect(
+        Number(
+          await page
+            .locator('#table-mileage tr.totals td[data-col="distance_km"]')
+            .getAttribute('data-value'),
+        ),
+      ).toBeCloseTo(sum, 3);
+      await page.locator('#table-mileage .prev').click();
+      await expect.poll(() => status.textContent()).toBe(`Rows 1–1,000 of ${n(rows.length)}`);
+      await page.selectOption('#table-mileage select.page-size', '500');
+      await expect.poll(() => status.textContent()).toBe(`Rows 1–500 of ${n(rows.length)}`);
+      await page.locator('#table-mileage .next').click();
+      await expect.poll(() => status.textContent()).toBe(`Rows 501–1,000 of ${n(rows.length)}`);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('Enter and Space on a header sort the whole result on the server and set aria-sort', async () => {
+    const rows = await mileageRows();
+    const km = rows.map((r) => r.distance_km).filter((v): v is number => typeof v === 'number');
+    const { page, problems } = await open(`/mileage.html${RANGE}`);
+    try {
+      const th = page.locator('#table-mileage th[data-col="distance_km"]');
+      const asked = page.waitForRequest((r) => /sort=distance_km&dir=asc/.test(r.url()));
+      await th.locator('button').focus();
+      await page.keyboard.press('Enter');
+      await asked;
+      await expect.poll(() => th.getAttribute('aria-sort')).toBe('ascending');
+      await expect.poll(async () => (await shownRows(page))[0]![1]).toBe(String(Math.min(...km)));
+      await page.keyboard.press('Space');
+      await expect.poll(() => th.getAttribute('aria-sort')).toBe('descending');
+      await expect.poll(async () => (await shownRows(page))[0]![1]).toBe(String(Math.max(...km)));
+      expect(await page.locator('#table-mileage .pager-status').textContent()).toBe(
+        `Rows 1–1,000 of ${n(rows.length)}`,
+      );
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('a failed load replaces the earlier table and chart with what failed and a retry', async () => {
+    const { page } = await open(`/mileage.html${RANGE}`);
+    try {
+      expect(await page.locator('#table-mileage table').count()).toBe(1);
+      await page.route('**/api/reports/**', (r) => r.abort());
+      await page.selectOption('#f-vehicle', { label: 'ab 123 gp' });
+      await expect
+        .poll(() => page.locator('#table-mileage .failed p').textContent())
+        .toMatch(/^Could not load Distance per vehicle and month \(km\): .+\.$/);
+      // nothing of the previous answer stays on the page as if it were this one's
+      expect(await page.locator('#table-mileage table').count()).toBe(0);
+      expect(await page.locator('#chart-mileage').isVisible()).toBe(false);
+      expect(await page.locator('#error').textContent()).toMatch(/^Could not load .*Retry$/);
+      await page.unroute('**/api/reports/**');
+      await page.locator('#table-mileage .failed button', { hasText: 'Retry' }).click();
+      await expect.poll(() => page.locator('#table-mileage table').count()).toBe(1);
+      expect(await page.locator('#error').isHidden()).toBe(true);
+      expect(await page.locator('#chart-mileage').isVisible()).toBe(true);
+      // the retried answer is the one for the filter that failed
+      expect(new Set((await shownRows(page)).map((r) => r[0]))).toEqual(new Set(['ab 123 gp']));
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('headers are labels with their unit; numbers keep the fixed decimals of their column', async () => {
+    const { page } = await open(`/mileage.html${RANGE}`);
+    try {
+      const heads = await page.$$eval('#table-mileage thead th', (ths) =>
+        ths.map((t) => [(t as HTMLElement).dataset.col, t.textContent]),
+      );
+      expect(heads).toContainEqual(['distance_km', 'Distance (km)']);
+      expect(heads).toContainEqual(['period', 'Period']);
+      expect(heads).toContainEqual(['excluded_periods', 'Windows left out']);
+      // 1,000 m of an added vehicle: one fixed decimal
+      const row = page.locator('#table-mileage tbody tr', { hasText: reg(0) }).first();
+      expect(await row.locator('td[data-value="1"]').textContent()).toBe('1.0');
     } finally {
       await page.close();
     }

@@ -165,6 +165,11 @@ describe('report SQL against a hand-filled Sydney database', () => {
       last_run_id: 'run-2',
       zone: ZONE,
     });
+    // the late-return rate is over the checked-out bookings, as the carpool departments count them
+    const depts = await run('carpool_departments', { month: '2026-04' });
+    expect(k!.checked_out).toBe(sum(depts, 'checked_out'));
+    expect(k!.checked_out).toBeGreaterThan(0);
+    expect(k!.late_return_rate).toBeCloseTo((k!.late_returns as number) / (k!.checked_out as number), 4);
     // odometer vehicle 2 has an incomplete window from 2026-04-11T14:00Z (12 April local)
     expect(k!.complete_through).toBe('2026-04-12T00:00:00+10:00');
   });
