@@ -15,6 +15,7 @@ import {
   DEFAULT_PORT,
   DEFAULT_RATE_WINDOW_MS,
   DEFAULT_STALE_HOURS,
+  DEFAULT_FUEL_DROP_L,
   DEFAULT_TIMEZONE,
 } from './defaults.ts';
 import { FleetsyncError } from './errors.ts';
@@ -59,6 +60,8 @@ export interface Config {
   alertFrom: string | null;
   /** FLEETSYNC_STALE_HOURS: data is stale when "complete through" has not moved for this long. */
   staleHours: number;
+  /** FLEETSYNC_FUEL_DROP_L: a parked fall of the tank level larger than this is a suspected drop. */
+  fuelDropL: number;
   // Failing fast (issue 13): the circuit breaker and the log format.
   /** Failed API exchanges in a row that stop a run (FLEETSYNC_BREAKER_FAILURES). */
   breakerFailures: number;
@@ -192,6 +195,17 @@ const schema = z.object({
         .min(1, { error: 'must be between 1 and 8760 hours' })
         .max(8760, { error: 'must be between 1 and 8760 hours' }),
     ),
+  FLEETSYNC_FUEL_DROP_L: z
+    .string()
+    .default(String(DEFAULT_FUEL_DROP_L))
+    .pipe(z.string().regex(/^[0-9]+(\.[0-9]+)?$/, { error: 'must be a number of litres (e.g. 8)' }))
+    .pipe(z.coerce.number())
+    .pipe(
+      z
+        .number()
+        .min(0.5, { error: 'must be between 0.5 and 1000 litres' })
+        .max(1000, { error: 'must be between 0.5 and 1000 litres' }),
+    ),
   // Failing fast (issue 13): the circuit breaker and the log format.
   FLEETSYNC_BREAKER_FAILURES: z
     .string()
@@ -300,6 +314,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
       .filter(Boolean),
     alertFrom: v.FLEETSYNC_ALERT_FROM ?? null,
     staleHours: v.FLEETSYNC_STALE_HOURS,
+    fuelDropL: v.FLEETSYNC_FUEL_DROP_L,
     breakerFailures: v.FLEETSYNC_BREAKER_FAILURES,
     breakerMs: v.FLEETSYNC_BREAKER_MS,
     logFormat: v.FLEETSYNC_LOG_FORMAT,

@@ -7,6 +7,7 @@
 import type { ColumnInfo, ReasonCodeInfo } from '../server/api-types.ts';
 import { presentation } from './columns.ts';
 import { timestampTZValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DEFAULT_FUEL_DROP_L, FUEL_DROP_MAX_MINUTES } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import { loadSql } from '../store/queries.ts';
 import { isValidTimeZone } from '../time.ts';
@@ -25,6 +26,7 @@ export const MODELS = [
   'fuel_windows',
   'left_out_windows',
   'prices',
+  'fuel_drops',
 ];
 const prepared = new WeakSet<DuckDBConnection>();
 
@@ -70,6 +72,8 @@ export interface ReportScope {
   account: string;
   zone: string;
   nowMs: number;
+  /** FLEETSYNC_FUEL_DROP_L (default DEFAULT_FUEL_DROP_L): the fuel_drops threshold. */
+  fuelDropL?: number;
 }
 
 /**
@@ -108,6 +112,8 @@ export function bindings(scope: ReportScope, p: ReportParams): Record<string, Du
     grain: p.grain,
     limit: p.limit,
     now: timestampTZValue(BigInt(Math.floor(scope.nowMs)) * 1000n),
+    fuel_drop_l: scope.fuelDropL ?? DEFAULT_FUEL_DROP_L,
+    fuel_drop_min: FUEL_DROP_MAX_MINUTES,
   };
 }
 

@@ -145,7 +145,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     try {
       const account = accountOf(res, deps.config);
       const zone = await resolveZone(con, account, deps.config.timezone);
-      const scope = { account, zone, nowMs: deps.now() };
+      const scope = { account, zone, nowMs: deps.now(), fuelDropL: deps.config.fuelDropL };
       const { page, rest } = pageOf(
         withoutAccount(req.query as Record<string, unknown>),
         !format && !def.extra.includes('limit'),

@@ -7,6 +7,7 @@ import type { StreamDefinition } from '../stream.ts';
 import { bookings } from './bookings.ts';
 import { carpool } from './carpool.ts';
 import { fuel } from './fuel.ts';
+import { fuelLevelHistory } from './fuel-level-history.ts';
 import { geofences } from './geofences.ts';
 import { odometer } from './odometer.ts';
 import { trips } from './trips.ts';
@@ -20,6 +21,7 @@ export const BUILTIN_STREAMS = [
   trips,
   odometer,
   fuel,
+  fuelLevelHistory,
   visits,
   bookings,
 ] as const;
