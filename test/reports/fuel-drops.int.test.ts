@@ -72,6 +72,16 @@ describe('suspected fuel drops', () => {
     });
   });
 
+  it('the threshold is configurable: only the drops larger than FLEETSYNC_FUEL_DROP_L are listed', async () => {
+    const sizes = staged.map((d) => d.litres).sort((a, b) => a - b);
+    const cut = (sizes[0]! + sizes.at(-1)!) / 2;
+    const rows = await h.report('fuel_drops', range(), { fuelDropL: cut });
+    expect(rows.map((r) => Number(r.litres)).sort((a, b) => a - b)).toEqual(
+      sizes.filter((l) => l > cut).map((l) => expect.closeTo(l, 1)),
+    );
+    expect(rows.length).toBeLessThan(staged.length);
+  });
+
   it('the series has the refuels and the driving falls, and neither is a drop', async () => {
     const [n] = await query(
       `WITH s AS (
