@@ -5,8 +5,11 @@
  * is found with its litres and times, nothing else is (refuels are rises, driving falls happen
  * during trips), and fuel used stays the fuel burned.
  */
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimFuelDrop, SimVehicle } from '../../src/simulator/model.ts';
+import { openDatabase } from '../../src/store/db.ts';
+import { runSync } from '../../src/sync/run.ts';
 import { parseWireTimestamp } from '../../src/time.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 
@@ -102,5 +105,37 @@ describe('suspected fuel drops', () => {
     );
     const burned = h.fleet.truth.fuelUsedL(slot9.vehicle_id, Number(w!.s), Number(w!.e));
     expect(Number(w!.used)).toBeCloseTo(burned, 0);
+  });
+
+  it('a level series that does not parse fails its windows with the reason and a sample; the next run fills them', async () => {
+    h.sim.setFaults({
+      fieldFault: { kind: 'fuel_level_history', field: 'liters', renameTo: 'level_litres' },
+    });
+    const db = await openDatabase(join(h.dir, 'payload.duckdb'));
+    try {
+      const req = { trigger: 'cli' as const, fromDay: h.firstDay, toDay: h.lastDay };
+      const bad = await runSync({ ...h.deps, db }, req);
+      expect(bad.outcome).toBe('partial');
+      expect(bad.streams.fuel_level_history?.windows.failed).toBeGreaterThan(0);
+      expect(bad.streams.trips?.windows.failed ?? 0).toBe(0);
+      const con = await db.connect();
+      const failed = (
+        await con.runAndReadAll(
+          "SELECT reason, sample FROM ledger WHERE status = 'failed' AND stream = 'fuel_level_history'",
+        )
+      ).getRowObjectsJS();
+      const [stored] = (
+        await con.runAndReadAll('SELECT count(*)::INTEGER AS n FROM fuel_level_history')
+      ).getRowObjectsJS();
+      con.closeSync();
+      expect(String(failed[0]!.reason)).toMatch(/liters/);
+      expect(String(failed[0]!.sample)).toContain('level_litres');
+      expect(stored!.n).toBe(0); // nothing half-written
+      h.sim.setFaults({});
+      expect((await runSync({ ...h.deps, db }, req)).outcome).toBe('ok');
+    } finally {
+      db.close();
+      h.sim.setFaults({});
+    }
   });
 });
