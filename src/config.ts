@@ -17,6 +17,7 @@ import {
   DEFAULT_STALE_HOURS,
   DEFAULT_MAX_LATENESS_DAYS,
   DEFAULT_REPORT_DEADLINE_DAYS,
+  DEFAULT_FUEL_DROP_L,
   DEFAULT_TIMEZONE,
 } from './defaults.ts';
 import { FleetsyncError } from './errors.ts';
@@ -66,6 +67,8 @@ export interface Config {
   staleHours: number;
   /** FLEETSYNC_MAX_LATENESS_DAYS: how long a window waits for a late vehicle's data, ms. */
   maxLateMs: number;
+  /** FLEETSYNC_FUEL_DROP_L: a parked fall of the tank level larger than this is a suspected drop. */
+  fuelDropL: number;
   // Failing fast (issue 13): the circuit breaker and the log format.
   /** Failed API exchanges in a row that stop a run (FLEETSYNC_BREAKER_FAILURES). */
   breakerFailures: number;
@@ -231,6 +234,17 @@ const schema = z.object({
         .min(1, { error: 'must be between 1 and 365 days' })
         .max(365, { error: 'must be between 1 and 365 days' }),
     ),
+  FLEETSYNC_FUEL_DROP_L: z
+    .string()
+    .default(String(DEFAULT_FUEL_DROP_L))
+    .pipe(z.string().regex(/^[0-9]+(\.[0-9]+)?$/, { error: 'must be a number of litres (e.g. 8)' }))
+    .pipe(z.coerce.number())
+    .pipe(
+      z
+        .number()
+        .min(0.5, { error: 'must be between 0.5 and 1000 litres' })
+        .max(1000, { error: 'must be between 0.5 and 1000 litres' }),
+    ),
   // Failing fast (issue 13): the circuit breaker and the log format.
   FLEETSYNC_BREAKER_FAILURES: z
     .string()
@@ -368,6 +382,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     alertFrom: v.FLEETSYNC_ALERT_FROM ?? null,
     staleHours: v.FLEETSYNC_STALE_HOURS,
     maxLateMs: v.FLEETSYNC_MAX_LATENESS_DAYS * 86_400_000,
+    fuelDropL: v.FLEETSYNC_FUEL_DROP_L,
     breakerFailures: v.FLEETSYNC_BREAKER_FAILURES,
     breakerMs: v.FLEETSYNC_BREAKER_MS,
     logFormat: v.FLEETSYNC_LOG_FORMAT,

@@ -67,3 +67,8 @@ export const DEFAULT_EMISSION_FACTORS: Readonly<Record<string, number>> = Object
   diesel: 2.68,
   petrol: 2.31,
 });
+
+/** FLEETSYNC_FUEL_DROP_L: a parked fall of the tank level larger than this is a suspected drop. */
+export const DEFAULT_FUEL_DROP_L = 8;
+/** A suspected drop happens within this long (a slower fall is not listed). */
+export const FUEL_DROP_MAX_MINUTES = 30;

@@ -13,6 +13,13 @@ function problems(env: Record<string, string>, needApi = true): string[] {
 }
 
 describe('configuration', () => {
+  it('takes the fuel-drop threshold as a number of litres, 8 by default', () => {
+    expect(loadConfig({}).fuelDropL).toBe(8);
+    expect(loadConfig({ FLEETSYNC_FUEL_DROP_L: '12.5' }).fuelDropL).toBe(12.5);
+    for (const bad of ['-3', '0', 'eight', '1e3', '5000'])
+      expect(problems({ FLEETSYNC_FUEL_DROP_L: bad }, false).join(), bad).toContain('FLEETSYNC_FUEL_DROP_L');
+  });
+
   it('builds the regional base URL, karooooo.com for ke and sa', () => {
     const env = { FLEET_USERNAME: 'u', FLEET_PASSWORD: 'p' };
     expect(loadConfig({ ...env, FLEET_COUNTRY: 'za' }, { needApi: true }).baseUrl).toBe(

@@ -72,5 +72,13 @@ startPage({
         yTitle: 'litres',
       },
     },
+    {
+      id: 'drops',
+      title: 'Suspected fuel drops',
+      report: 'fuel_drops',
+      when: (_f, d) => !d.month,
+      note: 'Falls of the tank level larger than the threshold (FLEETSYNC_FUEL_DROP_L, default 8 l) within 30 minutes while no trip runs, from the level series of vehicles with a level sensor. Listed for investigation; never subtracted from fuel used. Parked is blank where the trips are not synced (unknown).',
+      tableOpts: { hide: ['zone', 'department', 'local_date'] },
+    },
   ],
 });

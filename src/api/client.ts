@@ -43,6 +43,7 @@ import type {
   Driver,
   FuelConsumed,
   FuelFill,
+  FuelLevelReading,
   FuelLevel,
   Geofence,
   GeofenceVisit,
@@ -130,6 +131,13 @@ export interface FleetClient {
     o?: CallOptions,
   ): Promise<FuelLevel[]>;
   listFuelFills(registration: string, fromMs: number, toMs: number, o?: CallOptions): Promise<FuelFill[]>;
+  /** GET /fuel/level/history/{registration}: the tank level series, window ≤ 31 days, paginated. */
+  listFuelLevelHistory(
+    registration: string,
+    fromMs: number,
+    toMs: number,
+    o?: CallOptions,
+  ): Promise<FuelLevelReading[]>;
   /** GET /fuel/fills (all vehicles), window ≤ 24 h. */
   listAllFuelFills(fromMs: number, toMs: number, o?: CallOptions): Promise<FuelFill[]>;
   listGeofences(o?: CallOptions): Promise<Geofence[]>;
@@ -302,6 +310,14 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
       const path = `/fuel/fills/${reg(registration)}`;
       const items = await list({ method: 'GET', path, query, endpoint }, S.fuelFill, o);
       return items.map((f) => ({ ...f, registration: f.registration ?? registration }));
+    },
+
+    async listFuelLevelHistory(registration, fromMs, toMs, o) {
+      const endpoint = 'GET /fuel/level/history/{registration}';
+      const query = window(endpoint, fromMs, toMs, CAP_31_DAYS);
+      const path = `/fuel/level/history/${reg(registration)}`;
+      const items = await list({ method: 'GET', path, query, endpoint }, S.fuelLevelReading, o);
+      return items.map((r) => ({ ...r, registration: r.registration ?? registration }));
     },
 
     async listAllFuelFills(fromMs, toMs, o) {

@@ -16,6 +16,7 @@ import {
   type FuelFill,
   type FuelLevel,
   type FuelLevelPoint,
+  type FuelLevelReading,
   type Geofence,
   type GeofenceVisit,
   type OdometerWindow,
@@ -177,22 +178,22 @@ function build(zone: string) {
     }));
 
   /** Wire `{liters, timestamp, accurate}` or doc `{fuel_level, event_ts, is_accurate}`. */
-  const levelPoint: z.ZodType<FuelLevelPoint> = z
-    .object({
-      liters: optNum,
-      litres: optNum,
-      fuel_level: optNum,
-      timestamp: OT,
-      event_ts: OT,
-      accurate: optBool,
-      is_accurate: optBool,
-    })
-    .nullish()
-    .transform((p) => ({
-      litres: p?.liters ?? p?.litres ?? p?.fuel_level ?? null,
-      ms: p?.timestamp ?? p?.event_ts ?? null,
-      accurate: p?.accurate ?? p?.is_accurate ?? null,
-    }));
+  const levelFields = {
+    liters: optNum,
+    litres: optNum,
+    fuel_level: optNum,
+    timestamp: OT,
+    event_ts: OT,
+    accurate: optBool,
+    is_accurate: optBool,
+  };
+  type LevelWire = z.infer<z.ZodObject<typeof levelFields>>;
+  const readLevel = (p: LevelWire | null | undefined): FuelLevelPoint => ({
+    litres: p?.liters ?? p?.litres ?? p?.fuel_level ?? null,
+    ms: p?.timestamp ?? p?.event_ts ?? null,
+    accurate: p?.accurate ?? p?.is_accurate ?? null,
+  });
+  const levelPoint: z.ZodType<FuelLevelPoint> = z.object(levelFields).nullish().transform(readLevel);
 
   const fuelLevel: z.ZodType<Omit<FuelLevel, 'registration'> & { registration: string | null }> = z
     .object({
@@ -214,6 +215,17 @@ function build(zone: string) {
       estimated_fuel_used_l: l.estimated_fuel_used,
       calibrated: l.calibrated ?? l.is_calibrated,
     }));
+
+  // A reading of the level series: the wire names of the level estimate's points (`liters`,
+  // `timestamp`, `accurate`) and the spec's (`fuel_level`, `event_ts`, `is_accurate`).
+  // A reading of the level series: the same names as a point of the level estimate.
+  const fuelLevelReading: z.ZodType<
+    Omit<FuelLevelReading, 'registration'> & { registration: string | null }
+  > = z.object({ vehicle_id: optIntId, registration: optStr, ...levelFields }).transform((p, ctx) => {
+    const { litres, ms, accurate } = readLevel(p);
+    if (!need(litres, 'liters|fuel_level', ctx) || !need(ms, 'timestamp|event_ts', ctx)) return z.NEVER;
+    return { vehicle_id: p.vehicle_id, registration: p.registration, ms, litres, accurate };
+  });
 
   const fuelFill: z.ZodType<Omit<FuelFill, 'registration'> & { registration: string | null }> = z
     .object({
@@ -403,6 +415,7 @@ function build(zone: string) {
     odometer,
     fuelConsumed,
     fuelLevel,
+    fuelLevelReading,
     fuelFill,
     geofence,
     visit,

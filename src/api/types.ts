@@ -77,6 +77,15 @@ export interface FuelLevel {
   calibrated: boolean | null;
 }
 
+/** One reading of the tank level series (GET /fuel/level/history/{registration}). */
+export interface FuelLevelReading {
+  vehicle_id: number | null;
+  registration: string;
+  ms: number;
+  litres: number;
+  accurate: boolean | null;
+}
+
 export interface FuelFill {
   vehicle_id: number | null;
   registration: string;

@@ -92,7 +92,7 @@ export const exportCommand: Command = {
         const account = await resolveAccount(con, config, { mustExist: true });
         await loadPricesFromEnv(con, account, ctx.env, now());
         const zone = await resolveZone(con, account, config.timezone);
-        const scope = { account, zone, nowMs: now() };
+        const scope = { account, zone, nowMs: now(), fuelDropL: config.fuelDropL };
         const params = parse(zone);
         const ext = format === 'arrow' ? 'arrow' : format;
         const out = resolve(

@@ -93,6 +93,7 @@ const STREAM = {
   fuel_consumed: 'Fuel counter',
   fuel_level: 'Fuel level',
   fuel_fills: 'Fuel fills',
+  fuel_level_history: 'Fuel level series',
   geofences: 'Geofences',
   visits: 'Toll visits',
   bookings: 'Bookings',
@@ -283,6 +284,12 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   cost_per_km: { label: 'Cost per km', display: 'decimal', places: 3 },
   co2_kg: { label: 'CO₂', unit: 'kg', display: 'decimal', places: 1 },
   currency: text('Currency'),
+
+  // suspected fuel drops (fuel_drops)
+  level_before_l: litres('Level before'),
+  level_after_l: litres('Level after'),
+  duration_min: { label: 'Duration', unit: 'min', display: 'decimal', places: 0 },
+  parked: flag('Parked'),
   unknown_vehicle_months: count('Vehicle-months with an unknown cost'),
   tariff_valid_from: day('Tariff valid from'),
   charge: { label: 'Charge', display: 'decimal', places: 2 },
@@ -292,6 +299,7 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
 /** Per-report overrides, `<report>.<column>`. */
 const BY_REPORT: Readonly<Record<string, Entry>> = {
   'trend.period': { label: 'Period', display: 'text' },
+  'fuel_drops.litres': litres('Litres lost'),
   'coverage.status': enumOf('Coverage', {
     synced: 'Synced',
     partial: 'Partly synced',

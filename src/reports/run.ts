@@ -7,6 +7,7 @@
 import type { ColumnInfo, ReasonCodeInfo } from '../server/api-types.ts';
 import { presentation } from './columns.ts';
 import { timestampTZValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DEFAULT_FUEL_DROP_L, FUEL_DROP_MAX_MINUTES } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import { loadSql } from '../store/queries.ts';
 import { isValidTimeZone } from '../time.ts';
@@ -28,6 +29,7 @@ export const MODELS = [
   'prices',
   'activity_days',
   'coverage',
+  'fuel_drops',
 ];
 const prepared = new WeakSet<DuckDBConnection>();
 
@@ -73,6 +75,8 @@ export interface ReportScope {
   account: string;
   zone: string;
   nowMs: number;
+  /** FLEETSYNC_FUEL_DROP_L (default DEFAULT_FUEL_DROP_L): the fuel_drops threshold. */
+  fuelDropL?: number;
 }
 
 /**
@@ -111,6 +115,8 @@ export function bindings(scope: ReportScope, p: ReportParams): Record<string, Du
     grain: p.grain,
     limit: p.limit,
     now: timestampTZValue(BigInt(Math.floor(scope.nowMs)) * 1000n),
+    fuel_drop_l: scope.fuelDropL ?? DEFAULT_FUEL_DROP_L,
+    fuel_drop_min: FUEL_DROP_MAX_MINUTES,
   };
 }
 

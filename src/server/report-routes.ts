@@ -182,7 +182,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     try {
       const account = accountOf(res, deps.config);
       const zone = await resolveZone(con, account, deps.config.timezone);
-      const scope = { account, zone, nowMs: deps.now() };
+      const scope = { account, zone, nowMs: deps.now(), fuelDropL: deps.config.fuelDropL };
       const { headers, rest: query } = headersOf(
         withoutAccount(req.query as Record<string, unknown>),
         format,

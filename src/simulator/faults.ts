@@ -28,6 +28,7 @@ export type PayloadKind =
   | 'odometer'
   | 'fuel_consumed'
   | 'fuel_level'
+  | 'fuel_level_history'
   | 'fuel_fill'
   | 'geofence'
   | 'visit'

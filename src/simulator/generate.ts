@@ -179,6 +179,7 @@ export function generateFleet(opts: Partial<FleetOptions> = {}, nowMs = Date.now
         s.planned,
         s.counterResetMs,
         s.role.listedTwiceFill,
+        s.role.fuelDrops,
       );
     }
     return s.series;
@@ -247,11 +248,19 @@ export function generateFleet(opts: Partial<FleetOptions> = {}, nowMs = Date.now
     fuelCounterResets,
     tripsOf: (id) => seriesOf(id)?.trips ?? [],
     fillsOf: (id) => seriesOf(id)?.fills ?? [],
+    fuelDropsOf: (id) => seriesOf(id)?.drops ?? [],
     visitsOf,
     odometerAt: (id, ms) => odometerOf(mustSeries(id), ms),
     fuelCounterAt: (id, ms) => fuelCounterOf(mustSlot(id).vehicle, mustSeries(id), ms),
     fuelLevelAt: (id, ms) => fuelLevelOf(mustSlot(id).vehicle, mustSeries(id), ms),
     bookingAt,
-    truth: makeTruth({ vehicles, tollIds, bookings, seriesOf, visitsOf, bookingAt }),
+    truth: {
+      ...makeTruth({ vehicles, tollIds, bookings, seriesOf, visitsOf, bookingAt }),
+      fuelDrops: (fromMs, toMs) =>
+        vehicles
+          .flatMap((v) => seriesOf(v.vehicle_id)?.drops ?? [])
+          .filter((d) => d.start_ms >= fromMs && d.start_ms < toMs)
+          .sort((a, b) => a.start_ms - b.start_ms || a.vehicle_id - b.vehicle_id),
+    },
   };
 }

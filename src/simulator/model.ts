@@ -109,6 +109,20 @@ export interface SimFill {
   listed_twice?: boolean;
 }
 
+/**
+ * A staged fuel drop (suspected siphoning): the tank level falls by `litres`, linearly over
+ * [start_ms, end_ms], while the vehicle is parked with the ignition off. Not fuel burned: the
+ * API's estimated fuel used leaves it out.
+ */
+export interface SimFuelDrop {
+  vehicle_id: number;
+  start_ms: number;
+  end_ms: number;
+  litres: number;
+  level_before_l: number;
+  level_after_l: number;
+}
+
 export interface SimGeofence {
   geofence_id: string; // UUID
   name: string;
@@ -222,6 +236,8 @@ export interface Fleet {
   tripsOf(vehicleId: number): readonly SimTrip[];
   /** Fills of one vehicle (level-sensor vehicles only), ordered. */
   fillsOf(vehicleId: number): readonly SimFill[];
+  /** Staged fuel drops of one vehicle (level-sensor vehicles only), ordered. */
+  fuelDropsOf(vehicleId: number): readonly SimFuelDrop[];
   /** Visits of one vehicle, ordered by enter. */
   visitsOf(vehicleId: number): readonly SimVisit[];
 
@@ -249,6 +265,8 @@ export interface GroundTruth {
   tollVisits(fromMs: number, toMs: number): SimVisit[];
   /** All visits whose enter time is in [fromMs, toMs). */
   visits(fromMs: number, toMs: number): SimVisit[];
+  /** Staged fuel drops (all vehicles) that start in [fromMs, toMs), ordered by (start, vehicle). */
+  fuelDrops(fromMs: number, toMs: number): SimFuelDrop[];
   /** Bookings whose scheduled window overlaps [fromMs, toMs), as of nowMs. */
   bookings(fromMs: number, toMs: number, nowMs: number): BookingView[];
 }

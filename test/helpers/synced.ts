@@ -38,7 +38,7 @@ export interface Harness {
   deps: SyncDeps;
   sync(req?: Partial<SyncRequest>): Promise<RunSummary>;
   /** Runs a named report on the database (default range: the fleet's history), as of now(). */
-  report(name: string, raw?: Record<string, string>): Promise<JsonRow[]>;
+  report(name: string, raw?: Record<string, string>, opts?: { fuelDropL?: number }): Promise<JsonRow[]>;
   close(): Promise<void>;
 }
 
@@ -103,8 +103,8 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     lastDay,
     deps,
     sync: (req = {}) => syncAccount(deps, { trigger: 'cli', fromDay: firstDay, toDay: lastDay, ...req }),
-    async report(name, raw = { from: firstDay, to: lastDay }) {
-      const scope = { account: ACCOUNT, zone: fleet.timezone, nowMs: now() };
+    async report(name, raw = { from: firstDay, to: lastDay }, opts = {}) {
+      const scope = { account: ACCOUNT, zone: fleet.timezone, nowMs: now(), ...opts };
       const def = requireReport(name);
       const con = await db.connect();
       try {

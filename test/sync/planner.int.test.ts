@@ -62,8 +62,11 @@ describe('the planner', () => {
     expect(large.summary.fuelPath.chosen).toBe('bulk_post');
     expect(large.summary.requestsByBucket.fuel_consumed_bulk).toBe(30);
     expect(large.summary.fuelPath.postMs).toBeLessThan(large.summary.fuelPath.getMs);
-    // The plan's least time is the slowest bucket: 3000 odometer + pages on the default bucket.
-    expect(large.summary.leastDurationMs).toBe(large.summary.fuelPath.postMs);
+    // The level series adds a request per level-sensor vehicle and day window on the default
+    // bucket: 3000 odometer + 3000 level series = 6 limit windows, now the slowest bucket.
+    expect(large.summary.requestsByStream.fuel_level_history).toBe(3000);
+    expect(large.summary.leastDurationMs).toBe(6 * 60_000);
+    expect(large.summary.leastDurationMs).toBeGreaterThan(large.summary.fuelPath.postMs);
   });
 
   it('plans month windows per vehicle and day windows for toll visits, 25-hour DST days split', async () => {

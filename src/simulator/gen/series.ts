@@ -4,7 +4,7 @@
  * fuel burned (distance × consumption, linear inside a trip) that drives both the ECU counter and
  * the tank level, and the fills that top the tank up at trip ends.
  */
-import type { FuelCounterReset, OdometerEvent, SimFill, SimTrip, SimVehicle } from '../model.ts';
+import type { FuelCounterReset, OdometerEvent, SimFill, SimFuelDrop, SimTrip, SimVehicle } from '../model.ts';
 import { STATIONS } from './places.ts';
 import { rngFor } from './prng.ts';
 import type { RawTrip } from './trips.ts';
@@ -27,6 +27,7 @@ export interface VehicleSeries {
   counterReset: FuelCounterReset | null;
   fills: SimFill[];
   fillCum: Float64Array; // litres filled up to and including fill k
+  drops: SimFuelDrop[];
   levelStart: number;
 }
 
@@ -76,6 +77,7 @@ export function buildSeries(
   planned: readonly PlannedOdometerEvent[],
   counterResetMs: number | null,
   listedTwiceFill: boolean,
+  dropCount = 0,
 ): VehicleSeries {
   const r = rngFor(seed, 'series', index);
   const base = r.int(20_000, 180_000) * 1000 + r.int(0, 999);
@@ -132,6 +134,12 @@ export function buildSeries(
   const hasLevel = v.sensors.fuel_canbus_level || v.sensors.fuel_analog_level;
   const levelStart = hasLevel ? Math.round(v.tank_l * r.real(0.5, 0.95) * 100) / 100 : 0;
   const fills: SimFill[] = [];
+  const drops: SimFuelDrop[] = [];
+  // Staged drops go into parked gaps of ≥ 4 h after trips spread over the history, where the tank
+  // keeps enough for the next trip; a drop starts 1–2 h after the trip and lasts 8–20 minutes.
+  const dr = rngFor(seed, 'drops', index);
+  let nextDrop = 0;
+  const dropFrom = (k: number) => Math.floor((trips.length * (k + 1)) / (dropCount + 1));
   if (hasLevel) {
     let level = levelStart;
     for (let i = 0; i < trips.length; i++) {
@@ -153,6 +161,30 @@ export function buildSeries(
           location: r.pick(STATIONS),
         };
         fills.push(fill);
+        continue;
+      }
+      if (
+        nextDrop < dropCount &&
+        next &&
+        i >= dropFrom(nextDrop) &&
+        next.start_ms - t.end_ms >= 4 * 3_600_000
+      ) {
+        const litres = Math.round(dr.real(12, 25) * 10) / 10;
+        if (level - litres - needNext >= 0.3 * v.tank_l) {
+          const start_ms = t.end_ms + dr.int(60, 120) * MINUTE;
+          const end_ms = start_ms + dr.int(8, 20) * MINUTE;
+          const before = Math.round(level * 100) / 100;
+          level -= litres;
+          drops.push({
+            vehicle_id: v.vehicle_id,
+            start_ms,
+            end_ms,
+            litres,
+            level_before_l: before,
+            level_after_l: Math.round(level * 100) / 100,
+          });
+          nextDrop++;
+        }
       }
     }
     const twice = fills[1] ?? fills[0];
@@ -161,7 +193,19 @@ export function buildSeries(
   const fillCum = new Float64Array(fills.length);
   let acc = 0;
   fills.forEach((f, k) => (fillCum[k] = acc += f.litres));
-  return { trips, cumStart, events, base, offsets, counterStart, counterReset, fills, fillCum, levelStart };
+  return {
+    trips,
+    cumStart,
+    events,
+    base,
+    offsets,
+    counterStart,
+    counterReset,
+    fills,
+    fillCum,
+    drops,
+    levelStart,
+  };
 }
 
 export function fuelCounterOf(v: SimVehicle, s: VehicleSeries, ms: number): number | null {
@@ -176,5 +220,15 @@ export function fuelLevelOf(v: SimVehicle, s: VehicleSeries, ms: number): number
   if (!(v.sensors.fuel_canbus_level || v.sensors.fuel_analog_level)) return null;
   const k = lastAtOrBefore(s.fills, ms, (f) => f.at_ms);
   const filled = k < 0 ? 0 : s.fillCum[k]!;
-  return s.levelStart - burnedL(v, trueCumAt(s, ms)) + filled;
+  return s.levelStart - burnedL(v, trueCumAt(s, ms)) + filled - droppedL(s, ms);
+}
+
+/** Litres lost to staged drops up to `ms` (linear inside a drop). */
+export function droppedL(s: VehicleSeries, ms: number): number {
+  let sum = 0;
+  for (const d of s.drops) {
+    if (ms >= d.end_ms) sum += d.litres;
+    else if (ms > d.start_ms) sum += (d.litres * (ms - d.start_ms)) / (d.end_ms - d.start_ms);
+  }
+  return sum;
 }

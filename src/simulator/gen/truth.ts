@@ -41,7 +41,7 @@ export function tripsOverlapping(trips: readonly SimTrip[], fromMs: number, toMs
 const byVisit = (a: SimVisit, b: SimVisit) =>
   a.enter_ms - b.enter_ms || a.vehicle_id - b.vehicle_id || (a.geofence_id < b.geofence_id ? -1 : 1);
 
-export function makeTruth(src: TruthSource): GroundTruth {
+export function makeTruth(src: TruthSource): Omit<GroundTruth, 'fuelDrops'> {
   const distanceM = (vehicleId: number, fromMs: number, toMs: number) => {
     const s = src.seriesOf(vehicleId);
     if (!s || toMs <= fromMs) return 0;

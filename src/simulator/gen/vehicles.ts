@@ -26,6 +26,8 @@ export interface VehicleRole {
   trackerChangeDay: number | null;
   counterResetDay: number | null;
   listedTwiceFill: boolean;
+  /** Fuel drops staged while parked (suspected siphoning), spread over the history. */
+  fuelDrops: number;
   carpool: boolean;
   /** Index among the special carpool vehicles 10..13 (end-of-history bookings, traps); else -1. */
   carpoolSlot: number;
@@ -46,6 +48,7 @@ export function roleOf(seed: number, index: number, days: number): VehicleRole {
     trackerChangeDay: null,
     counterResetDay: null,
     listedTwiceFill: false,
+    fuelDrops: 0,
     carpool: false,
     carpoolSlot: -1,
     reportDelayMs: 0,
@@ -68,7 +71,8 @@ export function roleOf(seed: number, index: number, days: number): VehicleRole {
     },
     { department: 'Field Service', reportDelayMs: 5 * HOUR },
     { department: 'Logistics', powertrain: 'none' },
-    { department: 'Field Service', powertrain: 'analog' },
+    // Slot 9: the small test fleets (≤ 9 vehicles) do not have it; its staged drops do not show there.
+    { department: 'Field Service', powertrain: 'analog', fuelDrops: 3 },
   ];
   if (index < fixed.length) return { ...role, ...fixed[index] };
   if (index < 20) {

@@ -1,11 +1,11 @@
 /**
- * Fuel: consumed (ECU counter), level / estimated used, fills — per vehicle (GET, ≤ 31 days) and
+ * Fuel: consumed (ECU counter), level / estimated used, the level series, fills — per vehicle (GET, ≤ 31 days) and
  * in bulk (POST, ≤ 24 h, ≤ 100 registrations, 10/min buckets), plus all-vehicle fills (≤ 24 h).
  * Variants the parsers must survive: `{"data":{}}` for a vehicle without the sensor, whole-litre
  * `fuel_consumed`, `vehicle_id` as a string in POST /fuel/consumed items, `meta.calibrated` on
  * fills, a fill listed twice.
  */
-import type { Fleet, SimVehicle } from '../model.ts';
+import type { Fleet, SimFuelDrop, SimVehicle } from '../model.ts';
 import { fillWire, isListedTwice, isoTs } from '../wire.ts';
 import {
   bulkBody,
@@ -63,14 +63,68 @@ function level(fleet: Fleet, v: SimVehicle, w: Window, now: number, withIds: boo
     .fillsOf(v.vehicle_id)
     .filter((f) => f.at_ms >= w.startMs && f.at_ms < readAt)
     .reduce((s, f) => s + f.litres, 0);
+  // A staged drop is not fuel used: the estimate stays the fuel burned.
+  const dropped = fleet.fuelDropsOf(v.vehicle_id).reduce((s, d) => s + droppedIn(d, w.startMs, readAt), 0);
   const zone = fleet.timezone;
   return {
     ...(withIds ? { vehicle_id: v.vehicle_id, registration: v.registration } : {}),
     start_period: { liters: r2(start), timestamp: isoTs(w.startMs, zone), accurate: true },
     end_period: { liters: r2(end), timestamp: isoTs(readAt, zone), accurate: readAt <= now - REPROCESS_MS },
-    estimated_fuel_used: r2(Math.max(0, start - end + filled)),
+    estimated_fuel_used: r2(Math.max(0, start - end + filled - dropped)),
     calibrated: v.sensors.fuel_canbus_level,
   };
+}
+
+/**
+ * The level series GET /fuel/level/history/{registration} serves: a reading at every ignition on
+ * and off, every 10 minutes while driving, every hour on the hour (heartbeat), a minute before
+ * and at each fill, and every 5 minutes through a drop (the sensor reports a sudden change).
+ * Readings after the vehicle's reporting horizon are not there yet.
+ */
+function levelHistory(fleet: Fleet, v: SimVehicle, w: Window, now: number) {
+  if (!hasLevel(v)) return [];
+  const to = Math.min(w.endMs, horizonOf(v, now) + 1);
+  if (to <= w.startMs) return [];
+  const at = new Set<number>();
+  const add = (ms: number) => {
+    const sec = Math.floor(ms / 1000) * 1000;
+    if (sec >= w.startMs && sec < to) at.add(sec);
+  };
+  for (let h = Math.ceil(w.startMs / 3_600_000) * 3_600_000; h < to; h += 3_600_000) add(h);
+  for (const t of fleet.tripsOf(v.vehicle_id)) {
+    if (t.end_ms < w.startMs || t.start_ms >= to) continue;
+    for (let m = t.start_ms; m < t.end_ms; m += 10 * 60_000) add(m);
+    add(t.end_ms);
+  }
+  for (const f of fleet.fillsOf(v.vehicle_id)) {
+    add(f.at_ms - 60_000);
+    add(f.at_ms);
+  }
+  for (const d of fleet.fuelDropsOf(v.vehicle_id)) {
+    for (let m = d.start_ms; m < d.end_ms; m += 5 * 60_000) add(m);
+    add(d.end_ms);
+  }
+  const zone = fleet.timezone;
+  return [...at]
+    .sort((a, b) => a - b)
+    .map((ms) => ({
+      vehicle_id: v.vehicle_id,
+      registration: v.registration,
+      liters: r2(fleet.fuelLevelAt(v.vehicle_id, ms)!),
+      timestamp: isoTs(ms, zone),
+      accurate: ms <= now - REPROCESS_MS,
+    }));
+}
+
+/** Litres of a drop lost inside [fromMs, toMs] (linear over the drop). */
+function droppedIn(d: SimFuelDrop, fromMs: number, toMs: number): number {
+  const lost = (ms: number) =>
+    ms <= d.start_ms
+      ? 0
+      : ms >= d.end_ms
+        ? d.litres
+        : (d.litres * (ms - d.start_ms)) / (d.end_ms - d.start_ms);
+  return lost(toMs) - lost(fromMs);
 }
 
 const queryWindow = (ctx: RouteContext, capS: number) =>
@@ -136,6 +190,18 @@ export const fuelRoutes: Route[] = [
         .sort((a, b) => a.f.at_ms - b.f.at_ms || a.v.vehicle_id - b.v.vehicle_id)
         .map(({ f, v }) => fillWire(f, v, ctx.fleet.timezone));
       return { kind: 'fuel_fill', body: paginate(items, page, { calibrated: true }) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/fuel/level/history/{registration}',
+    handler: (ctx) => {
+      const v = vehicleByRegistration(ctx.fleet, ctx.params.registration);
+      const w = queryWindow(ctx, CAP_31_DAYS_S);
+      return {
+        kind: 'fuel_level_history',
+        body: paginate(levelHistory(ctx.fleet, v, w, ctx.now), pageOf(ctx.query)),
+      };
     },
   },
   { method: 'POST', path: '/fuel/consumed', handler: (ctx) => bulk(ctx, 'fuel_consumed') },

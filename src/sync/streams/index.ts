@@ -9,6 +9,7 @@ import { bookings } from './bookings.ts';
 import { carpool } from './carpool.ts';
 import { drivers } from './drivers.ts';
 import { fuel } from './fuel.ts';
+import { fuelLevelHistory } from './fuel-level-history.ts';
 import { geofences } from './geofences.ts';
 import { odometer } from './odometer.ts';
 import { trips } from './trips.ts';
@@ -22,6 +23,7 @@ export const BUILTIN_STREAMS = [
   trips,
   odometer,
   fuel,
+  fuelLevelHistory,
   visits,
   bookings,
   drivers,
