@@ -155,12 +155,14 @@ export function compareCells(x, y) {
  * @param {string} col
  */
 export function totalOf(rows, col) {
-  let s = 0;
+  /** @type {number | null} */
+  let s = null;
   for (const r of rows) {
     const v = r[col];
-    if (typeof v === 'number') s += v;
+    if (typeof v === 'number') s = (s ?? 0) + v;
   }
-  return Math.round(s * 1000) / 1000;
+  // a sum of unknowns is unknown, never 0
+  return s === null ? null : Math.round(s * 1000) / 1000;
 }
 
 /**
@@ -364,11 +366,11 @@ export function renderTable(container, columns, rows, opts = {}) {
       const td = tf.insertCell();
       if (c.total) {
         const sum = state.totals?.[c.name];
-        const t = serverSide() && typeof sum === 'number' ? sum : totalOf(state.rows, c.name);
-        td.textContent = cellText(c, t);
+        const t = serverSide() ? (sum ?? null) : totalOf(state.rows, c.name);
+        td.textContent = t === null ? 'unknown' : cellText(c, t);
         td.className = 'num';
         td.dataset.col = c.name;
-        td.dataset.value = String(t);
+        td.dataset.value = t === null ? '' : String(t);
       } else if (i === 0)
         td.textContent = `Total (${NUMBER.format(state.total)} row${state.total === 1 ? '' : 's'})`;
     });

@@ -60,7 +60,7 @@ export interface TableOpts<R = AnyRow, C extends string = string> {
   empty?: string;
   /** The API's row count and sums over all rows (the rows may be one page). */
   total?: number;
-  totals?: Record<string, number>;
+  totals?: Record<string, number | null>;
   /** The table's name for screen readers (its scrolling region). */
   name?: string;
   /** When the rows are one page of more: where it starts, its size, and how to load another. */
@@ -81,7 +81,7 @@ export interface Pager {
   limit: number;
   load(
     q: PageRequest,
-  ): Promise<{ rows: readonly AnyRow[]; total: number; totals: Record<string, number>; offset?: number }>;
+  ): Promise<{ rows: readonly AnyRow[]; total: number; totals: Record<string, number | null>; offset?: number }>;
 }
 
 /** The parts of a section a custom renderer draws into. */

@@ -121,7 +121,9 @@ export async function sendMonthPack(
         .filter((c) => c.total)
         .map((c) => {
           const p = presentation(def.name, c);
-          const v = totals[c.name] ?? 0;
+          const v = totals[c.name] ?? null;
+          // a sum of unknowns is unknown, never 0
+          if (v === null) return `${p.label}: unknown`;
           const shown =
             p.display === 'duration'
               ? `${fmt(v / 3600, 1)} h`

@@ -151,7 +151,8 @@ export interface ReportResult {
   /** Rows of the whole result (all pages). */
   total: number;
   /** Sums over all rows (not only the page) of the columns the registry marks `total`. */
-  totals: Record<string, number>;
+  /** null when no row of the column holds a known value (a sum of unknowns is unknown, not 0). */
+  totals: Record<string, number | null>;
 }
 
 /** A page of a report's rows (JSON only: downloads are always complete). */
@@ -203,7 +204,7 @@ export async function runReport(
     return out;
   });
   const totalCols = def.columns.filter((c) => c.total).map((c) => c.name);
-  const totals: Record<string, number> = {};
+  const totals: Record<string, number | null> = {};
   let total = rows.length;
   if (page && (page.offset > 0 || rows.length >= page.limit)) {
     // Not the whole result: count and sum over all rows in SQL, so totals tie to the CSV.
@@ -211,12 +212,15 @@ export async function runReport(
     const agg = `SELECT ${cols.join(', ')} FROM (\n${stripStatement(sql)}\n) AS r`;
     const row = (await (await prepareBound(con, agg, values)).runAndReadAll()).getRowObjectsJS()[0] ?? {};
     total = Number(row.n ?? 0);
-    totalCols.forEach((c, i) => (totals[c] = round3(Number(row[`s${i}`] ?? 0))));
+    totalCols.forEach((c, i) => {
+      const v = row[`s${i}`];
+      totals[c] = v === null || v === undefined ? null : round3(Number(v));
+    });
   } else {
     for (const c of totalCols) {
-      let s = 0;
-      for (const r of rows) if (typeof r[c] === 'number') s += r[c];
-      totals[c] = round3(s);
+      let s: number | null = null;
+      for (const r of rows) if (typeof r[c] === 'number') s = (s ?? 0) + r[c];
+      totals[c] = s === null ? null : round3(s);
     }
   }
   return { report: def.name, columns, rows, total, totals };

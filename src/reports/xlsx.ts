@@ -182,6 +182,7 @@ export async function writeXlsx(
   header.commit();
 
   const sums = cols.map(() => 0);
+  const known = cols.map(() => false);
   let rows = 0;
   const result = await (await prepareBound(con, select, values)).stream();
   for await (const chunk of result.yieldRowObjectJs()) {
@@ -189,7 +190,10 @@ export async function writeXlsx(
       const row = ws.addRow(
         cols.map((p, i) => {
           const v = toJsonCell(r[p.name]);
-          if (p.total && typeof v === 'number') sums[i]! += v;
+          if (p.total && typeof v === 'number') {
+            sums[i]! += v;
+            known[i] = true;
+          }
           return cellValue(p, v);
         }),
       );
@@ -204,7 +208,8 @@ export async function writeXlsx(
     const totals = ws.addRow(
       cols.map((p, i) => {
         if (i === 0 && !p.total) return 'Total';
-        if (!p.total) return null;
+        // a sum of unknowns is unknown: a blank cell, never 0
+        if (!p.total || !known[i]) return null;
         const sum = Math.round(sums[i]! * 1000) / 1000;
         const result = p.display === 'duration' ? sum / 86_400 : sum;
         return { formula: `SUBTOTAL(109,${colLetter(i)}2:${colLetter(i)}${last})`, result };

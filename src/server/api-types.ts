@@ -83,7 +83,7 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
   offset?: number;
   limit?: number;
   /** Sums over all rows of the columns marked `total`. */
-  totals: Record<string, number>;
+  totals: Record<string, number | null>;
   rows: Row[];
 }
 
