@@ -1,7 +1,9 @@
 -- What "complete through" depends on, cheaply: the latest run (id, end, outcome) and a
 -- fingerprint of the account's ledger (rows, done/flagged rows, latest fetch, latest window end).
--- reportMeta reuses its cached "complete through" while these are unchanged.
+-- reportMeta reuses its cached "complete through" while these are unchanged. `prices_key`: the
+-- prices file last loaded (it changes report values without a run), for the report answer cache.
 SELECT
+  (SELECT concat_ws('|', sha256, loaded_at) FROM price_source WHERE account = $account) AS prices_key,
   (SELECT run_id FROM runs WHERE account = $account ORDER BY started_at DESC LIMIT 1) AS run_id,
   (SELECT concat_ws('|', run_id, ended_at, outcome) FROM runs WHERE account = $account
     ORDER BY started_at DESC LIMIT 1) AS run_key,

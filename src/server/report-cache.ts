@@ -38,13 +38,16 @@ export interface ReportCache<T> {
   readonly hits: number;
 }
 
-/** The account's data version: latest run (id, end, outcome) and the ledger's fingerprint. */
+/**
+ * The account's data version: latest run (id, end, outcome), the ledger's fingerprint and the
+ * prices file last loaded (loaded without a run, yet it changes the costs).
+ */
 export async function dataVersion(con: DuckDBConnection, scope: ReportScope): Promise<string> {
   const values = bindings(scope, {} as ReportParams);
   const row = (
     await (await prepareBound(con, loadSql('reports/meta_key'), values)).runAndReadAll()
   ).getRowObjectsJS()[0];
-  return JSON.stringify([toJsonCell(row?.run_key), toJsonCell(row?.ledger_key)]);
+  return JSON.stringify([toJsonCell(row?.run_key), toJsonCell(row?.ledger_key), toJsonCell(row?.prices_key)]);
 }
 
 /** Everything GET /api/status reads, over every account (queries/status/data_version.sql). */
