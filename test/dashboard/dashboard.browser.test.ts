@@ -456,7 +456,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     const future = await open('/tolls.html?from=2026-06-01&to=2026-06-30');
     try {
       expect(await future.page.locator('#error').textContent()).toBe(
-        'Could not load Passages per gantry, Toll passages per day, Toll passages: from: 2026-06-01 is in the future (today is 2026-05-02 in Australia/Sydney); no data exists for it yet. Retry',
+        'Could not load Passages per gantry, Toll passages per day, Toll passages, Toll charges per passage: from: 2026-06-01 is in the future (today is 2026-05-02 in Australia/Sydney); no data exists for it yet. Retry',
       );
       // no section shows a table: each says what failed instead
       expect(await future.page.locator('table.report').count()).toBe(0);
@@ -754,7 +754,7 @@ describe.skipIf(!haveChromium)('dashboard on a synced fleet: live run status, fu
         dbRows.map((r) => asPeopleWrite(formatIsoInZone(r.window_end.getTime(), zone))),
       );
       const badAt = dbRows.indexOf(bad[0]!);
-      expect(col('status')).toEqual(dbRows.map((_, i) => (i === badAt ? 'left out' : 'counted')));
+      expect(col('status')).toEqual(dbRows.map((_, i) => (i === badAt ? 'Left out' : 'Counted')));
       expect(col('reason')).toEqual(dbRows.map((_, i) => (i === badAt ? 'counter went down' : '')));
       expect(col('fuel_used_l')[badAt]).toBe('');
       const resetStart = bad[0]!.window_start.getTime();
@@ -778,7 +778,12 @@ describe.skipIf(!haveChromium)('dashboard on a synced fleet: live run status, fu
       );
       const used = header!.indexOf('fuel_used_l');
       expect(Math.round(lines.reduce((s, r) => s + Number(r[used] || 0), 0) * 1000) / 1000).toBe(pageLitres);
-      expect(lines.map((r) => r[header!.indexOf('status')])).toEqual(col('status'));
+      // the CSV carries the codes the page shows by their labels
+      expect(lines.map((r) => r[header!.indexOf('status')])).toEqual(
+        await page.$$eval('#table-windows tbody td[data-col="status"]', (tds) =>
+          tds.map((td) => (td as HTMLElement).dataset.code),
+        ),
+      );
       // back to the vehicle through the breadcrumb
       await page.locator('#breadcrumb a', { hasText: reg }).click();
       await page.waitForURL((u) => !u.search.includes('month='));
