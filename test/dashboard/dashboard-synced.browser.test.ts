@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { formatIsoInZone } from '../../src/time.ts';
-import { openDashboard } from '../helpers/dashboard-page.ts';
+import { asPeopleWrite, openDashboard } from '../helpers/dashboard-page.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
 
@@ -64,7 +64,8 @@ async function sql(q: string): Promise<Record<string, unknown>[]> {
   }
 }
 
-const shown = (ms: number) => formatIsoInZone(ms, h.fleet.timezone).replace('T', ' ');
+/** A stored instant as the dashboard writes it in the fleet's zone: "7 Mar 2026, 05:00". */
+const shown = (ms: number) => asPeopleWrite(formatIsoInZone(ms, h.fleet.timezone));
 const range = () => `?from=${h.firstDay}&to=${h.lastDay}`;
 
 describe.skipIf(!haveChromium)('dashboard on a synced simulator fleet', () => {

@@ -19,7 +19,7 @@ import { ACCOUNT, NOW, ZONE, openFixture, parseCsv, type FixtureDb } from '../he
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { runSync } from '../../src/sync/run.ts';
 import { formatIsoInZone, localDate } from '../../src/time.ts';
-import { openDashboard } from '../helpers/dashboard-page.ts';
+import { asPeopleWrite, monthText, openDashboard } from '../helpers/dashboard-page.ts';
 import { ACCOUNT as SYNCED_ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 
 const haveChromium = checkChromium();
@@ -62,13 +62,6 @@ const chartData = (page: Page, id: string) =>
   }, id);
 
 const RANGE = '?from=2026-03-01&to=2026-04-30';
-const MON = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-/** "2026-03" as the dashboard writes a month: "Mar 2026". */
-const monthText = (ym: string) => `${MON[Number(ym.slice(5, 7)) - 1]} ${ym.slice(0, 4)}`;
-/** A local ISO time "2026-03-07T05:00:00+11:00" as people write it: "7 Mar 2026, 05:00". */
-const asPeopleWrite = (iso: string) =>
-  `${Number(iso.slice(8, 10))} ${monthText(iso.slice(0, 7))}, ${iso.slice(11, 16)}`;
-
 describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
   it.each([
     ['index.html', ['chart-trend', 'chart-top']],

@@ -26,3 +26,10 @@ export async function openDashboard(
   await page.waitForSelector('body[data-loading="false"]');
   return { page, problems };
 }
+
+const MON = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** "2026-03" as the dashboard writes a month: "Mar 2026". */
+export const monthText = (ym: string) => `${MON[Number(ym.slice(5, 7)) - 1]} ${ym.slice(0, 4)}`;
+/** A local ISO time "2026-03-07T05:00:00+11:00" as people write it: "7 Mar 2026, 05:00". */
+export const asPeopleWrite = (iso: string) =>
+  `${Number(iso.slice(8, 10))} ${monthText(iso.slice(0, 7))}, ${iso.slice(11, 16)}`;
