@@ -85,7 +85,7 @@ describe.skipIf(!haveChromium)('utilisation and drivers pages', () => {
       // vehicle → month: the tiles give way to that month's days
       await Promise.all([
         page.waitForURL(/month=2026-04/),
-        page.click('#table-ranking a:text-is("2026-04")'),
+        page.click('#table-ranking a:text-is("Apr 2026")'), // months as people write them
       ]);
       await page.waitForSelector('body[data-loading="false"]');
       expect(await page.isHidden('#sec-tiles')).toBe(true);
