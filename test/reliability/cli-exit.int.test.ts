@@ -118,7 +118,7 @@ describe('bad arguments: exit 2 with a clear message, nothing opened', () => {
     [['export', 'mileage', '--from', '04/01/2026'], /--from: must be a calendar day YYYY-MM-DD/],
     [['export', 'mileage', '--from', '2026-04-10', '--to', '2026-04-01'], /--to: 2026-04-01 is before from/],
     [['export', 'payroll'], /unknown report "payroll"; valid reports: /],
-    [['export', 'mileage', '--format', 'xlsx'], /--format must be one of csv, parquet, arrow/],
+    [['export', 'mileage', '--format', 'xls'], /--format must be one of csv, parquet, arrow, xlsx/],
     [['export', 'mileage', '--month', '2026-13'], /--month: must be a month YYYY-MM/],
     [['export', 'tolls', '--vehicle', "1' OR 1=1"], /--vehicle: must be a vehicle id/],
   ];
