@@ -31,6 +31,8 @@ const PAGES = [
   'carpool.html',
   'quality.html',
   'runs.html',
+  'utilisation.html',
+  'drivers.html',
 ];
 
 let fx: FixtureDb;
