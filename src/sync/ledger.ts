@@ -200,6 +200,8 @@ export async function recordFailedWindow(
 export interface Horizon {
   registration: string;
   ms: number;
+  /** How far the API has answered for the vehicle's odometer (its latest window that did not fail). */
+  askedMs: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -213,7 +215,11 @@ export async function loadHorizons(
   const rows = await queryJs(con, 'sync/vehicle_horizons', [ctx.account, ctx.odometerLagMs]);
   into.clear();
   for (const r of rows)
-    into.set(String(r.scope), { registration: String(r.registration), ms: (r.horizon as Date).getTime() });
+    into.set(String(r.scope), {
+      registration: String(r.registration),
+      ms: (r.horizon as Date).getTime(),
+      askedMs: r.asked instanceof Date ? r.asked.getTime() : -Infinity,
+    });
 }
 const isoMinute = (ms: number) => `${new Date(ms).toISOString().slice(0, 16)}Z`;
 
@@ -246,7 +252,10 @@ export function lateStatus(
     .join(', ');
   const more = late.length > 3 ? ` and ${late.length - 3} more` : '';
   const days = Math.round(ctx.maxLateMs / DAY_MS);
-  if (ctx.now() - w.endMs >= ctx.maxLateMs)
+  // Accepted only when the API was asked past the window for every late vehicle: a horizon that
+  // stops where an odometer request failed is unknown, not late, and the window waits.
+  const known = late.every((h) => h.askedMs >= until);
+  if (known && ctx.now() - w.endMs >= ctx.maxLateMs)
     return {
       status: 'flagged',
       reason: `accepted incomplete: after the maximum lateness of ${days} days the data of ${who}${more}`,

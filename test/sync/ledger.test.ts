@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FleetsyncError } from '../../src/errors.ts';
 import { inTransaction, openDatabase, type Database } from '../../src/store/db.ts';
 import {
+  lateStatus,
   insertLedger,
   isCovered,
   ledgerWrite,
@@ -38,7 +39,14 @@ const row = (status: WindowStatus, fromDay: number, toDay: number): LedgerRowRea
 });
 /** What the ledger functions read of a stream's context: the clock, the zone, the look-back. */
 const context = (nowIso: string, zone = 'Europe/Berlin', settleMs = 72 * H) =>
-  ({ now: () => ms(nowIso), zone, settleMs }) as unknown as StreamContext;
+  // no vehicle data horizons known: only the look-back decides
+  ({
+    now: () => ms(nowIso),
+    zone,
+    settleMs,
+    horizons: new Map(),
+    maxLateMs: 14 * 24 * H,
+  }) as unknown as StreamContext;
 const show = (ws: { startMs: number; endMs: number }[]) =>
   ws.map(
     (w) =>
@@ -245,5 +253,32 @@ describe('a failure is recorded only where nothing is stored yet', () => {
       { reason: 'E_PAYLOAD: fuel_consumed_l is not a number', sample_len: '300' },
     ]);
     con.closeSync();
+  });
+});
+
+describe('late vehicles: waiting, and accepted only when the API was asked', () => {
+  const day = { startMs: ms('2026-04-01T22:00Z'), endMs: ms('2026-04-02T22:00Z') };
+  const withHorizon = (nowIso: string, askedIso: string) => {
+    const ctx = context(nowIso);
+    // the vehicle's data reaches only to 1 April; the API answered for its odometer up to `asked`
+    ctx.horizons.set('7', { registration: 'AB 123', ms: ms('2026-04-01T12:00Z'), askedMs: ms(askedIso) });
+    return ctx;
+  };
+  it('within the maximum lateness a late vehicle holds the window open', () => {
+    expect(lateStatus(withHorizon('2026-04-10T00:00Z', '2026-04-09T22:00Z'), day, '7')).toMatchObject({
+      status: 'incomplete',
+      reason: expect.stringContaining('AB 123 reaches only to 2026-04-01T12:00Z'),
+    });
+  });
+  it('past it, the window is accepted incomplete when the API was asked past its end', () => {
+    expect(lateStatus(withHorizon('2026-04-30T00:00Z', '2026-04-29T22:00Z'), day, '*')).toMatchObject({
+      status: 'flagged',
+      reason: expect.stringMatching(/^accepted incomplete: after the maximum lateness of 14 days/),
+    });
+  });
+  it('a horizon that stops where the odometer request failed is unknown: the window waits, never accepted', () => {
+    expect(lateStatus(withHorizon('2026-04-30T00:00Z', '2026-04-01T22:00Z'), day, '*')).toMatchObject({
+      status: 'incomplete',
+    });
   });
 });
