@@ -42,7 +42,9 @@ const ALLOWED: Record<string, string[]> = {
   'src/store/rezone.ts': ['sqlString(x.stagingPath)', 'table'],
   // The named query text wrapped for a JSON page (LIMIT/OFFSET bound) and its totals (registry
   // column names quoted by ident).
-  'src/reports/run.ts': ["cols.join(', ')", 'stripStatement(sql)'],
+  // orderOf: the sort column is one of the registry's (anything else throws), quoted by ident();
+  // the direction is a boolean.
+  'src/reports/run.ts': ["cols.join(', ')", 'stripStatement(sql)', 'orderOf(def, page)'],
 };
 
 const SQL = /\b(SELECT|INSERT|UPDATE|DELETE|COPY|CREATE|DROP|ATTACH|PRAGMA|FROM|WHERE|VALUES)\b/;
