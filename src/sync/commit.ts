@@ -9,6 +9,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { inTransaction } from '../store/db.ts';
 import { appendRows, deleteRanges, upsertRows, type RangeDelete, type Row } from '../store/write.ts';
+import { storageFailure } from '../store/storage-error.ts';
 
 /** Rows for one table: appended, or merged by `key` (a later row for a key replaces an earlier). */
 export interface TableRows {
@@ -74,6 +75,10 @@ export function groupCommitter(con: DuckDBConnection, account: string, maxGroup 
   const pending: Job[] = [];
   let draining = false;
   let transactions = 0;
+  // The storage under the database failed (disk full, read-only, I/O error): nothing more is
+  // written — every waiting and later window fails with that error. Retrying window by window on
+  // a broken disk only adds failing commits (DuckDB 1.5 can abort the process reverting one).
+  let broken: unknown = null;
 
   async function drain(): Promise<void> {
     while (pending.length) {
@@ -89,6 +94,11 @@ export function groupCommitter(con: DuckDBConnection, account: string, maxGroup 
         transactions++;
         for (const j of group) j.resolve();
       } catch (e) {
+        if (storageFailure(e) !== null) {
+          broken = e;
+          for (const j of [...group, ...pending.splice(0)]) j.reject(e);
+          return;
+        }
         if (group.length === 1) {
           group[0]!.reject(e);
           continue;
@@ -120,6 +130,7 @@ export function groupCommitter(con: DuckDBConnection, account: string, maxGroup 
 
   return {
     submit(write: WindowWrite): Promise<void> {
+      if (broken !== null) return Promise.reject(broken);
       return new Promise<void>((resolve, reject) => {
         pending.push({ write, resolve, reject });
         kick();
