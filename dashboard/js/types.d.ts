@@ -81,7 +81,12 @@ export interface Pager {
   limit: number;
   load(
     q: PageRequest,
-  ): Promise<{ rows: readonly AnyRow[]; total: number; totals: Record<string, number | null>; offset?: number }>;
+  ): Promise<{
+    rows: readonly AnyRow[];
+    total: number;
+    totals: Record<string, number | null>;
+    offset?: number;
+  }>;
 }
 
 /** The parts of a section a custom renderer draws into. */
