@@ -79,9 +79,7 @@ export interface PageRequest {
 export interface Pager {
   offset: number;
   limit: number;
-  load(
-    q: PageRequest,
-  ): Promise<{
+  load(q: PageRequest): Promise<{
     rows: readonly AnyRow[];
     total: number;
     totals: Record<string, number | null>;
