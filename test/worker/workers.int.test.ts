@@ -277,8 +277,15 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
 
   it('a scheduled tick (pg-boss cron, in Postgres) runs each account exactly once across three workers', async () => {
     workers.length = 0;
+    // The 12 s expiry of the kill test would let pg-boss expire a job that a loaded machine runs
+    // longer and hand it to a second worker (at-least-once, by design: two "job done" lines for one
+    // queued job); this test is about the schedule, so its jobs get time (updateQueue applies it).
     for (let i = 0; i < 3; i++)
-      startWorker({ FLEETSYNC_SCHEDULE: '* * * * *', FLEETSYNC_QUEUE_CRON_SECONDS: '1' });
+      startWorker({
+        FLEETSYNC_SCHEDULE: '* * * * *',
+        FLEETSYNC_QUEUE_CRON_SECONDS: '1',
+        FLEETSYNC_JOB_EXPIRE_SECONDS: '600',
+      });
     await until(() => lines(/worker ready/).length === 3, 60_000, 'three workers ready');
     const t0 = Date.now();
     await until(() => lines(/scheduled tick/).length >= 1, 75_000, 'a scheduled tick');
