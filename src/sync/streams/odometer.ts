@@ -1,8 +1,9 @@
 /**
  * Odometer windows per vehicle, aligned to local months. A window the model layer flags
  * (rules.ts: odometer_reset or terminal_has_changed) is split at local midnights (halving) until
- * each flagged window holds at most one local day, stored flagged with its reason code, so the distance left out of mileage stays small. A window whose last
- * event is well before its end is incomplete and pulled again on later runs.
+ * each flagged window holds at most one local day, so the distance left out of mileage stays
+ * small; it is stored flagged with its reason code. A window whose last event is well before its
+ * end is incomplete and pulled again on later runs.
  */
 import type { OdometerWindow } from '../../api/types.ts';
 import { emptyStatus, settledPieces, settledStatus, type LedgerEntry } from '../ledger.ts';
