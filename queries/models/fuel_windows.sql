@@ -5,6 +5,22 @@ CREATE OR REPLACE TEMP MACRO fuel_counter_vehicles(acct) AS TABLE
   UNION
   SELECT DISTINCT vehicle_id FROM fuel_consumed WHERE account = acct;
 
+-- fuel_counter_reason(counter_start_l, counter_end_l): the rule for a counter window, once: NULL
+-- when it counts, else why it is left out (fuel_counter_missing, or fuel_counter_went_down from
+-- fuel_counter_went_down(…) below).
+-- fuel_counter_went_down(counter_start_l, counter_end_l): 'fuel_counter_went_down' when both
+-- readings are there and the end is below the start (a counter reset inside the window), else
+-- NULL. The sync asks it of every counter answer (queries/sync/fuel_counter_went_down.sql): it
+-- narrows such a window to one local day and stores it with ledger status flagged and this code
+-- as the ledger's reason. A missing reading is no jump: the sync stores that window as it comes.
+CREATE OR REPLACE TEMP MACRO fuel_counter_went_down(counter_start_l, counter_end_l) AS
+  CASE WHEN counter_end_l < counter_start_l THEN 'fuel_counter_went_down' END;
+CREATE OR REPLACE TEMP MACRO fuel_counter_reason(counter_start_l, counter_end_l) AS
+  CASE
+    WHEN counter_start_l IS NULL OR counter_end_l IS NULL THEN 'fuel_counter_missing'
+    ELSE fuel_counter_went_down(counter_start_l, counter_end_l)
+  END;
+
 -- fuel_windows_classified(acct, zone, from_day, to_day): the fuel windows of the local months the
 -- range touches, each with its local month (period), its source and whether it counts toward fuel
 -- used. The rules, once:
@@ -39,10 +55,7 @@ CREATE OR REPLACE TEMP MACRO fuel_windows_classified(acct, zone, from_day, to_da
       f.counter_start_l,
       f.counter_end_l,
       f.fuel_consumed_l AS reported_used_l,
-      CASE
-        WHEN f.counter_start_l IS NULL OR f.counter_end_l IS NULL THEN 'fuel_counter_missing'
-        WHEN f.counter_end_l < f.counter_start_l THEN 'fuel_counter_went_down'
-      END AS reason
+      fuel_counter_reason(f.counter_start_l, f.counter_end_l) AS reason
     FROM fuel_consumed AS f
     WHERE f.account = acct
     UNION ALL

@@ -7,6 +7,15 @@
 --   counted    true for a window that counts
 --   reason     NULL, or the reason code of a flagged window
 --   counted_m  distance_m of a counted window, NULL for a flagged one
+-- odometer_flag(odometer_reset, terminal_has_changed) is the rule itself: the reason code of a
+-- flagged window, NULL for one that counts. The sync asks it of every odometer answer
+-- (queries/sync/odometer_flag.sql): it narrows a flagged window to one local day and stores it
+-- with ledger status flagged and this code as the ledger's reason.
+CREATE OR REPLACE TEMP MACRO odometer_flag(odometer_reset, terminal_has_changed) AS
+  nullif(concat_ws(' and ',
+    CASE WHEN odometer_reset THEN 'odometer_reset' END,
+    CASE WHEN terminal_has_changed THEN 'terminal_has_changed' END), '');
+
 CREATE OR REPLACE TEMP MACRO odometer_windows_classified(acct, zone, from_day, to_day) AS TABLE
   SELECT
     w.*,
@@ -16,10 +25,8 @@ CREATE OR REPLACE TEMP MACRO odometer_windows_classified(acct, zone, from_day, t
     SELECT
       o.*,
       local_month(o.window_start, zone) AS period,
-      (o.odometer_reset OR o.terminal_has_changed) AS flagged,
-      nullif(concat_ws(' and ',
-        CASE WHEN o.odometer_reset THEN 'odometer_reset' END,
-        CASE WHEN o.terminal_has_changed THEN 'terminal_has_changed' END), '') AS reason
+      odometer_flag(o.odometer_reset, o.terminal_has_changed) IS NOT NULL AS flagged,
+      odometer_flag(o.odometer_reset, o.terminal_has_changed) AS reason
     FROM odometer_windows AS o, local_months(zone, from_day, to_day) AS m
     WHERE o.account = acct AND o.window_start >= m.t0 AND o.window_start < m.t1
   ) AS w;

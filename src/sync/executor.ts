@@ -18,6 +18,7 @@ import { groupCommitter, type GroupCommitter } from './commit.ts';
 import { DEFAULT_CONCURRENCY, MAX_LATE_MS, ODOMETER_LAG_MS, SETTLE_MS } from '../defaults.ts';
 import { ledgerWrite, recordFailedWindow } from './ledger.ts';
 import { newMeter, type RunLog } from './run-log.ts';
+import type { WindowRules } from './rules.ts';
 import type { StreamDefinition } from './stream.ts';
 import type { SyncDeps } from './types.ts';
 import type { StreamContext, Unit } from './unit.ts';
@@ -53,7 +54,7 @@ export function widenStopSignal(deps: Pick<SyncDeps, 'signal' | 'concurrency'>):
 }
 
 /** What a unit's fetch sees, with every default filled in. */
-export function streamContext(deps: SyncDeps, log: Logger, now: Clock): StreamContext {
+export function streamContext(deps: SyncDeps, log: Logger, now: Clock, rules: WindowRules): StreamContext {
   return {
     client: deps.client,
     account: deps.account,
@@ -64,6 +65,7 @@ export function streamContext(deps: SyncDeps, log: Logger, now: Clock): StreamCo
     maxLateMs: deps.maxLateMs ?? MAX_LATE_MS,
     odometerLagMs: deps.odometerLagMs ?? ODOMETER_LAG_MS,
     horizons: new Map(),
+    rules,
     signal: deps.signal,
   };
 }

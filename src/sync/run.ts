@@ -18,6 +18,7 @@ import { lockAccount } from './lock.ts';
 import { loadHorizons } from './ledger.ts';
 import { buildPlan, plannedVehicles, requestedStreams, resolveRange } from './planner.ts';
 import { newRunLog, startRunLog } from './run-log.ts';
+import { modelRules } from './rules.ts';
 import { pullSnapshots } from './snapshots.ts';
 import { BUILTIN_STREAMS } from './streams/index.ts';
 import { checkAccountZone } from './zone.ts';
@@ -53,6 +54,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
     log.error('sync stopped', { reason });
   };
   let refused: unknown = null;
+  const rules = modelRules(deps.db);
   try {
     try {
       const range = await resolveRange(con, deps, req);
@@ -74,7 +76,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
 
       // The odometer goes first: its answers give each vehicle's data horizon, which decides
       // whether the other streams' windows have settled (a vehicle silent for days holds them).
-      const ctx = streamContext(deps, log, now);
+      const ctx = streamContext(deps, log, now, rules);
       await loadHorizons(con, ctx);
       const first = units.filter((u) => HORIZON_STREAMS.has(u.stream));
       const rest = units.filter((u) => !HORIZON_STREAMS.has(u.stream));
@@ -107,6 +109,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       throw refused;
     }
   } finally {
+    await rules.close();
     unlock();
     con.closeSync();
   }

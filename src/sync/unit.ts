@@ -10,6 +10,7 @@ import type { RangeDelete } from '../store/write.ts';
 import type { Clock } from '../time.ts';
 import type { WindowWrite } from './commit.ts';
 import type { Horizon, LedgerEntry, LedgerStream } from './ledger.ts';
+import type { WindowRules } from './rules.ts';
 import type { Window } from './windows.ts';
 
 export interface VehicleRef {
@@ -34,6 +35,8 @@ export interface StreamContext {
   horizons: Map<string, Horizon>;
   /** Odometer data this much older than the window's end (or now) means the window is incomplete. */
   odometerLagMs: number;
+  /** The model layer's rules for an answer (rules.ts): which windows are flagged, with which code. */
+  rules: WindowRules;
   signal?: AbortSignal;
 }
 

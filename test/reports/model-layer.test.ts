@@ -10,6 +10,11 @@
  * (INTERVAL 1 MONTH); the local days of a range take the day after to_day. Comments are prose
  * and do not count; for the column names, string literals do not count either (a reason code is a
  * string, not the rule).
+ *
+ * The sync states no rule either: it asks the models (src/sync/rules.ts, queries/sync/) whether a
+ * window is flagged, and stores the reason code they give as the ledger's reason. A TypeScript
+ * copy is found by what it must do with the API's fields: combine or test the odometer flags, or
+ * compare or null-test the counter readings (the simulator, the independent mock, is left out).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -17,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReportParams } from '../../src/reports/params.ts';
 import { MODELS, reasonCodes, requireReport, runReport, type ReportScope } from '../../src/reports/run.ts';
 import { QUERIES_DIR } from '../../src/store/queries.ts';
+import { modelRules } from '../../src/sync/rules.ts';
 import { appendRows } from '../../src/store/write.ts';
 import {
   ACCOUNT,
@@ -267,5 +273,154 @@ describe('one vocabulary of reason codes', () => {
         Object.keys(files).filter((f) => literal(l).test(withoutComments(files[f]!))),
         l,
       ).toEqual(['models/reason_codes.sql']);
+  });
+});
+
+/** TypeScript without its comments (a `//` after a colon is a URL, not a comment). */
+const tsWithoutComments = (ts: string) =>
+  ts.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/[^\n]*/g, '$1');
+/** A TypeScript string literal (single, double or template quotes), its text in group 1, 2 or 3. */
+const TS_STRING = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/g;
+/** What TypeScript does: without comments and string literals. */
+const tsCode = (ts: string) => tsWithoutComments(ts).replace(TS_STRING, "''");
+/** The string literals of TypeScript code (comments left out). */
+const stringLiterals = (ts: string) =>
+  [...tsWithoutComments(ts).matchAll(TS_STRING)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+const FLAG = '(odometer_reset|terminal_has_changed)';
+const COUNTER = '(counter_(start|end)_l|estimated(_fuel)?_used_l)';
+const OP = String.raw`(\|\||&&|\?(?![.?])|[=!]==?|<=?|(?<!=)>=?)`;
+/** A TypeScript copy of a rule: a flag or a reading beside a logical or comparison operator. */
+const TS_RULE = [
+  new RegExp(String.raw`\.${FLAG}\b\s*${OP}`),
+  new RegExp(String.raw`(${OP}|(?<![\w)\]])!|\bif\s*\()\s*[\w.!]*\.${FLAG}\b`),
+  new RegExp(String.raw`\.${COUNTER}\b\s*${OP}`),
+  new RegExp(String.raw`${OP}\s*[\w.!]*\.${COUNTER}\b`),
+];
+const tsFiles = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+const statesRule = (ts: string) => TS_RULE.some((re) => re.test(tsCode(ts)));
+
+describe('the sync states no rule: it asks the model layer', () => {
+  const SRC = new URL('../../src/', import.meta.url).pathname;
+
+  it('finds the copies the sync used to keep (the check can fail)', () => {
+    // the sync's own copies before it asked the models, and what moving the fields is
+    const old = {
+      odometerStatus: `if (o.odometer_reset || o.terminal_has_changed) { return 'flagged'; }`,
+      odometerReason: `const why = [o.odometer_reset && 'odometer_reset', o.terminal_has_changed && 'x'];`,
+      odometerSplit: `if (o && (o.odometer_reset || o.terminal_has_changed)) split();`,
+      oneFlag: `if (!o.terminal_has_changed) return null;`,
+      wentDown: `const wentDown = (f) => f.counter_start_l !== null && f.counter_end_l !== null && f.counter_end_l < f.counter_start_l;`,
+      counts: `return f.counter_end_l >= f.counter_start_l ? 'counted' : 'left out';`,
+      level: `const none = (f) => f.estimated_fuel_used_l === null;`,
+      moved: `({ odometer_reset: o!.odometer_reset, counter_start_l: f.counter_start_l, x: (f) => f.counter_end_l })`,
+      asked: `ask('sync/odometer_flag', [o.odometer_reset, o.terminal_has_changed]) // o.odometer_reset || x`,
+    };
+    expect(Object.entries(old).map(([k, ts]) => [k, statesRule(ts)])).toEqual([
+      ['odometerStatus', true],
+      ['odometerReason', true],
+      ['odometerSplit', true],
+      ['oneFlag', true],
+      ['wentDown', true],
+      ['counts', true],
+      ['level', true],
+      ['moved', false],
+      ['asked', false],
+    ]);
+  });
+
+  it('no TypeScript under src/ (the simulator aside) restates a rule or writes a reason', async () => {
+    const files = tsFiles(SRC).filter((f) => !relative(SRC, f).startsWith('simulator/'));
+    expect(files.length).toBeGreaterThan(50);
+    expect(files.filter((f) => statesRule(readFileSync(f, 'utf8'))).map((f) => relative(SRC, f))).toEqual([]);
+    const fx = await openFixture();
+    try {
+      const vocabulary = await reasonCodes(fx.con);
+      // A literal that is a code or a label writes a reason (the codes that are also the API's
+      // field names aside: a type names the field), and so do the free texts the ledger had.
+      const fields = new Set(['odometer_reset', 'terminal_has_changed']);
+      const words = new Set(vocabulary.flatMap((c) => [c.code, c.label]).filter((w) => !fields.has(w)));
+      const old = ['(counter reset)', 'odometer_reset, terminal_has_changed'];
+      const writing = files.flatMap((f) =>
+        stringLiterals(readFileSync(f, 'utf8'))
+          .filter((lit) => words.has(lit) || old.some((w) => lit.includes(w)))
+          .map((lit) => `${relative(SRC, f)}: ${lit}`),
+      );
+      expect(writing).toEqual([]);
+    } finally {
+      fx.close();
+    }
+  });
+
+  it('the rules the sync asks give the codes the reports give the same windows, and only flagged ones', async () => {
+    const fx = await openFixture();
+    const rules = modelRules(fx.db);
+    try {
+      const vocabulary = await reasonCodes(fx.con);
+      const streamOf = new Map(vocabulary.map((c) => [c.code, c.stream]));
+      const odometer = await Promise.all(
+        [
+          [false, false],
+          [true, false],
+          [false, true],
+          [true, true],
+        ].map(([r, t]) => rules.odometerFlag({ odometer_reset: r!, terminal_has_changed: t! })),
+      );
+      expect(odometer).toEqual([
+        null,
+        'odometer_reset',
+        'terminal_has_changed',
+        'odometer_reset and terminal_has_changed',
+      ]);
+      // litres at the start and end of a window: 1000 → 1040 counts, 1040 → 3 is a counter reset;
+      // a missing reading is left out of fuel used but is no jump for the sync to narrow
+      const fuel = await Promise.all(
+        [
+          [1000, 1040],
+          [1040, 1040],
+          [1040, 3],
+          [1040, 1039.9],
+          [null, 40],
+          [40, null],
+        ].map(([a, b]) => rules.fuelCounterWentDown({ counter_start_l: a!, counter_end_l: b! })),
+      );
+      expect(fuel).toEqual([null, null, 'fuel_counter_went_down', 'fuel_counter_went_down', null, null]);
+      for (const c of odometer.filter((x) => x !== null)) expect(streamOf.get(c), c).toBe('odometer');
+      expect(streamOf.get('fuel_counter_went_down')).toBe('fuel_consumed');
+      // the same windows stored: the reports list them with the same codes (excluded_windows
+      // keeps the ledger's reason beside the report's)
+      const RANGE = { from: '2026-03-01', to: '2026-04-30' };
+      const def = requireReport('excluded_windows');
+      const scope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
+      const rows = (await runReport(fx.con, def, scope, parseReportParams(RANGE, def, scope))).rows;
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) {
+        const stored = (
+          await fx.con.runAndReadAll(
+            `SELECT odometer_reset, terminal_has_changed FROM odometer_windows WHERE vehicle_id = $1 AND window_start = $2::TIMESTAMPTZ`,
+            [Number(r.vehicle_id), String(r.window_start)],
+          )
+        ).getRowObjectsJS()[0];
+        if (r.stream === 'odometer')
+          expect(
+            await rules.odometerFlag({
+              odometer_reset: stored!.odometer_reset === true,
+              terminal_has_changed: stored!.terminal_has_changed === true,
+            }),
+          ).toBe(r.reason);
+        else
+          expect(
+            await rules.fuelCounterWentDown({
+              counter_start_l: r.counter_start_l as number | null,
+              counter_end_l: r.counter_end_l as number | null,
+            }),
+          ).toBe(r.reason === 'fuel_counter_went_down' ? r.reason : null);
+      }
+    } finally {
+      await rules.close();
+      fx.close();
+    }
   });
 });

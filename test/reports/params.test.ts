@@ -144,6 +144,13 @@ describe('each mistake is named', () => {
     [{ month: '2026-04', from: '2026-04-01' }, 'month: give either month or from/to, not both'],
     [{ month: '2026-04', to: '2026-04-10' }, 'month: give either month or from/to, not both'],
     [{ from: '2026-04-10', to: '2026-04-01' }, 'to: 2026-04-01 is before from 2026-04-10'],
+    // a value is its form whole: nothing before it, nothing after it
+    [{ from: 'x2026-04-01' }, 'from: must be a calendar day YYYY-MM-DD; from: is not a calendar day'],
+    [{ to: '2026-04-01;x' }, 'to: must be a calendar day YYYY-MM-DD; to: is not a calendar day'],
+    [{ month: 'FY2026-04' }, 'month: must be a month YYYY-MM'],
+    [{ month: '2026-04-01' }, 'month: must be a month YYYY-MM'],
+    [{ vehicle: 'x12' }, 'vehicle: must be a vehicle id (digits)'],
+    [{ vehicle: '1 OR 1=1' }, 'vehicle: must be a vehicle id (digits)'],
     [{ sql: 'select', x: '1' }, 'unknown parameter(s): sql, x'],
     [JSON.parse('{"__proto__": "x"}') as Record<string, unknown>, 'unknown parameter(s): __proto__'],
   ])('%o → %s', (raw, message) => {
@@ -157,6 +164,14 @@ describe('each mistake is named', () => {
     [{ limit: '10000' }, 'top_vehicles', 'limit: must be a whole number 1–1000'],
   ])('%o on %s → %s', (raw, name, message) => {
     expect(refusal(raw, report(name))).toBe(message);
+  });
+
+  it('every grain the trend offers is taken', () => {
+    expect(['day', 'week', 'month'].map((g) => parse({ grain: g }, report('trend')).grain)).toEqual([
+      'day',
+      'week',
+      'month',
+    ]);
   });
 
   it('a repeated parameter is refused, not silently reduced to one value', () => {

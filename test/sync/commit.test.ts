@@ -212,6 +212,41 @@ describe('group commit, set-based', () => {
     con.closeSync();
   });
 
+  it('on a full disk, the window that hit it and every window waiting fail with the disk error, and nothing more is written', async () => {
+    const { con, committer } = await freshCommitter();
+    // The disk fills while a group of three windows is written: the write fails with ENOSPC, as
+    // a file-system call reports it.
+    let diskWrites = 0;
+    const diskFull: WindowWrite = {
+      deletes: [],
+      inserts: [],
+      custom: async () => {
+        diskWrites++;
+        throw Object.assign(new Error('could not write the WAL: No space left on device'), {
+          code: 'ENOSPC',
+        });
+      },
+    };
+    const results = await Promise.allSettled([
+      committer.submit(odometerWrite(1, 0, 10, 'r')),
+      committer.submit(diskFull),
+      committer.submit(odometerWrite(2, 0, 20, 'r')),
+    ]);
+    // Not retried window by window on the broken disk: all three fail with the disk's error.
+    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'stored'))).toEqual([
+      'could not write the WAL: No space left on device',
+      'could not write the WAL: No space left on device',
+      'could not write the WAL: No space left on device',
+    ]);
+    expect(diskWrites).toBe(1);
+    // A window finished later is refused at once with the same error; nothing was stored.
+    await expect(committer.submit(odometerWrite(3, 0, 30, 'r'))).rejects.toThrow(/No space left on device/);
+    expect(committer.transactions).toBe(0);
+    expect(await countRows(con, 'odometer_windows')).toBe(0);
+    expect(await countRows(con, 'ledger')).toBe(0);
+    con.closeSync();
+  });
+
   it('names a column that is not in the table instead of building SQL from it', async () => {
     const { db } = await freshDb();
     const con = await db.connect();

@@ -87,7 +87,7 @@ describe('odometer events staged by the simulator', () => {
     const both = flagged.filter((r) => r.s === day.startMs && r.e === day.endMs);
     expect(both).toHaveLength(1);
     expect(both[0]!.reset && both[0]!.swap).toBe(true);
-    expect(both[0]!.reason).toBe('odometer_reset, terminal_has_changed');
+    expect(both[0]!.reason).toBe('odometer_reset and terminal_has_changed');
   });
 
   it('splits the 25-hour change day whole, and a month with two events into two flagged days', () => {

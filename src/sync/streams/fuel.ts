@@ -1,8 +1,9 @@
 /**
  * Fuel, per vehicle:
  * - CAN vehicles: the cumulative ECU counter per window (`fuel_consumed`). A window whose counter
- *   went down (a counter reset) is split at local midnights until the flagged window is one local
- *   day; it is stored flagged and left out of fuel used, never negative. Two equivalent paths:
+ *   went down (a counter reset; the rule is the model layer's, rules.ts) is split at local
+ *   midnights until the flagged window is one local day; it is stored flagged with the reason
+ *   code fuel_counter_went_down and left out of fuel used, never negative. Two equivalent paths:
  *   per-vehicle GET over ≤31-day windows (default bucket) or bulk POST over ≤24 h for up to 100
  *   vehicles (10/min); the planner picks the one that finishes sooner.
  * - level-sensor vehicles: the level estimate per window (`fuel_level`) and the fills (`fuel_fills`,
@@ -22,14 +23,16 @@ import { addRequests, defineStream, fmt, requestsByBucket } from '../stream.ts';
 import { iso, vehicleWindowRange, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
 import { splitAtMidnight, type Window } from '../windows.ts';
 
-const wentDown = (f: FuelConsumed) =>
-  f.counter_start_l !== null && f.counter_end_l !== null && f.counter_end_l < f.counter_start_l;
+/** The reason code the model layer gives a counter answer that went down (rules.ts), else null. */
+const wentDown = (ctx: StreamContext, f: FuelConsumed | null) =>
+  f ? ctx.rules.fuelCounterWentDown(f) : Promise.resolve(null);
 
 function consumedEntry(
   ctx: StreamContext,
   v: VehicleRef,
   w: Window,
   f: FuelConsumed | null,
+  flag: string | null,
   requests: number,
 ): LedgerEntry {
   const base = {
@@ -40,8 +43,7 @@ function consumedEntry(
     requests,
   };
   if (!f) return { ...base, ...emptyStatus(ctx, w, base.scope, 'no CAN fuel data for the period'), rows: 0 };
-  if (wentDown(f))
-    return { ...base, status: 'flagged', rows: 1, reason: 'fuel counter went down (counter reset)' };
+  if (flag !== null) return { ...base, status: 'flagged', rows: 1, reason: flag };
   const s = settledStatus(ctx, w, base.scope);
   return { ...base, status: s.status, reason: s.reason, rows: 1 };
 }
@@ -75,14 +77,15 @@ export function fuelConsumedUnit(v: VehicleRef, w: Window, estRequests = 1): Uni
           meter,
           signal: ctx.signal,
         });
-        if (f && wentDown(f)) {
+        const flag = await wentDown(ctx, f);
+        if (flag !== null) {
           const halves = splitAtMidnight(win, ctx.zone);
           if (halves) {
             for (const h of halves) await pull(h);
             return;
           }
         }
-        leaves.push({ w: win, f, entry: consumedEntry(ctx, v, win, f, meter.requests - booked) });
+        leaves.push({ w: win, f, entry: consumedEntry(ctx, v, win, f, flag, meter.requests - booked) });
         booked = meter.requests;
       };
       for (const piece of settledPieces(ctx, w)) await pull(piece);
@@ -115,10 +118,12 @@ export function fuelConsumedBulkUnit(vehicles: VehicleRef[], w: Window): Unit {
         { meter, signal: ctx.signal },
       );
       const byReg = new Map(list.map((f) => [f.registration, f]));
-      const per = vehicles.map((v) => {
-        const f = byReg.get(v.registration) ?? null;
-        return { v, f, entry: consumedEntry(ctx, v, w, f, 0) };
-      });
+      const per = await Promise.all(
+        vehicles.map(async (v) => {
+          const f = byReg.get(v.registration) ?? null;
+          return { v, f, entry: consumedEntry(ctx, v, w, f, await wentDown(ctx, f), 0) };
+        }),
+      );
       if (per[0]) per[0].entry.requests = meter.requests;
       const rows = per.filter((p) => p.f).map((p) => consumedRow(ctx.account, p.v.vehicle_id, w, p.f!));
       return {

@@ -1,8 +1,9 @@
 /**
- * Odometer windows per vehicle, aligned to local months. A window with `odometer_reset` or
- * `terminal_has_changed` is split at local midnights (halving) until each flagged window holds
- * at most one local day, so the distance left out of mileage stays small. A window whose last
- * event is well before its end is incomplete and pulled again on later runs.
+ * Odometer windows per vehicle, aligned to local months. A window the model layer flags
+ * (rules.ts: odometer_reset or terminal_has_changed) is split at local midnights (halving) until
+ * each flagged window holds at most one local day, so the distance left out of mileage stays
+ * small; it is stored flagged with its reason code. A window whose last event is well before its
+ * end is incomplete and pulled again on later runs.
  */
 import type { OdometerWindow } from '../../api/types.ts';
 import { emptyStatus, settledPieces, settledStatus, type LedgerEntry } from '../ledger.ts';
@@ -16,11 +17,13 @@ interface Leaf {
   entry: LedgerEntry;
 }
 
+/** A leaf's ledger entry; `flag` is the reason code the model layer gives the answer (rules.ts). */
 function classify(
   ctx: StreamContext,
   v: VehicleRef,
   w: Window,
   o: OdometerWindow | null,
+  flag: string | null,
   requests: number,
 ): LedgerEntry {
   const base = {
@@ -31,13 +34,8 @@ function classify(
     requests,
   };
   if (!o) return { ...base, ...emptyStatus(ctx, w, base.scope, 'no odometer data for the period'), rows: 0 };
-  if (o.odometer_reset || o.terminal_has_changed) {
-    const why = [
-      o.odometer_reset && 'odometer_reset',
-      o.terminal_has_changed && 'terminal_has_changed',
-    ].filter(Boolean);
-    return { ...base, status: 'flagged', rows: 1, reason: why.join(', '), lastEventMs: o.last_event_ms };
-  }
+  if (flag !== null)
+    return { ...base, status: 'flagged', rows: 1, reason: flag, lastEventMs: o.last_event_ms };
   // Only the look-back: the vehicle's own horizon is this answer's last event (below).
   const settled = settledStatus(ctx, w);
   if (settled.status !== 'done')
@@ -80,14 +78,15 @@ export function odometerUnit(v: VehicleRef, w: Window, estRequests = 1): Unit {
           meter,
           signal: ctx.signal,
         });
-        if (o && (o.odometer_reset || o.terminal_has_changed)) {
+        const flag = o ? await ctx.rules.odometerFlag(o) : null;
+        if (flag !== null) {
           const halves = splitAtMidnight(win, ctx.zone);
           if (halves) {
             for (const h of halves) await pull(h);
             return;
           }
         }
-        leaves.push({ w: win, data: o, entry: classify(ctx, v, win, o, meter.requests - booked) });
+        leaves.push({ w: win, data: o, entry: classify(ctx, v, win, o, flag, meter.requests - booked) });
         booked = meter.requests;
       };
       for (const piece of settledPieces(ctx, w)) await pull(piece);
