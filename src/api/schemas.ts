@@ -182,7 +182,8 @@ function build(zone: string) {
     .object({
       vehicle_id: optIntId,
       registration: optStr,
-      energy_consumed_kwh: optNum,
+      // required: an item without the energy would read as "no energy", which is not what it says
+      energy_consumed_kwh: num,
       energy_charged_kwh: optNum,
       distance: optNum,
       start_soc: optNum,

@@ -66,7 +66,7 @@ export interface EvConsumption {
   vehicle_id: number | null;
   registration: string;
   /** Energy drawn from the battery over the window (kWh). */
-  energy_consumed_kwh: number | null;
+  energy_consumed_kwh: number;
   /** Energy put into the battery by charging over the window (kWh). */
   energy_charged_kwh: number | null;
   distance_m: number | null;

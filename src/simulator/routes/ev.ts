@@ -160,7 +160,7 @@ function consumption(ctx: RouteContext): Reply {
       },
     ];
   });
-  return { body: paginate(items, page) };
+  return { kind: 'ev_consumption', body: paginate(items, page) };
 }
 
 function events(ctx: RouteContext, kind: 'range' | 'soc'): Reply {
