@@ -18,7 +18,8 @@ CREATE OR REPLACE TEMP MACRO vehicle_profiles(acct) AS TABLE
       )
     END AS fuel_type,
     CASE WHEN ps.account IS NOT NULL THEN coalesce(pv.vehicle_class, ps.default_vehicle_class) END AS vehicle_class,
-    ps.currency
+    ps.currency,
+    ps.grid_kg_per_kwh
   FROM vehicles AS v
   LEFT JOIN price_source AS ps ON ps.account = v.account
   LEFT JOIN price_vehicles AS pv ON pv.account = v.account AND pv.vehicle_id = v.vehicle_id
@@ -70,11 +71,13 @@ CREATE OR REPLACE TEMP MACRO toll_passage_charges(acct, zone) AS TABLE
     END AS tariff_status
   FROM t;
 -- vehicle_month_costs(acct, zone, from_day, to_day): per vehicle × local month of the range, the
--- counted distance and fuel (the mileage and fuel models), the fuel cost (litres × the month's
--- price of the vehicle's fuel type), the toll passages and their charges, and CO₂ (litres × the
--- fuel type's factor). Unknown stays NULL: no price; toll visits not synced in the month (passages
+-- counted distance and fuel (the mileage and fuel models), the battery energy of the EV energy
+-- stream (kWh drawn, over its synced local days), the fuel cost (litres — for an electric
+-- vehicle kWh — × the month's price of the vehicle's fuel type), the toll passages and their
+-- charges, and CO₂ (litres × the fuel type's factor; kWh × the grid factor for an electric
+-- vehicle). Unknown stays NULL: no price or factor; toll visits not synced in the month (passages
 -- too); any passage of the month without a tariff (toll_charges NULL; charged_known sums the
--- passages with one); no fuel figure; electric.
+-- passages with one); no fuel figure; no synced EV energy day.
 CREATE OR REPLACE TEMP MACRO vehicle_month_costs(acct, zone, from_day, to_day) AS TABLE
   WITH
   rng AS (SELECT * FROM local_months(zone, from_day, to_day)),
@@ -99,6 +102,29 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_costs(acct, zone, from_day, to_day) A
     WHERE tp.enter_time >= rng.t0 AND tp.enter_time < rng.t1
     GROUP BY tp.vehicle_id, period
   ),
+  -- EV energy: the days of the month whose ev_energy window was synced (a 25-hour day's two
+  -- windows are one day), and the kWh stored for them; a month without one is unknown
+  ev_days AS (
+    SELECT
+      try_cast(l.scope AS BIGINT) AS vehicle_id,
+      local_month(l.window_start, zone) AS period,
+      count(DISTINCT timezone(zone, l.window_start)::DATE) AS days
+    FROM ledger AS l, rng
+    WHERE l.account = acct AND l.stream = 'ev_energy' AND l.status IN ('done', 'flagged', 'incomplete')
+      AND l.window_start >= rng.t0 AND l.window_start < rng.t1
+    GROUP BY ALL
+  ),
+  ev AS (
+    SELECT
+      d.vehicle_id,
+      d.period,
+      d.days,
+      coalesce(sum(e.energy_consumed_kwh), 0) AS energy_kwh
+    FROM ev_days AS d
+    LEFT JOIN ev_energy AS e
+      ON e.account = acct AND e.vehicle_id = d.vehicle_id AND local_month(e.window_start, zone) = d.period
+    GROUP BY ALL
+  ),
   -- the local months in which toll visits are synced at all (else their passages are unknown)
   visits_synced AS (
     SELECT DISTINCT local_month(l.window_start, zone) AS period
@@ -112,6 +138,8 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_costs(acct, zone, from_day, to_day) A
     SELECT vehicle_id, period FROM fuel
     UNION
     SELECT vehicle_id, period FROM tolls
+    UNION
+    SELECT vehicle_id, period FROM ev
   )
   SELECT
     k.vehicle_id,
@@ -123,7 +151,9 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_costs(acct, zone, from_day, to_day) A
     prof.vehicle_class,
     prof.currency,
     pf.price_per_l,
-    fuel.used_l * pf.price_per_l AS fuel_cost,
+    ev.energy_kwh,
+    ev.days AS energy_days,
+    CASE WHEN prof.fuel_type = 'electric' THEN ev.energy_kwh ELSE fuel.used_l END * pf.price_per_l AS fuel_cost,
     CASE WHEN vs.period IS NOT NULL THEN coalesce(tolls.passages, 0) END AS passages,
     CASE WHEN vs.period IS NOT NULL THEN coalesce(tolls.no_tariff, 0) END AS no_tariff,
     CASE WHEN vs.period IS NOT NULL AND prof.vehicle_class IS NOT NULL THEN coalesce(tolls.charged, 0) END
@@ -133,11 +163,15 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_costs(acct, zone, from_day, to_day) A
       WHEN coalesce(tolls.no_tariff, 0) > 0 THEN NULL
       ELSE coalesce(tolls.charged, 0)
     END AS toll_charges,
-    CASE WHEN prof.fuel_type <> 'electric' THEN fuel.used_l * ef.kg_per_l END AS co2_kg
+    CASE
+      WHEN prof.fuel_type = 'electric' THEN ev.energy_kwh * prof.grid_kg_per_kwh
+      ELSE fuel.used_l * ef.kg_per_l
+    END AS co2_kg
   FROM k
   LEFT JOIN dist ON dist.vehicle_id = k.vehicle_id AND dist.period = k.period
   LEFT JOIN fuel ON fuel.vehicle_id = k.vehicle_id AND fuel.period = k.period
   LEFT JOIN tolls ON tolls.vehicle_id = k.vehicle_id AND tolls.period = k.period
+  LEFT JOIN ev ON ev.vehicle_id = k.vehicle_id AND ev.period = k.period
   LEFT JOIN visits_synced AS vs ON vs.period = k.period
   LEFT JOIN vehicle_profiles(acct) AS prof ON prof.vehicle_id = k.vehicle_id
   LEFT JOIN price_fuel AS pf ON pf.account = acct AND pf.fuel_type = prof.fuel_type AND pf.period = k.period

@@ -1,6 +1,6 @@
 -- Costs and CO₂ per department × local month, from vehicle_month_costs (queries/models/prices.sql).
 -- A sum is blank when any vehicle-month in it is unknown: fuel cost and CO₂ over the vehicle-months
--- with a fuel figure (vehicles without fuel data, electric ones, are not in them), toll charges over
+-- with a fuel figure or EV energy (vehicle-months with neither are not in them), toll charges over
 -- all. unknown_vehicle_months counts the vehicle-months with distance whose fuel cost or toll
 -- charges are unknown; cost_per_km (fuel cost + toll charges over distance) needs every one known.
 WITH veh AS (SELECT * FROM vehicle_departments($account))
@@ -10,7 +10,7 @@ SELECT
   count(DISTINCT c.vehicle_id)::INTEGER AS vehicles,
   round(sum(c.distance_m) / 1000.0, 3)::DOUBLE AS distance_km,
   round(sum(c.used_l), 3)::DOUBLE AS fuel_used_l,
-  round(CASE WHEN bool_and(c.fuel_cost IS NOT NULL OR c.used_l IS NULL) THEN sum(c.fuel_cost) END, 2)::DOUBLE
+  round(CASE WHEN bool_and(c.fuel_cost IS NOT NULL OR coalesce(c.used_l, c.energy_kwh) IS NULL) THEN sum(c.fuel_cost) END, 2)::DOUBLE
     AS fuel_cost,
   (CASE WHEN bool_and(c.passages IS NOT NULL) THEN sum(c.passages) END)::INTEGER AS toll_passages,
   (CASE WHEN bool_and(c.no_tariff IS NOT NULL) THEN sum(c.no_tariff) END)::INTEGER AS toll_no_tariff,
@@ -22,7 +22,7 @@ SELECT
     END,
     4
   )::DOUBLE AS cost_per_km,
-  round(CASE WHEN bool_and(c.co2_kg IS NOT NULL OR c.used_l IS NULL) THEN sum(c.co2_kg) END, 3)::DOUBLE AS co2_kg,
+  round(CASE WHEN bool_and(c.co2_kg IS NOT NULL OR coalesce(c.used_l, c.energy_kwh) IS NULL) THEN sum(c.co2_kg) END, 3)::DOUBLE AS co2_kg,
   count(*) FILTER (WHERE c.distance_m > 0 AND (c.fuel_cost IS NULL OR c.toll_charges IS NULL))::INTEGER
     AS unknown_vehicle_months,
   any_value(c.currency) AS currency

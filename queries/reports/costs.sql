@@ -1,8 +1,10 @@
 -- Costs and CO₂ per vehicle × local month: vehicle_month_costs (queries/models/prices.sql), whose
 -- distance and fuel are the mileage and fuel reports' figures. Unknown is blank, never 0: no
 -- price, a passage of the month without a tariff (toll_no_tariff counts them, toll_charges_known
--- sums the rest), no fuel figure, or an electric vehicle (the API's energy is not synced) leave the
--- figure, and cost_per_km, blank.
+-- sums the rest), no fuel figure, or an electric vehicle's month with no synced EV energy day
+-- leave the figure, and cost_per_km, blank. Electric vehicles: energy_kwh (battery energy drawn,
+-- over energy_days synced local days) × the month's `electric` price per kWh is their fuel_cost,
+-- × the grid factor their CO₂.
 WITH veh AS (SELECT * FROM vehicle_departments($account))
 SELECT
   veh.registration,
@@ -14,6 +16,8 @@ SELECT
   round(c.distance_m / 1000.0, 3)::DOUBLE AS distance_km,
   round(c.used_l, 3)::DOUBLE AS fuel_used_l,
   c.source AS fuel_source,
+  round(c.energy_kwh, 3)::DOUBLE AS energy_kwh,
+  c.energy_days::INTEGER AS energy_days,
   c.price_per_l::DOUBLE AS fuel_price_per_l,
   round(c.fuel_cost, 2)::DOUBLE AS fuel_cost,
   c.passages::INTEGER AS toll_passages,

@@ -41,6 +41,7 @@ import type {
   CarpoolDriver,
   CarpoolVehicle,
   Driver,
+  EvConsumption,
   FuelConsumed,
   FuelFill,
   FuelLevelReading,
@@ -118,6 +119,13 @@ export interface FleetClient {
     toMs: number,
     o?: CallOptions,
   ): Promise<FuelConsumed[]>;
+  /** POST /vehicles/ev-consumption: battery energy of up to 100 EVs per request over ≤ 24 h (10/min). */
+  getEvConsumptionBulk(
+    registrations: string[],
+    fromMs: number,
+    toMs: number,
+    o?: CallOptions,
+  ): Promise<EvConsumption[]>;
   getFuelLevel(
     registration: string,
     fromMs: number,
@@ -294,6 +302,9 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
 
     getFuelConsumedBulk: (regs, fromMs, toMs, o) =>
       bulk('/fuel/consumed', regs, fromMs, toMs, S.fuelConsumed, o),
+
+    getEvConsumptionBulk: (regs, fromMs, toMs, o) =>
+      bulk('/vehicles/ev-consumption', regs, fromMs, toMs, S.evConsumption, o),
 
     async getFuelLevel(registration, fromMs, toMs, o) {
       const endpoint = 'GET /fuel/level/{registration}';

@@ -12,6 +12,7 @@ import {
   type CarpoolDriver,
   type CarpoolVehicle,
   type Driver,
+  type EvConsumption,
   type FuelConsumed,
   type FuelFill,
   type FuelLevel,
@@ -175,6 +176,27 @@ function build(zone: string) {
       counter_start_l: f.fuel_consumed_start,
       counter_end_l: f.fuel_consumed_end,
       fuel_consumed_l: f.fuel_consumed,
+    }));
+
+  const evConsumption: z.ZodType<Omit<EvConsumption, 'registration'> & { registration: string | null }> = z
+    .object({
+      vehicle_id: optIntId,
+      registration: optStr,
+      // required: an item without the energy would read as "no energy", which is not what it says
+      energy_consumed_kwh: num,
+      energy_charged_kwh: optNum,
+      distance: optNum,
+      start_soc: optNum,
+      end_soc: optNum,
+    })
+    .transform((e) => ({
+      vehicle_id: e.vehicle_id,
+      registration: e.registration,
+      energy_consumed_kwh: e.energy_consumed_kwh,
+      energy_charged_kwh: e.energy_charged_kwh,
+      distance_m: e.distance,
+      start_soc_pct: e.start_soc,
+      end_soc_pct: e.end_soc,
     }));
 
   /** Wire `{liters, timestamp, accurate}` or doc `{fuel_level, event_ts, is_accurate}`. */
@@ -414,6 +436,7 @@ function build(zone: string) {
     trip,
     odometer,
     fuelConsumed,
+    evConsumption,
     fuelLevel,
     fuelLevelReading,
     fuelFill,

@@ -61,6 +61,19 @@ export interface FuelConsumed {
   fuel_consumed_l: number | null;
 }
 
+/** POST /vehicles/ev-consumption: an electric vehicle's battery energy over a ≤ 24 h window. */
+export interface EvConsumption {
+  vehicle_id: number | null;
+  registration: string;
+  /** Energy drawn from the battery over the window (kWh). */
+  energy_consumed_kwh: number;
+  /** Energy put into the battery by charging over the window (kWh). */
+  energy_charged_kwh: number | null;
+  distance_m: number | null;
+  start_soc_pct: number | null;
+  end_soc_pct: number | null;
+}
+
 export interface FuelLevelPoint {
   litres: number | null;
   ms: number | null;

@@ -1,7 +1,8 @@
 /**
  * The demo's prices file, written beside the demo database when FLEETSYNC_PRICES is not set, so
  * the demo shows costs and CO₂: diesel and petrol prices for every local month of the simulated
- * history, a tariff per toll gantry for light vehicles — all but the last gantry, whose passages
+ * history (and electricity per kWh for the electric vehicles, with a grid factor for their CO₂),
+ * a tariff per toll gantry for light vehicles — all but the last gantry, whose passages
  * show as "no tariff" — and the Logistics vehicles as heavy (no heavy tariffs: blank, never free).
  */
 import { writeFileSync } from 'node:fs';
@@ -21,6 +22,7 @@ export function demoPrices(fleet: Fleet) {
     fuel_prices: months.flatMap((m, i) => [
       { fuel_type: 'diesel', month: m, price_per_l: Math.round((1.85 + 0.03 * i) * 1000) / 1000 },
       { fuel_type: 'petrol', month: m, price_per_l: Math.round((1.95 + 0.02 * i) * 1000) / 1000 },
+      { fuel_type: 'electric', month: m, price_per_l: 0.32 }, // per kWh
     ]),
     toll_tariffs: tolls.slice(0, -1).map((g, i) => ({
       geofence_id: g.geofence_id,
@@ -32,6 +34,8 @@ export function demoPrices(fleet: Fleet) {
       ...(v.powertrain === 'analog' ? [{ vehicle_id: v.vehicle_id, fuel_type: 'petrol' }] : []),
       ...(v.department === 'Logistics' ? [{ vehicle_id: v.vehicle_id, vehicle_class: 'heavy' }] : []),
     ]),
+    // kg CO₂-e per kWh from the grid (Australia's NSW grid, scope 2, National Greenhouse Accounts Factors)
+    grid_kg_per_kwh: 0.66,
   };
 }
 

@@ -100,6 +100,7 @@ const STREAM = {
   carpool: 'Carpool',
   activity: 'Vehicle activity',
   drivers: 'Drivers',
+  ev_energy: 'EV energy',
 };
 
 const BY_NAME: Readonly<Record<string, Entry>> = {
@@ -276,7 +277,9 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   difference_l: litres('Filled − used'),
   fuel_type: text('Fuel type'),
   vehicle_class: text('Vehicle class'),
-  fuel_price_per_l: { label: 'Fuel price per litre', display: 'decimal', places: 3 },
+  fuel_price_per_l: { label: 'Fuel price per litre (per kWh if electric)', display: 'decimal', places: 3 },
+  energy_kwh: { label: 'EV energy used', unit: 'kWh', display: 'decimal', places: 1 },
+  energy_days: count('Days of EV energy synced'),
   fuel_cost: { label: 'Fuel cost', display: 'decimal', places: 2 },
   toll_no_tariff: count('Passages without a tariff'),
   toll_charges_known: { label: 'Toll charges with a tariff', display: 'decimal', places: 2 },

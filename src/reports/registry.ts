@@ -472,6 +472,8 @@ const defs = [
       c('distance_km', 'number', true),
       c('fuel_used_l', 'number', true),
       c('fuel_source', 'text'),
+      c('energy_kwh', 'number', true),
+      c('energy_days', 'integer'),
       c('fuel_price_per_l', 'number'),
       c('fuel_cost', 'number', true),
       c('toll_passages', 'integer', true),

@@ -37,7 +37,8 @@ export type PayloadKind =
   | 'carpool_vehicle'
   | 'booking_rule'
   | 'activity'
-  | 'driver';
+  | 'driver'
+  | 'ev_consumption';
 
 export interface FaultOptions {
   /** Every Nth request (of `rateLimitBucket` if given) answers 429. */

@@ -19,6 +19,7 @@ import type { Fleet } from './model.ts';
 import { BUCKET_NAMES, DEFAULT_WINDOW_MS, RateLimiter, bucketFor, type BucketName } from './ratelimit.ts';
 import { ApiError, type Reply, type Route } from './routes/common.ts';
 import { activityRoutes } from './routes/activity.ts';
+import { evConsumptionRoutes } from './routes/ev.ts';
 import { carpoolRoutes } from './routes/carpool.ts';
 import { fuelRoutes } from './routes/fuel.ts';
 import { geofenceRoutes } from './routes/geofences.ts';
@@ -100,6 +101,7 @@ export const SYNC_ROUTES: readonly Route[] = [
   ...geofenceRoutes,
   ...carpoolRoutes,
   ...activityRoutes,
+  ...evConsumptionRoutes,
 ];
 
 /** Every route, matched in this order: the sync's, then the spec's others (spec/). */

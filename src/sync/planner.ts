@@ -73,6 +73,7 @@ export async function plannedVehicles(con: DuckDBConnection, account: string): P
     registration: String(r.registration),
     fuel_canbus_consumed: Boolean(r.fuel_canbus_consumed),
     fuel_level: Boolean(r.fuel_level),
+    electric: Boolean(r.electric_battery),
   }));
 }
 

@@ -20,6 +20,8 @@ export type Scope = 'fleet' | 'vehicle';
 export interface PlannedVehicle extends VehicleRef {
   fuel_canbus_consumed: boolean;
   fuel_level: boolean; // canbus or analog level sensor
+  /** A battery-electric vehicle (the API's `electric_battery`): the EV energy stream asks for it. */
+  electric?: boolean;
 }
 
 /** Records per local day in the history already stored (estimates page counts). */

@@ -11,7 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPricesFromEnv } from '../../src/prices/store.ts';
 import type { JsonRow } from '../../src/reports/run.ts';
 import type { SimVehicle } from '../../src/simulator/model.ts';
-import { localDate, localMonth, localMonthBounds, parseWireTimestamp } from '../../src/time.ts';
+import {
+  addDays,
+  localDate,
+  localDayBounds,
+  localMonth,
+  localMonthBounds,
+  parseWireTimestamp,
+} from '../../src/time.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
@@ -32,6 +39,11 @@ let change: string;
 const lightCharge = (g: number, day: string) => (day >= change ? 5 + g : 3 + g);
 /** heavy-class tariff: the first gantry only (the others have none: blank, never free) */
 const HEAVY = 11.5;
+/** electricity per kWh and kg CO₂ per kWh of the grid */
+const KWH_PRICE = 0.3;
+const GRID = 0.5;
+/** The simulator's battery model (src/simulator/routes/ev.ts): 0.16 kWh per km driven. */
+const KWH_PER_KM = 0.16;
 
 beforeAll(async () => {
   h = await startHarness({ fleet: { seed: 7, vehicles: 6, days: 45, endDay: '2026-04-20' } });
@@ -47,9 +59,11 @@ beforeAll(async () => {
     defaults: { fuel_type: 'diesel', vehicle_class: 'light' },
     fuel_prices: [
       ...months.map((m) => ({ fuel_type: 'diesel', month: m, price_per_l: DIESEL })),
-      // petrol priced for the last month only: the first month's petrol cost is unknown
+      // petrol and electricity priced for the last month only: the first month's cost is unknown
       { fuel_type: 'petrol', month: months.at(-1), price_per_l: PETROL },
+      { fuel_type: 'electric', month: months.at(-1), price_per_l: KWH_PRICE },
     ],
+    grid_kg_per_kwh: GRID,
     toll_tariffs: [
       ...tollIds.flatMap((g, i) => [
         { geofence_id: g, vehicle_class: 'light', valid_from: '2020-01-01', charge: 3 + i },
@@ -201,14 +215,37 @@ describe('costs and CO₂ per vehicle and month', () => {
     }
   });
 
-  it('the electric vehicle: no fuel, so fuel cost and CO₂ are blank, not 0', () => {
+  it('the electric vehicle: energy per synced local day from the API; cost = kWh × the price, CO₂ = kWh × the grid factor', () => {
+    const zone = h.fleet.timezone;
     for (const m of months) {
+      // the truth: every local day of the month in the synced history, the kWh the battery model
+      // draws for its distance, rounded to 0.1 kWh per day as the API answers
+      let kwh = 0;
+      let days = 0;
+      for (let d = h.firstDay; d <= h.lastDay; d = addDays(d, 1)) {
+        if (!d.startsWith(m)) continue;
+        const { startMs, endMs } = localDayBounds(d, zone);
+        kwh +=
+          Math.round((h.fleet.truth.distanceM(ev.vehicle_id, startMs, endMs) / 1000) * KWH_PER_KM * 10) / 10;
+        days++;
+      }
       const r = row(ev, m);
       expect(r.fuel_type).toBe('electric');
-      expect(Number(r.distance_km)).toBeGreaterThan(0);
-      expect(r.fuel_cost).toBeNull();
-      expect(r.co2_kg).toBeNull();
+      expect(r.fuel_used_l).toBeNull();
+      expect(r.energy_days).toBe(days);
+      // a 25-hour day (the clocks went back) is two ≤ 24 h requests, each rounded: within 0.1 kWh
+      expect(Math.abs(Number(r.energy_kwh) - kwh)).toBeLessThanOrEqual(0.1 + 1e-9);
+      expect(Number(r.energy_kwh)).toBeGreaterThan(10);
+      expect(Number(r.co2_kg)).toBeCloseTo(Number(r.energy_kwh) * GRID, 2);
+      if (m === months.at(-1)) expect(Number(r.fuel_cost)).toBeCloseTo(Number(r.energy_kwh) * KWH_PRICE, 2);
+      else {
+        // no electricity price for the first month: the cost is unknown, not 0
+        expect(r.fuel_cost).toBeNull();
+        expect(r.cost_per_km).toBeNull();
+      }
     }
+    // the combustion vehicles have no battery energy: blank, not 0
+    expect(row(can, months[0]!).energy_kwh).toBeNull();
   });
 
   it('distance and fuel tie to the mileage and fuel reports', async () => {

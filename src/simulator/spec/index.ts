@@ -11,7 +11,7 @@ import type { Route } from '../routes/common.ts';
 import { commandRoutes } from './commands.ts';
 import { deliveryRoutes } from './delivery.ts';
 import { eventRoutes } from './events.ts';
-import { evRoutes } from './ev.ts';
+import { evEventRoutes } from '../routes/ev.ts';
 import { statusRoutes } from './status.ts';
 import { visionRoutes } from './vision.ts';
 
@@ -22,7 +22,7 @@ export const SPEC_ROUTES: readonly Route[] = [
   ...commandRoutes,
   ...statusRoutes,
   ...eventRoutes,
-  ...evRoutes,
+  ...evEventRoutes,
   ...deliveryRoutes,
   ...visionRoutes,
 ];

@@ -20,7 +20,7 @@
 import type { Fleet, SimDriver, SimTrip, SimVehicle } from '../model.ts';
 import { objectBody, specRoute, type DriverAssociation, type SpecState } from './state.ts';
 import { coordinatesOf, engineType, lastEventAt, tripAtOrBefore, wireTs } from '../wire.ts';
-import { batteryAt } from './ev.ts';
+import { batteryAt } from '../routes/ev.ts';
 import { vextAt } from './events.ts';
 import {
   ApiError,

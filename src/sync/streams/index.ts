@@ -8,6 +8,7 @@ import { activity } from './activity.ts';
 import { bookings } from './bookings.ts';
 import { carpool } from './carpool.ts';
 import { drivers } from './drivers.ts';
+import { evEnergy } from './ev-energy.ts';
 import { fuel } from './fuel.ts';
 import { fuelLevelHistory } from './fuel-level-history.ts';
 import { geofences } from './geofences.ts';
@@ -28,6 +29,7 @@ export const BUILTIN_STREAMS = [
   bookings,
   drivers,
   activity,
+  evEnergy,
 ] as const;
 
 /** The name of a built-in stream. */

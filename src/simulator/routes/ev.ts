@@ -1,7 +1,7 @@
 /**
  * EV data for the fleet's electric vehicles: a battery model derived from their trips, and the
- * three bulk POST endpoints (`/vehicles/ev-consumption`, `/vehicles/range`, `/vehicles/soc`, each
- * its own 10/min bucket). Body as the bulk fuel POSTs: `registrations` (1–100, known plates),
+ * three bulk POST endpoints `/vehicles/ev-consumption` (the sync's `ev_energy` stream reads it),
+ * `/vehicles/range` and `/vehicles/soc` (only the spec tests), each its own 10/min bucket. Body as the bulk fuel POSTs: `registrations` (1–100, known plates),
  * `start_timestamp`, `end_timestamp` (≤ 24 h), `page`, `limit`. Vehicles that are not electric
  * are left out of the answer (they have no EV data), as `{"data":{}}` is for fuel.
  *
@@ -20,7 +20,7 @@ import {
   type Route,
   type RouteContext,
   type Window,
-} from '../routes/common.ts';
+} from './common.ts';
 
 export const BATTERY_KWH = 60;
 export const KWH_PER_KM = 0.16;
@@ -160,7 +160,7 @@ function consumption(ctx: RouteContext): Reply {
       },
     ];
   });
-  return { body: paginate(items, page) };
+  return { kind: 'ev_consumption', body: paginate(items, page) };
 }
 
 function events(ctx: RouteContext, kind: 'range' | 'soc'): Reply {
@@ -178,8 +178,13 @@ function events(ctx: RouteContext, kind: 'range' | 'soc'): Reply {
   return { body: paginate(items, page) };
 }
 
-export const evRoutes: Route[] = [
+/** The energy the sync reads (stream `ev_energy`). */
+export const evConsumptionRoutes: Route[] = [
   { method: 'POST', path: '/vehicles/ev-consumption', handler: consumption },
+];
+
+/** Range and state-of-charge events: only the spec tests read them (mounted from ../spec/). */
+export const evEventRoutes: Route[] = [
   { method: 'POST', path: '/vehicles/range', handler: (ctx) => events(ctx, 'range') },
   { method: 'POST', path: '/vehicles/soc', handler: (ctx) => events(ctx, 'soc') },
 ];
