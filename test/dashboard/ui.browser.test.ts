@@ -134,6 +134,20 @@ describe.skipIf(!haveChromium)('the dashboard people read', () => {
     }
   });
 
+  it('the utilisation tiles sit side by side at desktop width, like the overview tiles', async () => {
+    const { page, problems } = await open('/utilisation.html?from=2026-03-01&to=2026-04-30');
+    try {
+      const tops = await page.$$eval('#sec-tiles .tile', (ts) =>
+        ts.map((t) => t.getBoundingClientRect().top),
+      );
+      expect(tops.length).toBe(4);
+      expect(new Set(tops).size).toBe(1);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it.each(PAGES.flatMap((p) => [[p, 1400, 900] as const, [p, 390, 844] as const]))(
     '%s at %i × %i: no serious or critical axe violation',
     async (path, width, height) => {
