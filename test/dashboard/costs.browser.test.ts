@@ -87,7 +87,9 @@ async function download(page: Page, id: string): Promise<Record<string, string>[
 const sum = (rows: Record<string, string>[], col: string) =>
   rows.reduce((s, r) => s + (r[col] === '' ? 0 : Number(r[col])), 0);
 const tileValue = (page: Page, id: string) => page.textContent(`#kpi-${id} .value`);
-const money = (n: number) => `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }).format(n)} AUD`;
+// money with its two decimals always, as the tables show it ("19,094.50 AUD", not "19,094.5 AUD")
+const money = (n: number) =>
+  `${new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(n)} AUD`;
 
 describe('the costs on the dashboard', () => {
   it('without a prices file the cost tiles are unknown (—), never 0', async () => {
@@ -158,4 +160,5 @@ describe('the costs on the dashboard', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
 });

@@ -107,7 +107,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     const { page } = await open(`/index.html${RANGE}`);
     try {
       // March + April: vehicle 1 1000 + 750 km, vehicle 2 42 + 0 km.
-      expect(await page.locator('#kpi-distance .value').textContent()).toBe('1,792 km');
+      expect(await page.locator('#kpi-distance .value').textContent()).toBe('1,792.0 km'); // fixed decimals
       expect(await page.locator('#kpi-tolls .value').textContent()).toBe('3');
       // The last complete local day, inclusive (complete_through is 12 Apr 00:00: 11 Apr is complete).
       expect(await page.locator('#kpi-fresh .value').textContent()).toBe('2026-04-11');
