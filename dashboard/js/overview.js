@@ -1,5 +1,5 @@
 import { hrefWith, NOT_SYNCED, startPage } from './page.js';
-import { fmtQty } from './table.js';
+import { dateTimeText, fmtQty } from './table.js';
 import { costTiles } from './costs.js';
 import { tile as makeTile } from './tiles.js';
 
@@ -65,7 +65,7 @@ function tiles(result, { tableDiv }) {
       result.complete_through_text ?? 'complete through',
       k.complete_through_day ?? '',
       k.last_run_id
-        ? `last run ${k.last_run_outcome}, ended ${(k.last_run_ended_at ?? '').replace('T', ' ')}`
+        ? `last run ${k.last_run_outcome}, ended ${k.last_run_ended_at ? dateTimeText(k.last_run_ended_at) : '—'}`
         : 'never synced: run fleetsync sync',
     ),
   );
