@@ -161,4 +161,25 @@ describe('the costs on the dashboard', () => {
     await page.close();
   });
 
+  it('filled vs used compares like with like: the used bar covers only the vehicle-months whose fills are known', async () => {
+    const { page, problems } = await open(`fuel.html?${range}`);
+    const csv = await download(page, 'reconciliation');
+    const known = csv.filter((r) => r.filled_l !== '');
+    expect(known.length).toBeGreaterThan(0);
+    expect(known.length).toBeLessThan(csv.length); // counter vehicles: fills not synced, blank
+    const chart = await page.evaluate(() => {
+      const c = document.getElementById('chart-reconciliation') as HTMLCanvasElement;
+      const ch = (
+        globalThis as unknown as {
+          Chart: { getChart(c: HTMLCanvasElement): { data: { datasets: { data: number[] }[] } } };
+        }
+      ).Chart.getChart(c);
+      return ch.data.datasets.map((d) => d.data.reduce((a, b) => a + b, 0));
+    });
+    expect(chart[0]).toBeCloseTo(sum(known, 'filled_l'), 2);
+    expect(chart[1]).toBeCloseTo(sum(known, 'used_l'), 2);
+    expect(chart[1]).toBeLessThan(sum(csv, 'used_l'));
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });
