@@ -54,8 +54,8 @@ startPage({
       title: 'Refuels',
       report: 'refuels',
       when: (_f, d) => !d.month,
-      note: 'Every fill, once (the API lists some twice). The driver is the driver of the trip that ended at most an hour before the fill; blank when unknown.',
-      tableOpts: { hide: ['zone', 'department', 'local_date'] },
+      note: 'Every fill, once (the API lists some twice). The driver is the driver of the trip that ended at most an hour before the fill; blank when unknown. The downloads carry the driver id too.',
+      tableOpts: { hide: ['zone', 'department', 'local_date', 'driver_id'] },
     },
     {
       id: 'reconciliation',

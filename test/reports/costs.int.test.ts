@@ -92,6 +92,9 @@ describe('refuels', () => {
       // the driver of the trip that ended just before the fill (the simulator fills at a trip's end)
       const before = trips.filter((t) => t.end_ms <= f.at_ms).at(-1)!;
       expect(r.driver_id).toBe(before.driver_id);
+      // and by name, as everywhere a driver appears (GET /drivers)
+      const d = h.fleet.drivers.find((x) => x.driver_id === before.driver_id);
+      expect(r.driver_name).toBe(d ? `${d.first_name} ${d.last_name}` : null);
     });
   });
 
