@@ -2,6 +2,7 @@
 // Every level is a plain link (vehicle=…, month=…), so it can be shared and the back button
 // works; each level's table downloads as its own CSV.
 import { drillCrumbs, who } from './drill.js';
+import { dayText } from './table.js';
 import { hrefWith, startPage } from './page.js';
 
 startPage({
@@ -32,11 +33,11 @@ startPage({
     {
       id: 'windows',
       title: 'Fuel windows behind the month',
-      heading: (f, d) => `Fuel windows behind ${who(f)} in ${d.month}`,
+      heading: (f, d) => `Fuel windows behind ${who(f)} in ${dayText(d.month)}`,
       report: 'fuel_windows',
       when: (_f, d) => Boolean(d.month),
       query: (f, d) => ({ vehicle: f.vehicle, department: f.department, month: d.month }),
-      note: 'fuel_used_l adds up to the month’s fuel used; windows with status "left out" (the counter went down or a reading is missing) are not counted, with their reason and span. Times are local with their offset.',
+      note: 'Fuel used adds up to the month’s fuel used; windows with status "left out" (the counter went down or a reading is missing) are not counted, with their reason and span.',
       tableOpts: {
         hide: ['zone', 'department', 'ledger_reason'],
         cellClass: (col, v) => (col === 'status' && v !== 'counted' ? 'bad' : ''),

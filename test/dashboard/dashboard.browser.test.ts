@@ -329,9 +329,9 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       await april.locator('a.drill', { hasText: 'Apr 2026' }).click();
       await page.waitForURL(/month=2026-04/);
       await page.waitForSelector('body[data-loading="false"]');
-      expect(await page.locator('#breadcrumb').textContent()).toBe('Fleet › ab 123 gp › 2026-04');
+      expect(await page.locator('#breadcrumb').textContent()).toBe('Fleet › ab 123 gp › Apr 2026');
       expect(await page.locator('#sec-windows h2 .title').textContent()).toBe(
-        'Odometer windows behind ab 123 gp in 2026-04',
+        'Odometer windows behind ab 123 gp in Apr 2026',
       );
       const windows = await page.$$eval('#table-windows tbody tr', (rows) =>
         rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)),
@@ -729,9 +729,9 @@ describe.skipIf(!haveChromium)('dashboard on a synced fleet: live run status, fu
       await row.locator('a.drill', { hasText: monthText(month) }).click();
       await page.waitForURL(new RegExp(`month=${month}`));
       await page.waitForSelector('body[data-loading="false"]');
-      expect(await page.locator('#breadcrumb').textContent()).toBe(`Fleet › ${reg} › ${month}`);
+      expect(await page.locator('#breadcrumb').textContent()).toBe(`Fleet › ${reg} › ${monthText(month)}`);
       expect(await page.locator('#sec-windows h2 .title').textContent()).toBe(
-        `Fuel windows behind ${reg} in ${month}`,
+        `Fuel windows behind ${reg} in ${monthText(month)}`,
       );
       const head = await page.$$eval('#table-windows thead th', (ths) =>
         ths.map((t) => (t as HTMLElement).dataset.col),
