@@ -1,5 +1,5 @@
 import { hrefWith, NOT_SYNCED, startPage } from './page.js';
-import { dateTimeText, fmtQty } from './table.js';
+import { dateTimeText, dayText, fmtQty } from './table.js';
 import { costTiles } from './costs.js';
 import { tile as makeTile } from './tiles.js';
 
@@ -32,7 +32,10 @@ function tiles(result, { tableDiv }) {
   const excluded = (n) =>
     n === null || n === undefined ? '' : `${fmtQty(n)} window${n === 1 ? '' : 's'} excluded`;
   // Distance and fuel are monthly by rule (windows go whole into their local month): say which.
-  const months = k.month_span ? `months ${k.month_span} (whole months)` : '';
+  // (as people write a month: 'months Sep 2026 to Nov 2026', not 2026-09)
+  const months = k.month_span
+    ? `months ${k.month_span.replace(/\d{4}-\d{2}/g, (m) => dayText(m))} (whole months)`
+    : '';
   tableDiv.replaceChildren(
     tile(
       'distance',

@@ -140,6 +140,7 @@ describe.skipIf(!haveChromium)('the dashboard people read', () => {
       const text = await page.evaluate(() => document.body.innerText);
       // outside the tables too (the freshness tile's last run, the runs page's status line)
       expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/);
+      expect(text).not.toMatch(/months \d{4}-\d{2}/); // the tiles' whole months: 'months Mar 2026 to Apr 2026'
       // litres are L: a lowercase l reads like 1
       expect(text).not.toMatch(/\(l\)|\d l\b/);
       // tiles keep their decimals: "414.0 h" beside "3,119.6 h", "15,827.00 AUD" beside "41,357.42 AUD"
