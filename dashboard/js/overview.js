@@ -53,14 +53,16 @@ function tiles(result, { tableDiv }) {
       'tolls',
       'Toll passages',
       fmtQty(k.toll_passages),
-      `${num(k.trips)} trips, ${fmtQty(k.vehicles ?? 0)} vehicles`,
+      `${unsynced ? 'trips not synced' : `${num(k.trips)} trips`}, ${fmtQty(k.vehicles ?? 0)} vehicles`,
     ),
     // the rate is over the checked-out bookings (picked up), not all bookings
     tile(
       'late',
       'Late returns',
       rate ? `${rate} late` : '',
-      `${num(k.late_returns)} late of ${num(k.checked_out)} checked-out bookings`,
+      unsynced
+        ? 'bookings not synced'
+        : `${num(k.late_returns)} late of ${num(k.checked_out)} checked-out bookings`,
     ),
     // The last complete local day, inclusive: in words and ISO (the tile's value).
     tile(

@@ -187,6 +187,20 @@ describe.skipIf(!haveChromium)('the dashboard people read', () => {
     }
   });
 
+  it('the overview over a month never synced: every tile "not synced", no 0 anywhere in them', async () => {
+    const { page, problems } = await open('/index.html?from=2025-06-01&to=2025-06-30');
+    try {
+      expect(await page.textContent('#kpi-coverage')).toBe('not synced: 0 of 30 days synced');
+      for (const id of ['distance', 'fuel', 'tolls', 'late'])
+        expect(await page.textContent(`#kpi-${id} .value`), id).toBe('not synced');
+      expect(await page.textContent('#kpi-late .sub')).toBe('bookings not synced');
+      expect(await page.textContent('#kpi-tolls .sub')).toMatch(/^trips not synced, /);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('the utilisation tiles sit side by side at desktop width, like the overview tiles', async () => {
     const { page, problems } = await open('/utilisation.html?from=2026-03-01&to=2026-04-30');
     try {
