@@ -30,6 +30,20 @@ function headers() {
 }
 
 /**
+ * fetch, where a request that got no answer at all (the server stopped, the network down) fails
+ * with what a person can act on instead of the browser's "Failed to fetch".
+ * @param {string} path
+ * @param {RequestInit} init
+ */
+async function reach(path, init) {
+  try {
+    return await fetch(path, { ...init, headers: { ...headers(), ...(init.headers ?? {}) } });
+  } catch (e) {
+    throw new Error('the fleetsync server did not answer (is it running, is the network up?)', { cause: e });
+  }
+}
+
+/**
  * Any API call; the typed functions below name what each path answers.
  * @param {string} rawPath
  * @param {RequestInit} [init]
@@ -37,12 +51,12 @@ function headers() {
  */
 export async function api(rawPath, init = {}) {
   const path = withAccount(rawPath);
-  let res = await fetch(path, { ...init, headers: { ...headers(), ...(init.headers ?? {}) } });
+  let res = await reach(path, init);
   if (res.status === 401) {
     const t = window.prompt('This fleetsync server needs its access token (FLEETSYNC_TOKEN):');
     if (t) {
       sessionStorage.setItem(TOKEN_KEY, t);
-      res = await fetch(path, { ...init, headers: { ...headers(), ...(init.headers ?? {}) } });
+      res = await reach(path, init);
     }
   }
   /** @type {unknown} */

@@ -1,6 +1,7 @@
 // The drill-down shared by the Mileage and Fuel pages: fleet → vehicle → month. Every level is a
 // plain link (vehicle=…, month=…), so it can be shared and the back button works.
 import { hrefWith } from './page.js';
+import { dayText } from './table.js';
 /** @typedef {import('./types.d.ts').Filter} Filter */
 
 /**
@@ -39,7 +40,7 @@ export function drillCrumbs(page) {
     add('Fleet', hrefWith(page, { vehicle: null, month: null }));
     if (filter.vehicle)
       add(registrationOf(filter.vehicle), drill.month ? hrefWith(page, { month: null }) : null);
-    if (drill.month) add(drill.month, null);
+    if (drill.month) add(dayText(drill.month), null); // 'Oct 2026', as the tables write a month
     box.append(nav);
   };
 }

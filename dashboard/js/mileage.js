@@ -2,6 +2,7 @@
 // the number. Every level is a plain link (vehicle=…, month=…), so it can be shared and the back
 // button works; each level's table downloads as its own CSV.
 import { drillCrumbs, who } from './drill.js';
+import { dayText } from './table.js';
 import { hrefWith, startPage } from './page.js';
 
 startPage({
@@ -32,17 +33,17 @@ startPage({
     {
       id: 'windows',
       title: 'Odometer windows behind the month',
-      heading: (f, d) => `Odometer windows behind ${who(f)} in ${d.month}`,
+      heading: (f, d) => `Odometer windows behind ${who(f)} in ${dayText(d.month)}`,
       report: 'mileage_windows',
       when: (_f, d) => Boolean(d.month),
       query: (f, d) => ({ vehicle: f.vehicle, department: f.department, month: d.month }),
-      note: 'counted_km adds up to the month’s distance_km; windows with counted = no are left out, with the reason and their span. Times are local with their offset.',
+      note: 'Counted distance adds up to the month’s distance; windows not counted are left out, with the reason and their span.',
       tableOpts: { cellClass: (col, v, r) => (col === 'counted' && r.counted === false ? 'bad' : '') },
     },
     {
       id: 'trips',
       title: 'Trips in the month',
-      heading: (f, d) => `Trips of ${who(f)} starting in ${d.month}`,
+      heading: (f, d) => `Trips of ${who(f)} starting in ${dayText(d.month)}`,
       report: 'trips',
       when: (f, d) => Boolean(d.month && f.vehicle),
       query: (f, d) => ({ vehicle: f.vehicle, month: d.month }),
@@ -54,7 +55,7 @@ startPage({
       title: 'Odometer windows left out of mileage',
       report: 'excluded_odometer_windows',
       when: (_f, d) => !d.month,
-      note: 'Windows with an odometer reset or a tracker change: the API’s distance across them is meaningless, so they are not counted. left_out_km is the trip log’s distance in the window (blank when the trips there are not synced).',
+      note: 'Windows with an odometer reset or a tracker change: the API’s distance across them is meaningless, so they are not counted. Distance left out is the trip log’s distance in the window (blank when the trips there are not synced).',
       tableOpts: { hide: ['zone', 'department', 'ledger_reason'] },
     },
   ],

@@ -1,5 +1,5 @@
 import { hrefWith, NOT_SYNCED, startPage } from './page.js';
-import { fmtQty } from './table.js';
+import { dateTimeText, dayText, fmtQty } from './table.js';
 import { costTiles } from './costs.js';
 import { tile as makeTile } from './tiles.js';
 
@@ -32,7 +32,10 @@ function tiles(result, { tableDiv }) {
   const excluded = (n) =>
     n === null || n === undefined ? '' : `${fmtQty(n)} window${n === 1 ? '' : 's'} excluded`;
   // Distance and fuel are monthly by rule (windows go whole into their local month): say which.
-  const months = k.month_span ? `months ${k.month_span} (whole months)` : '';
+  // (as people write a month: 'months Sep 2026 to Nov 2026', not 2026-09)
+  const months = k.month_span
+    ? `months ${k.month_span.replace(/\d{4}-\d{2}/g, (m) => dayText(m))} (whole months)`
+    : '';
   tableDiv.replaceChildren(
     tile(
       'distance',
@@ -50,14 +53,16 @@ function tiles(result, { tableDiv }) {
       'tolls',
       'Toll passages',
       fmtQty(k.toll_passages),
-      `${num(k.trips)} trips, ${fmtQty(k.vehicles ?? 0)} vehicles`,
+      `${unsynced ? 'trips not synced' : `${num(k.trips)} trips`}, ${fmtQty(k.vehicles ?? 0)} vehicles`,
     ),
     // the rate is over the checked-out bookings (picked up), not all bookings
     tile(
       'late',
       'Late returns',
       rate ? `${rate} late` : '',
-      `${num(k.late_returns)} late of ${num(k.checked_out)} checked-out bookings`,
+      unsynced
+        ? 'bookings not synced'
+        : `${num(k.late_returns)} late of ${num(k.checked_out)} checked-out bookings`,
     ),
     // The last complete local day, inclusive: in words and ISO (the tile's value).
     tile(
@@ -65,7 +70,7 @@ function tiles(result, { tableDiv }) {
       result.complete_through_text ?? 'complete through',
       k.complete_through_day ?? '',
       k.last_run_id
-        ? `last run ${k.last_run_outcome}, ended ${(k.last_run_ended_at ?? '').replace('T', ' ')}`
+        ? `last run ${k.last_run_outcome}, ended ${k.last_run_ended_at ? dateTimeText(k.last_run_ended_at) : '—'}`
         : 'never synced: run fleetsync sync',
     ),
   );

@@ -14,7 +14,7 @@ import {
   wireDownload,
 } from './api.js';
 import { setupFilters } from './filters.js';
-import { renderTable } from './table.js';
+import { cellText, renderTable } from './table.js';
 /** @typedef {import('./types.d.ts').AnyRow} AnyRow */
 /** @typedef {import('./types.d.ts').ChartSpec} ChartSpec */
 /** @typedef {import('./types.d.ts').ReportAnswer} ReportAnswer */
@@ -167,12 +167,21 @@ function hatch() {
  * @param {HTMLCanvasElement} canvas
  * @param {ChartSpec} spec
  * @param {readonly AnyRow[]} rows
+ * @param {readonly import('./types.d.ts').ColumnInfo[]} [columns] the report's columns: the x
+ *   values are shown as the tables show them (codes by their labels, "Sep 2026" for a month);
+ *   the chart's data keeps the values themselves
  */
-function drawChart(canvas, spec, rows) {
+function drawChart(canvas, spec, rows, columns = []) {
   const { gaps, ...data } = chartData(rows, spec);
+  const xCol = columns.find((c) => c.name === spec.x);
+  /** @param {unknown} v */
+  const shown = (v) => (xCol && typeof v === 'string' && v !== '(none)' ? cellText(xCol, v) || v : String(v));
   // The unsynced periods in the DOM too (for a screen reader, and to find them).
   canvas.dataset.notSynced = gaps.join(' ');
   canvas.setAttribute('aria-label', gaps.length ? `${NOT_SYNCED}: ${gaps.join(', ')}` : '');
+  // a ranking gets the height its bars need, each label readable
+  const box = canvas.parentElement;
+  if (spec.horizontal && box) box.style.height = `${Math.max(280, data.labels.length * 20 + 90)}px`;
   const existing = Chart.getChart(canvas);
   if (existing) {
     existing.data = data;
@@ -200,9 +209,22 @@ function drawChart(canvas, spec, rows) {
               }
             : {}),
         };
-  if (spec.horizontal) {
-    scales.x = scales.y;
-    delete scales.y;
+  if (spec.type !== 'doughnut') {
+    // the category axis: every label of a ranking (a skipped one leaves a bar nobody can name)
+    /** @type {{ ticks: object }} */
+    const category = {
+      ticks: {
+        ...(spec.horizontal ? { autoSkip: false } : {}),
+        /** @this {{ getLabelForValue(v: number): unknown }} @param {number} value */
+        callback(value) {
+          return shown(this.getLabelForValue(value));
+        },
+      },
+    };
+    if (spec.horizontal) {
+      scales.x = scales.y;
+      scales.y = category;
+    } else scales.x = category;
   }
   new Chart(canvas, {
     type: spec.type ?? 'bar',
@@ -213,7 +235,34 @@ function drawChart(canvas, spec, rows) {
       responsive: true,
       maintainAspectRatio: false,
       scales,
-      plugins: { legend: { position: 'bottom' } },
+      plugins: {
+        legend: {
+          position: 'bottom',
+          ...(spec.type === 'doughnut'
+            ? {
+                labels: {
+                  /** @param {any} chart */
+                  generateLabels: (chart) =>
+                    Chart.overrides.doughnut.plugins.legend.labels
+                      .generateLabels(chart)
+                      .map((/** @type {{ text: string }} */ item) => ({ ...item, text: shown(item.text) })),
+                },
+              }
+            : {}),
+        },
+        tooltip: {
+          callbacks: {
+            /** @param {{ label: string }[]} items */
+            title: (items) => items.map((i) => shown(i.label)),
+            ...(spec.type === 'doughnut'
+              ? {
+                  /** @param {{ label: string, formattedValue: string }} item */
+                  label: (item) => `${shown(item.label)}: ${item.formattedValue}`,
+                }
+              : {}),
+          },
+        },
+      },
     },
   });
 }
@@ -413,7 +462,7 @@ export async function startPage({ title, sections, header }) {
                 const rows = await getAllRows(s.report, params, result);
                 if (mine !== generation) return result;
                 if (canvas.parentElement) canvas.parentElement.hidden = false;
-                drawChart(canvas, s.chart, s.chart.rows ? s.chart.rows(rows) : rows);
+                drawChart(canvas, s.chart, s.chart.rows ? s.chart.rows(rows) : rows, result.columns);
                 chartTable(sec, s, result.columns, rows);
               }
               const opts =

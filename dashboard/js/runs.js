@@ -5,6 +5,7 @@
 // the latest run changes.
 import { postSync, getStatus } from './api.js';
 import { startPage } from './page.js';
+import { dateTimeText } from './table.js';
 /** @typedef {import('./types.d.ts').StatusAnswer} StatusAnswer */
 
 export const FAST_POLL_MS = 2000;
@@ -38,7 +39,7 @@ const isRunning = (st) => Boolean(st.sync.running || st.last_run?.outcome === 'r
  */
 const runKey = (st) => `${st.last_run?.run_id ?? ''}|${st.last_run?.outcome ?? ''}|${isRunning(st)}`;
 /** @param {string | null | undefined} iso */
-const shown = (iso) => (iso ? String(iso).replace('T', ' ') : '—');
+const shown = (iso) => (iso ? dateTimeText(String(iso)) : '—');
 
 /**
  * @template {keyof HTMLElementTagNameMap} K

@@ -17,13 +17,17 @@ export const fmt = (v) => {
 };
 
 /**
- * A quantity for people: thousands separators, at most `digits` decimals, optional unit; '' when
- * unknown (null), never 0.
+ * A quantity for people: thousands separators and an optional unit; '' when unknown (null), never
+ * 0. With `digits`, exactly that many decimals, so the tiles of a page read alike ("15,827.00
+ * AUD" beside "41,357.42 AUD", "414.0 h" beside "3,119.6 h"); without, a count or a figure as
+ * it is, at most 3 decimals.
  * @param {number | null | undefined} v
+ * @param {string} [unit]
+ * @param {number} [digits]
  */
-export function fmtQty(v, unit = '', digits = 3) {
+export function fmtQty(v, unit = '', digits) {
   if (v === null || v === undefined) return '';
-  const s = new Intl.NumberFormat('en-US', { maximumFractionDigits: digits }).format(v);
+  const s = (digits === undefined ? NUMBER : fixedFormat(digits)).format(v);
   return unit ? `${s} ${unit}` : s;
 }
 

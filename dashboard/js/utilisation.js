@@ -3,7 +3,7 @@
 // sums of the utilisation report (its download); a figure never synced shows '—', never 0.
 import { drillCrumbs, who } from './drill.js';
 import { hrefWith, startPage } from './page.js';
-import { fmtQty } from './table.js';
+import { dayText, fmtQty } from './table.js';
 import { tile } from './tiles.js';
 /** @typedef {import('./types.d.ts').AnyRow} AnyRow */
 
@@ -102,7 +102,8 @@ startPage({
     {
       id: 'trend',
       title: 'Driving and idling per day (h)',
-      heading: (f, d) => `Driving and idling per day of ${who(f)}${d.month ? ` in ${d.month}` : ''} (h)`,
+      heading: (f, d) =>
+        `Driving and idling per day of ${who(f)}${d.month ? ` in ${dayText(d.month)}` : ''} (h)`,
       report: 'utilisation_days',
       query: (f, d) =>
         d.month ? { vehicle: f.vehicle, department: f.department, month: d.month } : { ...f },
@@ -152,7 +153,7 @@ startPage({
       id: 'after-hours',
       title: 'After-hours use',
       heading: (f, d) =>
-        `Days of ${who(f)} with engine-on time after hours${d.month ? ` in ${d.month}` : ''}`,
+        `Days of ${who(f)} with engine-on time after hours${d.month ? ` in ${dayText(d.month)}` : ''}`,
       report: 'utilisation_days',
       query: (f, d) =>
         d.month ? { vehicle: f.vehicle, department: f.department, month: d.month } : { ...f },

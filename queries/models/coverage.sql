@@ -1,6 +1,13 @@
 -- Coverage, the one rule (issue 12): which vehicle-days were synced, so every figure can say how
 -- much of its grain it rests on and a period never synced is blank (unknown), never 0.
 --
+-- ended_local_days(zone, from_day, to_day, now_ts): the local days of [from_day, to_day] that have
+-- ended by now_ts, with their bounds (d0, d1) as instants.
+CREATE OR REPLACE TEMP MACRO ended_local_days(zone, from_day, to_day, now_ts) AS TABLE
+  SELECT d::DATE AS day, timezone(zone, d) AS d0, timezone(zone, d + INTERVAL 1 DAY) AS d1
+  FROM generate_series(from_day::DATE::TIMESTAMP, to_day::DATE::TIMESTAMP, INTERVAL 1 DAY) AS g(d)
+  WHERE timezone(zone, d + INTERVAL 1 DAY) <= now_ts;
+
 -- vehicle_day_coverage(acct, zone, from_day, to_day, now_ts): every vehicle of the account
 -- (vehicle_departments) × every local day of [from_day, to_day] that has ended by now_ts × the
 -- streams a per-vehicle figure rests on (odometer, fuel_consumed, fuel_level), with
@@ -8,11 +15,7 @@
 -- Today (not yet ended) and days to come are not rows: they are neither synced nor missing.
 CREATE OR REPLACE TEMP MACRO vehicle_day_coverage(acct, zone, from_day, to_day, now_ts) AS TABLE
   WITH
-  days AS (
-    SELECT d::DATE AS day, timezone(zone, d) AS d0, timezone(zone, d + INTERVAL 1 DAY) AS d1
-    FROM generate_series(from_day::DATE::TIMESTAMP, to_day::DATE::TIMESTAMP, INTERVAL 1 DAY) AS g(d)
-    WHERE timezone(zone, d + INTERVAL 1 DAY) <= now_ts
-  ),
+  days AS (SELECT * FROM ended_local_days(zone, from_day, to_day, now_ts)),
   cells AS (
     SELECT v.vehicle_id, s.stream, days.day, days.d0, days.d1
     FROM vehicle_departments(acct) AS v, days,
@@ -53,14 +56,21 @@ CREATE OR REPLACE TEMP MACRO coverage_label(synced_days, range_days) AS
 -- that day for a vehicle of the selection (vehicle / department filters, NULL = all). A sync pulls
 -- every vehicle for its range, so this is "the days a sync covered"; a vehicle whose windows
 -- failed inside it is the quality page's and complete_through's business, not a blank figure.
+-- Every ended day of the range is a row, also when no vehicle is known (an account never synced,
+-- or a selection without vehicles): then no day is synced and every figure is blank, never 0.
 CREATE OR REPLACE TEMP MACRO fleet_day_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department) AS TABLE
-  SELECT c.day, bool_or(c.synced) AS synced
-  FROM vehicle_day_coverage(acct, zone, from_day, to_day, now_ts) AS c
-  JOIN vehicle_departments(acct) AS v ON v.vehicle_id = c.vehicle_id
-  WHERE c.stream = 'odometer'
-    AND (vehicle IS NULL OR c.vehicle_id = vehicle)
-    AND (department IS NULL OR v.department = department)
-  GROUP BY c.day;
+  WITH cov AS (
+    SELECT c.day, bool_or(c.synced) AS synced
+    FROM vehicle_day_coverage(acct, zone, from_day, to_day, now_ts) AS c
+    JOIN vehicle_departments(acct) AS v ON v.vehicle_id = c.vehicle_id
+    WHERE c.stream = 'odometer'
+      AND (vehicle IS NULL OR c.vehicle_id = vehicle)
+      AND (department IS NULL OR v.department = department)
+    GROUP BY c.day
+  )
+  SELECT days.day, coalesce(cov.synced, false) AS synced
+  FROM ended_local_days(zone, from_day, to_day, now_ts) AS days
+  LEFT JOIN cov ON cov.day = days.day;
 
 -- vehicle_month_coverage(acct, zone, from_day, to_day, now_ts, stream): per vehicle and local
 -- month of the range (whole months), the month's ended days (range_days) and how many of them

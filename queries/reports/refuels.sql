@@ -1,6 +1,7 @@
 -- One row per refuel (fuel fill) on a local day of the range. A fill the API lists twice is stored
 -- once (fuel_fills is keyed by vehicle and fill time). driver_id: the driver of the vehicle's trip
--- that ended at or before the fill, at most an hour before it (blank otherwise: unknown).
+-- that ended at or before the fill, at most an hour before it (blank otherwise: unknown), and
+-- driver_name the name people know them by (driver_names).
 WITH
 veh AS (SELECT * FROM vehicle_departments($account)),
 rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
@@ -18,6 +19,7 @@ SELECT
   round(f.amount_l, 3)::DOUBLE AS litres,
   f.location,
   CASE WHEN f.fill_time - tr.end_time <= INTERVAL 1 HOUR THEN tr.driver_id END AS driver_id,
+  CASE WHEN f.fill_time - tr.end_time <= INTERVAL 1 HOUR THEN names.driver_name END AS driver_name,
   round(f.odometer_m / 1000.0, 3)::DOUBLE AS odometer_km,
   f.accurate,
   strftime(timezone($zone, f.fill_time), '%Y-%m-%d') AS local_date,
@@ -25,6 +27,7 @@ SELECT
 FROM f
 ASOF LEFT JOIN tr ON tr.vehicle_id = f.vehicle_id AND f.fill_time >= tr.end_time
 LEFT JOIN veh ON veh.vehicle_id = f.vehicle_id
+LEFT JOIN driver_names($account) AS names ON names.driver_id = tr.driver_id
 WHERE ($vehicle::BIGINT IS NULL OR f.vehicle_id = $vehicle::BIGINT)
   AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
 ORDER BY f.fill_time, f.vehicle_id;

@@ -2,8 +2,10 @@
  * The demo's prices file, written beside the demo database when FLEETSYNC_PRICES is not set, so
  * the demo shows costs and CO₂: diesel and petrol prices for every local month of the simulated
  * history (and electricity per kWh for the electric vehicles, with a grid factor for their CO₂),
- * a tariff per toll gantry for light vehicles — all but the last gantry, whose passages
- * show as "no tariff" — and the Logistics vehicles as heavy (no heavy tariffs: blank, never free).
+ * a tariff per toll gantry for light vehicles, and the Logistics vehicles as heavy with no
+ * heavy tariffs, so their passages show as "no tariff" (blank, never free). Every gantry has its
+ * light tariff: one unpriced gantry that every vehicle passes would leave every department-month's
+ * toll charges and cost per km blank, and the demo would show those columns empty.
  */
 import { writeFileSync } from 'node:fs';
 import type { Fleet } from '../simulator/model.ts';
@@ -24,7 +26,7 @@ export function demoPrices(fleet: Fleet) {
       { fuel_type: 'petrol', month: m, price_per_l: Math.round((1.95 + 0.02 * i) * 1000) / 1000 },
       { fuel_type: 'electric', month: m, price_per_l: 0.32 }, // per kWh
     ]),
-    toll_tariffs: tolls.slice(0, -1).map((g, i) => ({
+    toll_tariffs: tolls.map((g, i) => ({
       geofence_id: g.geofence_id,
       vehicle_class: 'light',
       valid_from: '2000-01-01',

@@ -296,7 +296,8 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   unknown_vehicle_months: count('Vehicle-months with an unknown cost'),
   tariff_valid_from: day('Tariff valid from'),
   charge: { label: 'Charge', display: 'decimal', places: 2 },
-  tariff_status: enumOf('Tariff', { tariff: 'Tariff', no_tariff: 'No tariff', no_prices: 'No prices file' }),
+  // 'Priced', not 'Tariff' under the header 'Tariff' (a column reading Tariff / No tariff)
+  tariff_status: enumOf('Tariff', { tariff: 'Priced', no_tariff: 'No tariff', no_prices: 'No prices file' }),
 };
 
 /** Per-report overrides, `<report>.<column>`. */

@@ -419,6 +419,7 @@ const defs = [
       c('litres', 'number', true),
       c('location', 'text'),
       c('driver_id', 'text'),
+      c('driver_name', 'text'),
       c('odometer_km', 'number'),
       c('accurate', 'boolean'),
       c('local_date', 'day'),

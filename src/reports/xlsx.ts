@@ -42,7 +42,7 @@ export function wallDate(text: string): Date | null {
 
 const grouped = (places: number) => (places > 0 ? `#,##0.${'0'.repeat(places)}` : '#,##0');
 
-/** The Excel number format of a column (undefined: a text or boolean cell). */
+/** The Excel number format of a column (undefined: a text cell). */
 export function numberFormat(p: Presentation): string | undefined {
   switch (p.display) {
     case 'integer':
@@ -59,6 +59,10 @@ export function numberFormat(p: Presentation): string | undefined {
       return 'yyyy-mm';
     case 'duration':
       return '[h]:mm:ss';
+    case 'boolean':
+      // Excel shows a boolean cell as TRUE/FALSE whatever the format; LibreOffice applies the
+      // format to it, and with none prints 1 and 0
+      return '"Yes";"Yes";"No"';
     default:
       return undefined;
   }
@@ -79,7 +83,9 @@ function widthOf(p: Shown): number {
     text: 22,
     boolean: 8,
   };
-  return Math.min(60, Math.max(base[p.display] ?? 14, humanHeader(p).length + 2));
+  // the API's geofence and driver ids are UUIDs (36 characters): shown whole, not cut off
+  const uuid = /(^|_)(geofence|driver)_id$/.test(p.name) ? 38 : 0;
+  return Math.min(60, Math.max(base[p.display] ?? 14, uuid, humanHeader(p).length + 2));
 }
 
 /** A value as the cell holds it: numbers, dates, text; null = unknown = no cell. */
@@ -118,14 +124,44 @@ export interface ExcludedSummary {
   byReason: { reason: string; label: string; windows: number; hours: number }[];
 }
 
-/** The windows left out of totals in the range (the excluded_windows report), by reason. */
+const ODOMETER = ['odometer'];
+const FUEL = ['fuel_consumed', 'fuel_level'];
+/**
+ * The streams whose left-out windows a report's figures rest on: the About sheet of a mileage
+ * file lists the odometer windows left out of its distances, not a fuel counter that went down.
+ * A report not named here (tolls, trips, carpool, utilisation, …) rests on none of them.
+ */
+const LEFT_OUT_STREAMS: Readonly<Record<string, readonly string[]>> = {
+  mileage: ODOMETER,
+  mileage_windows: ODOMETER,
+  excluded_odometer_windows: ODOMETER,
+  fuel: FUEL,
+  fuel_windows: FUEL,
+  excluded_fuel_windows: FUEL,
+  fuel_reconciliation: FUEL,
+  kpis: [...ODOMETER, ...FUEL],
+  top_vehicles: [...ODOMETER, ...FUEL],
+  costs: [...ODOMETER, ...FUEL],
+  cost_departments: [...ODOMETER, ...FUEL],
+  excluded_windows: [...ODOMETER, ...FUEL],
+};
+
+/** The streams whose left-out windows `report` rests on ([] for none). */
+export const leftOutStreams = (report: string): readonly string[] => LEFT_OUT_STREAMS[report] ?? [];
+
+/**
+ * The windows left out of totals in the range (the excluded_windows report), by reason; only
+ * those of `streams` when given.
+ */
 export async function excludedSummary(
   con: DuckDBConnection,
   scope: ReportScope,
   params: ReportParams,
+  streams?: readonly string[],
 ): Promise<ExcludedSummary> {
   const def = getReport('excluded_windows')!;
-  const { rows } = await runReport(con, def, scope, params);
+  const all = (await runReport(con, def, scope, params)).rows;
+  const rows = streams ? all.filter((r) => streams.includes(String(r.stream))) : all;
   const labels = Object.fromEntries((await reasonCodes(con)).map((r) => [r.code, r.label]));
   const by = new Map<string, { windows: number; hours: number }>();
   for (const r of rows) {
@@ -165,14 +201,20 @@ export async function writeXlsx(
   ctx: XlsxContext,
 ): Promise<number> {
   const cols = describeColumns(def, await reasonCodes(con)) as Shown[];
-  const excluded = await excludedSummary(con, ctx.scope, ctx.params);
+  const streams = leftOutStreams(def.name);
+  const excluded = streams.length ? await excludedSummary(con, ctx.scope, ctx.params, streams) : null;
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({
     filename: path,
     useStyles: true,
     useSharedStrings: false,
   });
   wb.creator = 'fleetsync';
-  const ws = wb.addWorksheet('Report', { views: [{ state: 'frozen', ySplit: 1 }] });
+  // printed (or saved as PDF) landscape, every column on one page wide, as many pages down as
+  // it takes: not a few columns per sheet of paper
+  const ws = wb.addWorksheet('Report', {
+    views: [{ state: 'frozen', ySplit: 1 }],
+    pageSetup: { orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0 },
+  });
   ws.columns = cols.map((p) => {
     const numFmt = numberFormat(p);
     return { key: p.name, width: widthOf(p), ...(numFmt ? { style: { numFmt } } : {}) };
@@ -240,9 +282,11 @@ export async function writeXlsx(
     ...(note ? [['Range note', note] as [string, string]] : []),
     [
       'Windows left out',
-      excluded.windows === 0
-        ? 'none in this range'
-        : `${excluded.windows} (${excluded.byReason.map((r) => `${r.label}: ${r.windows}, ${r.hours} h`).join('; ')})`,
+      excluded === null
+        ? 'not applicable: no figure of this report rests on odometer or fuel windows'
+        : excluded.windows === 0
+          ? 'none in this range'
+          : `${excluded.windows} (${excluded.byReason.map((r) => `${r.label}: ${r.windows}, ${r.hours} h`).join('; ')})`,
     ],
     ['Rows', rows],
     ['Blank cells', 'unknown (not synced or no reading), never zero'],

@@ -87,7 +87,9 @@ async function download(page: Page, id: string): Promise<Record<string, string>[
 const sum = (rows: Record<string, string>[], col: string) =>
   rows.reduce((s, r) => s + (r[col] === '' ? 0 : Number(r[col])), 0);
 const tileValue = (page: Page, id: string) => page.textContent(`#kpi-${id} .value`);
-const money = (n: number) => `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }).format(n)} AUD`;
+// money with its two decimals always, as the tables show it ("19,094.50 AUD", not "19,094.5 AUD")
+const money = (n: number) =>
+  `${new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(n)} AUD`;
 
 describe('the costs on the dashboard', () => {
   it('without a prices file the cost tiles are unknown (—), never 0', async () => {
@@ -155,6 +157,28 @@ describe('the costs on the dashboard', () => {
       2,
     );
     expect(await page.isVisible('#chart-reconciliation')).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('filled vs used compares like with like: the used bar covers only the vehicle-months whose fills are known', async () => {
+    const { page, problems } = await open(`fuel.html?${range}`);
+    const csv = await download(page, 'reconciliation');
+    const known = csv.filter((r) => r.filled_l !== '');
+    expect(known.length).toBeGreaterThan(0);
+    expect(known.length).toBeLessThan(csv.length); // counter vehicles: fills not synced, blank
+    const chart = await page.evaluate(() => {
+      const c = document.getElementById('chart-reconciliation') as HTMLCanvasElement;
+      const ch = (
+        globalThis as unknown as {
+          Chart: { getChart(c: HTMLCanvasElement): { data: { datasets: { data: number[] }[] } } };
+        }
+      ).Chart.getChart(c);
+      return ch.data.datasets.map((d) => d.data.reduce((a, b) => a + b, 0));
+    });
+    expect(chart[0]).toBeCloseTo(sum(known, 'filled_l'), 2);
+    expect(chart[1]).toBeCloseTo(sum(known, 'used_l'), 2);
+    expect(chart[1]).toBeLessThan(sum(csv, 'used_l'));
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -107,7 +107,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     const { page } = await open(`/index.html${RANGE}`);
     try {
       // March + April: vehicle 1 1000 + 750 km, vehicle 2 42 + 0 km.
-      expect(await page.locator('#kpi-distance .value').textContent()).toBe('1,792 km');
+      expect(await page.locator('#kpi-distance .value').textContent()).toBe('1,792.0 km'); // fixed decimals
       expect(await page.locator('#kpi-tolls .value').textContent()).toBe('3');
       // The last complete local day, inclusive (complete_through is 12 Apr 00:00: 11 Apr is complete).
       expect(await page.locator('#kpi-fresh .value').textContent()).toBe('2026-04-11');
@@ -329,9 +329,9 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       await april.locator('a.drill', { hasText: 'Apr 2026' }).click();
       await page.waitForURL(/month=2026-04/);
       await page.waitForSelector('body[data-loading="false"]');
-      expect(await page.locator('#breadcrumb').textContent()).toBe('Fleet › ab 123 gp › 2026-04');
+      expect(await page.locator('#breadcrumb').textContent()).toBe('Fleet › ab 123 gp › Apr 2026');
       expect(await page.locator('#sec-windows h2 .title').textContent()).toBe(
-        'Odometer windows behind ab 123 gp in 2026-04',
+        'Odometer windows behind ab 123 gp in Apr 2026',
       );
       const windows = await page.$$eval('#table-windows tbody tr', (rows) =>
         rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)),
@@ -729,9 +729,9 @@ describe.skipIf(!haveChromium)('dashboard on a synced fleet: live run status, fu
       await row.locator('a.drill', { hasText: monthText(month) }).click();
       await page.waitForURL(new RegExp(`month=${month}`));
       await page.waitForSelector('body[data-loading="false"]');
-      expect(await page.locator('#breadcrumb').textContent()).toBe(`Fleet › ${reg} › ${month}`);
+      expect(await page.locator('#breadcrumb').textContent()).toBe(`Fleet › ${reg} › ${monthText(month)}`);
       expect(await page.locator('#sec-windows h2 .title').textContent()).toBe(
-        `Fuel windows behind ${reg} in ${month}`,
+        `Fuel windows behind ${reg} in ${monthText(month)}`,
       );
       const head = await page.$$eval('#table-windows thead th', (ths) =>
         ths.map((t) => (t as HTMLElement).dataset.col),

@@ -134,6 +134,87 @@ describe.skipIf(!haveChromium)('the dashboard people read', () => {
     }
   });
 
+  it.each(PAGES)('%s: tiles, status lines and titles read as people write too', async (path) => {
+    const { page, problems } = await open(`/${path}?from=2026-03-01&to=2026-04-30`);
+    try {
+      const text = await page.evaluate(() => document.body.innerText);
+      // outside the tables too (the freshness tile's last run, the runs page's status line)
+      expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/);
+      expect(text).not.toMatch(/months \d{4}-\d{2}/); // the tiles' whole months: 'months Mar 2026 to Apr 2026'
+      // litres are L: a lowercase l reads like 1
+      expect(text).not.toMatch(/\(l\)|\d l\b/);
+      // tiles keep their decimals: "414.0 h" beside "3,119.6 h", "15,827.00 AUD" beside "41,357.42 AUD"
+      const tiles = await page.$$eval('.tile .value', (vs) => vs.map((v) => v.textContent ?? ''));
+      for (const t of tiles) {
+        if (/ (h|km|L)$/.test(t)) expect(t, path).toMatch(/\.\d (h|km|L)$/);
+        if (/ AUD$/.test(t)) expect(t, path).toMatch(/\.\d\d AUD$/);
+        if (/%/.test(t)) expect(t, path).toMatch(/\.\d %/);
+      }
+      // charts: a ranking names every bar; category labels and legends are labels, not codes
+      const charts = await page.$$eval('canvas', (cs) =>
+        cs.map((c) => {
+          type Ch = {
+            data: { labels: string[] };
+            options: { indexAxis?: string };
+            scales: Record<string, { ticks: { label: string | string[] }[]; axis: string; type: string }>;
+            legend?: { legendItems?: { text: string }[] };
+          };
+          const ch = (
+            globalThis as unknown as { Chart: { getChart(c: HTMLCanvasElement): Ch | undefined } }
+          ).Chart.getChart(c as HTMLCanvasElement);
+          if (!ch) return null;
+          const cat = Object.values(ch.scales).find((s) => s.type === 'category');
+          return {
+            id: c.id,
+            horizontal: ch.options.indexAxis === 'y',
+            labels: ch.data.labels.length,
+            ticks: cat ? cat.ticks.map((t) => String(t.label)) : [],
+            legend: (ch.legend?.legendItems ?? []).map((i) => i.text),
+          };
+        }),
+      );
+      for (const c of charts) {
+        if (!c) continue;
+        if (c.horizontal) expect(c.ticks.length, c.id).toBe(c.labels);
+        for (const t of [...c.ticks, ...c.legend]) {
+          expect(t, c.id).not.toMatch(/^BOOKING_STATUS_|^SETUP_/);
+          expect(t, c.id).not.toMatch(/^\d{4}-\d{2}$/); // a month is "Mar 2026"
+        }
+      }
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('the overview over a month never synced: every tile "not synced", no 0 anywhere in them', async () => {
+    const { page, problems } = await open('/index.html?from=2025-06-01&to=2025-06-30');
+    try {
+      expect(await page.textContent('#kpi-coverage')).toBe('not synced: 0 of 30 days synced');
+      for (const id of ['distance', 'fuel', 'tolls', 'late'])
+        expect(await page.textContent(`#kpi-${id} .value`), id).toBe('not synced');
+      expect(await page.textContent('#kpi-late .sub')).toBe('bookings not synced');
+      expect(await page.textContent('#kpi-tolls .sub')).toMatch(/^trips not synced, /);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('the utilisation tiles sit side by side at desktop width, like the overview tiles', async () => {
+    const { page, problems } = await open('/utilisation.html?from=2026-03-01&to=2026-04-30');
+    try {
+      const tops = await page.$$eval('#sec-tiles .tile', (ts) =>
+        ts.map((t) => t.getBoundingClientRect().top),
+      );
+      expect(tops.length).toBe(4);
+      expect(new Set(tops).size).toBe(1);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it.each(PAGES.flatMap((p) => [[p, 1400, 900] as const, [p, 390, 844] as const]))(
     '%s at %i × %i: no serious or critical axe violation',
     async (path, width, height) => {

@@ -44,4 +44,10 @@ describe('column presentation', () => {
     expect(reasons.labels).toEqual({ odometer_reset: 'odometer reset' });
     expect(reasons.display).toBe('enum');
   });
+
+  it('a priced toll passage reads "Priced", not the column’s own name "Tariff"', () => {
+    const tariff = describeColumns(getReport('toll_charges')!, []).find((c) => c.name === 'tariff_status')!;
+    expect(tariff.label).toBe('Tariff');
+    expect(tariff.labels).toMatchObject({ tariff: 'Priced', no_tariff: 'No tariff' });
+  });
 });

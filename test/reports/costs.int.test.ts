@@ -19,7 +19,7 @@ import {
   localMonthBounds,
   parseWireTimestamp,
 } from '../../src/time.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+import { ACCOUNT, queryDb, startHarness, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
 const ms = (iso: unknown) => parseWireTimestamp(String(iso))!;
@@ -106,7 +106,28 @@ describe('refuels', () => {
       // the driver of the trip that ended just before the fill (the simulator fills at a trip's end)
       const before = trips.filter((t) => t.end_ms <= f.at_ms).at(-1)!;
       expect(r.driver_id).toBe(before.driver_id);
+      // and by name, as everywhere a driver appears (GET /drivers)
+      const d = h.fleet.drivers.find((x) => x.driver_id === before.driver_id);
+      expect(r.driver_name).toBe(d ? `${d.first_name} ${d.last_name}` : null);
     });
+  });
+
+  it('names the driver of a fill beside the id (GET /drivers), as trips and bookings do', async () => {
+    // the simulator's trips seldom carry a driver: give the trip that ended just before one fill
+    // a listed driver, as the API does when the driver identified themselves
+    const fill = (await h.report('refuels', range())).find((r) => r.vehicle_id === level.vehicle_id)!;
+    const driver = h.fleet.drivers[0]!;
+    await queryDb(
+      h.db,
+      `UPDATE trips SET driver_id = $1
+       WHERE account = $2 AND vehicle_id = $3 AND end_time = (
+         SELECT max(end_time) FROM trips WHERE account = $2 AND vehicle_id = $3 AND end_time <= $4::TIMESTAMPTZ)`,
+      [driver.driver_id, ACCOUNT, level.vehicle_id, String(fill.fill_time)],
+    );
+    const rows = (await h.report('refuels', range())).filter((r) => r.driver_id !== null);
+    expect(rows.map((r) => [r.fill_time, r.driver_id])).toContainEqual([fill.fill_time, driver.driver_id]);
+    const names = new Map(h.fleet.drivers.map((d) => [d.driver_id, `${d.first_name} ${d.last_name}`]));
+    for (const r of rows) expect(r.driver_name).toBe(names.get(String(r.driver_id)));
   });
 
   it('reconciles the month: litres filled as the fills, used as the fuel report, blank where fills are not synced', async () => {

@@ -174,6 +174,29 @@ describe('report SQL against a hand-filled Sydney database', () => {
     expect(k!.complete_through).toBe('2026-04-12T00:00:00+10:00');
   });
 
+  it('an account never synced (no vehicle yet): kpis and trend are blank and not synced, never 0', async () => {
+    await fx.con.run(
+      `INSERT INTO accounts VALUES ('never-synced', 'http://example.invalid/rest', '${ZONE}', now())`,
+    );
+    try {
+      const empty = { ...scope, account: 'never-synced' };
+      const runOn = async (name: string, raw: Record<string, string>) => {
+        const def = requireReport(name);
+        return (await runReport(fx.con, def, empty, parseReportParams(raw, def, empty))).rows;
+      };
+      const [k] = await runOn('kpis', { month: '2026-04' });
+      expect(k).toMatchObject({ coverage: 'not_synced', synced_days: 0, range_days: 30 });
+      for (const col of ['trips', 'toll_passages', 'bookings', 'late_returns', 'checked_out', 'distance_km'])
+        expect(k![col], col).toBeNull();
+      const trend = await runOn('trend', { month: '2026-04', grain: 'week' });
+      expect(trend.length).toBeGreaterThan(0);
+      for (const r of trend)
+        expect([r.coverage, r.trips, r.toll_passages]).toEqual(['not_synced', null, null]);
+    } finally {
+      await fx.con.run("DELETE FROM accounts WHERE account = 'never-synced'");
+    }
+  });
+
   it('coverage calendar: synced, flagged, incomplete and missing days', async () => {
     const rows = await run('coverage', { from: '2026-04-10', to: '2026-04-12' });
     const grid = rows.map((r) => `${r.vehicle_id}:${r.day}:${r.status}`);

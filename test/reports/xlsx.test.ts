@@ -179,13 +179,27 @@ describe('XLSX export read back with SheetJS', () => {
         parseReportParams(RANGE, requireReport('excluded_windows'), scope),
       )
     ).rows;
-    expect(excluded.length).toBeGreaterThan(0);
-    expect(about['Windows left out']).toMatch(new RegExp(`^${excluded.length} \\(`));
+    // a mileage file lists the odometer windows left out of its distances, not the fuel ones
+    const odometer = excluded.filter((r) => r.stream === 'odometer');
+    expect(odometer.length).toBeGreaterThan(0);
+    expect(excluded.length).toBeGreaterThan(odometer.length);
+    expect(about['Windows left out']).toMatch(new RegExp(`^${odometer.length} \\(`));
+    expect(about['Windows left out']).not.toMatch(/counter/);
     const files = XLSX.read(readFileSync(xlsxPath), { type: 'buffer', bookFiles: true }) as unknown as {
       files: Record<string, { content: Buffer | Uint8Array }>;
     };
     const sheetXml = Buffer.from(files.files['xl/worksheets/sheet1.xml']!.content).toString('utf8');
     expect(sheetXml).toMatch(/<pane[^>]*ySplit="1"[^>]*state="frozen"/);
+    // printed or saved as PDF: landscape, all columns one page wide (not four columns a page)
+    expect(sheetXml).toMatch(/<pageSetUpPr[^>]*fitToPage="1"/);
+    expect(sheetXml).toMatch(/<pageSetup[^>]*orientation="landscape"/);
+    expect(sheetXml).toMatch(
+      /<pageSetup[^>]*fitToWidth="1"[^>]*fitToHeight="0"|<pageSetup[^>]*fitToHeight="0"[^>]*fitToWidth="1"/,
+    );
+    // a yes/no column reads Yes/No where the format applies (LibreOffice), never 1/0
+    const complete = wb.Sheets.Report![XLSX.utils.encode_cell({ r: 1, c: 6 })];
+    expect(complete?.t).toBe('b');
+    expect(complete?.z).toBe('"Yes";"Yes";"No"');
   });
 
   it('CSV with human headers: labels with units, same cells; machine headers stay the default', async () => {
