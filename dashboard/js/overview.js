@@ -80,7 +80,12 @@ function tiles(result, { tableDiv }) {
     a.id = 'kpi-coverage';
     a.className = 'coverage-note';
     a.href = hrefWith('quality.html', {});
-    a.textContent = `${k.coverage === 'not_synced' ? 'not synced' : 'partial'}: ${fmtQty(k.synced_days ?? 0)} of ${fmtQty(k.range_days)} days synced`;
+    // days still open for late data are synced (their figures are in the tiles) but not settled
+    const open = k.open_days ?? 0;
+    a.textContent =
+      `${k.coverage === 'not_synced' ? 'not synced' : 'partial'}: ` +
+      `${fmtQty((k.synced_days ?? 0) + open)} of ${fmtQty(k.range_days)} days synced` +
+      (open > 0 ? `, ${fmtQty(open)} still open for late data` : '');
     a.title = 'Which vehicle-days are synced: the data-quality page';
     tableDiv.prepend(a);
   }

@@ -11,7 +11,9 @@ CREATE OR REPLACE TEMP MACRO ended_local_days(zone, from_day, to_day, now_ts) AS
 -- vehicle_day_coverage(acct, zone, from_day, to_day, now_ts): every vehicle of the account
 -- (vehicle_departments) × every local day of [from_day, to_day] that has ended by now_ts × the
 -- streams a per-vehicle figure rests on (odometer, fuel_consumed, fuel_level), with
---   synced  true when done/flagged ledger windows of that stream and vehicle cover the whole day.
+--   synced  true when done/flagged ledger windows of that stream and vehicle cover the whole day;
+--   pulled  true when its data was pulled at all: done, flagged or incomplete windows (a day still
+--           open for late data holds what the API had, and may grow) cover the whole day.
 -- Today (not yet ended) and days to come are not rows: they are neither synced nor missing.
 CREATE OR REPLACE TEMP MACRO vehicle_day_coverage(acct, zone, from_day, to_day, now_ts) AS TABLE
   WITH
@@ -22,9 +24,9 @@ CREATE OR REPLACE TEMP MACRO vehicle_day_coverage(acct, zone, from_day, to_day, 
       (VALUES ('odometer'), ('fuel_consumed'), ('fuel_level')) AS s(stream)
   ),
   led AS (
-    SELECT stream, scope, window_start, window_end
+    SELECT stream, scope, window_start, window_end, status IN ('done', 'flagged') AS settled
     FROM ledger
-    WHERE account = acct AND status IN ('done', 'flagged')
+    WHERE account = acct AND status IN ('done', 'flagged', 'incomplete')
       AND stream IN ('odometer', 'fuel_consumed', 'fuel_level')
   )
   SELECT
@@ -33,7 +35,9 @@ CREATE OR REPLACE TEMP MACRO vehicle_day_coverage(acct, zone, from_day, to_day, 
     cells.day,
     -- (the FILTER matters: least/greatest skip NULL, so a day without a window would count whole)
     coalesce(sum(greatest(0, epoch(least(l.window_end, cells.d1)) - epoch(greatest(l.window_start, cells.d0))))
-      FILTER (WHERE l.window_start IS NOT NULL), 0) >= epoch(cells.d1) - epoch(cells.d0) AS synced
+      FILTER (WHERE l.window_start IS NOT NULL AND l.settled), 0) >= epoch(cells.d1) - epoch(cells.d0) AS synced,
+    coalesce(sum(greatest(0, epoch(least(l.window_end, cells.d1)) - epoch(greatest(l.window_start, cells.d0))))
+      FILTER (WHERE l.window_start IS NOT NULL), 0) >= epoch(cells.d1) - epoch(cells.d0) AS pulled
   FROM cells
   LEFT JOIN led AS l
     ON l.stream = cells.stream AND l.scope = cells.vehicle_id::VARCHAR
@@ -50,6 +54,16 @@ CREATE OR REPLACE TEMP MACRO coverage_label(synced_days, range_days) AS
     ELSE 'partial'
   END;
 
+-- fleet_coverage_label(synced_days, pulled_days, range_days): coverage_label for the fleet-wide
+-- views (kpis, trend), where a day still open for late data has its figures: 'not_synced' only
+-- when no day's data was pulled at all; a grain with open days is 'partial'.
+CREATE OR REPLACE TEMP MACRO fleet_coverage_label(synced_days, pulled_days, range_days) AS
+  CASE
+    WHEN range_days > 0 AND pulled_days = 0 THEN 'not_synced'
+    WHEN range_days > 0 AND synced_days >= range_days THEN 'complete'
+    ELSE 'partial'
+  END;
+
 -- fleet_day_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department): the fleet-wide
 -- view for kpis and trend: every local day of the range that has ended, synced when a sync
 -- covered it: the odometer stream (the basis of mileage and of the coverage calendar) is synced
@@ -58,9 +72,11 @@ CREATE OR REPLACE TEMP MACRO coverage_label(synced_days, range_days) AS
 -- failed inside it is the quality page's and complete_through's business, not a blank figure.
 -- Every ended day of the range is a row, also when no vehicle is known (an account never synced,
 -- or a selection without vehicles): then no day is synced and every figure is blank, never 0.
+-- pulled: the day's data was pulled (settled or still open for late data): its figures are
+-- shown, and counted, while `synced` (settled) stays false until the window settles.
 CREATE OR REPLACE TEMP MACRO fleet_day_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department) AS TABLE
   WITH cov AS (
-    SELECT c.day, bool_or(c.synced) AS synced
+    SELECT c.day, bool_or(c.synced) AS synced, bool_or(c.pulled) AS pulled
     FROM vehicle_day_coverage(acct, zone, from_day, to_day, now_ts) AS c
     JOIN vehicle_departments(acct) AS v ON v.vehicle_id = c.vehicle_id
     WHERE c.stream = 'odometer'
@@ -68,7 +84,7 @@ CREATE OR REPLACE TEMP MACRO fleet_day_coverage(acct, zone, from_day, to_day, no
       AND (department IS NULL OR v.department = department)
     GROUP BY c.day
   )
-  SELECT days.day, coalesce(cov.synced, false) AS synced
+  SELECT days.day, coalesce(cov.synced, false) AS synced, coalesce(cov.pulled, false) AS pulled
   FROM ended_local_days(zone, from_day, to_day, now_ts) AS days
   LEFT JOIN cov ON cov.day = days.day;
 

@@ -195,6 +195,7 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   // coverage of a row's grain (queries/models/coverage.sql)
   coverage: enumOf('Coverage', { complete: 'Complete', partial: 'Partly synced', not_synced: 'Not synced' }),
   synced_days: count('Days synced'),
+  open_days: count('Days open for late data'),
   range_days: count('Days in range'),
   month_span: text('Months of distance and fuel'),
   median_approval_turnaround_h: hours('Median approval time'),

@@ -170,6 +170,8 @@ const defs = [
       c('last_run_ended_at', 'time'),
       c('zone', 'text'),
       c('synced_days', 'integer'),
+      // days pulled but still open for late data: their figures are in the tiles, not yet settled
+      c('open_days', 'integer'),
       c('range_days', 'integer'),
       c('coverage', 'text'),
       c('month_span', 'text'),
