@@ -38,6 +38,12 @@ const vehicleCols = [c('registration', 'text'), c('vehicle_id', 'integer'), c('d
 const coverageCols = [c('coverage', 'text'), c('covered_share', 'number')] as const;
 /** A `reason` column of reason codes. */
 const reasonCol = { name: 'reason', kind: 'text', reasonCodes: true } as const satisfies ColumnDef;
+/** The sync's note on a window: a reason code (shown by its label) for a flagged one, else free text. */
+const ledgerReasonCol = {
+  name: 'ledger_reason',
+  kind: 'text',
+  reasonCodes: true,
+} as const satisfies ColumnDef;
 
 const defs = [
   {
@@ -225,7 +231,7 @@ const defs = [
       c('end_odometer_km', 'number'),
       c('last_event_at', 'time'),
       c('ledger_status', 'text'),
-      c('ledger_reason', 'text'),
+      ledgerReasonCol,
       c('zone', 'text'),
     ],
     extra: [],
@@ -248,7 +254,7 @@ const defs = [
       c('reported_used_l', 'number'),
       c('source', 'text'),
       c('ledger_status', 'text'),
-      c('ledger_reason', 'text'),
+      ledgerReasonCol,
       c('zone', 'text'),
     ],
     extra: [],
@@ -265,7 +271,7 @@ const defs = [
       c('window_end', 'time'),
       c('span_h', 'number'),
       reasonCol,
-      c('ledger_reason', 'text'),
+      ledgerReasonCol,
       c('reported_distance_km', 'number'),
       c('counter_start_l', 'number'),
       c('counter_end_l', 'number'),
@@ -288,7 +294,7 @@ const defs = [
       c('reported_distance_km', 'number'),
       c('start_odometer_km', 'number'),
       c('end_odometer_km', 'number'),
-      c('ledger_reason', 'text'),
+      ledgerReasonCol,
       c('zone', 'text'),
     ],
     extra: [],
@@ -306,7 +312,7 @@ const defs = [
       reasonCol,
       c('counter_start_l', 'number'),
       c('counter_end_l', 'number'),
-      c('ledger_reason', 'text'),
+      ledgerReasonCol,
       c('zone', 'text'),
     ],
     extra: [],

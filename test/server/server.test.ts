@@ -152,10 +152,13 @@ describe('report API', () => {
       'odometer reset',
       'tracker changed',
     ]);
-    // the column of reason codes carries their labels (other enum columns carry theirs)
+    // the columns of reason codes carry their labels (other enum columns carry theirs): the
+    // reason, and the sync's note, whose code of a flagged window reads as its label too
     expect(body.columns.filter((c) => c.labels && c.name !== 'stream').map((c) => c.name)).toEqual([
       'reason',
+      'ledger_reason',
     ]);
+    expect(body.columns.find((c) => c.name === 'ledger_reason')!.labels).toEqual(labels);
     const csv = parseCsv(
       (await (await get(`/api/reports/excluded_windows.csv${q}`)).text()).replace(/^\uFEFF/, ''),
     );
