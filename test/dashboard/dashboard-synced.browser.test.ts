@@ -94,7 +94,7 @@ describe.skipIf(!haveChromium)('dashboard on a synced simulator fleet', () => {
         ]),
       );
       // people read the label; the code the CSV carries is on the cell
-      const codes = await page.$$eval('#table-excluded tbody td[data-code]', (tds) =>
+      const codes = await page.$$eval('#table-excluded tbody td[data-col="reason"][data-code]', (tds) =>
         tds.map((td) => (td as HTMLElement).dataset.code),
       );
       expect(codes).toEqual(
@@ -137,7 +137,7 @@ describe.skipIf(!haveChromium)('dashboard on a synced simulator fleet', () => {
       expect(rows.map((r) => [Number(r.vehicle_id), r.reason])).toEqual(
         down.map((d) => [Number(d.vehicle_id), 'counter went down']),
       );
-      const codes = await page.$$eval('#table-excluded tbody td[data-code]', (tds) =>
+      const codes = await page.$$eval('#table-excluded tbody td[data-col="reason"][data-code]', (tds) =>
         tds.map((td) => (td as HTMLElement).dataset.code),
       );
       expect(codes).toEqual(down.map(() => 'fuel_counter_went_down'));

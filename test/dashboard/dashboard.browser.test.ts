@@ -247,7 +247,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
         ['ab 123 gp', '11 Apr 2026, 00:00', 'odometer reset'],
         ['cd 456 gp', '11 Apr 2026, 00:00', 'tracker changed'],
       ]);
-      const codes = await page.$$eval('#table-excluded tbody td[data-code]', (tds) =>
+      const codes = await page.$$eval('#table-excluded tbody td[data-col="reason"][data-code]', (tds) =>
         tds.map((td) => [(td as HTMLElement).dataset.code, (td as HTMLElement).title]),
       );
       expect(codes).toEqual([
