@@ -5,10 +5,15 @@
 --
 -- local_days(zone, from_day, to_day): the local days of a range, both inclusive, as the instants
 -- [t0, t1) (an event is in the range when its instant is).
+--
+-- local_range_start(zone, from_day), local_range_end(zone, to_day): the same two instants as
+-- scalars. A query that compares rows with them directly (`x >= local_range_start(…)`) gives
+-- the scan a constant filter it prunes by, where a join with local_days leaves every row to a
+-- join (issue 16).
+CREATE OR REPLACE TEMP MACRO local_range_start(zone, from_day) AS timezone(zone, from_day::DATE::TIMESTAMP);
+CREATE OR REPLACE TEMP MACRO local_range_end(zone, to_day) AS timezone(zone, (to_day::DATE + 1)::TIMESTAMP);
 CREATE OR REPLACE TEMP MACRO local_days(zone, from_day, to_day) AS TABLE
-  SELECT
-    timezone(zone, from_day::DATE::TIMESTAMP) AS t0,
-    timezone(zone, (to_day::DATE + 1)::TIMESTAMP) AS t1;
+  SELECT local_range_start(zone, from_day) AS t0, local_range_end(zone, to_day) AS t1;
 -- local_month(ts, zone): the local month (YYYY-MM) of an instant.
 CREATE OR REPLACE TEMP MACRO local_month(ts, zone) AS strftime(timezone(zone, ts), '%Y-%m');
 -- local_months(zone, from_day, to_day): the local months the range of local days touches, as
