@@ -53,3 +53,11 @@ CREATE OR REPLACE TEMP MACRO range_months(from_day, to_day) AS TABLE
 CREATE OR REPLACE TEMP MACRO month_of_day(day) AS strftime(day::DATE, '%Y-%m');
 CREATE OR REPLACE TEMP MACRO months_first_day(from_day) AS date_trunc('month', from_day::DATE)::DATE;
 CREATE OR REPLACE TEMP MACRO months_last_day(to_day) AS last_day(to_day::DATE);
+-- quarter_hour(ts): the UTC quarter hour of an instant, as a number; local_period_of_quarter_hour(q,
+-- grain, zone): the local day, week or month (date_trunc grain) it falls in. Every zone's offset
+-- since the 1970s is a whole number of quarter hours, so a local midnight is always a quarter-hour
+-- boundary and the local period of an instant is that of its quarter hour: a report can count
+-- rows per quarter hour (integer arithmetic) and convert only the quarter hours to local time.
+CREATE OR REPLACE TEMP MACRO quarter_hour(ts) AS epoch_us(ts) // 900000000;
+CREATE OR REPLACE TEMP MACRO local_period_of_quarter_hour(q, grain, zone) AS
+  date_trunc(grain::VARCHAR, timezone(zone, to_timestamp(q * 900)))::DATE;

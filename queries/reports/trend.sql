@@ -1,6 +1,8 @@
 -- Activity by local day, ISO week or month ($grain) over the range: trips, trip distance
 -- (indicative only: period totals come from odometer windows), toll passages, bookings and
--- late returns. Every period of the range has a row.
+-- late returns. Every period of the range has a row. Trips and toll passages are counted per UTC
+-- quarter hour first (integer arithmetic), so only those buckets are converted to local time
+-- (local_calendar.sql: a quarter hour never straddles a local midnight).
 -- coverage / covered_share (queries/models/coverage.sql): of the period's days in the range that
 -- have ended, the share the odometer stream synced for every selected vehicle. A period of which
 -- not one day was synced has blank values (unknown, a gap in the chart), never 0.
@@ -20,20 +22,27 @@ periods AS (
   FROM generate_series($from_day::DATE::TIMESTAMP, $to_day::DATE::TIMESTAMP, INTERVAL 1 DAY) AS g(d)
 ),
 tr AS (
-  SELECT date_trunc($grain::VARCHAR, timezone($zone, t.start_time))::DATE AS p,
-    count(*) AS n, sum(t.trip_distance_m) AS m
-  FROM trips AS t
-  WHERE t.account = $account AND t.vehicle_id IN (SELECT vehicle_id FROM veh)
-    AND t.start_time >= local_range_start($zone, $from_day) AND t.start_time < local_range_end($zone, $to_day)
+  SELECT local_period_of_quarter_hour(q, $grain, $zone) AS p, sum(n) AS n, sum(m) AS m
+  FROM (
+    SELECT quarter_hour(t.start_time) AS q, count(*) AS n, sum(t.trip_distance_m) AS m
+    FROM trips AS t
+    WHERE t.account = $account AND t.vehicle_id IN (SELECT vehicle_id FROM veh)
+      AND t.start_time >= local_range_start($zone, $from_day) AND t.start_time < local_range_end($zone, $to_day)
+    GROUP BY 1
+  )
   GROUP BY 1
 ),
 tl AS (
-  SELECT date_trunc($grain::VARCHAR, timezone($zone, gv.enter_time))::DATE AS p, count(*) AS n
-  FROM geofence_visits AS gv
-  LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
-  WHERE gv.account = $account AND coalesce(g.is_toll, gv.is_toll, false)
-    AND gv.vehicle_id IN (SELECT vehicle_id FROM veh)
-    AND gv.enter_time >= local_range_start($zone, $from_day) AND gv.enter_time < local_range_end($zone, $to_day)
+  SELECT local_period_of_quarter_hour(q, $grain, $zone) AS p, sum(n) AS n
+  FROM (
+    SELECT quarter_hour(gv.enter_time) AS q, count(*) AS n
+    FROM geofence_visits AS gv
+    LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
+    WHERE gv.account = $account AND coalesce(g.is_toll, gv.is_toll, false)
+      AND gv.vehicle_id IN (SELECT vehicle_id FROM veh)
+      AND gv.enter_time >= local_range_start($zone, $from_day) AND gv.enter_time < local_range_end($zone, $to_day)
+    GROUP BY 1
+  )
   GROUP BY 1
 ),
 bk AS (
