@@ -5,10 +5,15 @@
 --
 -- local_days(zone, from_day, to_day): the local days of a range, both inclusive, as the instants
 -- [t0, t1) (an event is in the range when its instant is).
+--
+-- local_range_start(zone, from_day), local_range_end(zone, to_day): the same two instants as
+-- scalars. A query that compares rows with them directly (`x >= local_range_start(…)`) gives
+-- the scan a constant filter it prunes by, where a join with local_days leaves every row to a
+-- join (issue 16).
+CREATE OR REPLACE TEMP MACRO local_range_start(zone, from_day) AS timezone(zone, from_day::DATE::TIMESTAMP);
+CREATE OR REPLACE TEMP MACRO local_range_end(zone, to_day) AS timezone(zone, (to_day::DATE + 1)::TIMESTAMP);
 CREATE OR REPLACE TEMP MACRO local_days(zone, from_day, to_day) AS TABLE
-  SELECT
-    timezone(zone, from_day::DATE::TIMESTAMP) AS t0,
-    timezone(zone, (to_day::DATE + 1)::TIMESTAMP) AS t1;
+  SELECT local_range_start(zone, from_day) AS t0, local_range_end(zone, to_day) AS t1;
 -- local_month(ts, zone): the local month (YYYY-MM) of an instant.
 CREATE OR REPLACE TEMP MACRO local_month(ts, zone) AS strftime(timezone(zone, ts), '%Y-%m');
 -- local_months(zone, from_day, to_day): the local months the range of local days touches, as
@@ -48,3 +53,11 @@ CREATE OR REPLACE TEMP MACRO range_months(from_day, to_day) AS TABLE
 CREATE OR REPLACE TEMP MACRO month_of_day(day) AS strftime(day::DATE, '%Y-%m');
 CREATE OR REPLACE TEMP MACRO months_first_day(from_day) AS date_trunc('month', from_day::DATE)::DATE;
 CREATE OR REPLACE TEMP MACRO months_last_day(to_day) AS last_day(to_day::DATE);
+-- quarter_hour(ts): the UTC quarter hour of an instant, as a number; local_period_of_quarter_hour(q,
+-- grain, zone): the local day, week or month (date_trunc grain) it falls in. Every zone's offset
+-- since the 1970s is a whole number of quarter hours, so a local midnight is always a quarter-hour
+-- boundary and the local period of an instant is that of its quarter hour: a report can count
+-- rows per quarter hour (integer arithmetic) and convert only the quarter hours to local time.
+CREATE OR REPLACE TEMP MACRO quarter_hour(ts) AS epoch_us(ts) // 900000000;
+CREATE OR REPLACE TEMP MACRO local_period_of_quarter_hour(q, grain, zone) AS
+  date_trunc(grain::VARCHAR, timezone(zone, to_timestamp(q * 900)))::DATE;

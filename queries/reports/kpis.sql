@@ -20,7 +20,6 @@ veh AS (
   WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
     AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
 ),
-rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 odo AS (
   -- per vehicle and month first, rounded as mileage.sql rounds, so the tile equals the CSV's sum
   SELECT sum(round(distance_m / 1000.0, 3)) AS distance_km, sum(excluded) AS excluded
@@ -45,16 +44,15 @@ tolls AS (
   SELECT count(*) AS n
   FROM geofence_visits AS gv
   LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
-  CROSS JOIN rng
   WHERE gv.account = $account AND coalesce(g.is_toll, gv.is_toll, false)
     AND gv.vehicle_id IN (SELECT vehicle_id FROM veh)
-    AND gv.enter_time >= rng.t0 AND gv.enter_time < rng.t1
+    AND gv.enter_time >= local_range_start($zone, $from_day) AND gv.enter_time < local_range_end($zone, $to_day)
 ),
 tr AS (
   SELECT count(*) AS n
-  FROM trips AS t, rng
+  FROM trips AS t
   WHERE t.account = $account AND t.vehicle_id IN (SELECT vehicle_id FROM veh)
-    AND t.start_time >= rng.t0 AND t.start_time < rng.t1
+    AND t.start_time >= local_range_start($zone, $from_day) AND t.start_time < local_range_end($zone, $to_day)
 ),
 bk AS (
   SELECT
@@ -64,9 +62,9 @@ bk AS (
       'BOOKING_STATUS_RETURNED', 'BOOKING_STATUS_RETURNED_LATE', 'BOOKING_STATUS_FORCE_TERMINATED'
     )) AS checked_out,
     count(*) FILTER (WHERE b.booking_status IN ('BOOKING_STATUS_ACTIVE_LATE', 'BOOKING_STATUS_RETURNED_LATE')) AS late
-  FROM carpool_bookings AS b, rng
+  FROM carpool_bookings AS b
   WHERE b.account = $account AND b.vehicle_id IN (SELECT vehicle_id FROM veh)
-    AND b.start_time < rng.t1 AND b.end_time > rng.t0
+    AND b.start_time < local_range_end($zone, $to_day) AND b.end_time > local_range_start($zone, $from_day)
 ),
 lastrun AS (
   SELECT run_id, ended_at, outcome FROM runs WHERE account = $account

@@ -7,7 +7,6 @@ veh AS (
   WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
     AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
 ),
-rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 odo AS (
   SELECT vehicle_id, sum(round(m / 1000.0, 3)) AS km, sum(x) AS excluded FROM (
     SELECT o.vehicle_id, sum(o.counted_m) AS m, count(*) FILTER (WHERE NOT o.counted) AS x
@@ -26,15 +25,14 @@ tl AS (
   SELECT gv.vehicle_id, count(*) AS n
   FROM geofence_visits AS gv
   LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
-  CROSS JOIN rng
   WHERE gv.account = $account AND coalesce(g.is_toll, gv.is_toll, false)
-    AND gv.enter_time >= rng.t0 AND gv.enter_time < rng.t1
+    AND gv.enter_time >= local_range_start($zone, $from_day) AND gv.enter_time < local_range_end($zone, $to_day)
   GROUP BY 1
 ),
 tr AS (
   SELECT t.vehicle_id, count(*) AS n
-  FROM trips AS t, rng
-  WHERE t.account = $account AND t.start_time >= rng.t0 AND t.start_time < rng.t1
+  FROM trips AS t
+  WHERE t.account = $account AND t.start_time >= local_range_start($zone, $from_day) AND t.start_time < local_range_end($zone, $to_day)
   GROUP BY 1
 )
 SELECT

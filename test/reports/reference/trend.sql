@@ -1,0 +1,67 @@
+-- Activity by local day, ISO week or month ($grain) over the range: trips, trip distance
+-- (indicative only: period totals come from odometer windows), toll passages, bookings and
+-- late returns. Every period of the range has a row.
+-- coverage / covered_share (queries/models/coverage.sql): of the period's days in the range that
+-- have ended, the share the odometer stream synced for every selected vehicle. A period of which
+-- not one day was synced has blank values (unknown, a gap in the chart), never 0.
+WITH
+cov AS (
+  SELECT date_trunc($grain::VARCHAR, day)::DATE AS p, count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
+  FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
+  GROUP BY 1
+),
+veh AS (
+  SELECT * FROM vehicle_departments($account)
+  WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
+    AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
+),
+rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
+periods AS (
+  SELECT DISTINCT date_trunc($grain::VARCHAR, d)::DATE AS p
+  FROM generate_series($from_day::DATE::TIMESTAMP, $to_day::DATE::TIMESTAMP, INTERVAL 1 DAY) AS g(d)
+),
+tr AS (
+  SELECT date_trunc($grain::VARCHAR, timezone($zone, t.start_time))::DATE AS p,
+    count(*) AS n, sum(t.trip_distance_m) AS m
+  FROM trips AS t, rng
+  WHERE t.account = $account AND t.vehicle_id IN (SELECT vehicle_id FROM veh)
+    AND t.start_time >= rng.t0 AND t.start_time < rng.t1
+  GROUP BY 1
+),
+tl AS (
+  SELECT date_trunc($grain::VARCHAR, timezone($zone, gv.enter_time))::DATE AS p, count(*) AS n
+  FROM geofence_visits AS gv
+  LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
+  CROSS JOIN rng
+  WHERE gv.account = $account AND coalesce(g.is_toll, gv.is_toll, false)
+    AND gv.vehicle_id IN (SELECT vehicle_id FROM veh)
+    AND gv.enter_time >= rng.t0 AND gv.enter_time < rng.t1
+  GROUP BY 1
+),
+bk AS (
+  SELECT date_trunc($grain::VARCHAR, timezone($zone, b.start_time))::DATE AS p,
+    count(*) AS n,
+    count(*) FILTER (WHERE b.booking_status IN ('BOOKING_STATUS_ACTIVE_LATE', 'BOOKING_STATUS_RETURNED_LATE')) AS late
+  FROM carpool_bookings AS b, rng
+  WHERE b.account = $account AND b.vehicle_id IN (SELECT vehicle_id FROM veh)
+    AND b.start_time >= rng.t0 AND b.start_time < rng.t1
+  GROUP BY 1
+)
+SELECT
+  strftime(periods.p, CASE $grain::VARCHAR WHEN 'month' THEN '%Y-%m' ELSE '%Y-%m-%d' END) AS period,
+  CASE WHEN known THEN coalesce(tr.n, 0) END::INTEGER AS trips,
+  CASE WHEN known THEN round(coalesce(tr.m, 0) / 1000.0, 3) END::DOUBLE AS trip_distance_km,
+  CASE WHEN known THEN coalesce(tl.n, 0) END::INTEGER AS toll_passages,
+  CASE WHEN known THEN coalesce(bk.n, 0) END::INTEGER AS bookings,
+  CASE WHEN known THEN coalesce(bk.late, 0) END::INTEGER AS late_returns,
+  coverage_label(coalesce(cov.synced_days, 0), coalesce(cov.range_days, 0)) AS coverage,
+  round(cov.synced_days / nullif(cov.range_days, 0), 4)::DOUBLE AS covered_share
+FROM (
+  SELECT periods.p, NOT (coalesce(cov.range_days, 0) > 0 AND cov.synced_days = 0) AS known
+  FROM periods LEFT JOIN cov ON cov.p = periods.p
+) AS periods
+LEFT JOIN cov ON cov.p = periods.p
+LEFT JOIN tr ON tr.p = periods.p
+LEFT JOIN tl ON tl.p = periods.p
+LEFT JOIN bk ON bk.p = periods.p
+ORDER BY periods.p;
