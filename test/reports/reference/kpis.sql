@@ -10,10 +10,11 @@
 -- one-day range shows them labelled as their month, not prorated.
 WITH
 cov AS (
-  SELECT count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
+  SELECT count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days,
+    count(*) FILTER (WHERE pulled AND NOT synced) AS open_days
   FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
 ),
-known AS (SELECT NOT (range_days > 0 AND synced_days = 0) AS k FROM cov),
+known AS (SELECT NOT (range_days > 0 AND synced_days + open_days = 0) AS k FROM cov),
 veh AS (
   SELECT * FROM vehicle_departments($account)
   WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
@@ -90,7 +91,10 @@ SELECT
   iso_local((SELECT ended_at FROM lastrun), $zone) AS last_run_ended_at,
   $zone::VARCHAR AS zone,
   (SELECT synced_days FROM cov)::INTEGER AS synced_days,
+  (SELECT open_days FROM cov)::INTEGER AS open_days,
   (SELECT range_days FROM cov)::INTEGER AS range_days,
-  coverage_label((SELECT synced_days FROM cov), (SELECT range_days FROM cov)) AS coverage,
+  fleet_coverage_label(
+    (SELECT synced_days FROM cov), (SELECT synced_days + open_days FROM cov), (SELECT range_days FROM cov)
+  ) AS coverage,
   (SELECT CASE WHEN min(period) = max(period) THEN min(period) ELSE min(period) || ' to ' || max(period) END
     FROM range_months($from_day, $to_day)) AS month_span;

@@ -2,11 +2,13 @@
 -- (indicative only: period totals come from odometer windows), toll passages, bookings and
 -- late returns. Every period of the range has a row.
 -- coverage / covered_share (queries/models/coverage.sql): of the period's days in the range that
--- have ended, the share the odometer stream synced for every selected vehicle. A period of which
--- not one day was synced has blank values (unknown, a gap in the chart), never 0.
+-- have ended, the share the odometer stream settled (done or flagged) for every selected vehicle.
+-- A period of which not one day was pulled has blank values (unknown, a gap in the chart), never
+-- 0; a day still open for late data shows what was pulled and reads 'partial'.
 WITH
 cov AS (
-  SELECT date_trunc($grain::VARCHAR, day)::DATE AS p, count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
+  SELECT date_trunc($grain::VARCHAR, day)::DATE AS p, count(*) AS range_days,
+    count(*) FILTER (WHERE synced) AS synced_days, count(*) FILTER (WHERE pulled) AS pulled_days
   FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
   GROUP BY 1
 ),
@@ -54,10 +56,11 @@ SELECT
   CASE WHEN known THEN coalesce(tl.n, 0) END::INTEGER AS toll_passages,
   CASE WHEN known THEN coalesce(bk.n, 0) END::INTEGER AS bookings,
   CASE WHEN known THEN coalesce(bk.late, 0) END::INTEGER AS late_returns,
-  coverage_label(coalesce(cov.synced_days, 0), coalesce(cov.range_days, 0)) AS coverage,
+  fleet_coverage_label(coalesce(cov.synced_days, 0), coalesce(cov.pulled_days, 0), coalesce(cov.range_days, 0))
+    AS coverage,
   round(cov.synced_days / nullif(cov.range_days, 0), 4)::DOUBLE AS covered_share
 FROM (
-  SELECT periods.p, NOT (coalesce(cov.range_days, 0) > 0 AND cov.synced_days = 0) AS known
+  SELECT periods.p, NOT (coalesce(cov.range_days, 0) > 0 AND cov.pulled_days = 0) AS known
   FROM periods LEFT JOIN cov ON cov.p = periods.p
 ) AS periods
 LEFT JOIN cov ON cov.p = periods.p
