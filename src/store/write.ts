@@ -271,10 +271,19 @@ export async function deleteRanges(
           ].join(', ')})`,
       )
       .join(', ');
-    // The overall span as a plain filter too, so DuckDB can skip row groups by their min/max.
+    // The overall span as plain filters too (times; a value every window shares, such as the
+    // ledger stream; the range of numeric keys such as the vehicle), pushed into the scan, so
+    // DuckDB skips row groups by their min/max and joins only the rows left.
     const span = [
       `t.${lo} >= ${p(isoTs(Math.min(...group.map((d) => d.startMs))))}::TIMESTAMPTZ`,
       `t.${hi} ${hiOp} ${p(isoTs(Math.max(...group.map((d) => d.endMs))))}::TIMESTAMPTZ`,
+      ...eqCols.flatMap((c) => {
+        const vs = group.map((d) => d.eq[c]!);
+        if (vs.every((v) => v === vs[0])) return [`t.${c} = ${p(vs[0]!)}::${cast(vs[0]!)}`];
+        if (!vs.every((v) => typeof v === 'number')) return [];
+        const nums = vs as number[];
+        return [`t.${c} BETWEEN ${p(Math.min(...nums))}::BIGINT AND ${p(Math.max(...nums))}::BIGINT`];
+      }),
     ].join(' AND ');
     const where = [
       't.account = $1',
