@@ -7,10 +7,11 @@
  *
  * Bounded in time: before each size, its time is predicted from the last size's time per request
  * (requests grow with the fleet); a size that would not finish within what is left of the budget
- * (`--scale-budget-s`, default 1,200 s) is not run and is listed as skipped with its prediction.
+ * (`--scale-budget-s`, default 1,200 s) is not run and is listed as skipped with its prediction,
+ * and a size still running when the budget ends is stopped and listed.
  */
 import { BUCKET_LIMITS, leastDurationMs } from '../src/api/client.ts';
-import { fig, round, say, type Figure } from './lib.ts';
+import { ChildTimeout, fig, round, say, type Figure } from './lib.ts';
 import { measureSync, type SyncResult } from './sync.ts';
 import { scaledLimits } from './world.ts';
 
@@ -51,7 +52,23 @@ export async function measureScale(a: ScaleArgs): Promise<ScaleRun[]> {
       runs.push({ vehicles, days: a.days, result: null, predictedS, msPerRequest: null, realLeastS: null });
       continue;
     }
-    const result = await measureSync(vehicles, a.days, RAISED);
+    // Bounded whatever the prediction said: past the budget left the size is stopped and listed.
+    let result: SyncResult;
+    try {
+      result = await measureSync(vehicles, a.days, RAISED, { timeoutMs: leftS * 1000 });
+    } catch (e) {
+      if (!(e instanceof ChildTimeout)) throw e;
+      say(`scale: ${vehicles} vehicles stopped at the budget (${round(leftS)} s)`);
+      runs.push({
+        vehicles,
+        days: a.days,
+        result: null,
+        predictedS: null,
+        msPerRequest: null,
+        realLeastS: null,
+      });
+      break;
+    }
     const run: ScaleRun = {
       vehicles,
       days: a.days,
@@ -74,8 +91,11 @@ export function scaleFigures(runs: readonly ScaleRun[]): Figure[] {
     const name = `${r.vehicles} veh × ${r.days} d`;
     if (!r.result) {
       out.push(
-        fig(B, `${name}: skipped`, '-', '', {
-          note: `predicted ${round(r.predictedS ?? 0)} s, over the time budget`,
+        fig(B, `${name}: not measured`, '-', '', {
+          note:
+            r.predictedS === null
+              ? 'stopped at the time budget'
+              : `predicted ${round(r.predictedS)} s, over the time budget`,
         }),
       );
       continue;
@@ -83,7 +103,9 @@ export function scaleFigures(runs: readonly ScaleRun[]): Figure[] {
     const s = r.result;
     out.push(
       fig(B, `${name}: time per request`, r.msPerRequest!, 'ms/req', {
-        note: `${s.requests} req in ${round(s.wallMs / 1000, 1)} s, sync CPU ${round(s.cpuMs / 1000, 1)} s, ${s.outcome}`,
+        note:
+          `${s.requests} req in ${round(s.wallMs / 1000, 1)} s; CPU per request: sync ${round(s.cpuMs / s.requests, 2)} ms, ` +
+          `simulator ${round((s.simCpuMs ?? 0) / s.requests, 2)} ms; ${s.outcome}`,
       }),
       fig(B, `${name}: sync peak RSS`, s.peakRssMb, 'MB', { target: '≤ 300', pass: s.peakRssMb <= 300 }),
       fig(B, `${name}: wall at the real limits (plan's least time)`, r.realLeastS!, 's', {

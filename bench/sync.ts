@@ -269,12 +269,17 @@ export async function syncChild(
 }
 
 /** Parent side: simulator here, sync in a child. */
-export async function measureSync(vehicles: number, days: number, limits: Limits): Promise<SyncResult> {
+export async function measureSync(
+  vehicles: number,
+  days: number,
+  limits: Limits,
+  opts: { timeoutMs?: number } = {},
+): Promise<SyncResult> {
   const world = await startWorld(vehicles, days, limits);
   try {
     say(`sync: ${vehicles} vehicles × ${days} days, window ${limits.windowMs} ms, limits ×${limits.scale}`);
     const cpu0 = process.cpuUsage();
-    const r = await runChild<SyncResult>('sync', { ...world.args, vehicles, days });
+    const r = await runChild<SyncResult>('sync', { ...world.args, vehicles, days }, opts);
     const cpu = process.cpuUsage(cpu0);
     r.simCpuMs = (cpu.user + cpu.system) / 1000;
     say(

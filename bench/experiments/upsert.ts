@@ -10,22 +10,10 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { openDatabase } from '../../src/store/db.ts';
 import { appendRows, type Row } from '../../src/store/write.ts';
+import { tripRow } from './trip-rows.ts';
 
 const N = Number(process.argv[2] ?? 1_000_000);
-const trip = (i: number): Row => ({
-  account: 'bench',
-  trip_id: `t-${i}`,
-  vehicle_id: i % 500,
-  registration: `AB-${i % 500}`,
-  start_time: 1_700_000_000_000 + i * 60_000,
-  end_time: 1_700_000_000_000 + i * 60_000 + 1_800_000,
-  trip_distance_m: i % 10_000,
-  start_odometer_m: i,
-  end_odometer_m: i + 100,
-  driver_id: `d${i % 90}`,
-  start_location: 'x',
-  end_location: 'y',
-});
+const trip = tripRow;
 const rows = Array.from({ length: N }, (_, i) => trip(i));
 // A later group: 20,000 rows, 1 % of them keys already stored.
 const later = Array.from({ length: 20_000 }, (_, i) => trip(i % 100 === 0 ? i : N + i));
