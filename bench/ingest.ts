@@ -26,6 +26,10 @@ export interface IngestResult {
   appendOdometerMs: number;
   pagedUpsertTripsMs: number;
   pagedRows: number;
+  /** References in the same run: the same trips appended to a copy of the table without its key,
+   * and the same number of rows inserted by SQL alone (no JS) into the keyed table. */
+  appendUnkeyedMs?: number;
+  sqlKeyedMs?: number;
   peakRssMb: number;
 }
 
@@ -109,7 +113,20 @@ export async function ingestChild(a: { minTrips: number; pagedRows: number }): P
         await inTransaction(con, () => upsertRows(con, 'trips', ['account', 'trip_id'], page));
       }
     });
+    const appendUnkeyedMs = await fresh('unkeyed', async (con) => {
+      await con.run('CREATE TABLE trips_unkeyed AS SELECT * FROM trips LIMIT 0');
+      await inTransaction(con, () => appendRows(con, 'trips_unkeyed', trips));
+    });
+    const sqlKeyedMs = await fresh('sql', (con) =>
+      con.run(
+        `INSERT INTO trips SELECT 'bench', 'trip-' || i, i % 500, 'AB-' || (i % 500), make_timestamptz(i * 60000000),
+           make_timestamptz(i * 60000000 + 1800000000), i % 10000, i, i + 100, 'd' || (i % 90), 'x', 'y'
+         FROM range(${trips.length}) r(i)`,
+      ),
+    );
     return {
+      appendUnkeyedMs,
+      sqlKeyedMs,
       tripRows: trips.length,
       odometerRows: odometer.length,
       upsertTripsMs,
@@ -149,5 +166,27 @@ export function ingestFigures(r: IngestResult): Figure[] {
     fig(B, 'upsertRows(trips), 500-row pages, txn each', rate(r.pagedRows, r.pagedUpsertTripsMs), 'rows/s', {
       note: `${r.pagedRows} rows`,
     }),
+    ...(r.appendUnkeyedMs && r.sqlKeyedMs
+      ? [
+          fig(
+            B,
+            'reference: appendRows(trips) without the primary key',
+            rate(r.tripRows, r.appendUnkeyedMs),
+            'rows/s',
+            {
+              note: 'what the key index costs',
+            },
+          ),
+          fig(
+            B,
+            'reference: SQL-only INSERT … FROM range() into keyed trips',
+            rate(r.tripRows, r.sqlKeyedMs),
+            'rows/s',
+            {
+              note: "DuckDB's own rate for this table, no JS",
+            },
+          ),
+        ]
+      : []),
   ];
 }

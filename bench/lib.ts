@@ -60,7 +60,11 @@ const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
  * Runs `bench/child.ts <task>` with `args` (JSON on stdin-free argv) in its own Node process and
  * returns the parsed `RESULT` line. Child stderr goes to ours (progress); a non-zero exit throws.
  */
-export function runChild<T>(task: string, args: unknown, opts: { heapMb?: number } = {}): Promise<T> {
+export function runChild<T>(
+  task: string,
+  args: unknown,
+  opts: { heapMb?: number; timeoutMs?: number } = {},
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const execArgv = ['--import', 'tsx'];
     if (opts.heapMb) execArgv.push(`--max-old-space-size=${opts.heapMb}`);
@@ -70,10 +74,23 @@ export function runChild<T>(task: string, args: unknown, opts: { heapMb?: number
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
+    // A measurement bounded in time: past `timeoutMs` the child is stopped and the call rejects.
+    let timedOut = false;
+    const timer = opts.timeoutMs
+      ? setTimeout(() => {
+          timedOut = true;
+          child.kill('SIGTERM');
+        }, opts.timeoutMs)
+      : null;
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (d: string) => (out += d));
     child.on('error', reject);
     child.on('close', (code) => {
+      if (timer) clearTimeout(timer);
+      if (timedOut) {
+        reject(new ChildTimeout(`bench child ${task} stopped after ${opts.timeoutMs} ms`));
+        return;
+      }
       const line = out
         .split('\n')
         .reverse()
@@ -86,6 +103,9 @@ export function runChild<T>(task: string, args: unknown, opts: { heapMb?: number
     });
   });
 }
+
+/** A child stopped at its time limit (runChild `timeoutMs`). */
+export class ChildTimeout extends Error {}
 
 /** Progress on stderr, so stdout stays the table and the JSON line. */
 export const say = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);

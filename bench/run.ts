@@ -4,7 +4,8 @@
  * `bench/results/<time>-<mode>.json`, and prints one line of JSON with the headline figures last.
  * Names: sync (1 + 6), baseline (2), ingest (3), reports (4 + 6), exports (5), growth (7).
  * `--baseline-vehicles N` runs the baseline on N vehicles (default: a quarter of the sync's fleet,
- * extrapolated and labelled).
+ * extrapolated and labelled). `--scale` runs the scale run (scale.ts) alone, or with the parts
+ * `--only` names: `--scale-vehicles 500,2000,5000 --scale-days 365 --scale-budget-s 1200`.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -15,6 +16,7 @@ import { ingestFigures, ingestRate, type IngestResult } from './ingest.ts';
 import { fig, formatTable, round, runChild, say, type Figure } from './lib.ts';
 import { loadErrors, loadFigures, measureLoad } from './load.ts';
 import { dashboardP95, measureReports, reportFigures } from './reports.ts';
+import { measureScale, scaleCurve, scaleFigures } from './scale.ts';
 import { growthFigures, measureSync, ratioOf, syncFigures, type SyncResult } from './sync.ts';
 import { scaledLimits } from './world.ts';
 
@@ -26,10 +28,23 @@ function parseArgs(argv: string[]) {
   let only: Set<Name> = new Set(NAMES);
   let baselineVehicles: number | null = null;
   let windowMs: number | null = null;
+  let onlyGiven = false;
+  const scale = { on: false, vehicles: [500, 2000, 5000], days: 365, budgetS: 1200 };
+  const positive = (name: string, v: string | undefined) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} takes a whole number ≥ 1 (got ${v})`);
+    return n;
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--quick') quick = true;
+    else if (a === '--scale') scale.on = true;
+    else if (a === '--scale-vehicles')
+      scale.vehicles = (argv[++i] ?? '').split(',').map((v) => positive('--scale-vehicles', v));
+    else if (a === '--scale-days') scale.days = positive('--scale-days', argv[++i]);
+    else if (a === '--scale-budget-s') scale.budgetS = positive('--scale-budget-s', argv[++i]);
     else if (a === '--only') {
+      onlyGiven = true;
       const list = (argv[++i] ?? '').split(',').filter(Boolean);
       const bad = list.filter((n) => !(NAMES as readonly string[]).includes(n));
       if (bad.length || !list.length)
@@ -42,10 +57,12 @@ function parseArgs(argv: string[]) {
         throw new Error('--window-ms takes a whole number of ms ≥ 500');
     } else
       throw new Error(
-        `unknown argument ${a}; usage: npm run bench -- [--quick] [--only ${NAMES.join(',')}] [--baseline-vehicles N] [--window-ms N]`,
+        `unknown argument ${a}; usage: npm run bench -- [--quick] [--only ${NAMES.join(',')}] [--baseline-vehicles N] [--window-ms N] [--scale [--scale-vehicles N,N] [--scale-days N] [--scale-budget-s N]]`,
       );
   }
-  return { quick, only, baselineVehicles, windowMs };
+  // --scale alone runs only the scale run; with --only, those parts too.
+  if (scale.on && !onlyGiven) only = new Set();
+  return { quick, only, baselineVehicles, windowMs, scale };
 }
 
 const SIZES = {
@@ -92,6 +109,11 @@ async function main() {
     load_p95_ms: null,
     load_rps: null,
     load_errors: null,
+    scale_vehicles: null,
+    scale_ms_per_request: null,
+    scale_growth: null,
+    scale_peak_rss_mb: null,
+    scale_real_limits_s: null,
   };
   const servePeak = (mb: number) =>
     (head.serve_peak_rss_mb = round(Math.max(head.serve_peak_rss_mb ?? 0, mb), 1));
@@ -186,6 +208,26 @@ async function main() {
     raw.workers = runs;
     figures.push(...workersFigures(runs));
   }
+  let curve = '';
+  if (args.scale.on) {
+    say(
+      `scale: ${args.scale.vehicles.join(' / ')} vehicles × ${args.scale.days} days, limits ×100, budget ${args.scale.budgetS} s`,
+    );
+    const runs = await measureScale(args.scale);
+    raw.scale = runs;
+    figures.push(...scaleFigures(runs));
+    curve = scaleCurve(runs);
+    const done = runs.filter((r) => r.result);
+    const first = done[0];
+    const last = done[done.length - 1];
+    if (first && last) {
+      head.scale_vehicles = last.vehicles;
+      head.scale_ms_per_request = round(last.msPerRequest!, 2);
+      head.scale_growth = round(last.msPerRequest! / first.msPerRequest!, 2);
+      head.scale_peak_rss_mb = round(Math.max(...done.map((r) => r.result!.peakRssMb)), 1);
+      head.scale_real_limits_s = Math.round(last.realLeastS!);
+    }
+  }
   raw.sync = Object.fromEntries(syncRuns);
   const load1 = loadavg();
   figures.push(
@@ -208,6 +250,7 @@ async function main() {
   const file = `${outDir}${started.toISOString().replace(/[:.]/g, '-')}-${mode}.json`;
   writeFileSync(file, JSON.stringify(raw, null, 2) + '\n');
   process.stdout.write(`\nfleetsync bench (${mode})\n\n${formatTable(figures)}\n\nresults: ${file}\n`);
+  if (curve) process.stdout.write(`\nscale: time per request by fleet size\n${curve}\n`);
   process.stdout.write(`${JSON.stringify(head)}\n`);
 }
 

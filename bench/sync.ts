@@ -45,6 +45,11 @@ export interface SyncResult {
   commits: number;
   /** CPU time of the parent (the simulator) during the run. */
   simCpuMs?: number;
+  /** What the RSS is made of: peak V8 heap used and peak external memory (sampled every 250 ms),
+   * and DuckDB's own accounting (duckdb_memory()) at its peak sample. */
+  peakHeapMb?: number;
+  peakExternalMb?: number;
+  peakDuckdbMb?: number;
 }
 
 const sqlTimes = new Map<string, [number, number]>();
@@ -153,7 +158,13 @@ export async function syncChild(
       })()
     : undefined;
   const acc = { commitMs: 0, dbRunMs: 0, commits: 0 };
-  const db = timedDatabase(await openDatabase(join(dir, 'fleet.duckdb')), acc);
+  // BENCH_DB_MEMORY (diagnostic): DuckDB's memory limit for the sync's instance, e.g. 96MB.
+  const db = timedDatabase(
+    await openDatabase(join(dir, 'fleet.duckdb'), {
+      ...(process.env.BENCH_DB_MEMORY ? { memoryLimit: process.env.BENCH_DB_MEMORY } : {}),
+    }),
+    acc,
+  );
   const client = createFleetClient({
     baseUrl: a.baseUrl,
     username: 'demo',
@@ -190,11 +201,31 @@ export async function syncChild(
     const simBefore = await simStats(a.simUrl);
     Object.assign(acc, { commitMs: 0, dbRunMs: 0, commits: 0 });
     const cpu0 = process.cpuUsage();
+    const mem = { heap: 0, external: 0, duckdb: 0 };
+    // BENCH_MEM=1 (diagnostic): sample what the RSS is made of while the sync runs.
+    const probe = await db.connect();
+    let probing = false;
+    const sampler = setInterval(() => {
+      if (!process.env.BENCH_MEM) return;
+      const m = process.memoryUsage();
+      mem.heap = Math.max(mem.heap, m.heapUsed / 2 ** 20);
+      mem.external = Math.max(mem.external, m.external / 2 ** 20);
+      if (probing) return;
+      probing = true;
+      probe
+        .runAndReadAll('SELECT sum(memory_usage_bytes)::DOUBLE AS b FROM duckdb_memory()')
+        .then((r) => {
+          mem.duckdb = Math.max(mem.duckdb, Number(r.getRowObjectsJS()[0]!.b) / 2 ** 20);
+        })
+        .catch(() => {})
+        .finally(() => (probing = false));
+    }, 250);
     const t0 = performance.now();
     tStart = t0;
     // The production path: the run, then the release-notes check beside it (a 304 here).
-    const summary = await syncAccount(deps, req);
+    const summary = await syncAccount(deps, req).finally(() => clearInterval(sampler));
     const wallMs = performance.now() - t0;
+    probe.closeSync();
     if (traced) sayTimeline(timeline, wallMs);
     const cpu = process.cpuUsage(cpu0);
     if (process.env.BENCH_SQL_TIMES)
@@ -224,6 +255,9 @@ export async function syncChild(
       outcome: summary.outcome,
       errors: summary.errors.slice(0, 3).map((e) => `${e.stream} ${e.window}: ${e.reason}`),
       peakRssMb: peakRssMb(),
+      peakHeapMb: mem.heap,
+      peakExternalMb: mem.external,
+      peakDuckdbMb: mem.duckdb,
       cpuMs: (cpu.user + cpu.system) / 1000,
       ...acc,
     };
@@ -235,17 +269,23 @@ export async function syncChild(
 }
 
 /** Parent side: simulator here, sync in a child. */
-export async function measureSync(vehicles: number, days: number, limits: Limits): Promise<SyncResult> {
+export async function measureSync(
+  vehicles: number,
+  days: number,
+  limits: Limits,
+  opts: { timeoutMs?: number } = {},
+): Promise<SyncResult> {
   const world = await startWorld(vehicles, days, limits);
   try {
     say(`sync: ${vehicles} vehicles × ${days} days, window ${limits.windowMs} ms, limits ×${limits.scale}`);
     const cpu0 = process.cpuUsage();
-    const r = await runChild<SyncResult>('sync', { ...world.args, vehicles, days });
+    const r = await runChild<SyncResult>('sync', { ...world.args, vehicles, days }, opts);
     const cpu = process.cpuUsage(cpu0);
     r.simCpuMs = (cpu.user + cpu.system) / 1000;
     say(
       `sync: ${r.requests} requests in ${round(r.wallMs / 1000, 2)} s (least ${round(r.sentLeastMs / 1000, 2)} s), ` +
-        `${r.genuine429} genuine 429, RSS ${round(r.peakRssMb)} MB, ${r.outcome}; sync CPU ${round(r.cpuMs)} ms, ` +
+        `${r.genuine429} genuine 429, RSS ${round(r.peakRssMb)} MB (peak heap ${round(r.peakHeapMb ?? 0)}, ` +
+        `external ${round(r.peakExternalMb ?? 0)}, DuckDB ${round(r.peakDuckdbMb ?? 0)} MB), ${r.outcome}; sync CPU ${round(r.cpuMs)} ms, ` +
         `simulator CPU ${round(r.simCpuMs)} ms, ${r.commits} commits ${round(r.commitMs)} ms, DB run ${round(r.dbRunMs)} ms`,
     );
     return r;

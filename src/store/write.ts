@@ -3,20 +3,13 @@
  *
  * `appendRows` appends plain objects to a table in its column order, converting by the column's
  * DuckDB type: timestamps are epoch milliseconds (or Date), BIGINT accepts number or bigint,
- * JSON/VARCHAR accept strings. `upsertRows` stages rows in a per-connection temp table and
- * merges them with INSERT OR REPLACE, keeping one row per key, so records the API returns
- * twice (a trip seen by two windows, a fill listed twice) are stored once.
+ * JSON/VARCHAR accept strings. `upsertRows` keeps one row per key, stages the rows in a
+ * per-connection temp table and merges them in one statement, so records the API returns twice
+ * (a trip seen by two windows, a fill listed twice) are stored once.
  */
-import {
-  DuckDBTypeId,
-  dateValue,
-  timestampTZValue,
-  timestampValue,
-  DuckDBDataChunk,
-  type DuckDBConnection,
-  type DuckDBValue,
-} from '@duckdb/node-api';
+import { DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
+import { buildChunk } from './chunk.ts';
 
 export type Cell = string | number | bigint | boolean | Date | null | undefined;
 export type Row = Record<string, Cell>;
@@ -25,6 +18,8 @@ interface ColumnInfo {
   name: string;
   typeId: DuckDBTypeId;
 }
+
+const IDENT = /^[a-z_][a-z0-9_]*$/;
 
 const columnCache = new WeakMap<DuckDBConnection, Map<string, ColumnInfo[]>>();
 
@@ -35,13 +30,13 @@ async function columnsOf(con: DuckDBConnection, table: string, schema: string, c
   let cols = perCon.get(key);
   if (!cols) {
     const appender = await con.createAppender(table, schema, catalog ?? null);
+    // The table's own result columns (information_schema scans the whole catalog: 1–100 ms).
+    for (const name of [table, schema, catalog ?? 'main'])
+      if (!IDENT.test(name)) throw new FleetsyncError('E_DB', `bad table name ${name}`);
     const reader = await con.runAndReadAll(
-      `SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = $2 ${
-        catalog ? 'AND table_catalog = $3' : ''
-      } ORDER BY ordinal_position`,
-      catalog ? [table, schema, catalog] : [table, schema],
+      `SELECT * FROM ${catalog ? `${catalog}.` : ''}${schema}.${table} LIMIT 0`,
     );
-    const names = reader.getRowObjectsJS().map((r) => String(r.column_name));
+    const names = reader.columnNames();
     cols = names.map((name, i) => ({ name, typeId: appender.columnType(i).typeId }));
     appender.closeSync();
     perCon.set(key, cols);
@@ -51,25 +46,35 @@ async function columnsOf(con: DuckDBConnection, table: string, schema: string, c
 
 const toMs = (v: Cell): number => (v instanceof Date ? v.getTime() : Number(v));
 
-/** Converts one JS cell to the DuckDB value its column takes. */
-function toValue(col: ColumnInfo, v: Cell, table: string): DuckDBValue {
+/** A whole number for an int64 column: a number while it is exact, else a bigint (NaN throws). */
+function toInt64(v: Cell): number | bigint {
+  if (typeof v === 'bigint') return v;
+  const n = Math.trunc(Number(v));
+  return Number.isSafeInteger(n) ? n : BigInt(n);
+}
+
+/**
+ * Converts one JS cell to what the chunk writer lays out for its column (chunk.ts): numbers
+ * (epoch microseconds for timestamps, days for dates), strings, booleans; a DuckDB value for a
+ * column type the writer does not lay out itself.
+ */
+function toValue(col: ColumnInfo, v: Cell, table: string): unknown {
   if (v === null || v === undefined) return null;
   switch (col.typeId) {
     case DuckDBTypeId.VARCHAR:
       return typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : String(v);
     case DuckDBTypeId.BIGINT:
-      return typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v)));
+      return toInt64(v);
     case DuckDBTypeId.INTEGER:
     case DuckDBTypeId.DOUBLE:
       return Number(v);
     case DuckDBTypeId.BOOLEAN:
       return Boolean(v);
     case DuckDBTypeId.TIMESTAMP_TZ:
-      return timestampTZValue(BigInt(Math.round(toMs(v))) * 1000n);
     case DuckDBTypeId.TIMESTAMP:
-      return timestampValue(BigInt(Math.round(toMs(v))) * 1000n);
+      return toInt64(Math.round(toMs(v)) * 1000);
     case DuckDBTypeId.DATE:
-      return dateValue(Math.floor(toMs(v) / 86_400_000));
+      return Math.floor(toMs(v) / 86_400_000);
     default:
       // JSON is a VARCHAR alias with its own type id in some versions.
       if (typeof v === 'string') return v;
@@ -85,7 +90,8 @@ const CHUNK_ROWS = 2048;
 
 /**
  * Appends rows to `table` (columns not present in a row are NULL). Returns the count. Rows go in
- * column-wise, one data chunk of 2,048 rows at a time (about twice the rate of a call per cell).
+ * column-wise, one data chunk of 2,048 rows at a time, each column laid out in one buffer
+ * (chunk.ts).
  */
 export async function appendRows(
   con: DuckDBConnection,
@@ -101,8 +107,14 @@ export async function appendRows(
   let buffer: Row[] = [];
   const flush = () => {
     if (buffer.length === 0) return;
-    const chunk = DuckDBDataChunk.create(types, buffer.length);
-    chunk.setColumns(cols.map((col) => buffer.map((row) => toValue(col, row[col.name], table))));
+    const b = buffer;
+    const chunk = buildChunk(
+      cols.map((col, ci) => ({
+        type: types[ci]!,
+        valueAt: (i: number) => toValue(col, b[i]![col.name], table),
+      })),
+      b.length,
+    );
     ap.appendDataChunk(chunk);
     buffer = [];
   };
@@ -120,43 +132,61 @@ export async function appendRows(
   return n;
 }
 
+/** The key of a row as one string (a timestamp key may come as a Date or as epoch ms). */
+const keyOf = (row: Row, key: readonly string[]): string => {
+  if (key.length === 1) return String(keyCell(row[key[0]!]));
+  let k = '';
+  for (const c of key) k += `${String(keyCell(row[c]))}\u0000`;
+  return k;
+};
+const keyCell = (v: Cell) => (v instanceof Date ? v.getTime() : v);
+
+/**
+ * The rows with one row per key: the last given for each (the order of the rest kept). The
+ * same array when no key repeats.
+ */
+export function lastPerKey(rows: readonly Row[], key: readonly string[]): readonly Row[] {
+  const at = new Map<string, number>();
+  for (let i = 0; i < rows.length; i++) at.set(keyOf(rows[i]!, key), i);
+  if (at.size === rows.length) return rows;
+  const keep = new Uint8Array(rows.length);
+  for (const i of at.values()) keep[i] = 1;
+  return rows.filter((_, i) => keep[i] === 1);
+}
+
 /**
  * Inserts rows into `table`, replacing existing rows with the same primary key; duplicates
  * within `rows` collapse to the last one given for each key. Call inside a transaction.
+ *
+ * The rows are made unique by key here. Rows for which `fresh` says no stored row can share
+ * their key (the caller deleted the range that holds every such row earlier in this
+ * transaction) are appended straight to the table through data chunks. The rest go through a
+ * staging table (recreated empty by one statement, so it never carries the rows of earlier
+ * calls) and one `INSERT OR REPLACE … SELECT`, whose primary-key index finds the rows it
+ * replaces, so the cost follows the rows given, not the table's size.
  */
 export async function upsertRows(
   con: DuckDBConnection,
   table: string,
   key: readonly string[],
   rows: readonly Row[],
+  fresh?: (row: Row) => boolean,
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  const stage = `stage_${table}`;
-  await con.run(
-    `CREATE TEMP TABLE IF NOT EXISTS ${stage} AS SELECT *, 0::BIGINT AS __seq FROM main.${table} LIMIT 0`,
-  );
-  await con.run(`DELETE FROM temp.main.${stage}`);
-  await appendRows(
-    con,
-    stage,
-    rows.map((r, i) => ({ ...r, __seq: i })),
-    { schema: 'main', catalog: 'temp' },
-  );
-  const cols = (await columnsOf(con, table, 'main')).map((c) => c.name);
-  const keyList = key.join(', ');
-  // Collapsing duplicates needs a window sort; skip it when the keys are already unique.
-  const seen = new Set<string>();
-  const unique = rows.every((r) => {
-    const k = key.map((c) => String(r[c] instanceof Date ? (r[c] as Date).getTime() : r[c])).join('\u0000');
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-  await con.run(
-    `INSERT OR REPLACE INTO main.${table} (${cols.join(', ')}) SELECT ${cols.join(', ')} FROM temp.main.${stage}` +
-      (unique ? '' : ` QUALIFY row_number() OVER (PARTITION BY ${keyList} ORDER BY __seq DESC) = 1`),
-  );
-  await con.run(`DELETE FROM temp.main.${stage}`);
+  if (!IDENT.test(table)) throw new FleetsyncError('E_DB', `bad table name ${table}`);
+  const info = await columnsOf(con, table, 'main');
+  for (const c of key) column(info, table, c);
+  const unique = lastPerKey(rows, key);
+  const append = fresh ? unique.filter((r) => fresh(r)) : [];
+  const merge = append.length === 0 ? unique : unique.filter((r) => !fresh!(r));
+  if (append.length) await appendRows(con, table, append);
+  if (merge.length) {
+    const cols = info.map((c) => c.name).join(', ');
+    const stage = `stage_${table}`;
+    await con.run(`CREATE OR REPLACE TEMP TABLE ${stage} AS SELECT * FROM main.${table} LIMIT 0`);
+    await appendRows(con, stage, merge, { schema: 'main', catalog: 'temp' });
+    await con.run(`INSERT OR REPLACE INTO main.${table} (${cols}) SELECT ${cols} FROM temp.main.${stage}`);
+  }
   return rows.length;
 }
 
@@ -173,8 +203,6 @@ export interface RangeDelete {
   startMs: number;
   endMs: number;
 }
-
-const IDENT = /^[a-z_][a-z0-9_]*$/;
 
 /** A column name checked against the table's own columns (never taken from input). */
 function column(cols: readonly ColumnInfo[], table: string, name: string): string {
@@ -243,10 +271,19 @@ export async function deleteRanges(
           ].join(', ')})`,
       )
       .join(', ');
-    // The overall span as a plain filter too, so DuckDB can skip row groups by their min/max.
+    // The overall span as plain filters too (times; a value every window shares, such as the
+    // ledger stream; the range of numeric keys such as the vehicle), pushed into the scan, so
+    // DuckDB skips row groups by their min/max and joins only the rows left.
     const span = [
       `t.${lo} >= ${p(isoTs(Math.min(...group.map((d) => d.startMs))))}::TIMESTAMPTZ`,
       `t.${hi} ${hiOp} ${p(isoTs(Math.max(...group.map((d) => d.endMs))))}::TIMESTAMPTZ`,
+      ...eqCols.flatMap((c) => {
+        const vs = group.map((d) => d.eq[c]!);
+        if (vs.every((v) => v === vs[0])) return [`t.${c} = ${p(vs[0]!)}::${cast(vs[0]!)}`];
+        if (!vs.every((v) => typeof v === 'number')) return [];
+        const nums = vs as number[];
+        return [`t.${c} BETWEEN ${p(Math.min(...nums))}::BIGINT AND ${p(Math.max(...nums))}::BIGINT`];
+      }),
     ].join(' AND ');
     const where = [
       't.account = $1',

@@ -43,9 +43,11 @@ export async function applyWrites(
     writes.flatMap((w) => w.deletes),
   );
   const byTable = new Map<string, TableRows>();
+  const fresh = new Set<Row>();
   for (const w of writes)
     for (const ins of w.inserts) {
       if (ins.rows.length === 0) continue;
+      if (ins.key) markFresh(account, ins, w.deletes, fresh);
       const k = `${ins.table}|${ins.key?.join(',') ?? ''}`;
       const t = byTable.get(k);
       // A loop, not push(...rows): a month of a big fleet's trips is more arguments than a call takes.
@@ -53,9 +55,47 @@ export async function applyWrites(
       else byTable.set(k, { table: ins.table, key: ins.key, rows: [...ins.rows] });
     }
   for (const t of byTable.values())
-    if (t.key) await upsertRows(con, t.table, t.key, t.rows);
+    if (t.key) await upsertRows(con, t.table, t.key, t.rows, (r) => fresh.has(r));
     else await appendRows(con, t.table, t.rows);
   for (const w of writes) await w.custom?.(con);
+}
+
+const msOf = (v: unknown): number => (v instanceof Date ? v.getTime() : Number(v));
+
+/**
+ * Adds to `fresh` the keyed rows that no stored row can share a key with: rows of the account
+ * inside one of their own window's deleted ranges whose columns (the `eq` columns and the time
+ * column) are all key columns. Any stored row with the same key has the same values there, so it lay in that
+ * range and is deleted before the rows go in: these rows are appended without the merge.
+ */
+function markFresh(account: string, ins: TableRows, deletes: readonly RangeDelete[], fresh: Set<Row>): void {
+  const key = new Set(ins.key);
+  if (!key.has('account')) return; // the deletes are the account's own rows
+  const ranges = deletes.filter(
+    (d) =>
+      d.table === ins.table &&
+      d.at !== undefined &&
+      key.has(d.at) &&
+      Object.keys(d.eq).every((c) => key.has(c)),
+  );
+  if (ranges.length === 0) return;
+  for (const r of ins.rows) {
+    if (r.account !== account) continue;
+    for (const d of ranges) {
+      // Stored at whole milliseconds (write.ts), as the delete's bounds are.
+      const t = Math.round(msOf(r[d.at!]));
+      if (
+        t >= d.startMs &&
+        t < d.endMs &&
+        Object.entries(d.eq).every(
+          ([c, v]) => r[c] !== null && r[c] !== undefined && String(r[c]) === String(v),
+        )
+      ) {
+        fresh.add(r);
+        break;
+      }
+    }
+  }
 }
 
 interface Job {

@@ -93,6 +93,33 @@ function tripsWrite(d: number, trips: { id: string; startDay: number }[]): Windo
   };
 }
 
+/**
+ * A fuel level series window of a vehicle over days [d, d + 1): readings every 6 hours at
+ * `level`, one given twice, and (with `edge`) one at the window's end, which lies in the next
+ * window's range (the rows the merge must replace rather than append).
+ */
+function levelWrite(vehicle: number, d: number, level: number, edge = false): WindowWrite {
+  const w = { startMs: T0 + d * DAY, endMs: T0 + (d + 1) * DAY };
+  const at = [0, 6, 12, 18, 12].map((h) => w.startMs + h * 3_600_000);
+  if (edge) at.push(w.endMs);
+  return {
+    deletes: [{ table: 'fuel_level_history', eq: { vehicle_id: vehicle }, at: 'reading_time', ...w }],
+    inserts: [
+      {
+        table: 'fuel_level_history',
+        key: ['account', 'vehicle_id', 'reading_time'],
+        rows: at.map((t, i) => ({
+          account: 'a',
+          vehicle_id: vehicle,
+          reading_time: t,
+          level_l: level + i,
+          accurate: i % 2 === 0,
+        })),
+      },
+    ],
+  };
+}
+
 /** A window whose write fails inside the transaction (a table that does not exist). */
 const failingWrite = (): WindowWrite => ({
   deletes: [],
@@ -110,6 +137,39 @@ async function freshCommitter(maxGroup?: number) {
   const { db } = await freshDb();
   const con = await db.connect();
   return { con, committer: groupCommitter(con, 'a', maxGroup) };
+}
+
+/**
+ * The dumps of two databases after the same rounds of windows: one written a window per
+ * transaction, the other a round per transaction (as the committer groups them).
+ */
+async function oneByOneAndGrouped(rounds: readonly WindowWrite[][]): Promise<[Dump, Dump]> {
+  const a = await freshDb();
+  const ca = await a.db.connect();
+  for (const round of rounds) for (const w of round) await inTransaction(ca, () => applyWrites(ca, 'a', [w]));
+  ca.closeSync();
+  const b = await freshDb();
+  const cb = await b.db.connect();
+  for (const round of rounds) await inTransaction(cb, () => applyWrites(cb, 'a', round));
+  cb.closeSync();
+  a.db.close();
+  b.db.close();
+  open.length = 0;
+  return [await dumpWithLevels(a.path), await dumpWithLevels(b.path)];
+}
+
+type Dump = Record<string, string>;
+
+/** dumpDatabase, plus the fuel level series. */
+async function dumpWithLevels(path: string): Promise<Dump> {
+  const out = await dumpDatabase(path);
+  const db = await openDatabase(path);
+  const con = await db.connect();
+  const rows = await con.runAndReadAll('SELECT * FROM fuel_level_history ORDER BY ALL');
+  out.fuel_level_history = JSON.stringify(rows.getRowObjectsJson());
+  con.closeSync();
+  db.close();
+  return out;
 }
 
 describe('group commit, set-based', () => {
@@ -134,25 +194,23 @@ describe('group commit, set-based', () => {
         { id: 't2', startDay: 2 },
       ]),
     ];
-    const a = await freshDb();
-    const ca = await a.db.connect();
-    for (const round of [round1, round2])
-      for (const w of round) await inTransaction(ca, () => applyWrites(ca, 'a', [w]));
-    ca.closeSync();
-
-    const b = await freshDb();
-    const cb = await b.db.connect();
-    for (const round of [round1, round2]) await inTransaction(cb, () => applyWrites(cb, 'a', round));
-    cb.closeSync();
-
-    a.db.close();
-    b.db.close();
-    open.length = 0;
-    const [da, dbb] = [await dumpDatabase(a.path), await dumpDatabase(b.path)];
+    const [da, dbb] = await oneByOneAndGrouped([round1, round2]);
     expect(dbb).toEqual(da);
     expect(da.trips).toContain('t1b');
     expect(da.trips).not.toMatch(/"t1"/);
     expect(da.odometer_windows).toContain('999');
+  });
+
+  it('keyed rows inside their own window are appended, the rest merged: the same as one by one', async () => {
+    // Round 2 pulls windows again with new levels; readings at a window's end clash with the
+    // next window's first reading (stored, or in the same group).
+    const round1 = [1, 2].flatMap((v) => [0, 1, 2].map((d) => levelWrite(v, d, 10 * v + d, d === 0)));
+    const round2 = [levelWrite(1, 1, 50, true), levelWrite(2, 0, 60, true), levelWrite(2, 3, 70, true)];
+    const [da, dbb] = await oneByOneAndGrouped([round1, round2]);
+    expect(dbb.fuel_level_history).toEqual(da.fuel_level_history);
+    const stored = JSON.parse(da.fuel_level_history!) as { vehicle_id: number; reading_time: string }[];
+    expect(new Set(stored.map((r) => `${r.vehicle_id} ${r.reading_time}`)).size).toBe(stored.length);
+    expect(da.fuel_level_history).toContain('"level_l":50');
   });
 
   it('one bad window in a group fails alone; the others are stored', async () => {
