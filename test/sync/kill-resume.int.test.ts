@@ -84,6 +84,9 @@ describe('a sync killed with SIGKILL', () => {
       const dbPath = join(h.dir, `killed-${point}.duckdb`);
       const first = await syncAndKill(dbPath, point);
       expect(first.killed, `the sync ended before ${point} windows (${first.windows})`).toBe(true);
+      // The simulator still counts the killed run's last sends in its rate window (1 s here; the
+      // EV bucket allows 10 in it): the next run starts after that window, as a real one would.
+      await new Promise((r) => setTimeout(r, 1_600));
       // The next run (in this process) fills the gaps.
       const db = await openDatabase(dbPath);
       try {
