@@ -162,6 +162,11 @@ export interface ReportResult {
   /** Sums over all rows (not only the page) of the columns the registry marks `total`. */
   /** null when no row of the column holds a known value (a sum of unknowns is unknown, not 0). */
   totals: Record<string, number | null>;
+  /**
+   * Of the same columns, how many rows hold no value (unknown: never synced, no price, …): a
+   * total over the known rows is then only part of the whole, and says so.
+   */
+  totals_unknown: Record<string, number>;
 }
 
 /** A page of a report's rows (JSON only: downloads are always complete). */
@@ -214,25 +219,34 @@ export async function runReport(
   });
   const totalCols = def.columns.filter((c) => c.total).map((c) => c.name);
   const totals: Record<string, number | null> = {};
+  const unknown: Record<string, number> = {};
   let total = rows.length;
   if (page && (page.offset > 0 || rows.length >= page.limit)) {
     // Not the whole result: count and sum over all rows in SQL, so totals tie to the CSV.
-    const cols = ['count(*) AS n', ...totalCols.map((c, i) => `sum(r.${ident(c)})::DOUBLE AS s${i}`)];
+    const cols = [
+      'count(*) AS n',
+      ...totalCols.flatMap((c, i) => [
+        `sum(r.${ident(c)})::DOUBLE AS s${i}`,
+        `count(*) FILTER (WHERE r.${ident(c)} IS NULL) AS u${i}`,
+      ]),
+    ];
     const agg = `SELECT ${cols.join(', ')} FROM (\n${stripStatement(sql)}\n) AS r`;
     const row = (await (await prepareBound(con, agg, values)).runAndReadAll()).getRowObjectsJS()[0] ?? {};
     total = Number(row.n ?? 0);
     totalCols.forEach((c, i) => {
       const v = row[`s${i}`];
       totals[c] = v === null || v === undefined ? null : round3(Number(v));
+      unknown[c] = Number(row[`u${i}`] ?? 0);
     });
   } else {
     for (const c of totalCols) {
       let s: number | null = null;
       for (const r of rows) if (typeof r[c] === 'number') s = (s ?? 0) + r[c];
       totals[c] = s === null ? null : round3(s);
+      unknown[c] = rows.filter((r) => r[c] === null || r[c] === undefined).length;
     }
   }
-  return { report: def.name, columns, rows, total, totals };
+  return { report: def.name, columns, rows, total, totals, totals_unknown: unknown };
 }
 
 export interface ReportMeta {

@@ -57,6 +57,26 @@ describe('JSON paging', () => {
     expect(page.totals.distance_km).toBeCloseTo(Math.round(sum * 1000) / 1000, 6);
   });
 
+  it('a total beside unknown values says how many rows it leaves out (paged or whole)', async () => {
+    // January and February were never synced: their mileage rows are blank, and the total of the
+    // known months must not read as the whole
+    const q = 'from=2026-01-01&to=2026-04-30';
+    const res = await get(`/api/reports/mileage.csv?${q}`);
+    const [header, ...rows] = parseCsv((await res.text()).replace(/^\uFEFF/, ''));
+    const km = header!.indexOf('distance_km');
+    const blank = rows.filter((r) => r[km] === '').length;
+    expect(blank).toBeGreaterThan(0);
+    expect(blank).toBeLessThan(rows.length);
+    const known = rows.reduce((s, r) => s + (r[km] === '' ? 0 : Number(r[km])), 0);
+    for (const paging of ['', '&limit=1&offset=1']) {
+      const page = (await (await get(`/api/reports/mileage?${q}${paging}`)).json()) as Page & {
+        totals_unknown: Record<string, number>;
+      };
+      expect(page.totals_unknown.distance_km, paging || 'whole').toBe(blank);
+      expect(page.totals.distance_km, paging || 'whole').toBeCloseTo(Math.round(known * 1000) / 1000, 6);
+    }
+  });
+
   it('the default page is 1,000 rows and the CSV stays complete', async () => {
     const page = (await (await get(`/api/reports/tolls?${Q}`)).json()) as Page;
     const csv = await csvRows('tolls');
