@@ -22,14 +22,17 @@ const SCANNED = [
 
 /** file → interpolations allowed inside SQL text, with why they are safe. */
 const ALLOWED: Record<string, string[]> = {
-  // Column and table names of the store's own tables (code constants, information_schema);
-  // deleteRanges' WHERE and VALUES lists hold only names checked against the table's columns
-  // and `$n` placeholders (every value is bound).
+  // Column and table names of the store's own tables (code constants; table, schema and catalog
+  // checked against IDENT before the LIMIT 0 read of their columns; `cols` the table's own column
+  // names from that read); deleteRanges' WHERE and VALUES lists hold only names checked against
+  // the table's columns and `$n` placeholders (every value is bound).
   'src/store/write.ts': [
     'stage',
     'table',
+    'schema',
+    'cols',
     "cols.join(', ')",
-    "catalog ? 'AND table_catalog = $3' : ''",
+    "catalog ? `${catalog}.` : ''",
     'where',
     'values',
     "keyNames.join(', ')",
@@ -44,7 +47,8 @@ const ALLOWED: Record<string, string[]> = {
   // column names quoted by ident).
   // orderOf: the sort column is one of the registry's (anything else throws), quoted by ident();
   // the direction is a boolean.
-  'src/reports/run.ts': ["cols.join(', ')", 'stripStatement(sql)', 'orderOf(def, page)'],
+  // Its totals' unknown counts: the same registry column names by ident(), aliased by their index.
+  'src/reports/run.ts': ["cols.join(', ')", 'stripStatement(sql)', 'orderOf(def, page)', 'ident(c)', 'i'],
 };
 
 const SQL = /\b(SELECT|INSERT|UPDATE|DELETE|COPY|CREATE|DROP|ATTACH|PRAGMA|FROM|WHERE|VALUES)\b/;
