@@ -473,7 +473,7 @@ export async function startPage({ title, sections, header }) {
                   // A paged report: say how many rows there are, totals over all of them (SQL).
                   total: result.total,
                   totals: result.totals,
-                  totalsUnknown: result.totals_unknown,
+                  totalsBlank: result.totals_blank,
                   name: titleEl.textContent ?? s.title,
                   ...(result.limit !== undefined
                     ? {

@@ -240,7 +240,7 @@ export function renderTable(container, columns, rows, opts = {}) {
     rows,
     total: typeof opts.total === 'number' ? opts.total : rows.length,
     totals: opts.totals,
-    totalsUnknown: opts.totalsUnknown,
+    totalsBlank: opts.totalsBlank,
     offset: pager?.offset ?? 0,
     limit: pager?.limit ?? rows.length,
     /** @type {string | null} */
@@ -321,7 +321,7 @@ export function renderTable(container, columns, rows, opts = {}) {
       state.rows = /** @type {readonly R[]} */ (page.rows);
       state.total = page.total;
       state.totals = page.totals;
-      state.totalsUnknown = page.totals_unknown;
+      state.totalsBlank = page.totals_blank;
       state.offset = page.offset ?? offset;
       fill();
       footer();
@@ -373,18 +373,19 @@ export function renderTable(container, columns, rows, opts = {}) {
       if (c.total) {
         const sum = state.totals?.[c.name];
         const t = serverSide() ? (sum ?? null) : totalOf(state.rows, c.name);
-        // rows whose value is unknown: the sum covers only the others, and says how many it leaves out
+        // rows without a value (not synced, unknown, or not applicable): the sum covers only the
+        // others, and says how many it leaves out
         const left = serverSide()
-          ? (state.totalsUnknown?.[c.name] ?? 0)
+          ? (state.totalsBlank?.[c.name] ?? 0)
           : state.rows.filter((r) => r[c.name] === null || r[c.name] === undefined).length;
         td.textContent =
           t === null
             ? 'unknown'
             : left > 0
-              ? `${cellText(c, t)} + ${NUMBER.format(left)} unknown`
+              ? `${cellText(c, t)} (${NUMBER.format(left)} blank)`
               : cellText(c, t);
         if (t !== null && left > 0)
-          td.title = `The sum of the known values; ${left} row${left === 1 ? '' : 's'} of this column ${left === 1 ? 'is' : 'are'} unknown (blank), so the whole is not known`;
+          td.title = `The sum of the rows with a value; ${left} row${left === 1 ? ' has' : 's have'} none (not synced, unknown or not applicable) and ${left === 1 ? 'is' : 'are'} not in it`;
         td.className = 'num';
         td.dataset.col = c.name;
         td.dataset.value = t === null ? '' : String(t);

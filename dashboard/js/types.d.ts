@@ -61,8 +61,8 @@ export interface TableOpts<R = AnyRow, C extends string = string> {
   /** The API's row count and sums over all rows (the rows may be one page). */
   total?: number;
   totals?: Record<string, number | null>;
-  /** Of the total columns, the rows with no value: the total then covers only the others. */
-  totalsUnknown?: Record<string, number>;
+  /** Of the total columns, the rows with no value (blank): the total then covers only the others. */
+  totalsBlank?: Record<string, number>;
   /** The table's name for screen readers (its scrolling region). */
   name?: string;
   /** When the rows are one page of more: where it starts, its size, and how to load another. */
@@ -85,7 +85,7 @@ export interface Pager {
     rows: readonly AnyRow[];
     total: number;
     totals: Record<string, number | null>;
-    totals_unknown?: Record<string, number>;
+    totals_blank?: Record<string, number>;
     offset?: number;
   }>;
 }

@@ -116,7 +116,7 @@ export async function sendMonthPack(
       const path = join(dir, filename);
       await exportReport(con, def, scope, params, 'xlsx', path, { manifest: false });
       attachments.push({ filename, path });
-      const { totals, totals_unknown: unknown, total } = await runReport(con, def, scope, params);
+      const { totals, totals_blank: blank, total } = await runReport(con, def, scope, params);
       const sums = def.columns
         .filter((c) => c.total)
         .map((c) => {
@@ -128,9 +128,9 @@ export async function sendMonthPack(
             p.display === 'duration'
               ? `${fmt(v / 3600, 1)} h`
               : fmt(v, p.display === 'integer' ? 0 : (p.places ?? 2));
-          // a sum beside unknown rows covers only the known ones, and says so
-          const left = unknown[c.name] ?? 0;
-          const part = left > 0 ? ` (of the known rows; ${left} unknown)` : '';
+          // a sum beside blank rows (unknown or not applicable) covers only the others, and says so
+          const left = blank[c.name] ?? 0;
+          const part = left > 0 ? ` (over the rows with a value; ${left} blank)` : '';
           return `${p.label}: ${shown}${p.unit && p.display !== 'duration' ? ` ${p.unit}` : ''}${part}`;
         });
       lines.push(`${def.title}: ${total} rows; ${sums.join('; ')}`);

@@ -163,10 +163,11 @@ export interface ReportResult {
   /** null when no row of the column holds a known value (a sum of unknowns is unknown, not 0). */
   totals: Record<string, number | null>;
   /**
-   * Of the same columns, how many rows hold no value (unknown: never synced, no price, …): a
-   * total over the known rows is then only part of the whole, and says so.
+   * Of the same columns, how many rows hold no value (blank: not synced, unknown — no price, no
+   * tariff — or not applicable, an EV's litres): the total covers only the rows with a value, and
+   * says how many it does not.
    */
-  totals_unknown: Record<string, number>;
+  totals_blank: Record<string, number>;
 }
 
 /** A page of a report's rows (JSON only: downloads are always complete). */
@@ -246,7 +247,7 @@ export async function runReport(
       unknown[c] = rows.filter((r) => r[c] === null || r[c] === undefined).length;
     }
   }
-  return { report: def.name, columns, rows, total, totals, totals_unknown: unknown };
+  return { report: def.name, columns, rows, total, totals, totals_blank: unknown };
 }
 
 export interface ReportMeta {

@@ -84,8 +84,8 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
   limit?: number;
   /** Sums over all rows of the columns marked `total`. */
   totals: Record<string, number | null>;
-  /** Of those columns, the rows with no value (unknown): a total beside them covers only the rest. */
-  totals_unknown: Record<string, number>;
+  /** Of those columns, the rows with no value (blank: unknown or not applicable): the total covers the rest. */
+  totals_blank: Record<string, number>;
   rows: Row[];
 }
 

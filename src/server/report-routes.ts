@@ -228,7 +228,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
           total: result.total,
           ...(page ? { offset: page.offset, limit: page.limit } : {}),
           totals: result.totals,
-          totals_unknown: result.totals_unknown,
+          totals_blank: result.totals_blank,
           rows: result.rows,
         } satisfies ReportAnswer);
         deps.log.debug('report json', {

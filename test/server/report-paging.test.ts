@@ -57,7 +57,7 @@ describe('JSON paging', () => {
     expect(page.totals.distance_km).toBeCloseTo(Math.round(sum * 1000) / 1000, 6);
   });
 
-  it('a total beside unknown values says how many rows it leaves out (paged or whole)', async () => {
+  it('a total beside blank values says how many rows it leaves out (paged or whole)', async () => {
     // January and February were never synced: their mileage rows are blank, and the total of the
     // known months must not read as the whole
     const q = 'from=2026-01-01&to=2026-04-30';
@@ -70,9 +70,9 @@ describe('JSON paging', () => {
     const known = rows.reduce((s, r) => s + (r[km] === '' ? 0 : Number(r[km])), 0);
     for (const paging of ['', '&limit=1&offset=1']) {
       const page = (await (await get(`/api/reports/mileage?${q}${paging}`)).json()) as Page & {
-        totals_unknown: Record<string, number>;
+        totals_blank: Record<string, number>;
       };
-      expect(page.totals_unknown.distance_km, paging || 'whole').toBe(blank);
+      expect(page.totals_blank.distance_km, paging || 'whole').toBe(blank);
       expect(page.totals.distance_km, paging || 'whole').toBeCloseTo(Math.round(known * 1000) / 1000, 6);
     }
   });
