@@ -28,41 +28,43 @@ CREATE OR REPLACE TEMP MACRO vehicle_day_coverage(acct, zone, from_day, to_day, 
     FROM ledger
     WHERE account = acct AND status IN ('done', 'flagged', 'incomplete')
       AND stream IN ('odometer', 'fuel_consumed', 'fuel_level')
+  ),
+  covered AS (
+    -- seconds of the day each window covers (NULL without a window: least/greatest skip NULL, so
+    -- the CASE keeps a day without a window from counting whole)
+    SELECT cells.*, l.settled,
+      CASE WHEN l.window_start IS NOT NULL THEN
+        greatest(0, epoch(least(l.window_end, cells.d1)) - epoch(greatest(l.window_start, cells.d0)))
+      END AS s
+    FROM cells
+    LEFT JOIN led AS l
+      ON l.stream = cells.stream AND l.scope = cells.vehicle_id::VARCHAR
+      AND l.window_start < cells.d1 AND l.window_end > cells.d0
   )
   SELECT
-    cells.vehicle_id,
-    cells.stream,
-    cells.day,
-    -- (the FILTER matters: least/greatest skip NULL, so a day without a window would count whole)
-    coalesce(sum(greatest(0, epoch(least(l.window_end, cells.d1)) - epoch(greatest(l.window_start, cells.d0))))
-      FILTER (WHERE l.window_start IS NOT NULL AND l.settled), 0) >= epoch(cells.d1) - epoch(cells.d0) AS synced,
-    coalesce(sum(greatest(0, epoch(least(l.window_end, cells.d1)) - epoch(greatest(l.window_start, cells.d0))))
-      FILTER (WHERE l.window_start IS NOT NULL), 0) >= epoch(cells.d1) - epoch(cells.d0) AS pulled
-  FROM cells
-  LEFT JOIN led AS l
-    ON l.stream = cells.stream AND l.scope = cells.vehicle_id::VARCHAR
-    AND l.window_start < cells.d1 AND l.window_end > cells.d0
-  GROUP BY cells.vehicle_id, cells.stream, cells.day, cells.d0, cells.d1;
+    vehicle_id,
+    stream,
+    day,
+    coalesce(sum(s) FILTER (WHERE settled), 0) >= epoch(d1) - epoch(d0) AS synced,
+    coalesce(sum(s), 0) >= epoch(d1) - epoch(d0) AS pulled
+  FROM covered
+  GROUP BY vehicle_id, stream, day, d0, d1;
 
--- coverage_label(synced_days, range_days): 'complete' when every day of the grain that has ended
--- was synced, 'not_synced' when none was, else 'partial'. A grain with no ended day yet (today
--- only) is 'partial': it is still open.
-CREATE OR REPLACE TEMP MACRO coverage_label(synced_days, range_days) AS
-  CASE
-    WHEN range_days > 0 AND synced_days >= range_days THEN 'complete'
-    WHEN range_days > 0 AND synced_days = 0 THEN 'not_synced'
-    ELSE 'partial'
-  END;
-
--- fleet_coverage_label(synced_days, pulled_days, range_days): coverage_label for the fleet-wide
--- views (kpis, trend), where a day still open for late data has its figures: 'not_synced' only
--- when no day's data was pulled at all; a grain with open days is 'partial'.
+-- fleet_coverage_label(synced_days, pulled_days, range_days): 'complete' when every day of the
+-- grain that has ended was synced (settled), 'not_synced' when no day's data was pulled at all,
+-- else 'partial' (some days missing, or still open for late data). A grain with no ended day yet
+-- (today only) is 'partial': it is still open.
 CREATE OR REPLACE TEMP MACRO fleet_coverage_label(synced_days, pulled_days, range_days) AS
   CASE
     WHEN range_days > 0 AND pulled_days = 0 THEN 'not_synced'
     WHEN range_days > 0 AND synced_days >= range_days THEN 'complete'
     ELSE 'partial'
   END;
+
+-- coverage_label(synced_days, range_days): the same where only settled days count (the
+-- per-vehicle month grains of mileage and fuel).
+CREATE OR REPLACE TEMP MACRO coverage_label(synced_days, range_days) AS
+  fleet_coverage_label(synced_days, synced_days, range_days);
 
 -- fleet_day_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department): the fleet-wide
 -- view for kpis and trend: every local day of the range that has ended, synced when a sync
