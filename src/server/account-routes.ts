@@ -9,6 +9,10 @@ import type { Config } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import type { Database } from '../store/db.ts';
 import type { AccountsAnswer } from './api-types.ts';
+import type { SyncGate } from './sync-gate.ts';
+
+/** How long the list of accounts is reused (an account added meanwhile is found when asked for). */
+const ACCOUNTS_KEPT_MS = 10_000;
 
 async function fileAccounts(db: Database): Promise<string[]> {
   const con = await db.connect();
@@ -24,19 +28,32 @@ export function accountRoutes(
   db: Database,
   config: Readonly<Config>,
   list: (() => string[] | Promise<string[]>) | undefined,
+  gate: SyncGate | null = null,
 ): Router {
   const r = Router();
-  const accounts = async () => {
+  // Every /api call needs the list: it is kept rather than asked of the database (a connection
+  // and a statement) on each call, which queued light calls behind a sync's and the downloads'
+  // work. Accounts are added by syncs, which run through the gate: the list is asked again when a
+  // run starts or ends, when an account asked for is not in it, and at the latest after a while.
+  let kept: { list: string[]; atMs: number; runs: string } | null = null;
+  const runsSeen = () => `${gate?.running ?? false}\u0000${gate?.last?.run_id ?? ''}`;
+  const accounts = async (fresh = false) => {
+    if (!fresh && kept && kept.runs === runsSeen() && performance.now() - kept.atMs < ACCOUNTS_KEPT_MS)
+      return kept.list;
+    const runs = runsSeen();
     const found = await (list ? list() : fileAccounts(db));
-    return found.length ? found : [config.account];
+    const all = found.length ? found : [config.account];
+    kept = { list: all, atMs: performance.now(), runs };
+    return all;
   };
   r.use(async (req, res, next) => {
-    const all = await accounts();
+    let all = await accounts();
     const asked = (req.query as Record<string, unknown>).account;
     if (asked === undefined || asked === '') {
       res.locals.account = all.includes(config.account) ? config.account : all[0];
       return next();
     }
+    if (typeof asked === 'string' && !all.includes(asked)) all = await accounts(true);
     if (typeof asked !== 'string' || !all.includes(asked))
       throw new FleetsyncError(
         'E_BAD_REQUEST',

@@ -100,7 +100,7 @@ export function createApp(opts: AppOptions): Express {
       message: 'state-changing API calls need the header X-Fleetsync-Request: 1',
     });
   });
-  app.use('/api', accountRoutes(opts.db, opts.config, opts.accounts));
+  app.use('/api', accountRoutes(opts.db, opts.config, opts.accounts, gate));
   app.use(
     '/api',
     reportRoutes({

@@ -73,10 +73,16 @@ export interface VersionedMemo<T> {
    * One computation per (version, key) at a time: callers that arrive while it runs share it.
    * While `serveLatest()` holds (a sync is writing, so the version moves with every committed
    * group), a caller whose (version, key) is still being computed gets the latest value kept for
-   * `key` instead of waiting; `compute` must then not use anything of the caller's that the
+   * its `family` (the key without the parts that change by themselves, such as the minute) instead
+   * of waiting; `compute` must then not use anything of the caller's that the
    * caller releases when it returns (its own connection, say).
    */
-  through(version: string, key: string, compute: () => Promise<T>): Promise<T>;
+  through(version: string, key: string, compute: () => Promise<T>, family?: string): Promise<T>;
+  /**
+   * The value last computed for `family` (default: the key) while `serveLatest()` holds, else
+   * undefined: a caller can answer with it without asking the database for the version at all.
+   */
+  peek(family: string): T | undefined;
 }
 
 export function createVersionedMemo<T>(
@@ -87,7 +93,10 @@ export function createVersionedMemo<T>(
   const running = new Map<string, Promise<T>>();
   const latest = new Map<string, T>();
   return {
-    async through(version, key, compute) {
+    peek(family) {
+      return serveLatest() ? latest.get(family) : undefined;
+    },
+    async through(version, key, compute, family = key) {
       const k = `${version}\u0000${key}`;
       if (entries.has(k)) return entries.get(k)!;
       let p = running.get(k);
@@ -96,7 +105,8 @@ export function createVersionedMemo<T>(
           try {
             const value = await compute();
             entries.set(k, value);
-            latest.set(key, value);
+            latest.delete(family); // most recent last
+            latest.set(family, value);
             if (entries.size > max) entries.delete(entries.keys().next().value!);
             if (latest.size > max) latest.delete(latest.keys().next().value!);
             return value;
@@ -106,9 +116,9 @@ export function createVersionedMemo<T>(
         })();
         running.set(k, p);
       }
-      if (serveLatest() && latest.has(key)) {
+      if (serveLatest() && latest.has(family)) {
         p.catch(() => {}); // its own callers (if any) see the failure; this one is answered
-        return latest.get(key)!;
+        return latest.get(family)!;
       }
       return p;
     },

@@ -41,17 +41,20 @@ function objectsOf(row: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+interface StatusParts {
+  meta: Awaited<ReturnType<typeof reportMeta>>;
+  runs: Awaited<ReturnType<typeof runReport>>;
+  report: Awaited<ReturnType<typeof buildStatus>>;
+  zone: string;
+}
+
 export function statusRoutes(deps: StatusDeps): Router {
   const r = Router();
   const connections = createConnectionPool(deps.db);
   // While a sync runs, every committed group is a new data version: callers get the status last
   // computed (at most one computation behind) rather than each waiting for a recomputation.
-  const answers = createVersionedMemo<{
-    meta: Awaited<ReturnType<typeof reportMeta>>;
-    runs: Awaited<ReturnType<typeof runReport>>;
-    report: Awaited<ReturnType<typeof buildStatus>>;
-    zone: string;
-  }>(16, () => deps.gate?.running ?? false);
+  const answers = createVersionedMemo<StatusParts>(16, () => deps.gate?.running ?? false);
+  const refreshing = new Set<string>();
 
   r.get('/status', async (req, res) => {
     const n = req.query.runs === undefined ? 10 : Number(req.query.runs);
@@ -60,15 +63,37 @@ export function statusRoutes(deps: StatusDeps): Router {
       (typeof req.query.runs !== 'string' || !/^\d{1,4}$/.test(req.query.runs) || n < 1 || n > 1000)
     )
       throw new FleetsyncError('E_BAD_REQUEST', 'runs: a whole number from 1 to 1000');
-    const con = await connections.acquire();
-    let ok = false;
-    try {
-      const account = accountOf(res, deps.config);
-      // Everything but the sync state is a function of the data and the clock: reused while the
-      // data version is unchanged, for at most a minute (the status judges staleness and "today"
-      // by the clock). A status call was ~10 statements and the costliest overview call.
-      const { meta, runs, report, zone } = await answers.through(
-        await statusVersion(con),
+    const account = accountOf(res, deps.config);
+    const family = JSON.stringify([account, n]);
+    const send = ({ meta, runs, report, zone }: StatusParts) => {
+      const { complete_through: byAccount, ...rest } = report;
+      res.set('Cache-Control', 'no-store').json({
+        ...rest,
+        complete_through_by_account: byAccount,
+        server: { pid: process.pid, database: resolve(deps.db.path) },
+        account,
+        zone,
+        now: new Date(deps.now()).toISOString(),
+        complete_through: meta.complete_through,
+        complete_through_day: meta.complete_through_day,
+        complete_through_text: meta.complete_through_text,
+        // The runs report's row (its SQL columns are the registry's, test/reports/reports.test.ts),
+        // with its counters as objects.
+        last_run: runs.rows[0] ? (objectsOf(runs.rows[0]) as unknown as LastRunAnswer) : null,
+        sync: {
+          available: deps.gate !== null,
+          running: deps.gate?.running ?? false,
+          schedule: deps.config.schedule,
+          next_run: deps.scheduler?.nextRun()?.toISOString() ?? null,
+        },
+      } satisfies StatusAnswer);
+    };
+    // Everything but the sync state is a function of the data and the clock: reused while the
+    // data version is unchanged, for at most a minute (the status judges staleness and "today"
+    // by the clock). A status call was ~10 statements and the costliest overview call.
+    const compute = (version: string) =>
+      answers.through(
+        version,
         JSON.stringify([account, n, Math.floor(deps.now() / 60_000)]),
         async () => {
           // its own connection: a caller answered from the memo meanwhile releases its own
@@ -98,29 +123,38 @@ export function statusRoutes(deps: StatusDeps): Router {
             connections.release(con, computed);
           }
         },
+        family,
       );
+    // While a sync runs, the version moves with every committed group and the sync's own work
+    // keeps the event loop and DuckDB's threads busy: the status last computed answers at once,
+    // without a statement, and one recomputation at a time runs behind it (the sync state
+    // itself is always live).
+    const kept = answers.peek(family);
+    if (kept) {
+      if (!refreshing.has(family)) {
+        refreshing.add(family);
+        void (async () => {
+          const con = await connections.acquire();
+          let ok = false;
+          try {
+            await compute(await statusVersion(con));
+            ok = true;
+          } finally {
+            connections.release(con, ok);
+            refreshing.delete(family);
+          }
+        })().catch((e: unknown) =>
+          deps.log.warn('status: recomputing during a sync failed', { error: describeError(e) }),
+        );
+      }
+      send(kept);
+      return;
+    }
+    const con = await connections.acquire();
+    let ok = false;
+    try {
+      send(await compute(await statusVersion(con)));
       ok = true;
-      const { complete_through: byAccount, ...rest } = report;
-      res.set('Cache-Control', 'no-store').json({
-        ...rest,
-        complete_through_by_account: byAccount,
-        server: { pid: process.pid, database: resolve(deps.db.path) },
-        account,
-        zone,
-        now: new Date(deps.now()).toISOString(),
-        complete_through: meta.complete_through,
-        complete_through_day: meta.complete_through_day,
-        complete_through_text: meta.complete_through_text,
-        // The runs report's row (its SQL columns are the registry's, test/reports/reports.test.ts),
-        // with its counters as objects.
-        last_run: runs.rows[0] ? (objectsOf(runs.rows[0]) as unknown as LastRunAnswer) : null,
-        sync: {
-          available: deps.gate !== null,
-          running: deps.gate?.running ?? false,
-          schedule: deps.config.schedule,
-          next_run: deps.scheduler?.nextRun()?.toISOString() ?? null,
-        },
-      } satisfies StatusAnswer);
     } finally {
       connections.release(con, ok);
     }

@@ -303,6 +303,84 @@ describe('POST /api/sync', () => {
     expect(((await res.json()) as { message: string }).message).toMatch(/no sync engine/);
   });
 
+  it('during a sync, GET /api/status answers without waiting for the database, with the live sync state', async () => {
+    let release!: () => void;
+    const syncDone = new Promise<void>((r) => (release = r));
+    // While the sync runs the database stops answering statements (as if its threads were all
+    // busy with the sync's and the downloads' work): status must still answer.
+    let openDb!: () => void;
+    let dbBusy: Promise<void> | null = null;
+    const gated = <T extends object>(o: T): T =>
+      new Proxy(o, {
+        get(target, name) {
+          const v: unknown = Reflect.get(target, name, target);
+          if (typeof v !== 'function') return v;
+          const f = v as (...a: unknown[]) => unknown;
+          if (typeof name !== 'string' || !/^(run|prepare|stream|start)/.test(name)) return f.bind(target);
+          return async (...a: unknown[]) => {
+            if (dbBusy) await dbBusy;
+            const out = await f.apply(target, a);
+            return name.startsWith('prepare') && out && typeof out === 'object' ? gated(out) : out;
+          };
+        },
+      });
+    const db = {
+      path: fx.db.path,
+      instance: fx.db.instance,
+      connect: async () => gated(await fx.db.connect()),
+      close: () => {},
+    };
+    const s = await startServer({
+      db,
+      config: config(),
+      log: silentLogger,
+      port: 0,
+      now: () => NOW,
+      runSync: async () => {
+        await syncDone;
+        return {
+          run_id: 'run-during',
+          account: 'acme',
+          outcome: 'ok',
+          started_ms: NOW,
+          ended_ms: NOW,
+          requests: 0,
+          retries: 0,
+          http429ByBucket: {},
+          streams: {},
+          errors: [],
+        };
+      },
+    });
+    try {
+      type S = { sync: { running: boolean }; complete_through: string | null; zone: string };
+      const before = (await (await fetch(new URL('/api/status', s.url))).json()) as S;
+      expect(before.sync.running).toBe(false);
+      const started = fetch(new URL('/api/sync', s.url), {
+        method: 'POST',
+        headers: { 'X-Fleetsync-Request': '1' },
+      });
+      await expect
+        .poll(async () => ((await (await fetch(new URL('/api/status', s.url))).json()) as S).sync.running)
+        .toBe(true);
+      dbBusy = new Promise<void>((r) => (openDb = r));
+      const during = (await (await fetch(new URL('/api/status', s.url))).json()) as S;
+      expect(during.sync.running).toBe(true);
+      expect(during.complete_through).toBe(before.complete_through);
+      expect(during.zone).toBe(ZONE);
+      openDb();
+      dbBusy = null;
+      release();
+      expect((await started).status).toBe(200);
+      const after = (await (await fetch(new URL('/api/status', s.url))).json()) as S;
+      expect(after.sync.running).toBe(false);
+    } finally {
+      openDb?.();
+      release();
+      await s.close();
+    }
+  });
+
   it('runs one sync at a time: 409 while one runs, then the summary', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));

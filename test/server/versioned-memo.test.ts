@@ -65,6 +65,26 @@ describe('createVersionedMemo', () => {
     syncing = false;
   });
 
+  it('peek: the value last computed for a family, only while a sync runs', async () => {
+    let syncing = false;
+    const memo = createVersionedMemo<string>(4, () => syncing);
+    // keys of one family differ by the minute; the family is what the caller asks for
+    expect(await memo.through('v1', 'acme|10:00', () => Promise.resolve('at 10:00'), 'acme')).toBe(
+      'at 10:00',
+    );
+    expect(memo.peek('acme')).toBeUndefined(); // no sync: the caller asks for the version
+    syncing = true;
+    expect(memo.peek('acme')).toBe('at 10:00');
+    expect(memo.peek('other')).toBeUndefined();
+    expect(await memo.through('v2', 'acme|10:01', () => Promise.resolve('at 10:01'), 'acme')).toBe(
+      'at 10:00',
+    );
+    await new Promise((r) => setTimeout(r, 0));
+    expect(memo.peek('acme')).toBe('at 10:01');
+    syncing = false;
+    expect(memo.peek('acme')).toBeUndefined();
+  });
+
   it('a failed computation is not kept and does not answer later callers', async () => {
     const memo = createVersionedMemo<string>(4, () => true);
     await expect(memo.through('v1', 'k', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
