@@ -2,18 +2,19 @@
 -- local day of the range.
 -- Ordered on the keys before anything is formatted, with the range bounds as constants (see
 -- trips.sql): a dashboard page of it is a top-N over the keys (only the page's rows are
--- formatted), and an export sorts no text.
+-- formatted), an export sorts no text, and local times come from the zone's offset per quarter
+-- hour (zone_offsets) rather than an ICU conversion of each instant.
 SELECT
   s.registration,
   s.vehicle_id,
   s.department,
   s.geofence_id,
   s.geofence_name,
-  iso_local(s.enter_time, $zone) AS enter_time,
-  iso_local(s.exit_time, $zone) AS exit_time,
+  iso_local_at(s.enter_time, s.enter_off) AS enter_time,
+  iso_local_at(s.exit_time, s.exit_off) AS exit_time,
   round(coalesce(s.duration_s, epoch(s.exit_time) - epoch(s.enter_time)), 0)::DOUBLE AS duration_s,
-  strftime(timezone($zone, s.enter_time), '%Y-%m-%d') AS local_date,
-  strftime(timezone('UTC', s.enter_time), '%Y-%m-%d') AS utc_date,
+  strftime(local_at(s.enter_time, s.enter_off), '%Y-%m-%d') AS local_date,
+  strftime(make_timestamp(epoch_us(s.enter_time)), '%Y-%m-%d') AS utc_date,
   $zone::VARCHAR AS zone
 FROM (
   SELECT
@@ -24,10 +25,17 @@ FROM (
     coalesce(g.name, gv.geofence_name) AS geofence_name,
     gv.enter_time,
     gv.exit_time,
-    gv.duration_s
+    gv.duration_s,
+    eo.off AS enter_off,
+    -- a visit may end beyond the table's last quarter hour: its own conversion then
+    coalesce(xo.off, offset_in(gv.exit_time, $zone)) AS exit_off
   FROM geofence_visits AS gv
   LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
   LEFT JOIN vehicle_departments($account) AS veh ON veh.vehicle_id = gv.vehicle_id
+  LEFT JOIN zone_offsets($zone, local_range_start($zone, $from_day), local_range_end($zone, $to_day)) AS eo
+    ON eo.q = epoch_us(gv.enter_time) // 900000000
+  LEFT JOIN zone_offsets($zone, local_range_start($zone, $from_day), local_range_end($zone, $to_day) + INTERVAL 2 DAY) AS xo
+    ON xo.q = epoch_us(gv.exit_time) // 900000000
   WHERE gv.account = $account
     AND coalesce(g.is_toll, gv.is_toll, false)
     AND gv.enter_time >= local_range_start($zone, $from_day)

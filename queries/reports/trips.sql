@@ -3,14 +3,15 @@
 -- Exports run this at COPY speed (issue 16): the range bounds are constants (a table filter the
 -- scan prunes by), the rows are ordered on their keys before anything is formatted (the sort
 -- carries timestamps and ids, not text; a dashboard page is a top-N that formats only its
--- rows), and each instant is converted to local time once (the same expression, computed once).
+-- rows), and local times come from the zone's offset per quarter hour (zone_offsets, a small
+-- table joined on an integer) rather than an ICU conversion of each instant.
 SELECT
   s.trip_id,
   s.registration,
   s.vehicle_id,
   s.department,
-  iso_local(s.start_time, $zone) AS start_time,
-  iso_local(s.end_time, $zone) AS end_time,
+  iso_local_at(s.start_time, s.start_off) AS start_time,
+  iso_local_at(s.end_time, s.end_off) AS end_time,
   round(s.trip_distance_m / 1000.0, 3)::DOUBLE AS distance_km,
   round(s.start_odometer_m / 1000.0, 3)::DOUBLE AS start_odometer_km,
   round(s.end_odometer_m / 1000.0, 3)::DOUBLE AS end_odometer_km,
@@ -18,8 +19,8 @@ SELECT
   s.driver_name,
   s.start_location,
   s.end_location,
-  strftime(timezone($zone, s.start_time), '%Y-%m-%d') AS local_date,
-  strftime(timezone('UTC', s.start_time), '%Y-%m-%d') AS utc_date,
+  strftime(local_at(s.start_time, s.start_off), '%Y-%m-%d') AS local_date,
+  strftime(make_timestamp(epoch_us(s.start_time)), '%Y-%m-%d') AS utc_date,
   $zone::VARCHAR AS zone
 FROM (
   SELECT
@@ -35,10 +36,17 @@ FROM (
     t.driver_id,
     names.driver_name,
     t.start_location,
-    t.end_location
+    t.end_location,
+    so.off AS start_off,
+    -- a trip may end beyond the table's last quarter hour: its own conversion then
+    coalesce(eo.off, offset_in(t.end_time, $zone)) AS end_off
   FROM trips AS t
   LEFT JOIN vehicle_departments($account) AS veh ON veh.vehicle_id = t.vehicle_id
   LEFT JOIN driver_names($account) AS names ON names.driver_id = t.driver_id
+  LEFT JOIN zone_offsets($zone, local_range_start($zone, $from_day), local_range_end($zone, $to_day)) AS so
+    ON so.q = epoch_us(t.start_time) // 900000000
+  LEFT JOIN zone_offsets($zone, local_range_start($zone, $from_day), local_range_end($zone, $to_day) + INTERVAL 2 DAY) AS eo
+    ON eo.q = epoch_us(t.end_time) // 900000000
   WHERE t.account = $account
     AND t.start_time >= local_range_start($zone, $from_day)
     AND t.start_time < local_range_end($zone, $to_day)
