@@ -315,7 +315,12 @@ export function syncFigures(r: SyncResult, limits: Limits): Figure[] {
     fig(B, 'requests sent per bucket', buckets(r.sentByBucket), ''),
     fig(B, 'least time for requests sent', r.sentLeastMs / 1000, 's'),
     fig(B, 'actual wall time', r.wallMs / 1000, 's'),
-    fig(B, 'ratio wall / least', ratio, '×', { target: '≤ 1.05', pass: ratio <= 1.05 }),
+    // Issue 16: ≤ 1.03 at the real 60 s window (the limits bound the run); ≤ 1.25 at a shorter
+    // window, where the sync's and the simulator's CPU on the same 2 cores bound it.
+    fig(B, 'ratio wall / least', ratio, '×', {
+      target: limits.windowMs >= 60_000 ? '≤ 1.03' : '≤ 1.25',
+      pass: ratio <= (limits.windowMs >= 60_000 ? 1.03 : 1.25),
+    }),
     fig(B, 'genuine 429s', r.genuine429, '', { target: '0', pass: r.genuine429 === 0 }),
     fig(B, 'retries', r.retries, ''),
     fig(B, 'rows stored', r.rows, 'rows', { note: `outcome ${r.outcome}` }),
@@ -328,8 +333,11 @@ export function growthFigures(runs: readonly SyncResult[]): Figure[] {
   const out: Figure[] = [];
   for (const r of runs) {
     out.push(
+      fig(B, `${r.vehicles} veh: sync process CPU / request`, r.cpuMs / r.requests, 'ms/req', {
+        note: `${r.requests} req, ${round(r.cpuMs / 1000, 1)} s CPU (its thread and DuckDB's)`,
+      }),
       fig(B, `${r.vehicles} veh: wall / requests`, r.wallMs / r.requests, 'ms/req', {
-        note: `${r.requests} req, ${round(r.wallMs / 1000, 1)} s, ratio ${round(ratioOf(r), 2)}`,
+        note: `${round(r.wallMs / 1000, 1)} s, ratio ${round(ratioOf(r), 2)}; bound by the slowest bucket's windows at a small fleet`,
       }),
       fig(B, `${r.vehicles} veh: peak RSS / vehicle`, r.peakRssMb / r.vehicles, 'MB/veh', {
         note: `${round(r.peakRssMb)} MB`,
@@ -339,11 +347,13 @@ export function growthFigures(runs: readonly SyncResult[]): Figure[] {
   const first = runs[0];
   const last = runs[runs.length - 1];
   if (first && last && last !== first) {
-    // Linear: time per request must not grow with size; RSS may have a fixed base, so compare increments.
-    const tGrowth = last.wallMs / last.requests / (first.wallMs / first.requests);
+    // Linear: the process time per request (issue 16) must not grow with size. Not the wall:
+    // at a small fleet the EV bucket (10 a window) sets the wall, whatever the fleet's size.
+    // RSS may have a fixed base, so compare increments.
+    const tGrowth = last.cpuMs / last.requests / (first.cpuMs / first.requests);
     const rssSlope = (last.peakRssMb - first.peakRssMb) / (last.vehicles - first.vehicles);
     out.push(
-      fig(B, `time/request ${last.vehicles} vs ${first.vehicles} veh`, tGrowth, '×', {
+      fig(B, `process time/request ${last.vehicles} vs ${first.vehicles} veh`, tGrowth, '×', {
         target: '≤ 1.25 (linear)',
         pass: tGrowth <= 1.25,
       }),
