@@ -173,7 +173,7 @@ function answerHead(
 
 /** Writes `text`, waiting while the socket's buffer is full (a slow client holds one chunk). */
 function write(res: Response, text: string): Promise<void> {
-  if (res.write(text)) return Promise.resolve();
+  if (res.destroyed || res.write(text)) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);
@@ -230,6 +230,10 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
   ): Promise<boolean> {
     const leave = await enterHeavy(res, downloads);
     if (!leave) return true;
+    if (res.destroyed) {
+      leave();
+      return false; // the client left while waiting in line
+    }
     let rows = 0;
     let whole: boolean;
     try {
