@@ -7,7 +7,7 @@ import { baselineChild } from './baseline.ts';
 import { exportChild } from './exports.ts';
 import { ingestChild } from './ingest.ts';
 import { loadServeChild } from './load.ts';
-import { seedChild, serveChild } from './reports.ts';
+import { queriesChild, seedChild, serveChild } from './reports.ts';
 import { syncChild } from './sync.ts';
 
 type Task = (args: never) => Promise<unknown>;
@@ -18,6 +18,7 @@ const TASKS: Record<string, Task> = {
   ingest: ingestChild as Task,
   seed: seedChild as Task,
   serve: serveChild as Task,
+  queries: queriesChild as Task,
   export: exportChild as Task,
   loadServe: loadServeChild as Task,
 };

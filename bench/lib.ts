@@ -142,6 +142,8 @@ export interface LiveChild<R, T> {
   ready: Promise<R>;
   /** Ends the child's stdin (the child then finishes) and resolves with its `RESULT`. */
   stop(): Promise<T>;
+  /** A line to the child's stdin (e.g. `PHASE <name>` for its memory sampler). */
+  send(line: string): void;
 }
 
 /**
@@ -188,6 +190,7 @@ export function startChild<R, T>(task: string, args: unknown): LiveChild<R, T> {
       child.stdin.end();
       return closed;
     },
+    send: (l: string) => void child.stdin.write(`${l}\n`),
   };
 }
 

@@ -22,6 +22,7 @@ import { silentLogger } from '../src/log.ts';
 import type { RunSummary } from '../src/sync/types.ts';
 import { addDays, localDate } from '../src/time.ts';
 import { syncAccount } from '../src/wiring.ts';
+import { describeMem, memorySampler, type MemPhase } from './mem.ts';
 import { fig, peakRssMb, percentile, round, say, startChild, waitForStop, type Figure } from './lib.ts';
 import { serveSeeded } from './reports.ts';
 import { ACCOUNT } from './seed.ts';
@@ -39,6 +40,8 @@ interface ServeArgs {
 interface ServeOut {
   peakRssMb: number;
   baselineRssMb: number;
+  /** BENCH_MEM=1: what the RSS was made of in each phase (bench/mem.ts). */
+  mem?: Record<string, MemPhase>;
 }
 
 /** Child: the server, with a sync engine for the second account, until stdin ends. */
@@ -73,12 +76,28 @@ export async function loadServeChild(a: ServeArgs): Promise<ServeOut> {
         { trigger, fromDay: w.firstDay, toDay: w.lastDay },
       ),
   });
+  const sampler = memorySampler(process.env.BENCH_MEM ? await db.connect() : null);
+  sampler.phase('ready');
+  // `PHASE <name>` lines from the parent name the phase the samples belong to.
+  let input = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (d: string) => {
+    input += d;
+    let nl;
+    while ((nl = input.indexOf('\n')) >= 0) {
+      const m = /^PHASE (.+)$/.exec(input.slice(0, nl));
+      if (m) sampler.phase(m[1]!);
+      input = input.slice(nl + 1);
+    }
+  });
   process.stdout.write(`READY ${JSON.stringify({ port: srv.port })}\n`);
   await waitForStop();
+  const mem = sampler.stop();
+  for (const l of describeMem(mem)) say(`load server: ${l}`);
   await srv.close();
   await client.close();
   db.close();
-  return { peakRssMb: peakRssMb(), baselineRssMb };
+  return { peakRssMb: peakRssMb(), baselineRssMb, ...(mem ? { mem } : {}) };
 }
 
 export interface LoadPhase {
@@ -239,11 +258,13 @@ export async function measureLoad(
     say(`load: phase 1, ${o.connections} clients × ${o.seconds} s on the overview calls`);
     // One pass first, so both phases see a warm server (connections, macros).
     for (const p of calls.paths) await (await request(`${base}${p}`)).body.dump();
+    child.send('PHASE overview calls');
     const phase1 = await cannon(base, calls.paths, o.connections, o.seconds);
     say(
       `load: phase 1 ${round(phase1.rps)} req/s, p95 ${round(phase1.p95)} ms; phase 2 with ${o.downloads} downloads and a sync`,
     );
     const exportRange = { from: addDays(today, -365), to: addDays(today, -1) };
+    child.send('PHASE downloads + sync');
     let phase2Done = false;
     const phase2P = cannon(base, calls.paths, o.connections, o.seconds).finally(() => (phase2Done = true));
     const probeP = probeStatus(base, () => phase2Done);

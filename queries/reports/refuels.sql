@@ -10,7 +10,16 @@ f AS (
   FROM fuel_fills AS ff, rng
   WHERE ff.account = $account AND ff.fill_time >= rng.t0 AND ff.fill_time < rng.t1
 ),
-tr AS (SELECT vehicle_id, end_time, driver_id FROM trips WHERE account = $account)
+-- Only trips that can name a fill's driver: ending in the range or at most an hour before it (the
+-- latest trip before a fill is either among them or more than an hour before it, so blank either
+-- way); the ASOF join then sorts those rather than every trip of the account.
+tr AS (
+  SELECT vehicle_id, end_time, driver_id
+  FROM trips
+  WHERE account = $account
+    AND end_time >= local_range_start($zone, $from_day) - INTERVAL 1 HOUR
+    AND end_time < local_range_end($zone, $to_day)
+)
 SELECT
   veh.registration,
   f.vehicle_id,

@@ -197,13 +197,14 @@ function orderOf(def: ReportDef, page: ReportPage): string {
   return ` ORDER BY ${key} ${page.desc ? 'DESC' : 'ASC'} NULLS LAST, ${ties}`;
 }
 
-export async function runReport(
+/** The report's statement, paged (and sorted) when `page` says so, bound to `values`. */
+async function pageStatement(
   con: DuckDBConnection,
   def: ReportDef,
   scope: ReportScope,
   params: ReportParams,
   page?: ReportPage,
-): Promise<ReportResult> {
+) {
   await prepareReportConnection(con);
   const values = bindings(scope, params);
   const sql = loadSql(queryName(def));
@@ -211,43 +212,91 @@ export async function runReport(
     ? `SELECT * FROM (\n${stripStatement(sql)}\n) AS r${orderOf(def, page)} LIMIT $page_limit OFFSET $page_offset`
     : sql;
   if (page) Object.assign(values, { page_limit: page.limit, page_offset: page.offset });
-  const reader = await (await prepareBound(con, pagedSql, values)).runAndReadAll();
-  const columns = reader.columnNames();
-  const rows = reader.getRowObjectsJS().map((r) => {
+  return { ps: await prepareBound(con, pagedSql, values), sql, values };
+}
+
+const jsonRows = (columns: readonly string[], rows: Record<string, unknown>[]): JsonRow[] =>
+  rows.map((r) => {
     const out: JsonRow = {};
     for (const c of columns) out[c] = toJsonCell(r[c]);
     return out;
   });
+
+type Totals = Pick<ReportResult, 'total' | 'totals' | 'totals_blank'>;
+
+/** Row count and the totals of the whole result, counted and summed in SQL. */
+async function sqlTotals(
+  con: DuckDBConnection,
+  def: ReportDef,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+): Promise<Totals> {
   const totalCols = def.columns.filter((c) => c.total).map((c) => c.name);
+  const cols = [
+    'count(*) AS n',
+    ...totalCols.flatMap((c, i) => [
+      `sum(r.${ident(c)})::DOUBLE AS s${i}`,
+      `count(*) FILTER (WHERE r.${ident(c)} IS NULL) AS u${i}`,
+    ]),
+  ];
+  const agg = `SELECT ${cols.join(', ')} FROM (\n${stripStatement(sql)}\n) AS r`;
+  const row = (await (await prepareBound(con, agg, values)).runAndReadAll()).getRowObjectsJS()[0] ?? {};
   const totals: Record<string, number | null> = {};
   const unknown: Record<string, number> = {};
-  let total = rows.length;
-  if (page && (page.offset > 0 || rows.length >= page.limit)) {
+  totalCols.forEach((c, i) => {
+    const v = row[`s${i}`];
+    totals[c] = v === null || v === undefined ? null : round3(Number(v));
+    unknown[c] = Number(row[`u${i}`] ?? 0);
+  });
+  return { total: Number(row.n ?? 0), totals, totals_blank: unknown };
+}
+
+export async function runReport(
+  con: DuckDBConnection,
+  def: ReportDef,
+  scope: ReportScope,
+  params: ReportParams,
+  page?: ReportPage,
+): Promise<ReportResult> {
+  const { ps, sql, values } = await pageStatement(con, def, scope, params, page);
+  const reader = await ps.runAndReadAll();
+  const columns = reader.columnNames();
+  const rows = jsonRows(columns, reader.getRowObjectsJS());
+  if (page && (page.offset > 0 || rows.length >= page.limit))
     // Not the whole result: count and sum over all rows in SQL, so totals tie to the CSV.
-    const cols = [
-      'count(*) AS n',
-      ...totalCols.flatMap((c, i) => [
-        `sum(r.${ident(c)})::DOUBLE AS s${i}`,
-        `count(*) FILTER (WHERE r.${ident(c)} IS NULL) AS u${i}`,
-      ]),
-    ];
-    const agg = `SELECT ${cols.join(', ')} FROM (\n${stripStatement(sql)}\n) AS r`;
-    const row = (await (await prepareBound(con, agg, values)).runAndReadAll()).getRowObjectsJS()[0] ?? {};
-    total = Number(row.n ?? 0);
-    totalCols.forEach((c, i) => {
-      const v = row[`s${i}`];
-      totals[c] = v === null || v === undefined ? null : round3(Number(v));
-      unknown[c] = Number(row[`u${i}`] ?? 0);
-    });
-  } else {
-    for (const c of totalCols) {
-      let s: number | null = null;
-      for (const r of rows) if (typeof r[c] === 'number') s = (s ?? 0) + r[c];
-      totals[c] = s === null ? null : round3(s);
-      unknown[c] = rows.filter((r) => r[c] === null || r[c] === undefined).length;
-    }
+    return { report: def.name, columns, rows, ...(await sqlTotals(con, def, sql, values)) };
+  const totals: Record<string, number | null> = {};
+  const unknown: Record<string, number> = {};
+  for (const c of def.columns.filter((c) => c.total).map((c) => c.name)) {
+    let s: number | null = null;
+    for (const r of rows) if (typeof r[c] === 'number') s = (s ?? 0) + r[c];
+    totals[c] = s === null ? null : round3(s);
+    unknown[c] = rows.filter((r) => r[c] === null || r[c] === undefined).length;
   }
-  return { report: def.name, columns, rows, total, totals, totals_blank: unknown };
+  return { report: def.name, columns, rows, total: rows.length, totals, totals_blank: unknown };
+}
+
+/**
+ * A page of a report for an answer too large to hold: the count and totals of the whole result
+ * first (in SQL, as for any page that is not the whole result; sums of values of at most three
+ * decimals, rounded to three, so they equal the sums of the rows), then the rows one DuckDB chunk
+ * (2,048 rows) at a time, so only a chunk is ever held in JS.
+ */
+export async function streamReport(
+  con: DuckDBConnection,
+  def: ReportDef,
+  scope: ReportScope,
+  params: ReportParams,
+  page: ReportPage,
+): Promise<Totals & { rows: AsyncIterable<JsonRow[]> }> {
+  const { ps, sql, values } = await pageStatement(con, def, scope, params, page);
+  const totals = await sqlTotals(con, def, sql, values);
+  const result = await ps.stream();
+  const columns = result.columnNames();
+  async function* rows() {
+    for await (const chunk of result.yieldRowObjectJs()) yield jsonRows(columns, chunk);
+  }
+  return { ...totals, rows: rows() };
 }
 
 export interface ReportMeta {

@@ -4,7 +4,8 @@
  * that `enter()` answers null and the route answers 503 with Retry-After. So N concurrent
  * full-range downloads never ask DuckDB's bounded buffer pool for N sorts at once (several at once
  * ended in "Out of Memory" 500s, and status/kpis calls failed meanwhile), and light calls
- * (status, kpis, dashboard JSON) never queue here: they run beside at most `running` COPYs.
+ * (status, kpis, dashboard JSON pages the cache keeps) never queue here: they run beside at most
+ * `running` COPYs (or streamed pages above STREAM_PAGE_ROWS, which queue here too).
  */
 
 export interface HeavyQueueOptions {
@@ -12,8 +13,13 @@ export interface HeavyQueueOptions {
   waiting: number;
 }
 
-/** Two COPYs at a time on a 2-core box; 8 more wait. */
-export const DEFAULT_HEAVY_QUEUE: HeavyQueueOptions = { running: 2, waiting: 8 };
+/**
+ * One COPY at a time, 8 more wait. Two at once took twice as long each on 2 cores (DuckDB's
+ * threads are shared), so they finished no sooner, and each COPY's sort holds memory outside
+ * DuckDB's pool as well (a year of trips, 185 MB of CSV, 256 MB pool, in a bare process: peak
+ * RSS 418–490 MB alone, 497–508 MB for two at once).
+ */
+export const DEFAULT_HEAVY_QUEUE: HeavyQueueOptions = { running: 1, waiting: 8 };
 
 export interface HeavyQueue {
   /** A slot (call the release once, when the heavy part is done), or null when the line is full. */

@@ -4,7 +4,9 @@
  * ledger (queries/reports/meta_key.sql, the same one "complete through" is cached by). A key is
  * that version + account + zone + report + parameters + page; reports whose SQL reads `$now`
  * (coverage: today up to now) also key on the clock, so they are never served from another
- * moment. Least recently used entries go first, bounded by entry count and by the rows held.
+ * moment. Least recently used entries go first, bounded by entry count and by the bytes held
+ * (answers are kept as their JSON text: a 1,000-row page of trips is ~0.4 MB as text and took
+ * ~3× that as row objects).
  */
 import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { Database } from '../store/db.ts';
@@ -15,24 +17,24 @@ import { bindNamed, bindings, toJsonCell, type ReportPage, type ReportScope } fr
 
 export interface ReportCacheOptions {
   maxEntries: number;
-  /** Rows held over all entries (a 100,000-row page is not worth keeping twice). */
-  maxRows: number;
+  /** Bytes held over all entries (as `sizeOf` counts them); a larger answer is not kept. */
+  maxBytes: number;
 }
 
-export const DEFAULT_REPORT_CACHE: ReportCacheOptions = { maxEntries: 256, maxRows: 200_000 };
+export const DEFAULT_REPORT_CACHE: ReportCacheOptions = { maxEntries: 256, maxBytes: 32 << 20 };
 
 interface Entry<T> {
   value: T;
-  rows: number;
+  bytes: number;
 }
 
 export interface ReportCache<T> {
-  /** The cached answer for this call, or compute (and keep) it. `rowsOf` sizes the entry. */
+  /** The cached answer for this call, or compute (and keep) it. `sizeOf` sizes the entry in bytes. */
   through(
     con: DuckDBConnection,
     key: { def: ReportDef; scope: ReportScope; params: ReportParams; page: ReportPage | undefined },
     compute: () => Promise<T>,
-    rowsOf: (v: T) => number,
+    sizeOf: (v: T) => number,
   ): Promise<T>;
   readonly size: number;
   readonly hits: number;
@@ -144,7 +146,7 @@ export function createConnectionPool(db: Database, idleMax = 4) {
 export function createReportCache<T>(opts: ReportCacheOptions = DEFAULT_REPORT_CACHE): ReportCache<T> {
   const entries = new Map<string, Entry<T>>();
   const computing = new Map<string, Promise<T>>();
-  let rowsHeld = 0;
+  let bytesHeld = 0;
   let hits = 0;
   const readsNow = new Map<string, boolean>();
   const usesNow = (def: ReportDef) => {
@@ -153,7 +155,7 @@ export function createReportCache<T>(opts: ReportCacheOptions = DEFAULT_REPORT_C
     return v;
   };
   return {
-    async through(con, { def, scope, params, page }, compute, rowsOf) {
+    async through(con, { def, scope, params, page }, compute, sizeOf) {
       const key = JSON.stringify([
         await dataVersion(con, scope),
         scope.account,
@@ -182,14 +184,14 @@ export function createReportCache<T>(opts: ReportCacheOptions = DEFAULT_REPORT_C
       } finally {
         computing.delete(key);
       }
-      const rows = rowsOf(value);
-      if (rows > opts.maxRows) return value;
-      entries.set(key, { value, rows });
-      rowsHeld += rows;
+      const bytes = sizeOf(value);
+      if (bytes > opts.maxBytes || entries.has(key)) return value;
+      entries.set(key, { value, bytes });
+      bytesHeld += bytes;
       for (const [k, e] of entries) {
-        if (entries.size <= opts.maxEntries && rowsHeld <= opts.maxRows) break;
+        if (entries.size <= opts.maxEntries && bytesHeld <= opts.maxBytes) break;
         entries.delete(k);
-        rowsHeld -= e.rows;
+        bytesHeld -= e.bytes;
       }
       return value;
     },

@@ -8,6 +8,7 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { Router, type Response } from 'express';
 import type { Config } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
@@ -15,7 +16,7 @@ import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import { exportReport, HEADER_STYLES, type ExportFormat, type HeaderStyle } from '../reports/export.ts';
 import { parseReportParams, rangeNote, type ReportParams } from '../reports/params.ts';
-import { REPORT_NAMES, getReport } from '../reports/registry.ts';
+import { REPORT_NAMES, getReport, type ReportDef } from '../reports/registry.ts';
 import {
   describeColumns,
   reasonCodes,
@@ -23,9 +24,12 @@ import {
   requireReport,
   resolveZone,
   runReport,
+  streamReport,
   type MetaCache,
   type ReportMeta,
   type ReportPage,
+  type ReportResult,
+  type ReportScope,
 } from '../reports/run.ts';
 import type { Clock } from '../time.ts';
 import { accountOf, withoutAccount } from './account-routes.ts';
@@ -125,6 +129,78 @@ export function headersOf(query: Record<string, unknown>, format: ExportFormat |
   return { headers: headers as HeaderStyle, rest };
 }
 
+/** JSON pages larger than this are streamed from DuckDB's chunks instead of held and cached. */
+export const STREAM_PAGE_ROWS = 5000;
+
+type ReportTotals = Pick<ReportResult, 'total' | 'totals' | 'totals_blank'>;
+
+/**
+ * The JSON answer up to `"rows":` (the rows' text follows, then `}`): the same text
+ * `JSON.stringify` gives for the whole answer, whose last key is `rows`.
+ */
+function answerHead(
+  def: ReportDef,
+  params: ReportParams,
+  page: ReportPage | undefined,
+  meta: ReportMeta,
+  note: string | null,
+  columns: ReturnType<typeof describeColumns>,
+  result: ReportTotals,
+): string {
+  const head = {
+    report: def.name,
+    title: def.title,
+    params: {
+      from: params.fromDay,
+      to: params.toDay,
+      vehicle: params.vehicle,
+      department: params.department,
+      ...(def.extra.includes('grain') ? { grain: params.grain } : {}),
+      ...(def.extra.includes('limit') ? { limit: params.limit } : {}),
+    },
+    ...meta,
+    range_note: note,
+    columns,
+    total: result.total,
+    ...(page ? { offset: page.offset, limit: page.limit } : {}),
+    totals: result.totals,
+    totals_blank: result.totals_blank,
+    rows: [],
+  } satisfies ReportAnswer;
+  const text = JSON.stringify(head);
+  return text.slice(0, text.length - '[]}'.length);
+}
+
+/** Writes `text`, waiting while the socket's buffer is full (a slow client holds one chunk). */
+function write(res: Response, text: string): Promise<void> {
+  if (res.destroyed || res.write(text)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/**
+ * A place in the queue of heavy work (the release), or null after answering 503 with
+ * Retry-After because the line is full.
+ */
+async function enterHeavy(res: Response, queue: HeavyQueue): Promise<(() => void) | null> {
+  const entered = queue.enter();
+  if (entered) return entered;
+  const wait = queue.retryAfterS();
+  res.set({ 'Retry-After': String(wait), 'Cache-Control': 'no-store' });
+  res.status(503).json({
+    error: 'E_BUSY',
+    message: `${queue.active} downloads are being written and ${queue.queued} wait; try again in ${wait} s`,
+  });
+  return null;
+}
+
 export function reportRoutes(deps: ReportRouteDeps): Router {
   const r = Router();
   // Report connections are kept (a few idle ones) so their macros are defined once, and
@@ -136,10 +212,56 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
   const downloads = deps.downloads ?? createHeavyQueue();
   // JSON answers (rows, total, totals, described columns) by data version (report-cache.ts).
   const answers = createReportCache<{
-    result: Awaited<ReturnType<typeof runReport>>;
+    result: ReportTotals;
+    rowsJson: string;
+    rows: number;
     columns: ReturnType<typeof describeColumns>;
     meta: ReportMeta;
   }>();
+
+  /**
+   * Writes a large page as it is read (JSON equal to what runReport's answer would be). True when
+   * sent whole or refused with 503; false when the client left midway (its connection is closed).
+   */
+  async function streamedPage(
+    res: Response,
+    con: DuckDBConnection,
+    a: { def: ReportDef; scope: ReportScope; params: ReportParams; page: ReportPage; started: number },
+  ): Promise<boolean> {
+    const leave = await enterHeavy(res, downloads);
+    if (!leave) return true;
+    if (res.destroyed) {
+      leave();
+      return false; // the client left while waiting in line
+    }
+    let rows = 0;
+    let whole: boolean;
+    try {
+      const { def, scope, params, page } = a;
+      const meta = await reportMeta(con, scope, metaCache);
+      const columns = describeColumns(def, await reasonCodes(con));
+      const { rows: chunks, ...totals } = await streamReport(con, def, scope, params, page);
+      const note = rangeNote(params, scope, meta.complete_through_text);
+      setMeta(res, meta, totals.total, note);
+      res.set({ 'Cache-Control': 'no-store', 'Content-Type': 'application/json; charset=utf-8' });
+      await write(res, answerHead(def, params, page, meta, note, columns, totals) + '[');
+      for await (const chunk of chunks) {
+        if (res.destroyed) break; // the client left: the connection (mid-result) is closed
+        let text = '';
+        for (const r of chunk) text += (rows++ === 0 ? '' : ',') + JSON.stringify(r);
+        await write(res, text);
+      }
+      whole = !res.destroyed;
+      res.end(']}');
+    } catch (e) {
+      if (res.headersSent) res.destroy(); // the client sees a cut answer, never a short valid one
+      throw e;
+    } finally {
+      leave();
+    }
+    deps.log.debug('report json streamed', { report: a.def.name, rows, ms: Date.now() - a.started });
+    return whole;
+  }
 
   r.get('/reports', async (_req, res) => {
     const con = await acquire();
@@ -194,63 +316,48 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       );
       const params = parseReportParams(rest, def, scope);
       if (!format) {
+        if (page && page.limit > STREAM_PAGE_ROWS) {
+          // A large page is streamed (never whole in memory) and takes a place in the queue of
+          // heavy work, as a download does.
+          ok = await streamedPage(res, con, { def, scope, params, page, started });
+          return;
+        }
         const cached = await answers.through(
           con,
           { def, scope, params, page },
-          async () => ({
-            result: await runReport(con, def, scope, params, page),
-            columns: describeColumns(def, await reasonCodes(con)),
-            meta: await reportMeta(con, scope, metaCache),
-          }),
-          (v) => v.result.rows.length,
+          async () => {
+            const result = await runReport(con, def, scope, params, page);
+            const { rows, ...rest } = result;
+            return {
+              result: rest,
+              rowsJson: JSON.stringify(rows),
+              rows: rows.length,
+              columns: describeColumns(def, await reasonCodes(con)),
+              meta: await reportMeta(con, scope, metaCache),
+            };
+          },
+          (v) => v.rowsJson.length + 4096,
         );
-        const { result, columns } = cached;
         // The same data version, so the same run and "complete through"; generated now.
         const meta = { ...cached.meta, generated_at: new Date(scope.nowMs).toISOString() };
         ok = true;
         const note = rangeNote(params, scope, meta.complete_through_text);
-        setMeta(res, meta, result.total, note);
+        setMeta(res, meta, cached.result.total, note);
         res.set('Cache-Control', 'no-store');
-        res.json({
-          report: def.name,
-          title: def.title,
-          params: {
-            from: params.fromDay,
-            to: params.toDay,
-            vehicle: params.vehicle,
-            department: params.department,
-            ...(def.extra.includes('grain') ? { grain: params.grain } : {}),
-            ...(def.extra.includes('limit') ? { limit: params.limit } : {}),
-          },
-          ...meta,
-          range_note: note,
-          columns,
-          total: result.total,
-          ...(page ? { offset: page.offset, limit: page.limit } : {}),
-          totals: result.totals,
-          totals_blank: result.totals_blank,
-          rows: result.rows,
-        } satisfies ReportAnswer);
-        deps.log.debug('report json', {
-          report: def.name,
-          rows: result.rows.length,
-          ms: Date.now() - started,
-        });
+        // The answer's JSON with the rows' text kept from when it was computed (rows come last).
+        res.set('Content-Type', 'application/json');
+        res.send(
+          answerHead(def, params, page, meta, note, cached.columns, cached.result) + cached.rowsJson + '}',
+        );
+        deps.log.debug('report json', { report: def.name, rows: cached.rows, ms: Date.now() - started });
         return;
       }
       // Downloads take a place in the queue first: a full line answers 503 with Retry-After.
-      const entered = downloads.enter();
-      if (!entered) {
+      const leave = await enterHeavy(res, downloads);
+      if (!leave) {
         ok = true;
-        const wait = downloads.retryAfterS();
-        res.set({ 'Retry-After': String(wait), 'Cache-Control': 'no-store' });
-        res.status(503).json({
-          error: 'E_BUSY',
-          message: `${downloads.active} downloads are being written and ${downloads.queued} wait; try again in ${wait} s`,
-        });
         return;
       }
-      const leave = await entered;
       const path = join(deps.tempDir, `${randomUUID()}.${format}`);
       let out;
       try {

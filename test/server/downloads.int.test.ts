@@ -3,7 +3,8 @@
  * many full-range downloads at once. Every answer is a complete file byte-equal to the export
  * code of `fleetsync export`, or 503 with Retry-After when the line is full; never a 500. Light
  * calls (status, kpis) answer while the line is full. JSON answers cached by data version follow
- * a new sync.
+ * a new sync. JSON pages above STREAM_PAGE_ROWS are streamed with the rows and totals runReport
+ * gives, and queue as downloads do.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,8 +13,9 @@ import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { exportReport } from '../../src/reports/export.ts';
 import { parseReportParams } from '../../src/reports/params.ts';
-import { requireReport } from '../../src/reports/run.ts';
+import { requireReport, runReport } from '../../src/reports/run.ts';
 import { createHeavyQueue } from '../../src/server/heavy-queue.ts';
+import { STREAM_PAGE_ROWS } from '../../src/server/report-routes.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 
@@ -159,4 +161,86 @@ describe('JSON answers cached by data version', () => {
     expect(runsAfter.length).toBe(runsBefore.length + 1);
     expect(runsAfter.map((r) => r.run_id)).toContain(again.run_id);
   }, 180_000);
+});
+
+describe('large JSON pages', () => {
+  /** The answer runReport gives for the page: what the route sent before large pages were streamed. */
+  async function reference(
+    name: string,
+    page: { limit: number; offset: number; sort?: string; desc?: boolean },
+  ) {
+    const def = requireReport(name);
+    const scope = { account: ACCOUNT, zone: h.fleet.timezone, nowMs: h.now() };
+    const con = await h.db.connect();
+    try {
+      const {
+        report: _r,
+        columns: _c,
+        ...rest
+      } = await runReport(con, def, scope, parseReportParams(range(), def, scope), page);
+      return rest;
+    } finally {
+      con.closeSync();
+    }
+  }
+
+  it('a page above STREAM_PAGE_ROWS is streamed with the rows, total and totals runReport gives', async () => {
+    const s = await serve();
+    const cases = [
+      { name: 'trips', query: `limit=100000`, page: { limit: 100_000, offset: 0 } },
+      {
+        name: 'trips',
+        query: `limit=${STREAM_PAGE_ROWS + 1}&offset=7&sort=distance_km&dir=desc`,
+        page: { limit: STREAM_PAGE_ROWS + 1, offset: 7, sort: 'distance_km', desc: true },
+      },
+      { name: 'tolls', query: `limit=100000`, page: { limit: 100_000, offset: 0 } },
+      { name: 'mileage', query: `limit=100000`, page: { limit: 100_000, offset: 0 } },
+    ];
+    for (const c of cases) {
+      const res = await fetch(`${s.url}api/reports/${c.name}?${q()}&${c.query}`);
+      expect(res.status, c.query).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const body = (await res.json()) as Record<string, unknown>;
+      const ref = await reference(c.name, c.page);
+      expect({
+        rows: body.rows,
+        total: body.total,
+        totals: body.totals,
+        totals_blank: body.totals_blank,
+      }).toEqual(ref);
+      expect(body.limit).toBe(c.page.limit);
+      expect(res.headers.get('x-fleetsync-rows')).toBe(String(ref.total));
+    }
+    // Every field but the page size equals the answer of a small page holding the same rows.
+    const all = (await (await fetch(`${s.url}api/reports/mileage?${q()}&limit=100000`)).json()) as Record<
+      string,
+      unknown
+    >;
+    const small = (await (
+      await fetch(`${s.url}api/reports/mileage?${q()}&limit=${(all.total as number) + 1}`)
+    ).json()) as Record<string, unknown>;
+    const { generated_at: _a, limit: _l, ...streamed } = all;
+    const { generated_at: _b, limit: _m, ...kept } = small;
+    expect(streamed).toEqual(kept);
+  }, 120_000);
+
+  it('a kept answer is the JSON of the whole answer, rows last; a large page waits in the heavy line or gets 503', async () => {
+    const queue = createHeavyQueue({ running: 1, waiting: 0 });
+    const s = await serve(queue);
+    const res = await fetch(`${s.url}api/reports/trips?${q()}&limit=50`);
+    const text = await res.text();
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const body = JSON.parse(text) as Record<string, unknown>;
+    expect(JSON.stringify(body)).toBe(text);
+    expect(Object.keys(body).at(-1)).toBe('rows');
+    expect((body.rows as unknown[]).length).toBe(50);
+    const hold = await queue.enter()!;
+    const busy = await fetch(`${s.url}api/reports/trips?${q()}&limit=100000`);
+    expect(busy.status).toBe(503);
+    expect(Number(busy.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Pages that are kept (the dashboard's) do not queue.
+    expect((await fetch(`${s.url}api/reports/trips?${q()}&limit=1000`)).status).toBe(200);
+    hold();
+    expect((await fetch(`${s.url}api/reports/trips?${q()}&limit=100000`)).status).toBe(200);
+  }, 120_000);
 });
