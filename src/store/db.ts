@@ -11,6 +11,13 @@ import { FleetsyncError } from '../errors.ts';
 import { listSchemaFiles, loadSql } from './queries.ts';
 
 export const DEFAULT_DB_MEMORY = '256MB';
+/**
+ * DuckDB's settings for a process that syncs and does nothing else (`fleetsync sync`): the sync
+ * appends and merges windows, it never sorts or joins a large result, so a 64 MB buffer pool costs
+ * it no time (800 vehicles × 90 days: the same CPU as at 256 MB, DuckDB 113 → 61 MB), and the
+ * allocator hands freed memory back after any task that peaked above 8 MB (not 128 MB).
+ */
+export const SYNC_DB_SETTINGS = { memoryLimit: '64MB', allocatorFlushThreshold: '8MB' } as const;
 
 export interface Database {
   readonly path: string;
@@ -34,7 +41,12 @@ function lockError(path: string, cause: unknown): FleetsyncError {
 
 export async function openDatabase(
   path: string,
-  opts: { readOnly?: boolean; mustExist?: boolean; memoryLimit?: string } = {},
+  opts: {
+    readOnly?: boolean;
+    mustExist?: boolean;
+    memoryLimit?: string;
+    allocatorFlushThreshold?: string;
+  } = {},
 ): Promise<Database> {
   if (opts.mustExist && path !== ':memory:' && !existsSync(path))
     throw new FleetsyncError(
@@ -57,6 +69,7 @@ export async function openDatabase(
     // (DuckDB spills larger work to disk).
     instance = await DuckDBInstance.create(path, {
       memory_limit: opts.memoryLimit ?? DEFAULT_DB_MEMORY,
+      ...(opts.allocatorFlushThreshold ? { allocator_flush_threshold: opts.allocatorFlushThreshold } : {}),
       ...(opts.readOnly ? { access_mode: 'READ_ONLY' } : {}),
     });
   } catch (cause) {
