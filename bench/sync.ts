@@ -168,7 +168,7 @@ export async function syncChild(
     : undefined;
   const acc = { commitMs: 0, dbRunMs: 0, commits: 0 };
   // DuckDB as `fleetsync sync` opens it (SYNC_DB_SETTINGS); BENCH_DB_MEMORY (diagnostic): another
-  // memory limit, e.g. 256MB.
+  // memory limit, e.g. 128MB.
   const db = timedDatabase(
     await openDatabase(join(dir, 'fleet.duckdb'), {
       ...SYNC_DB_SETTINGS,
