@@ -13,9 +13,10 @@ import { listSchemaFiles, loadSql } from './queries.ts';
 export const DEFAULT_DB_MEMORY = '256MB';
 /**
  * DuckDB's settings for a process that syncs and does nothing else (`fleetsync sync`): the
- * allocator hands freed memory back after any task that peaked above 8 MB (not 128 MB). The buffer pool keeps DEFAULT_DB_MEMORY: at 64 MB a sync of 200 vehicles × 90 days
- * ran out of memory in a COMMIT (under load 10) and DuckDB could not roll it back ("Corrupted
- * in-memory column", FATAL: the database is invalidated), which no memory saved is worth.
+ * allocator hands freed memory back after any task that peaked above 8 MB (not 128 MB). The
+ * buffer pool keeps DEFAULT_DB_MEMORY: at 64 MB a sync of 200 vehicles × 90 days ran out of
+ * memory in a COMMIT (under load 10) and DuckDB could not roll it back ("Corrupted in-memory
+ * column", FATAL: the database is invalidated), which no memory saved is worth.
  */
 export const SYNC_DB_SETTINGS = { allocatorFlushThreshold: '8MB' } as const;
 
