@@ -3,34 +3,29 @@
  * `node --import tsx bench/child.ts <task> '<json args>'`. Prints `RESULT <json>` as its last
  * stdout line; progress goes to stderr.
  */
-import { baselineChild } from './baseline.ts';
-import { exportChild } from './exports.ts';
-import { ingestChild } from './ingest.ts';
-import { loadServeChild } from './load.ts';
-import { queriesChild, seedChild, serveChild } from './reports.ts';
-import { syncChild } from './sync.ts';
-
 type Task = (args: never) => Promise<unknown>;
 
-const TASKS: Record<string, Task> = {
-  sync: syncChild as Task,
-  baseline: baselineChild as Task,
-  ingest: ingestChild as Task,
-  seed: seedChild as Task,
-  serve: serveChild as Task,
-  queries: queriesChild as Task,
-  export: exportChild as Task,
-  loadServe: loadServeChild as Task,
+// Each task's module is loaded only when it runs, so a child holds what it measures and nothing
+// else: the sync child does not load the server, the exports or the seeding (about 50 MB of RSS).
+const TASKS: Record<string, () => Promise<Task>> = {
+  sync: async () => (await import('./sync.ts')).syncChild as Task,
+  baseline: async () => (await import('./baseline.ts')).baselineChild as Task,
+  ingest: async () => (await import('./ingest.ts')).ingestChild as Task,
+  seed: async () => (await import('./reports.ts')).seedChild as Task,
+  serve: async () => (await import('./reports.ts')).serveChild as Task,
+  queries: async () => (await import('./reports.ts')).queriesChild as Task,
+  export: async () => (await import('./exports.ts')).exportChild as Task,
+  loadServe: async () => (await import('./load.ts')).loadServeChild as Task,
 };
 
 const [task = '', raw = '{}'] = process.argv.slice(2);
-const fn = TASKS[task];
-if (!fn) {
+const load = TASKS[task];
+if (!load) {
   process.stderr.write(`unknown bench task ${task}; one of ${Object.keys(TASKS).join(', ')}\n`);
   process.exit(2);
 }
 try {
-  const result = await fn(JSON.parse(raw) as never);
+  const result = await (await load())(JSON.parse(raw) as never);
   process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
   process.exit(0);
 } catch (e) {

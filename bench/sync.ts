@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createFleetClient, leastDurationMs } from '../src/api/client.ts';
 import { silentLogger, type LogFields, type Logger } from '../src/log.ts';
-import { openDatabase, type Database } from '../src/store/db.ts';
+import { openDatabase, SYNC_DB_SETTINGS, type Database } from '../src/store/db.ts';
 import { planSync, type SyncDeps } from '../src/sync/run.ts';
 import { syncAccount } from '../src/wiring.ts';
 import type { StreamName } from '../src/sync/types.ts';
@@ -50,7 +50,16 @@ export interface SyncResult {
   peakHeapMb?: number;
   peakExternalMb?: number;
   peakDuckdbMb?: number;
+  /** BENCH_MEM: RSS of the child once its modules are loaded, and just before the measured run;
+   * peak V8 heap reserved (heapTotal) and peak RSS seen by the sampler. */
+  rssLoadedMb?: number;
+  rssBeforeMb?: number;
+  peakHeapTotalMb?: number;
+  peakArrayBuffersMb?: number;
 }
+
+/** RSS when this module was evaluated: Node, tsx and the sync's modules, nothing opened yet. */
+const RSS_LOADED_MB = process.memoryUsage().rss / 2 ** 20;
 
 const sqlTimes = new Map<string, [number, number]>();
 
@@ -174,9 +183,11 @@ export async function syncChild(
       })()
     : undefined;
   const acc = { commitMs: 0, dbRunMs: 0, commits: 0 };
-  // BENCH_DB_MEMORY (diagnostic): DuckDB's memory limit for the sync's instance, e.g. 96MB.
+  // DuckDB as `fleetsync sync` opens it (SYNC_DB_SETTINGS); BENCH_DB_MEMORY (diagnostic): another
+  // memory limit, e.g. 128MB.
   const db = timedDatabase(
     await openDatabase(join(dir, 'fleet.duckdb'), {
+      ...SYNC_DB_SETTINGS,
       ...(process.env.BENCH_DB_MEMORY ? { memoryLimit: process.env.BENCH_DB_MEMORY } : {}),
     }),
     acc,
@@ -217,7 +228,8 @@ export async function syncChild(
     const simBefore = await simStats(a.simUrl);
     Object.assign(acc, { commitMs: 0, dbRunMs: 0, commits: 0 });
     const cpu0 = process.cpuUsage();
-    const mem = { heap: 0, external: 0, duckdb: 0 };
+    const mem = { heap: 0, external: 0, duckdb: 0, heapTotal: 0, arrayBuffers: 0 };
+    const rssBeforeMb = process.memoryUsage().rss / 2 ** 20;
     // BENCH_MEM=1 (diagnostic): sample what the RSS is made of while the sync runs.
     const probe = await db.connect();
     let probing = false;
@@ -226,6 +238,8 @@ export async function syncChild(
       const m = process.memoryUsage();
       mem.heap = Math.max(mem.heap, m.heapUsed / 2 ** 20);
       mem.external = Math.max(mem.external, m.external / 2 ** 20);
+      mem.heapTotal = Math.max(mem.heapTotal, m.heapTotal / 2 ** 20);
+      mem.arrayBuffers = Math.max(mem.arrayBuffers, m.arrayBuffers / 2 ** 20);
       if (probing) return;
       probing = true;
       probe
@@ -243,6 +257,12 @@ export async function syncChild(
     const wallMs = performance.now() - t0;
     probe.closeSync();
     if (traced) sayTimeline(timeline, wallMs);
+    if (process.env.BENCH_MEM)
+      say(
+        `rows (requests) by stream: ${Object.entries(summary.streams)
+          .map(([k, c]) => `${k} ${c.rows} (${c.requests})`)
+          .join(', ')}`,
+      );
     const cpu = process.cpuUsage(cpu0);
     if (process.env.BENCH_SQL_TIMES)
       for (const [k, [ms, n]] of [...sqlTimes].sort((x, y) => y[1][0] - x[1][0]).slice(0, 12))
@@ -274,6 +294,14 @@ export async function syncChild(
       peakHeapMb: mem.heap,
       peakExternalMb: mem.external,
       peakDuckdbMb: mem.duckdb,
+      ...(process.env.BENCH_MEM
+        ? {
+            rssLoadedMb: RSS_LOADED_MB,
+            rssBeforeMb,
+            peakHeapTotalMb: mem.heapTotal,
+            peakArrayBuffersMb: mem.arrayBuffers,
+          }
+        : {}),
       cpuMs: (cpu.user + cpu.system) / 1000,
       ...acc,
     };
@@ -302,6 +330,10 @@ export async function measureSync(
       `sync: ${r.requests} requests in ${round(r.wallMs / 1000, 2)} s (least ${round(r.sentLeastMs / 1000, 2)} s), ` +
         `${r.genuine429} genuine 429, RSS ${round(r.peakRssMb)} MB (peak heap ${round(r.peakHeapMb ?? 0)}, ` +
         `external ${round(r.peakExternalMb ?? 0)}, DuckDB ${round(r.peakDuckdbMb ?? 0)} MB), ${r.outcome}; sync CPU ${round(r.cpuMs)} ms, ` +
+        (r.rssLoadedMb === undefined
+          ? ''
+          : `RSS loaded ${round(r.rssLoadedMb)} MB, before the run ${round(r.rssBeforeMb ?? 0)} MB, ` +
+            `heap reserved ${round(r.peakHeapTotalMb ?? 0)} MB, array buffers ${round(r.peakArrayBuffersMb ?? 0)} MB; `) +
         `simulator CPU ${round(r.simCpuMs)} ms, ${r.commits} commits ${round(r.commitMs)} ms, DB run ${round(r.dbRunMs)} ms`,
     );
     return r;

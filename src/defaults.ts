@@ -20,6 +20,12 @@ export const DEFAULT_BREAKER_FAILURES = 20;
 export const DEFAULT_BREAKER_MS = 120_000;
 /** Records asked per page: the largest the API honours. */
 export const PAGE_LIMIT = 500;
+/**
+ * Records a fleet-wide paged window (trips) may hold at once: its records are held until its
+ * write, so a window with more is fetched in smaller pieces (the sync's memory stays flat in the
+ * fleet's size).
+ */
+export const MAX_WINDOW_RECORDS = 20_000;
 /** Registrations per bulk POST (the API's maximum); longer lists are split. */
 export const BULK_MAX_VEHICLES = 100;
 

@@ -231,7 +231,7 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
         const r = await requester.send({ ...call, query: { ...call.query, page, limit } }, o);
         return parseList(schema, r?.json ?? null, { endpoint: call.endpoint, text: r?.text ?? '' });
       },
-      { endpoint: call.endpoint, limit: PAGE_LIMIT },
+      { endpoint: call.endpoint, limit: PAGE_LIMIT, maxRecords: o?.maxRecords },
     );
   }
 

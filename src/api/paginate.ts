@@ -32,9 +32,27 @@ export interface PaginateOptions {
    * ignores it or overstates `total` costs at most `parallel - 1` needless requests.
    */
   parallel?: number;
+  /**
+   * The most records the caller will hold: once page 1's `total` (or, without it, the records
+   * taken so far) exceeds it, `TooManyRecords` is thrown instead of fetching the rest, so the
+   * caller can ask for smaller windows (a fleet-wide window's records are all held until its write).
+   */
+  maxRecords?: number;
 }
 
 export const PAGE_PARALLEL = 8;
+
+/** A window holds more records than the caller's `maxRecords`: `total` as far as known. */
+export class TooManyRecords extends Error {
+  constructor(
+    readonly endpoint: string,
+    readonly total: number,
+    readonly maxRecords: number,
+  ) {
+    super(`${endpoint}: ${total} records in one window, more than the ${maxRecords} held at once`);
+    this.name = 'TooManyRecords';
+  }
+}
 
 export async function paginate<T>(
   fetchPage: (page: number, limit: number) => Promise<Page<T>>,
@@ -43,6 +61,7 @@ export async function paginate<T>(
   const limit = opts.limit ?? PAGE_LIMIT;
   const maxPages = opts.maxPages ?? MAX_PAGES;
   const parallel = Math.max(1, opts.parallel ?? PAGE_PARALLEL);
+  const maxRecords = opts.maxRecords ?? Infinity;
   const out: T[] = [];
   let pageSize = limit;
   let total: number | null = null;
@@ -63,6 +82,8 @@ export async function paginate<T>(
       if (meta.per_page > 0 && meta.per_page < limit) pageSize = meta.per_page;
       if (meta.total >= 0) total = meta.total;
     }
+    const known = Math.max(total ?? 0, out.length);
+    if (known > maxRecords) throw new TooManyRecords(opts.endpoint, known, maxRecords);
     if (items.length < pageSize) return false;
     const metaSaysLast = meta !== null && meta.current_page === page && meta.current_page >= meta.last_page;
     return !(metaSaysLast && (total === null || out.length >= total));

@@ -23,6 +23,8 @@ export interface RequestMeter {
 export interface CallOptions {
   signal?: AbortSignal;
   meter?: RequestMeter;
+  /** A paged listing: the most records the caller holds at once (paginate.ts `maxRecords`). */
+  maxRecords?: number;
 }
 
 export type QueryValue = string | number | boolean | undefined;

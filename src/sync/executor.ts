@@ -15,7 +15,13 @@ import type { Database } from '../store/db.ts';
 import { storageFailure } from '../store/storage-error.ts';
 import type { Clock } from '../time.ts';
 import { groupCommitter, type GroupCommitter } from './commit.ts';
-import { DEFAULT_CONCURRENCY, MAX_LATE_MS, ODOMETER_LAG_MS, SETTLE_MS } from '../defaults.ts';
+import {
+  DEFAULT_CONCURRENCY,
+  MAX_LATE_MS,
+  MAX_WINDOW_RECORDS,
+  ODOMETER_LAG_MS,
+  SETTLE_MS,
+} from '../defaults.ts';
 import { ledgerWrite, recordFailedWindow } from './ledger.ts';
 import { newMeter, type RunLog } from './run-log.ts';
 import type { WindowRules } from './rules.ts';
@@ -66,6 +72,7 @@ export function streamContext(deps: SyncDeps, log: Logger, now: Clock, rules: Wi
     odometerLagMs: deps.odometerLagMs ?? ODOMETER_LAG_MS,
     horizons: new Map(),
     rules,
+    maxWindowRecords: deps.maxWindowRecords ?? MAX_WINDOW_RECORDS,
     signal: deps.signal,
   };
 }
@@ -155,6 +162,15 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
       const result = await (own.get(unit.stream) ?? limit)(() => unit.fetch(ctx, meter));
       if (stop.by) {
         cut = true;
+        return;
+      }
+      if ('split' in result) {
+        // Too many records to hold at once: its pieces run in its place, one after another (each
+        // holds at most ctx.maxWindowRecords), within this unit's slot of its own limiter.
+        totals.set(unit.stream, totals.get(unit.stream)! + result.split.length);
+        run.count(unit.stream, null, 0, meter.requests);
+        log.debug('window split', { stream: unit.ledgerStream, window: label, pieces: result.split.length });
+        for (const piece of result.split) await runUnit(piece);
         return;
       }
       const w = await writerFor(unit.ledgerStream);

@@ -8,7 +8,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { leastDurationMs, type BucketName } from '../api/client.ts';
-import { FIRST_RUN_DAYS, PAGE_LIMIT } from '../defaults.ts';
+import { FIRST_RUN_DAYS, MAX_WINDOW_RECORDS, PAGE_LIMIT } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import { queryJs } from '../store/queries.ts';
 import { addDays, localDate } from '../time.ts';
@@ -43,6 +43,8 @@ export interface PlanInput {
   settledBeforeMs?: number;
   /** The declared streams (default: the built-in registry). */
   definitions?: readonly StreamDefinition[];
+  /** Records a fleet-wide paged window may hold at once (default MAX_WINDOW_RECORDS). */
+  maxWindowRecords?: number;
 }
 
 /** The local-day range a request wants: explicit, or incremental from the ledger. */
@@ -117,6 +119,7 @@ export async function buildPlan(
     runId: p.runId,
     vehicles: p.vehicles,
     rates: await historyRates(con, p.account, p.vehicles.length),
+    maxWindowRecords: p.maxWindowRecords ?? MAX_WINDOW_RECORDS,
     ...(p.fuelPath ? { fuelPath: p.fuelPath } : {}),
     grid: (g, range = p.range) =>
       g === 'month'

@@ -243,5 +243,6 @@ function planInput(
     fuelPath: deps.fuelPath,
     settledBeforeMs: now() - (deps.settleMs ?? SETTLE_MS),
     definitions: deps.streams ?? BUILTIN_STREAMS,
+    maxWindowRecords: deps.maxWindowRecords,
   };
 }

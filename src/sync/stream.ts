@@ -40,6 +40,8 @@ export interface PlanContext {
   runId: string;
   vehicles: readonly PlannedVehicle[];
   rates: HistoryRates;
+  /** Records a fleet-wide paged window may hold at once (MAX_WINDOW_RECORDS): larger windows are planned in pieces. */
+  maxWindowRecords: number;
   /** Units planned so far by the streams before this one (registry order). */
   planned: readonly Unit[];
   /** Force a fuel path (tests, benchmarks); default: whichever the limits finish sooner. */

@@ -38,6 +38,8 @@ export interface SyncDeps {
   maxLateMs?: number;
   /** Odometer windows whose last event is this far before their end are incomplete (default ODOMETER_LAG_MS). */
   odometerLagMs?: number;
+  /** Records a fleet-wide paged window may hold at once (default MAX_WINDOW_RECORDS, src/defaults.ts). */
+  maxWindowRecords?: number;
   /** Units of work in flight at once (default DEFAULT_CONCURRENCY); the buckets pace the requests. */
   concurrency?: number;
   fuelPath?: 'per_vehicle_get' | 'bulk_post';

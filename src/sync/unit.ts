@@ -37,6 +37,11 @@ export interface StreamContext {
   odometerLagMs: number;
   /** The model layer's rules for an answer (rules.ts): which windows are flagged, with which code. */
   rules: WindowRules;
+  /**
+   * Records a fleet-wide paged window may hold at once (MAX_WINDOW_RECORDS): its records are held
+   * until its write, so a unit whose window has more returns a split instead (SplitResult).
+   */
+  maxWindowRecords: number;
   signal?: AbortSignal;
 }
 
@@ -45,6 +50,14 @@ export interface FetchResult extends WindowWrite {
   ledger: LedgerEntry[];
   /** Data rows the window stored (for the run summary). */
   rows: number;
+}
+
+/**
+ * A unit whose window held more records than it may hold at once: nothing was written, and these
+ * units (pieces of its window) run in its place, one after another.
+ */
+export interface SplitResult {
+  split: Unit[];
 }
 
 export interface Unit {
@@ -57,7 +70,7 @@ export interface Unit {
   /** Requests the planner expects this unit to need (pages and splits are estimates). */
   estRequests: number;
   label: string;
-  fetch(ctx: StreamContext, meter: RequestMeter): Promise<FetchResult>;
+  fetch(ctx: StreamContext, meter: RequestMeter): Promise<FetchResult | SplitResult>;
 }
 
 export const iso = (ms: number) => new Date(ms).toISOString();

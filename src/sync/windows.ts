@@ -66,11 +66,8 @@ export function dayWindows(fromMs: number, toMs: number, zone: string, maxMs = D
   return out;
 }
 
-/**
- * Splits a window at the local midnight nearest its middle. Returns null when the window holds
- * at most one local day (no midnight strictly inside it).
- */
-export function splitAtMidnight(w: Window, zone: string): [Window, Window] | null {
+/** The local midnights strictly inside `w`. */
+function midnightsInside(w: Window, zone: string): number[] {
   const mids: number[] = [];
   let day = addDays(localDate(w.startMs, zone), 1);
   for (;;) {
@@ -79,6 +76,15 @@ export function splitAtMidnight(w: Window, zone: string): [Window, Window] | nul
     if (m > w.startMs) mids.push(m);
     day = addDays(day, 1);
   }
+  return mids;
+}
+
+/**
+ * Splits a window at the local midnight nearest its middle. Returns null when the window holds
+ * at most one local day (no midnight strictly inside it).
+ */
+export function splitAtMidnight(w: Window, zone: string): [Window, Window] | null {
+  const mids = midnightsInside(w, zone);
   if (mids.length === 0) return null;
   const target = (w.startMs + w.endMs) / 2;
   const mid = mids.reduce((a, b) => (Math.abs(b - target) < Math.abs(a - target) ? b : a));
@@ -86,6 +92,31 @@ export function splitAtMidnight(w: Window, zone: string): [Window, Window] | nul
     { startMs: w.startMs, endMs: mid },
     { startMs: mid, endMs: w.endMs },
   ];
+}
+
+/**
+ * `w` cut into `parts` windows of about equal length: at local midnights, or at whole hours when
+ * no midnight lies inside it. Fewer pieces when it has fewer such points; `[w]` when it has none
+ * (a window of one hour or less).
+ */
+export function splitEvenly(w: Window, parts: number, zone: string): Window[] {
+  if (parts <= 1) return [w];
+  const points = midnightsInside(w, zone);
+  if (points.length === 0)
+    for (let h = Math.floor(w.startMs / HOUR_MS + 1) * HOUR_MS; h < w.endMs; h += HOUR_MS) points.push(h);
+  const cuts = new Set<number>();
+  for (let k = 1; k < parts && points.length; k++) {
+    const target = w.startMs + ((w.endMs - w.startMs) * k) / parts;
+    cuts.add(points.reduce((a, b) => (Math.abs(b - target) < Math.abs(a - target) ? b : a)));
+  }
+  const out: Window[] = [];
+  let start = w.startMs;
+  for (const c of [...cuts].sort((a, b) => a - b)) {
+    out.push({ startMs: start, endMs: c });
+    start = c;
+  }
+  out.push({ startMs: start, endMs: w.endMs });
+  return out;
 }
 
 /** Local days `from`..`to` inclusive → [start of from, start of the day after to). */

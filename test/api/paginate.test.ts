@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFleetClient, type FleetClient } from '../../src/api/client.ts';
-import { paginate, type Page } from '../../src/api/paginate.ts';
+import { paginate, TooManyRecords, type Page } from '../../src/api/paginate.ts';
 import { isFleetsyncError } from '../../src/errors.ts';
 import { fakeClock, json, PASSWORD, startServer, type TestServer } from '../helpers/api.ts';
 
@@ -145,6 +145,29 @@ describe('pagination fan-out (paginate)', () => {
     const s = source(450, 5_000);
     expect(await paginate(s.fetchPage, { endpoint: 'GET /x', limit: 100, parallel: 4 })).toHaveLength(450);
     expect(s.asked.length).toBeLessThanOrEqual(5 + 3);
+  });
+
+  it('maxRecords: a page-1 total above it stops after page 1 with TooManyRecords (the total)', async () => {
+    const s = source(2_050);
+    const e = await paginate(s.fetchPage, { endpoint: 'GET /x', limit: 100, maxRecords: 1_000 }).catch(
+      (x: unknown) => x,
+    );
+    expect(e).toBeInstanceOf(TooManyRecords);
+    expect((e as TooManyRecords).total).toBe(2_050);
+    expect(s.asked).toEqual([1]);
+    // At or under the bound: every record, as without it.
+    expect(
+      await paginate(source(1_000).fetchPage, { endpoint: 'GET /x', limit: 100, maxRecords: 1_000 }),
+    ).toHaveLength(1_000);
+  });
+
+  it('maxRecords without a total (a page-1 total too low): stops once the records taken pass it', async () => {
+    const s = source(1_000, 300);
+    const e = await paginate(s.fetchPage, { endpoint: 'GET /x', limit: 100, maxRecords: 450 }).catch(
+      (x: unknown) => x,
+    );
+    expect(e).toBeInstanceOf(TooManyRecords);
+    expect(s.asked).toEqual([1, 2, 3, 4, 5]);
   });
 
   it('a page-1 total that is too low: goes on one page at a time until the last page', async () => {

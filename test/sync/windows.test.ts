@@ -13,6 +13,7 @@ import {
   monthWindows,
   settledCut,
   splitAtMidnight,
+  splitEvenly,
   windowLabel,
   type Window,
 } from '../../src/sync/windows.ts';
@@ -179,6 +180,35 @@ describe('splitting a window that held too much', () => {
     expect(
       splitAtMidnight({ startMs: ms('2026-03-10T08:00Z'), endMs: ms('2026-03-10T20:00Z') }, BERLIN),
     ).toBeNull();
+  });
+});
+
+describe('splitEvenly (a window too big to hold at once, in pieces)', () => {
+  it('cuts a month at the local midnights nearest equal shares, the pieces tiling it', () => {
+    // March in Berlin (743 h, the spring-forward on the 29th): thirds end at 11 Mar 07:40 and
+    // 21 Mar 15:20 local, so the cuts are 11 and 22 March 00:00.
+    const march = { startMs: ms('2026-02-28T23:00Z'), endMs: ms('2026-03-31T22:00Z') };
+    expect(show(splitEvenly(march, 3, BERLIN))).toEqual([
+      '2026-02-28T23:00/2026-03-10T23:00',
+      '2026-03-10T23:00/2026-03-21T23:00',
+      '2026-03-21T23:00/2026-03-31T22:00',
+    ]);
+    expect(splitEvenly(march, 1, BERLIN)).toEqual([march]);
+  });
+
+  it('more pieces than days: one local day each', () => {
+    const three = { startMs: ms('2026-03-09T23:00Z'), endMs: ms('2026-03-12T23:00Z') };
+    expect(splitEvenly(three, 10, BERLIN).map(hours)).toEqual([24, 24, 24]);
+  });
+
+  it('a window of one local day or less is cut at whole hours; one of an hour is not cut', () => {
+    const day = { startMs: ms('2026-03-09T23:00Z'), endMs: ms('2026-03-10T23:00Z') };
+    expect(show(splitEvenly(day, 2, BERLIN))).toEqual([
+      '2026-03-09T23:00/2026-03-10T11:00',
+      '2026-03-10T11:00/2026-03-10T23:00',
+    ]);
+    const hour = { startMs: ms('2026-03-10T08:00Z'), endMs: ms('2026-03-10T09:00Z') };
+    expect(splitEvenly(hour, 4, BERLIN)).toEqual([hour]);
   });
 });
 

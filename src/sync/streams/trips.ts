@@ -1,9 +1,24 @@
-/** Trips: fleet-wide GET /trips over ≤31-day windows; a trip returned by two windows is stored once. */
+/**
+ * Trips: fleet-wide GET /trips over ≤31-day windows; a trip returned by two windows is stored
+ * once. A window's trips are held until its write, so a window is at most MAX_WINDOW_RECORDS
+ * trips: a month the history says holds more is planned in pieces (cut at local midnights), and
+ * a window whose first page's `total` says it holds more is fetched again in pieces.
+ */
+import { TooManyRecords } from '../../api/paginate.ts';
 import type { Trip } from '../../api/types.ts';
+import { PAGE_LIMIT } from '../../defaults.ts';
 import { pointLedger } from '../ledger.ts';
 import { defineStream } from '../stream.ts';
 import { iso, type Unit } from '../unit.ts';
-import type { Window } from '../windows.ts';
+import { DAY_MS, splitEvenly, type Window } from '../windows.ts';
+
+/** Pieces are sized for this share of the bound, so a busier day in a piece does not push it over. */
+const FILL = 0.8;
+
+/** `w` in pieces of about `records / pieces` ≤ FILL × `max` records each (one piece when it fits). */
+export function piecesFor(w: Window, records: number, max: number, zone: string): Window[] {
+  return splitEvenly(w, Math.ceil(records / (FILL * max)), zone);
+}
 
 export const tripRow = (account: string, t: Trip) => ({
   account,
@@ -30,7 +45,21 @@ export function tripUnit(w: Window, estPages: number): Unit {
     estRequests: estPages,
     label: `trips ${iso(w.startMs).slice(0, 10)}`,
     async fetch(ctx, meter) {
-      const trips = await ctx.client.listTrips(w.startMs, w.endMs, undefined, { meter, signal: ctx.signal });
+      // A window that cannot be cut (one hour) is fetched whole whatever it holds.
+      const canSplit = splitEvenly(w, 2, ctx.zone).length > 1;
+      let trips: Trip[];
+      try {
+        trips = await ctx.client.listTrips(w.startMs, w.endMs, undefined, {
+          meter,
+          signal: ctx.signal,
+          ...(canSplit ? { maxRecords: ctx.maxWindowRecords } : {}),
+        });
+      } catch (e) {
+        if (!(e instanceof TooManyRecords)) throw e;
+        const pieces = piecesFor(w, e.total, ctx.maxWindowRecords, ctx.zone);
+        const pages = Math.max(1, Math.ceil(e.total / pieces.length / PAGE_LIMIT));
+        return { split: pieces.map((p) => tripUnit(p, pages)) };
+      }
       return {
         // Trips are placed by their start: one answer covers the window, the ledger says which
         // part has settled.
@@ -62,15 +91,18 @@ export const trips = defineStream({
   buckets: ['default'],
   tables: ['trips'],
   startOrder: 0,
-  // A month of the whole fleet's trips is held in memory: one window at a time (its pages are
+  // A window's trips are held in memory until its write: one window at a time (its pages are
   // fetched several at once, see paginate.ts). Its own limiter, not the shared pool: the trips
   // windows are the longest request chain, so the next one must not queue behind the
   // per-vehicle units (it then spilled into the next limit window and made the tail).
   maxInFlight: 1,
   async plan(ctx) {
     const months = ctx.grid('month');
-    return (await ctx.gaps('trips', months, '*')).map((w) =>
-      tripUnit(w, ctx.pages(ctx.rates.tripsPerDay, w)),
+    const perDay = ctx.rates.tripsPerDay;
+    return (await ctx.gaps('trips', months, '*')).flatMap((month) =>
+      piecesFor(month, (perDay * (month.endMs - month.startMs)) / DAY_MS, ctx.maxWindowRecords, ctx.zone).map(
+        (w) => tripUnit(w, ctx.pages(perDay, w)),
+      ),
     );
   },
 });
