@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createFleetClient, leastDurationMs } from '../src/api/client.ts';
 import { silentLogger, type LogFields, type Logger } from '../src/log.ts';
-import { openDatabase, SYNC_DB_SETTINGS, type Database } from '../src/store/db.ts';
+import { openDatabase, type Database } from '../src/store/db.ts';
 import { planSync, type SyncDeps } from '../src/sync/run.ts';
 import { syncAccount } from '../src/wiring.ts';
 import type { StreamName } from '../src/sync/types.ts';
@@ -183,11 +183,9 @@ export async function syncChild(
       })()
     : undefined;
   const acc = { commitMs: 0, dbRunMs: 0, commits: 0 };
-  // DuckDB as `fleetsync sync` opens it (SYNC_DB_SETTINGS); BENCH_DB_MEMORY (diagnostic): another
-  // memory limit, e.g. 128MB.
+  // BENCH_DB_MEMORY (diagnostic): DuckDB's memory limit for the sync's instance, e.g. 96MB.
   const db = timedDatabase(
     await openDatabase(join(dir, 'fleet.duckdb'), {
-      ...SYNC_DB_SETTINGS,
       ...(process.env.BENCH_DB_MEMORY ? { memoryLimit: process.env.BENCH_DB_MEMORY } : {}),
     }),
     acc,

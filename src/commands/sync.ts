@@ -10,7 +10,7 @@ import { alertsConfigured } from '../alerts/channels.ts';
 import { loadConfig, secretsOf } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import { createLogger } from '../log.ts';
-import { openDatabase, SYNC_DB_SETTINGS } from '../store/db.ts';
+import { openDatabase } from '../store/db.ts';
 import { planSync } from '../sync/run.ts';
 import { formatRezone, rezoneAccount } from '../sync/rezone.ts';
 import { loadAccounts, selectAccounts } from '../accounts.ts';
@@ -93,7 +93,7 @@ export const syncCommand: Command = {
       secrets: [...secretsOf(config), ...accounts.map((a) => a.password)],
       write: (line) => ctx.stderr(line + '\n'),
     });
-    const db = await openDatabase(config.dbPath, SYNC_DB_SETTINGS);
+    const db = await openDatabase(config.dbPath);
     const progress = tty ? progressPrinter((t) => ctx.stderr(t)) : undefined;
     const perAccount = accounts.map((a) =>
       wireAccount(db, { ...a, baseUrl: a.baseUrl || 'http://127.0.0.1:0/rest' }, config, log, {

@@ -11,14 +11,6 @@ import { FleetsyncError } from '../errors.ts';
 import { listSchemaFiles, loadSql } from './queries.ts';
 
 export const DEFAULT_DB_MEMORY = '256MB';
-/**
- * DuckDB's settings for a process that syncs and does nothing else (`fleetsync sync`): the
- * allocator hands freed memory back after any task that peaked above 8 MB (not 128 MB). The
- * buffer pool keeps DEFAULT_DB_MEMORY: at 64 MB a sync of 200 vehicles × 90 days ran out of
- * memory in a COMMIT (under load 10) and DuckDB could not roll it back ("Corrupted in-memory
- * column", FATAL: the database is invalidated), which no memory saved is worth.
- */
-export const SYNC_DB_SETTINGS = { allocatorFlushThreshold: '8MB' } as const;
 
 export interface Database {
   readonly path: string;
@@ -42,12 +34,7 @@ function lockError(path: string, cause: unknown): FleetsyncError {
 
 export async function openDatabase(
   path: string,
-  opts: {
-    readOnly?: boolean;
-    mustExist?: boolean;
-    memoryLimit?: string;
-    allocatorFlushThreshold?: string;
-  } = {},
+  opts: { readOnly?: boolean; mustExist?: boolean; memoryLimit?: string } = {},
 ): Promise<Database> {
   if (opts.mustExist && path !== ':memory:' && !existsSync(path))
     throw new FleetsyncError(
@@ -70,7 +57,6 @@ export async function openDatabase(
     // (DuckDB spills larger work to disk).
     instance = await DuckDBInstance.create(path, {
       memory_limit: opts.memoryLimit ?? DEFAULT_DB_MEMORY,
-      ...(opts.allocatorFlushThreshold ? { allocator_flush_threshold: opts.allocatorFlushThreshold } : {}),
       ...(opts.readOnly ? { access_mode: 'READ_ONLY' } : {}),
     });
   } catch (cause) {
