@@ -110,8 +110,6 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
   const log = ctx.log;
   const limit = pLimit(x.concurrency ?? DEFAULT_CONCURRENCY);
   // A stream that declares maxInFlight has a limiter of its own: it never queues behind the rest.
-  // Either slot covers the unit's requests only, not its commit (a slot held through a busy
-  // commit spread the EV bucket's first 10 sends over 8 s, and with them every later window).
   const own = new Map(
     x.definitions.filter((d) => d.maxInFlight).map((d) => [d.name, pLimit(d.maxInFlight!)] as const),
   );
@@ -159,7 +157,9 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
     try {
       // The slot covers the requests only: a unit waiting for its commit does not hold back the
       // next unit's requests (the first window's burst goes out as fast as it can).
-      const result = await (own.get(unit.stream) ?? limit)(() => unit.fetch(ctx, meter));
+      const result = own.has(unit.stream)
+        ? await unit.fetch(ctx, meter)
+        : await limit(() => unit.fetch(ctx, meter));
       if (stop.by) {
         cut = true;
         return;
@@ -225,7 +225,12 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
     }
   };
   try {
-    await Promise.all(byCriticalPath(x.units, x.definitions).map((unit) => runUnit(unit)));
+    await Promise.all(
+      byCriticalPath(x.units, x.definitions).map((unit) => {
+        const lim = own.get(unit.stream);
+        return lim ? lim(() => runUnit(unit)) : runUnit(unit);
+      }),
+    );
     for (const stream of totals.keys()) summarise(stream);
   } finally {
     for (const w of writers.values()) await w.then((c) => c.con.closeSync()).catch(() => undefined);

@@ -6,7 +6,6 @@
  * its window is empty (incomplete while in the look-back, as for fuel). The costs report turns the
  * kWh into a cost (the prices file's `electric` price per kWh) and CO₂ (the grid factor).
  */
-import { BUCKET_LIMITS } from '../../api/buckets.ts';
 import type { EvConsumption } from '../../api/types.ts';
 import { BULK_MAX_VEHICLES } from '../../defaults.ts';
 import { emptyStatus, isCovered, settledStatus, type LedgerEntry } from '../ledger.ts';
@@ -87,11 +86,9 @@ export const evEnergy = defineStream({
   buckets: ['ev_consumption'],
   tables: ['ev_energy'],
   // Its own 10/min bucket is the run's longest chain on a long range (a day a request): start it
-  // first, on a limiter of its own, so units waiting for that bucket never hold the shared pool;
-  // as many in flight as the bucket takes in a window, so the first window's sends leave at once
-  // (every later window's wait is counted from them).
+  // first, on a limiter of its own, so units waiting for that bucket never hold the shared pool.
   startOrder: 0.5,
-  maxInFlight: BUCKET_LIMITS.ev_consumption,
+  maxInFlight: 2,
   needs: ['vehicles'],
   async plan(ctx) {
     const evs = ctx.vehicles.filter((v) => v.electric);
