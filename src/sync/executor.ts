@@ -98,10 +98,6 @@ export interface ExecuteInput {
   signal?: AbortSignal;
   onProgress?: SyncDeps['onProgress'];
   afterCommit?: SyncDeps['afterCommit'];
-  /** The run's stop, when several calls run at once (default: this call's own). */
-  stop?: { by: unknown };
-  /** Called once per unit when it is through: stored, failed or cut by a stop. */
-  onUnitDone?: (unit: Unit) => void;
 }
 
 /** Runs every unit; returns the error that stopped the run, if one did. */
@@ -124,8 +120,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
     }
     return w;
   };
-  // Shared by the calls of one run that execute at once: a stop seen by one stops them all.
-  const stop = x.stop ?? { by: null };
+  let stoppedBy: unknown = null;
   const totals = new Map<string, number>();
   const doneBy = new Map<string, number>();
   for (const u of x.units) totals.set(u.stream, (totals.get(u.stream) ?? 0) + 1);
@@ -149,7 +144,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
   };
 
   const runUnit = async (unit: Unit): Promise<void> => {
-    if (x.signal?.aborted || stop.by) return;
+    if (x.signal?.aborted || stoppedBy) return;
     const meter = newMeter();
     const t0 = Date.now();
     const label = windowLabel(unit.window);
@@ -160,7 +155,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
       const result = own.has(unit.stream)
         ? await unit.fetch(ctx, meter)
         : await limit(() => unit.fetch(ctx, meter));
-      if (stop.by) {
+      if (stoppedBy) {
         cut = true;
         return;
       }
@@ -197,7 +192,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
       if (x.signal?.aborted) return;
       if (stopsTheRun(e)) {
         // The run's stop reason says it once (run.ts); the windows in flight add nothing to it.
-        stop.by ??= e;
+        stoppedBy ??= e;
         cut = true;
         run.count(unit.stream, null, 0, meter.requests);
         return;
@@ -221,7 +216,6 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
         done: doneBy.get(unit.stream) ?? 0,
         total: totals.get(unit.stream)!,
       });
-      x.onUnitDone?.(unit);
     }
   };
   try {
@@ -235,5 +229,5 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
   } finally {
     for (const w of writers.values()) await w.then((c) => c.con.closeSync()).catch(() => undefined);
   }
-  return { stoppedBy: stop.by };
+  return { stoppedBy };
 }
