@@ -161,8 +161,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
       }
       if ('split' in result) {
         // Too many records to hold at once: its pieces run in its place, one after another (each
-        // holds at most ctx.maxWindowRecords), each taking a slot of its stream's limiter for its
-        // requests as any unit does.
+        // holds at most ctx.maxWindowRecords), within this unit's slot of its own limiter.
         totals.set(unit.stream, totals.get(unit.stream)! + result.split.length);
         run.count(unit.stream, null, 0, meter.requests);
         log.debug('window split', { stream: unit.ledgerStream, window: label, pieces: result.split.length });
