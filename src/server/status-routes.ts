@@ -129,35 +129,32 @@ export function statusRoutes(deps: StatusDeps): Router {
     // keeps the event loop and DuckDB's threads busy: the status last computed answers at once,
     // without a statement, and one recomputation at a time runs behind it (the sync state
     // itself is always live).
+    // The data version on a connection of its own, then the status of that version (kept or computed).
+    const current = async () => {
+      const con = await connections.acquire();
+      let ok = false;
+      try {
+        const parts = await compute(await statusVersion(con));
+        ok = true;
+        return parts;
+      } finally {
+        connections.release(con, ok);
+      }
+    };
     const kept = answers.peek(family);
     if (kept) {
       if (!refreshing.has(family)) {
         refreshing.add(family);
-        void (async () => {
-          const con = await connections.acquire();
-          let ok = false;
-          try {
-            await compute(await statusVersion(con));
-            ok = true;
-          } finally {
-            connections.release(con, ok);
-            refreshing.delete(family);
-          }
-        })().catch((e: unknown) =>
-          deps.log.warn('status: recomputing during a sync failed', { error: describeError(e) }),
-        );
+        current()
+          .catch((e: unknown) =>
+            deps.log.warn('status: recomputing during a sync failed', { error: describeError(e) }),
+          )
+          .finally(() => refreshing.delete(family));
       }
       send(kept);
       return;
     }
-    const con = await connections.acquire();
-    let ok = false;
-    try {
-      send(await compute(await statusVersion(con)));
-      ok = true;
-    } finally {
-      connections.release(con, ok);
-    }
+    send(await current());
   });
 
   // API release notes: open flagged changes to endpoints the sync uses (the dashboard's banner).
