@@ -126,6 +126,22 @@ function sayTimeline(tl: { t: number; msg: string; latency: number; stream?: str
     .slice(-300);
   const kinds = new Map<string, number>();
   for (const l of late) kinds.set(l.kind, (kinds.get(l.kind) ?? 0) + 1);
+  // When each kind of request first and last left (the slowest bucket's first send sets the end).
+  const span = new Map<string, { first: number; last: number; n: number }>();
+  for (const e of tl.filter((x) => x.msg === 'api request')) {
+    const kind = String(e.stream)
+      .replace(/\/[^/]*\d[^/]*/g, '/{x}')
+      .split('?')[0]!;
+    const t = e.t - e.latency;
+    const s = span.get(kind) ?? { first: t, last: t, n: 0 };
+    span.set(kind, { first: Math.min(s.first, t), last: Math.max(s.last, t), n: s.n + 1 });
+  }
+  say(
+    `timeline: by kind, first–last send (s): ${[...span]
+      .sort((x, y) => x[1].first - y[1].first)
+      .map(([k, v]) => `${k} ${(v.first / 1000).toFixed(2)}–${(v.last / 1000).toFixed(2)} (${v.n})`)
+      .join(', ')}`,
+  );
   say(
     `timeline: last 300 sends from ${at(
       late.map((l) => l.t),

@@ -98,6 +98,10 @@ export interface ExecuteInput {
   signal?: AbortSignal;
   onProgress?: SyncDeps['onProgress'];
   afterCommit?: SyncDeps['afterCommit'];
+  /** The run's stop, when several calls run at once (default: this call's own). */
+  stop?: { by: unknown };
+  /** Called once per unit when it is through: stored, failed or cut by a stop. */
+  onUnitDone?: (unit: Unit) => void;
 }
 
 /** Runs every unit; returns the error that stopped the run, if one did. */
@@ -106,6 +110,8 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
   const log = ctx.log;
   const limit = pLimit(x.concurrency ?? DEFAULT_CONCURRENCY);
   // A stream that declares maxInFlight has a limiter of its own: it never queues behind the rest.
+  // Either slot covers the unit's requests only, not its commit (a slot held through a busy
+  // commit spread the EV bucket's first 10 sends over 8 s, and with them every later window).
   const own = new Map(
     x.definitions.filter((d) => d.maxInFlight).map((d) => [d.name, pLimit(d.maxInFlight!)] as const),
   );
@@ -120,7 +126,8 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
     }
     return w;
   };
-  let stoppedBy: unknown = null;
+  // Shared by the calls of one run that execute at once: a stop seen by one stops them all.
+  const stop = x.stop ?? { by: null };
   const totals = new Map<string, number>();
   const doneBy = new Map<string, number>();
   for (const u of x.units) totals.set(u.stream, (totals.get(u.stream) ?? 0) + 1);
@@ -144,7 +151,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
   };
 
   const runUnit = async (unit: Unit): Promise<void> => {
-    if (x.signal?.aborted || stoppedBy) return;
+    if (x.signal?.aborted || stop.by) return;
     const meter = newMeter();
     const t0 = Date.now();
     const label = windowLabel(unit.window);
@@ -152,16 +159,15 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
     try {
       // The slot covers the requests only: a unit waiting for its commit does not hold back the
       // next unit's requests (the first window's burst goes out as fast as it can).
-      const result = own.has(unit.stream)
-        ? await unit.fetch(ctx, meter)
-        : await limit(() => unit.fetch(ctx, meter));
-      if (stoppedBy) {
+      const result = await (own.get(unit.stream) ?? limit)(() => unit.fetch(ctx, meter));
+      if (stop.by) {
         cut = true;
         return;
       }
       if ('split' in result) {
         // Too many records to hold at once: its pieces run in its place, one after another (each
-        // holds at most ctx.maxWindowRecords), within this unit's slot of its own limiter.
+        // holds at most ctx.maxWindowRecords), each taking a slot of its stream's limiter for its
+        // requests as any unit does.
         totals.set(unit.stream, totals.get(unit.stream)! + result.split.length);
         run.count(unit.stream, null, 0, meter.requests);
         log.debug('window split', { stream: unit.ledgerStream, window: label, pieces: result.split.length });
@@ -191,7 +197,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
       if (x.signal?.aborted) return;
       if (stopsTheRun(e)) {
         // The run's stop reason says it once (run.ts); the windows in flight add nothing to it.
-        stoppedBy ??= e;
+        stop.by ??= e;
         cut = true;
         run.count(unit.stream, null, 0, meter.requests);
         return;
@@ -215,18 +221,14 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
         done: doneBy.get(unit.stream) ?? 0,
         total: totals.get(unit.stream)!,
       });
+      x.onUnitDone?.(unit);
     }
   };
   try {
-    await Promise.all(
-      byCriticalPath(x.units, x.definitions).map((unit) => {
-        const lim = own.get(unit.stream);
-        return lim ? lim(() => runUnit(unit)) : runUnit(unit);
-      }),
-    );
+    await Promise.all(byCriticalPath(x.units, x.definitions).map((unit) => runUnit(unit)));
     for (const stream of totals.keys()) summarise(stream);
   } finally {
     for (const w of writers.values()) await w.then((c) => c.con.closeSync()).catch(() => undefined);
   }
-  return { stoppedBy };
+  return { stoppedBy: stop.by };
 }

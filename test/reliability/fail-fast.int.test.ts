@@ -113,8 +113,11 @@ describe('the API goes down mid-run', () => {
     const at = { fault: 0 };
     let r: CliResult;
     try {
-      await child.waitFor(/ info {2}plan /);
-      while (sim.stats().total < 40) await new Promise((w) => setTimeout(w, 10));
+      // Down in the broad part of the run (every stream's units in flight), past the odometer
+      // pulled first: there the 20 failures in a row come before any one request gives up.
+      await child.waitFor(/ info {2}stream .*stream=odometer /);
+      const from = sim.stats().total;
+      while (sim.stats().total < from + 10) await new Promise((w) => setTimeout(w, 10));
       sim.setFaults({ serverErrorEvery: 1, serverErrorStatus: 503 });
       at.fault = sim.stats().total;
     } finally {

@@ -87,6 +87,10 @@ export const evEnergy = defineStream({
   tables: ['ev_energy'],
   // Its own 10/min bucket is the run's longest chain on a long range (a day a request): start it
   // first, on a limiter of its own, so units waiting for that bucket never hold the shared pool.
+  // Two in flight: all 10 of a window at once arrived at a busy simulator spread over more than
+  // the bucket's safety margin, and its log then counted them into the next window (genuine 429s
+  // in the workers' test under a full suite's load). Its slots cover the requests only, so the
+  // first window's 10 still leave within a few round trips.
   startOrder: 0.5,
   maxInFlight: 2,
   needs: ['vehicles'],
