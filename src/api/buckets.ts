@@ -6,7 +6,10 @@
  * The server counts arrivals, we count sends. Latency jitter can make two sends `windowMs` apart
  * arrive less than `windowMs` apart, so a slot is freed only `windowMs + margin` after its send
  * (margin = `safetyMargin × windowMs`, default 2 % = 1.2 s of a 60 s window, and never under
- * MIN_SAFETY_MARGIN_MS).
+ * MIN_SAFETY_MARGIN_MS), and that send is counted from its answer: the server stamped the request
+ * at some moment between its departure and its answer, so a slot counted from the answer is free
+ * whatever the delay on the way in was (a busy server stamping a burst's arrivals late by more
+ * than the margin drew genuine 429s when the slot counted from the departure).
  */
 import { DEFAULT_RATE_WINDOW_MS } from '../defaults.ts';
 export type BucketName =
@@ -100,9 +103,14 @@ export function leastDurationMs(
   return Math.round(worst);
 }
 
-/** A reserved send slot; `sent()` re-stamps it when the request actually leaves (after a concurrency wait). */
+/**
+ * A reserved send slot; `sent()` re-stamps it when the request actually leaves (after a concurrency
+ * wait), `answered()` when its answer (or its failure) is back: the latest moment the server can
+ * have counted it.
+ */
 export interface Ticket {
   sent(): void;
+  answered(): void;
 }
 
 export interface BucketSetOptions {
@@ -174,7 +182,8 @@ export function createBucketSet(o: BucketSetOptions): BucketSet {
         const entry = { t };
         s.log.push(entry);
         s.waitedMs += t - start;
-        return { sent: () => void (entry.t = Math.max(entry.t, o.now())) };
+        const stamp = () => void (entry.t = Math.max(entry.t, o.now()));
+        return { sent: stamp, answered: stamp };
       }
       const oldest = Math.min(...s.log.map((e) => e.t));
       await o.sleep(Math.max(1, oldest + horizon - t), signal);

@@ -218,6 +218,8 @@ export function createRequester(o: RequesterOptions): Requester {
                 o.now(),
               );
             throw e;
+          } finally {
+            ticket.answered();
           }
         });
       } catch (e) {

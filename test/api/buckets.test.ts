@@ -111,3 +111,64 @@ describe('rate buckets against a server that counts arrivals', () => {
     expect(r.results.flat()).toHaveLength(2 * LIMIT); // and the 429s were retried to success
   });
 });
+
+describe('a send counts from its answer', () => {
+  it('a server that gets to a burst late (by more than the margin) draws no 429 from the next window', async () => {
+    const LIMIT = 5;
+    const agent = trackedAgent();
+    // The server works through the first burst one request at a time, 700 ms each, so it stamps the
+    // fifth 3.5 s after it was sent: beyond the 1.2 s margin of a 60 s window. Time moves while it
+    // works (its waits are not counted as requests on the wire), and later requests meet no delay.
+    let working = 0;
+    const clock = fakeClock(undefined, () => agent.busy() - working);
+    const stamps: number[] = [];
+    let rejected = 0;
+    let line = Promise.resolve();
+    srv = await startServer(async (_req, res, n) => {
+      if (n <= LIMIT) {
+        working++;
+        const turn = line.then(() => clock.sleep(700));
+        line = turn;
+        await turn;
+        working--;
+      }
+      const t = clock.now();
+      if (stamps.filter((a) => a > t - 60_000).length >= LIMIT) {
+        rejected++;
+        return json(
+          res,
+          429,
+          { error: { code: 429, message: 'slow down' } },
+          { 'X-RateLimit-Retry-After-Seconds': '5' },
+        );
+      }
+      stamps.push(t);
+      json(res, 200, list([{ geofence_id: `g${n}`, name: 'x', is_toll: false }]));
+    }, clock.now);
+    const client = createFleetClient({
+      baseUrl: srv.baseUrl,
+      username: 'acme',
+      password: PASSWORD,
+      timezone: 'UTC',
+      limits: { default: LIMIT },
+      safetyMargin: 0.02,
+      now: clock.now,
+      sleep: clock.sleep,
+      random: () => 0.5,
+      dispatcher: agent.dispatcher,
+    });
+    const results = await Promise.all(Array.from({ length: 2 * LIMIT }, () => client.listGeofences()));
+    await client.close();
+    await agent.close();
+    console.log(
+      stamps.map((s) => s - stamps[0]!),
+      rejected,
+    );
+    expect(results.flat()).toHaveLength(2 * LIMIT);
+    expect(stamps[LIMIT - 1]! - stamps[0]!).toBe(2800); // the burst was stamped late, as meant
+    expect(rejected).toBe(0);
+    // Each request of the second window reached the server a full window after the one whose slot it took.
+    for (let i = LIMIT; i < stamps.length; i++)
+      expect(stamps[i]! - stamps[i - LIMIT]!).toBeGreaterThan(60_000);
+  });
+});

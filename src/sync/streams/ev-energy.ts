@@ -6,6 +6,7 @@
  * its window is empty (incomplete while in the look-back, as for fuel). The costs report turns the
  * kWh into a cost (the prices file's `electric` price per kWh) and CO₂ (the grid factor).
  */
+import { BUCKET_LIMITS } from '../../api/buckets.ts';
 import type { EvConsumption } from '../../api/types.ts';
 import { BULK_MAX_VEHICLES } from '../../defaults.ts';
 import { emptyStatus, isCovered, settledStatus, type LedgerEntry } from '../ledger.ts';
@@ -87,12 +88,11 @@ export const evEnergy = defineStream({
   tables: ['ev_energy'],
   // Its own 10/min bucket is the run's longest chain on a long range (a day a request): start it
   // first, on a limiter of its own, so units waiting for that bucket never hold the shared pool.
-  // Two in flight: all 10 of a window at once arrived at a busy simulator spread over more than
-  // the bucket's safety margin, and its log then counted them into the next window (genuine 429s
-  // in the workers' test under a full suite's load). Its slots cover the requests only, so the
-  // first window's 10 still leave within a few round trips.
+  // As many in flight as the bucket takes in a window, so the first window's sends leave at once
+  // (every later window's wait is counted from them). Safe against a busy server because the
+  // bucket counts each send from its answer (src/api/buckets.ts).
   startOrder: 0.5,
-  maxInFlight: 2,
+  maxInFlight: BUCKET_LIMITS.ev_consumption,
   needs: ['vehicles'],
   async plan(ctx) {
     const evs = ctx.vehicles.filter((v) => v.electric);
