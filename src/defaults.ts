@@ -26,6 +26,12 @@ export const PAGE_LIMIT = 500;
  * fleet's size).
  */
 export const MAX_WINDOW_RECORDS = 20_000;
+/**
+ * Rows a stream's writer may have waiting before the stream fetches another window: where the
+ * API answers faster than the writer stores (raised limits, a big fleet's first night), windows
+ * would otherwise pile up in memory (129 windows, 55,744 rows on one writer at 800 vehicles).
+ */
+export const MAX_WRITE_BACKLOG_ROWS = 2 * MAX_WINDOW_RECORDS;
 /** Registrations per bulk POST (the API's maximum); longer lists are split. */
 export const BULK_MAX_VEHICLES = 100;
 

@@ -107,14 +107,27 @@ interface Job {
 export interface GroupCommitter {
   /** Writes one window inside a transaction (maybe shared with other windows); resolves after COMMIT. */
   submit(write: WindowWrite): Promise<void>;
+  /** Rows submitted and not committed yet (waiting, or in the transaction being written). */
+  readonly backlogRows: number;
+  /** Resolves once fewer than `rows` rows wait (at once when they do already). */
+  room(rows: number): Promise<void>;
   /** Transactions committed so far (for logs and benchmarks). */
   readonly transactions: number;
 }
+
+const rowsOf = (w: WindowWrite): number => w.inserts.reduce((n, t) => n + t.rows.length, 0);
 
 export function groupCommitter(con: DuckDBConnection, account: string, maxGroup = 64): GroupCommitter {
   const pending: Job[] = [];
   let draining = false;
   let transactions = 0;
+  let backlogRows = 0;
+  const waiters: { rows: number; resolve: () => void }[] = [];
+  const settled = (j: Job) => {
+    backlogRows -= rowsOf(j.write);
+    for (let i = waiters.length - 1; i >= 0; i--)
+      if (backlogRows < waiters[i]!.rows) waiters.splice(i, 1)[0]!.resolve();
+  };
   // The storage under the database failed (disk full, read-only, I/O error): nothing more is
   // written — every waiting and later window fails with that error. Retrying window by window on
   // a broken disk only adds failing commits (DuckDB 1.5 can abort the process reverting one).
@@ -171,13 +184,26 @@ export function groupCommitter(con: DuckDBConnection, account: string, maxGroup 
   return {
     submit(write: WindowWrite): Promise<void> {
       if (broken !== null) return Promise.reject(broken);
+      backlogRows += rowsOf(write);
       return new Promise<void>((resolve, reject) => {
-        pending.push({ write, resolve, reject });
+        const job: Job = {
+          write,
+          resolve: () => (settled(job), resolve()),
+          reject: (e) => (settled(job), reject(e)),
+        };
+        pending.push(job);
         kick();
       });
     },
     get transactions() {
       return transactions;
+    },
+    get backlogRows() {
+      return backlogRows;
+    },
+    room(rows: number): Promise<void> {
+      if (backlogRows < rows) return Promise.resolve();
+      return new Promise<void>((resolve) => waiters.push({ rows, resolve }));
     },
   };
 }

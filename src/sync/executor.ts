@@ -19,6 +19,7 @@ import {
   DEFAULT_CONCURRENCY,
   MAX_LATE_MS,
   MAX_WINDOW_RECORDS,
+  MAX_WRITE_BACKLOG_ROWS,
   ODOMETER_LAG_MS,
   SETTLE_MS,
 } from '../defaults.ts';
@@ -95,6 +96,8 @@ export interface ExecuteInput {
   ctx: StreamContext;
   run: RunLog;
   concurrency?: number;
+  /** Rows a stream's writer may have waiting before the stream fetches more. */
+  maxWriteBacklogRows?: number;
   signal?: AbortSignal;
   onProgress?: SyncDeps['onProgress'];
   afterCommit?: SyncDeps['afterCommit'];
@@ -118,10 +121,16 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
   // One writer connection per ledger stream: streams write disjoint rows, so their transactions
   // never conflict and DuckDB commits them in parallel; within a stream, windows are group-committed.
   const writers = new Map<string, Promise<{ con: DuckDBConnection; committer: GroupCommitter }>>();
+  const committers = new Map<string, GroupCommitter>();
+  const maxBacklog = x.maxWriteBacklogRows ?? MAX_WRITE_BACKLOG_ROWS;
   const writerFor = (stream: string) => {
     let w = writers.get(stream);
     if (!w) {
-      w = x.db.connect().then((c) => ({ con: c, committer: groupCommitter(c, x.account) }));
+      w = x.db.connect().then((c) => {
+        const committer = groupCommitter(c, x.account);
+        committers.set(stream, committer);
+        return { con: c, committer };
+      });
       writers.set(stream, w);
     }
     return w;
@@ -158,8 +167,21 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
     let cut = false; // stopped with the run: neither done nor failed, the next run pulls it
     try {
       // The slot covers the requests only: a unit waiting for its commit does not hold back the
-      // next unit's requests (the first window's burst goes out as fast as it can).
-      const result = await (own.get(unit.stream) ?? limit)(() => unit.fetch(ctx, meter));
+      // next unit's requests (the first window's burst goes out as fast as it can). Memory stays
+      // bounded per window in flight: while its stream's writer has too many rows waiting, a unit
+      // does not fetch; it gives its slot back and waits for the writer (other streams go on).
+      const slot = own.get(unit.stream) ?? limit;
+      const backlog = () => committers.get(unit.ledgerStream)?.backlogRows ?? 0;
+      let backlogRows = 0;
+      let result: Awaited<ReturnType<Unit['fetch']>> | null = null;
+      while (!result) {
+        await committers.get(unit.ledgerStream)?.room(maxBacklog);
+        if (stop.by || x.signal?.aborted) {
+          cut = true;
+          return;
+        }
+        result = await slot(() => ((backlogRows = backlog()) >= maxBacklog ? null : unit.fetch(ctx, meter)));
+      }
       if (stop.by) {
         cut = true;
         return;
@@ -190,6 +212,8 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
         window: label,
         rows: result.rows,
         requests: meter.requests,
+        // Rows its writer had waiting when it fetched (it waited while they were too many).
+        backlog_rows: backlogRows,
         ms: Date.now() - t0,
         status: result.ledger.map((e) => e.status).join('/'),
       });

@@ -40,6 +40,8 @@ export interface SyncDeps {
   odometerLagMs?: number;
   /** Records a fleet-wide paged window may hold at once (default MAX_WINDOW_RECORDS, src/defaults.ts). */
   maxWindowRecords?: number;
+  /** Rows a stream's writer may have waiting before the stream fetches more (default MAX_WRITE_BACKLOG_ROWS). */
+  maxWriteBacklogRows?: number;
   /** Units of work in flight at once (default DEFAULT_CONCURRENCY); the buckets pace the requests. */
   concurrency?: number;
   fuelPath?: 'per_vehicle_get' | 'bulk_post';

@@ -245,6 +245,24 @@ describe('group commit, set-based', () => {
     con.closeSync();
   });
 
+  it('counts the rows waiting, and `room` opens as the groups commit (failed windows included)', async () => {
+    const { con, committer } = await freshCommitter(4);
+    const per = odometerWrite(1, 0, 1, 'r').inserts.reduce((n, t) => n + t.rows.length, 0);
+    const writes = Array.from({ length: 10 }, (_, v) =>
+      committer.submit(v === 9 ? failingWrite() : odometerWrite(v + 1, 0, v, 'r')).catch(() => undefined),
+    );
+    expect(committer.backlogRows).toBe(9 * per); // the failing window has no rows
+    // Room for fewer than 3 windows' rows: open only once the second group (windows 4–7) is stored.
+    await committer.room(3 * per);
+    expect(committer.transactions).toBe(2);
+    expect(committer.backlogRows).toBe(per); // window 8 (window 9 has no rows)
+    expect(await countRows(con, 'odometer_windows')).toBe(8);
+    await Promise.all(writes);
+    expect(committer.backlogRows).toBe(0);
+    await committer.room(1); // nothing waits: at once
+    con.closeSync();
+  });
+
   it('a window failing alone is rejected with its error, and the committer goes on writing later windows', async () => {
     const { con, committer } = await freshCommitter();
     await expect(committer.submit(failingWrite())).rejects.toThrow(/no_such_table/);
