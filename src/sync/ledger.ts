@@ -12,7 +12,7 @@ import { execute, queryJs } from '../store/queries.ts';
 import { appendRows, type RangeDelete, type Row } from '../store/write.ts';
 import type { TableRows } from './commit.ts';
 import type { WindowStatus } from './types.ts';
-import { iso, type StreamContext } from './unit.ts';
+import { iso, type FetchResult, type StreamContext } from './unit.ts';
 import { cutAt, settledCut, type Window } from './windows.ts';
 
 /** A ledger stream name: trips, odometer, fuel_consumed, fuel_level, fuel_fills, visits, bookings (or a declared stream's). */
@@ -314,6 +314,44 @@ export function settledPieces(ctx: StreamContext, w: Window): Window[] {
  * enter time) fetched in one answer: one row per settled piece (see settledPieces), its records
  * counted by time; the requests are booked on the first.
  */
+/**
+ * What a window of point records fetched in one answer stores: its ledger (pointLedger), the
+ * records its window holds replaced (placed by their `at` time; one vehicle's when `vehicleId`
+ * is given, else the fleet's) by `rows`, merged by `key` (a record seen by two windows is kept
+ * once). `times` are the records' times, for the ledger's counts.
+ */
+export function pointWindow(
+  ctx: StreamContext,
+  o: {
+    stream: LedgerStream;
+    scope: string;
+    window: Window;
+    table: string;
+    at: string;
+    vehicleId?: number;
+    key: readonly string[];
+    rows: Row[];
+    times: readonly number[];
+    requests: number;
+  },
+): FetchResult {
+  const w = o.window;
+  return {
+    ledger: pointLedger(ctx, o.stream, o.scope, w, o.times, o.requests),
+    deletes: [
+      {
+        table: o.table,
+        eq: o.vehicleId === undefined ? {} : { vehicle_id: o.vehicleId },
+        at: o.at,
+        startMs: w.startMs,
+        endMs: w.endMs,
+      },
+    ],
+    inserts: [{ table: o.table, key: o.key, rows: o.rows }],
+    rows: o.rows.length,
+  };
+}
+
 export function pointLedger(
   ctx: StreamContext,
   stream: LedgerStream,

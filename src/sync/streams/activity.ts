@@ -7,7 +7,7 @@
  */
 import { PAGE_LIMIT } from '../../defaults.ts';
 import { localDate } from '../../time.ts';
-import { pointLedger } from '../ledger.ts';
+import { pointWindow } from '../ledger.ts';
 import { defineStream } from '../stream.ts';
 import type { Unit } from '../unit.ts';
 import { dayWindows, type Window } from '../windows.ts';
@@ -40,19 +40,17 @@ export function activityUnit(w: Window, day: string, estPages: number): Unit {
           driving_s: a.driving_s,
           driver_ids: JSON.stringify(a.driver_ids),
         }));
-      return {
-        ledger: pointLedger(
-          ctx,
-          'activity',
-          '*',
-          w,
-          rows.map(() => w.startMs),
-          meter.requests,
-        ),
-        deletes: [{ table: 'vehicle_activity', eq: {}, at: 'day_start', startMs: w.startMs, endMs: w.endMs }],
-        inserts: [{ table: 'vehicle_activity', key: ['account', 'vehicle_id', 'day_start'], rows }],
-        rows: rows.length,
-      };
+      return pointWindow(ctx, {
+        stream: 'activity',
+        scope: '*',
+        window: w,
+        table: 'vehicle_activity',
+        at: 'day_start',
+        key: ['account', 'vehicle_id', 'day_start'],
+        rows,
+        times: rows.map(() => w.startMs),
+        requests: meter.requests,
+      });
     },
   };
 }

@@ -5,7 +5,7 @@
  * (fuel_canbus_level / fuel_analog_level) are not asked. The suspected fuel drops are read from
  * it (queries/models/fuel_drops.sql); fuel used never is.
  */
-import { pointLedger } from '../ledger.ts';
+import { pointWindow } from '../ledger.ts';
 import { defineStream } from '../stream.ts';
 import { PAGE_LIMIT } from '../../defaults.ts';
 import { iso, type Unit, type VehicleRef } from '../unit.ts';
@@ -37,27 +37,18 @@ export function fuelLevelHistoryUnit(v: VehicleRef, w: Window, pageLimit: number
         level_l: r.litres,
         accurate: r.accurate,
       }));
-      return {
-        ledger: pointLedger(
-          ctx,
-          'fuel_level_history',
-          String(v.vehicle_id),
-          w,
-          readings.map((r) => r.ms),
-          meter.requests,
-        ),
-        deletes: [
-          {
-            table: 'fuel_level_history',
-            eq: { vehicle_id: v.vehicle_id },
-            at: 'reading_time',
-            startMs: w.startMs,
-            endMs: w.endMs,
-          },
-        ],
-        inserts: [{ table: 'fuel_level_history', key: ['account', 'vehicle_id', 'reading_time'], rows }],
-        rows: rows.length,
-      };
+      return pointWindow(ctx, {
+        stream: 'fuel_level_history',
+        scope: String(v.vehicle_id),
+        window: w,
+        table: 'fuel_level_history',
+        at: 'reading_time',
+        vehicleId: v.vehicle_id,
+        key: ['account', 'vehicle_id', 'reading_time'],
+        rows,
+        times: readings.map((r) => r.ms),
+        requests: meter.requests,
+      });
     },
   };
 }

@@ -14,7 +14,7 @@ import { BULK_MAX_VEHICLES } from '../../defaults.ts';
 import {
   emptyStatus,
   isCovered,
-  pointLedger,
+  pointWindow,
   settledPieces,
   settledStatus,
   type LedgerEntry,
@@ -225,29 +225,20 @@ export function fuelFillsUnit(v: VehicleRef, w: Window): Unit {
         location: f.location,
         accurate: f.accurate,
       }));
-      return {
-        // Fills are points in time: one answer covers the window, the ledger says which part
-        // has settled.
-        ledger: pointLedger(
-          ctx,
-          'fuel_fills',
-          String(v.vehicle_id),
-          w,
-          fills.map((f) => f.fill_ms),
-          meter.requests,
-        ),
-        deletes: [
-          {
-            table: 'fuel_fills',
-            eq: { vehicle_id: v.vehicle_id },
-            at: 'fill_time',
-            startMs: w.startMs,
-            endMs: w.endMs,
-          },
-        ],
-        inserts: [{ table: 'fuel_fills', key: ['account', 'vehicle_id', 'fill_time'], rows }],
-        rows: rows.length,
-      };
+      // Fills are points in time: one answer covers the window, the ledger says which part has
+      // settled.
+      return pointWindow(ctx, {
+        stream: 'fuel_fills',
+        scope: String(v.vehicle_id),
+        window: w,
+        table: 'fuel_fills',
+        at: 'fill_time',
+        vehicleId: v.vehicle_id,
+        key: ['account', 'vehicle_id', 'fill_time'],
+        rows,
+        times: fills.map((f) => f.fill_ms),
+        requests: meter.requests,
+      });
     },
   };
 }

@@ -7,7 +7,7 @@
 import { TooManyRecords } from '../../api/paginate.ts';
 import type { Trip } from '../../api/types.ts';
 import { PAGE_LIMIT } from '../../defaults.ts';
-import { pointLedger } from '../ledger.ts';
+import { pointWindow } from '../ledger.ts';
 import { defineStream } from '../stream.ts';
 import { iso, type Unit } from '../unit.ts';
 import { DAY_MS, splitEvenly, type Window } from '../windows.ts';
@@ -60,24 +60,20 @@ export function tripUnit(w: Window, estPages: number): Unit {
         const pages = Math.max(1, Math.ceil(e.total / pieces.length / PAGE_LIMIT));
         return { split: pieces.map((p) => tripUnit(p, pages)) };
       }
-      return {
-        // Trips are placed by their start: one answer covers the window, the ledger says which
-        // part has settled.
-        ledger: pointLedger(
-          ctx,
-          'trips',
-          '*',
-          w,
-          trips.map((t) => t.start_ms),
-          meter.requests,
-        ),
-        // The window owns the trips that start inside it; trips overlapping its edges are merged.
-        deletes: [{ table: 'trips', eq: {}, at: 'start_time', startMs: w.startMs, endMs: w.endMs }],
-        inserts: [
-          { table: 'trips', key: ['account', 'trip_id'], rows: trips.map((t) => tripRow(ctx.account, t)) },
-        ],
-        rows: trips.length,
-      };
+      // Trips are placed by their start: one answer covers the window, the ledger says which part
+      // has settled. The window owns the trips that start inside it; trips overlapping its edges
+      // are merged.
+      return pointWindow(ctx, {
+        stream: 'trips',
+        scope: '*',
+        window: w,
+        table: 'trips',
+        at: 'start_time',
+        key: ['account', 'trip_id'],
+        rows: trips.map((t) => tripRow(ctx.account, t)),
+        times: trips.map((t) => t.start_ms),
+        requests: meter.requests,
+      });
     },
   };
 }

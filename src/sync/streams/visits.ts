@@ -4,7 +4,7 @@
  * (vehicle, geofence, enter time), so one seen by two windows is stored once. The API lists a
  * visit only once the vehicle has left the geofence, so recent windows stay open (incomplete).
  */
-import { pointLedger } from '../ledger.ts';
+import { pointWindow } from '../ledger.ts';
 import { defineStream } from '../stream.ts';
 import { iso, type Unit } from '../unit.ts';
 import type { Window } from '../windows.ts';
@@ -38,21 +38,17 @@ export function visitsUnit(w: Window, estPages: number): Unit {
           is_toll: v.is_toll ?? true,
           duration_s: v.duration_s ?? (v.exit_ms === null ? null : (v.exit_ms - v.enter_ms) / 1000),
         }));
-      return {
-        ledger: pointLedger(
-          ctx,
-          'visits',
-          '*',
-          w,
-          rows.map((r) => r.enter_time),
-          meter.requests,
-        ),
-        deletes: [{ table: 'geofence_visits', eq: {}, at: 'enter_time', startMs: w.startMs, endMs: w.endMs }],
-        inserts: [
-          { table: 'geofence_visits', key: ['account', 'vehicle_id', 'geofence_id', 'enter_time'], rows },
-        ],
-        rows: rows.length,
-      };
+      return pointWindow(ctx, {
+        stream: 'visits',
+        scope: '*',
+        window: w,
+        table: 'geofence_visits',
+        at: 'enter_time',
+        key: ['account', 'vehicle_id', 'geofence_id', 'enter_time'],
+        rows,
+        times: rows.map((r) => r.enter_time),
+        requests: meter.requests,
+      });
     },
   };
 }
