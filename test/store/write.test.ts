@@ -138,6 +138,44 @@ async function replaceOneByOne(con: DuckDBConnection, rows: readonly Row[]) {
     );
 }
 
+describe('appendRows lets the event loop run between chunks', () => {
+  it('a big append gives other work (a server answering) a turn between its chunks, and stores every row', async () => {
+    const con = await freshCon();
+    await con.run('CREATE TABLE big (s VARCHAR, b BIGINT)');
+    const N = 10 * 2048 + 5;
+    const rows = Array.from({ length: N }, (_, i) => ({ s: `row ${i}`, b: i }));
+    // Event-loop turns so far, and the turn each chunk was handed to DuckDB in.
+    let turns = 0;
+    let appending = true;
+    const tick = () => {
+      if (!appending) return;
+      turns++;
+      setImmediate(tick);
+    };
+    const chunkTurns: number[] = [];
+    const createAppender = con.createAppender.bind(con);
+    con.createAppender = async (...a: Parameters<typeof createAppender>) => {
+      const ap = await createAppender(...a);
+      const append = ap.appendDataChunk.bind(ap);
+      ap.appendDataChunk = (chunk) => {
+        chunkTurns.push(turns);
+        append(chunk);
+      };
+      return ap;
+    };
+    setImmediate(tick);
+    const n = await inTransaction(con, () => appendRows(con, 'big', rows)).finally(() => (appending = false));
+    expect(n).toBe(N);
+    expect(chunkTurns).toHaveLength(11);
+    // Each chunk in a later turn than the one before (the code before handed all 11 over in one
+    // stretch of 20,000 rows: the same turn).
+    for (let k = 1; k < chunkTurns.length; k++) expect(chunkTurns[k]).toBeGreaterThan(chunkTurns[k - 1]!);
+    const r = await con.runAndReadAll('SELECT count(*)::INTEGER AS n, sum(b)::DOUBLE AS s FROM big');
+    expect(r.getRowObjectsJS()[0]).toEqual({ n: N, s: (N * (N - 1)) / 2 });
+    con.closeSync();
+  });
+});
+
 describe('upsertRows: one row per key, the last given', () => {
   it('leaves what INSERT OR REPLACE row by row leaves: duplicates in a batch, rows replaced across batches', async () => {
     const batches: Row[][] = [
