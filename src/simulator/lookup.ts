@@ -93,9 +93,10 @@ export class WindowRows<T> {
   private readonly perFleet = new WeakMap<Fleet, Map<string, Kept<T>>>();
 
   constructor(
-    private readonly size: number,
     private readonly vehicleOf: (row: T) => SimVehicle,
     private readonly endOf: (row: T) => number,
+    /** Windows kept per fleet: a sync has several in flight, each asked page after page. */
+    private readonly size = 32,
   ) {}
 
   visible(fleet: Fleet, key: string, now: number, gather: () => T[]): readonly T[] {

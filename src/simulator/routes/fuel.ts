@@ -137,7 +137,6 @@ function droppedIn(d: SimFuelDrop, fromMs: number, toMs: number): number {
 }
 
 const keptFills = new WindowRows<{ f: SimFill; v: SimVehicle }>(
-  8,
   (r) => r.v,
   (r) => r.f.at_ms,
 );

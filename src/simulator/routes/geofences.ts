@@ -33,7 +33,6 @@ function defaultExit(enter: string): string | undefined {
 }
 
 const kept = new WindowRows<{ visit: SimVisit; v: SimVehicle }>(
-  8,
   (r) => r.v,
   (r) => r.visit.exit_ms,
 );

@@ -31,7 +31,6 @@ interface Row {
  * trips of the window are found by binary search (its trips are ordered and do not overlap).
  */
 const kept = new WindowRows<Row>(
-  8,
   (r) => r.v,
   (r) => r.t.end_ms,
 );
