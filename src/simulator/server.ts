@@ -15,6 +15,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, type Logger } from '../log.ts';
 import { FaultInjector, type FaultKind, type FaultOptions, type PayloadKind } from './faults.ts';
+import { findVehicle } from './lookup.ts';
 import type { Fleet } from './model.ts';
 import { BUCKET_NAMES, DEFAULT_WINDOW_MS, RateLimiter, bucketFor, type BucketName } from './ratelimit.ts';
 import { ApiError, type Reply, type Route } from './routes/common.ts';
@@ -339,7 +340,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   origin = url;
   const vehicleOf = (registration: string) => {
-    const v = fleet.vehicles.find((x) => x.registration === registration);
+    const v = findVehicle(fleet, registration);
     if (!v) throw new RangeError(`no vehicle ${JSON.stringify(registration)} in the simulated fleet`);
     return v;
   };

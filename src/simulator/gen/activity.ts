@@ -8,6 +8,7 @@
 import { localDayBounds } from '../../time.ts';
 import type { Fleet, SimTrip, SimVehicle } from '../model.ts';
 import { subSeed } from './prng.ts';
+import { tripsOverlapping } from './truth.ts';
 
 /** Seconds of idling at the start of a trip (whole seconds, at most the trip's duration). */
 export function idleSecondsOf(t: SimTrip): number {
@@ -33,16 +34,21 @@ const overlapS = (a0: number, a1: number, b0: number, b1: number) =>
  * One vehicle's activity on a local day, as known at `horizonMs` (data after it has not reached
  * the API yet: the part of a trip before it counts).
  */
-export function dayActivity(fleet: Fleet, v: SimVehicle, day: string, horizonMs: number): DayActivity {
-  const b = localDayBounds(day, fleet.timezone);
+export function dayActivity(
+  fleet: Fleet,
+  v: SimVehicle,
+  day: string,
+  horizonMs: number,
+  b = localDayBounds(day, fleet.timezone),
+): DayActivity {
   const end = Math.min(b.endMs, horizonMs);
   let idleS = 0;
   let drivingS = 0;
   let firstOnMs: number | null = null;
   let lastOffMs: number | null = null;
   const drivers = new Set<string>();
-  for (const t of fleet.tripsOf(v.vehicle_id)) {
-    if (t.end_ms <= b.startMs || t.start_ms >= end) continue;
+  // The trips ending after the day's start and starting before `end` (by binary search).
+  for (const t of tripsOverlapping(fleet.tripsOf(v.vehicle_id), b.startMs, end)) {
     const idleEnd = t.start_ms + idleSecondsOf(t) * 1000;
     idleS += overlapS(t.start_ms, idleEnd, b.startMs, end);
     drivingS += overlapS(idleEnd, t.end_ms, b.startMs, end);

@@ -46,6 +46,21 @@ export function lastAtOrBefore<T>(items: readonly T[], ms: number, key: (x: T) =
   return ans;
 }
 
+/**
+ * Index of the first item for which `holds` is true, in items ordered so that it is false up to
+ * some index and true from there on (binary search); `items.length` when it holds for none.
+ */
+export function firstWhere<T>(items: readonly T[], holds: (x: T) => boolean): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (holds(items[mid]!)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
 const tripStart = (t: SimTrip) => t.start_ms;
 
 /** True distance driven from the start of history up to `ms`. */

@@ -3,7 +3,7 @@
  * that drive the simulated API (so reports can be checked to the metre and the litre).
  */
 import type { BookingView, GroundTruth, SimBooking, SimTrip, SimVehicle, SimVisit } from '../model.ts';
-import { burnedL, trueCumAt, type VehicleSeries } from './series.ts';
+import { burnedL, firstWhere, trueCumAt, type VehicleSeries } from './series.ts';
 
 export interface TruthSource {
   vehicles: readonly SimVehicle[];
@@ -15,16 +15,8 @@ export interface TruthSource {
 }
 
 /** Index of the first element with key(x) > ms (items sorted by key). */
-function firstAfter<T>(items: readonly T[], ms: number, key: (x: T) => number): number {
-  let lo = 0;
-  let hi = items.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (key(items[mid]!) > ms) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
+const firstAfter = <T>(items: readonly T[], ms: number, key: (x: T) => number) =>
+  firstWhere(items, (x) => key(x) > ms);
 
 /** Index of the first element with key(x) >= ms. */
 const firstAtOrAfter = <T>(items: readonly T[], ms: number, key: (x: T) => number) =>

@@ -5,11 +5,19 @@
  * (fleet-api-wire-notes.md §5.9): `idle_time_seconds`, `driving_time_seconds`,
  * `total_working_hours` "HH:MM" (first ignition on to last ignition off), `total_break_hours`.
  */
-import { isCalendarDay } from '../../time.ts';
+import { isCalendarDay, localDayBounds } from '../../time.ts';
 import { dayActivity } from '../gen/activity.ts';
-import type { SimDriver } from '../model.ts';
+import type { SimDriver, SimVehicle } from '../model.ts';
 import { wireTs } from '../wire.ts';
-import { ApiError, horizonOf, pageOf, paginate, type Route, type RouteContext } from './common.ts';
+import {
+  ApiError,
+  horizonOf,
+  pageOf,
+  paginate,
+  paginateAs,
+  type Route,
+  type RouteContext,
+} from './common.ts';
 
 const hhmm = (s: number) => {
   const m = Math.round(s / 60);
@@ -23,8 +31,10 @@ function activity(ctx: RouteContext) {
     throw new ApiError(400, 'The filter[date] must be a date in the format YYYY-MM-DD.');
   const { fleet } = ctx;
   const byId = new Map(fleet.drivers.map((d) => [d.driver_id, d]));
-  const items = fleet.vehicles.map((v) => {
-    const a = dayActivity(fleet, v, day, horizonOf(v, ctx.now));
+  const bounds = localDayBounds(day, fleet.timezone);
+  // One item per vehicle, computed for the page's vehicles only.
+  const item = (v: SimVehicle) => {
+    const a = dayActivity(fleet, v, day, horizonOf(v, ctx.now), bounds);
     const spanS = a.firstOnMs === null || a.lastOffMs === null ? 0 : (a.lastOffMs - a.firstOnMs) / 1000;
     return {
       vehicle_id: v.vehicle_id,
@@ -42,8 +52,8 @@ function activity(ctx: RouteContext) {
         last_name: byId.get(id)?.last_name ?? null,
       })),
     };
-  });
-  return { kind: 'activity' as const, body: paginate(items, pageOf(ctx.query, 400)) };
+  };
+  return { kind: 'activity' as const, body: paginateAs(fleet.vehicles, pageOf(ctx.query, 400), item) };
 }
 
 export const driverWire = (d: SimDriver) => ({

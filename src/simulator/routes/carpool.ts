@@ -5,7 +5,8 @@
  * setting on; deactivated → 404 on PATCH but accepted by DELETE; DELETE's open-bookings guard).
  */
 import { BOOKING_STATUSES, type BookingStatus } from '../../api/types.ts';
-import type { BookingView, CarpoolSettings, SimDriver } from '../model.ts';
+import { perKey, sliceByKey } from '../lookup.ts';
+import type { BookingView, CarpoolSettings, SimBooking, SimDriver } from '../model.ts';
 import { bookingWire, carpoolDriverWire, carpoolVehicleWire } from '../wire.ts';
 import {
   ApiError,
@@ -14,6 +15,7 @@ import {
   notFound,
   pageOf,
   paginate,
+  paginateAs,
   parseWindow,
   type Reply,
   type Route,
@@ -47,6 +49,23 @@ function bookingsAsOf(ctx: RouteContext): BookingView[] {
     .map((b) => ctx.fleet.bookingAt(b, ctx.now));
 }
 
+/**
+ * The fleet's bookings by id (in the fleet's order), and ordered by start (ties in the fleet's
+ * order) with the longest duration: the bookings overlapping a window are among those starting
+ * from the window's start less that duration up to its end.
+ */
+const bookingIndex = perKey((bookings: readonly SimBooking[]) => {
+  const byId = new Map<number, SimBooking[]>();
+  for (const b of bookings) {
+    let list = byId.get(b.booking_id);
+    if (!list) byId.set(b.booking_id, (list = []));
+    list.push(b);
+  }
+  const byStart = [...bookings].sort((a, b) => a.start_ms - b.start_ms);
+  const longest = byStart.reduce((m, b) => Math.max(m, b.end_ms - b.start_ms), 0);
+  return { byId, byStart, longest };
+});
+
 function listBookings(ctx: RouteContext): Reply {
   const { query, fleet } = ctx;
   const w = parseWindow(
@@ -62,18 +81,19 @@ function listBookings(ctx: RouteContext): Reply {
   if (status !== undefined && !(BOOKING_STATUSES as readonly string[]).includes(status))
     throw new ApiError(422, 'The selected filter[booking_status] is invalid.');
   const page = pageOf(query);
-  const rows = bookingsAsOf(ctx)
+  const { byStart, longest } = bookingIndex(fleet.bookings);
+  const rows = sliceByKey(byStart, w.startMs - longest, w.endMs, (b) => b.start_ms)
     .filter(
       (b) =>
-        b.booking.start_ms < w.endMs &&
-        b.booking.end_ms >= w.startMs &&
-        (vehicleId === undefined || b.booking.vehicle_id === vehicleId) &&
-        (driverId === undefined || b.booking.driver_id === driverId) &&
-        (status === undefined || b.status === status),
+        b.created_ms <= ctx.now &&
+        b.end_ms >= w.startMs &&
+        (vehicleId === undefined || b.vehicle_id === vehicleId) &&
+        (driverId === undefined || b.driver_id === driverId),
     )
+    .map((b) => fleet.bookingAt(b, ctx.now))
+    .filter((b) => status === undefined || b.status === status)
     .sort((a, b) => a.booking.start_ms - b.booking.start_ms || a.booking.booking_id - b.booking.booking_id);
-  const p = paginate(rows, page);
-  return { kind: 'booking', body: { data: p.data.map((b) => bookingWire(b, fleet.timezone)), meta: p.meta } };
+  return { kind: 'booking', body: paginateAs(rows, page, (b) => bookingWire(b, fleet.timezone)) };
 }
 
 /** Validates a PATCH body: the five known fields with their types, at least one present. */
@@ -147,7 +167,9 @@ export const carpoolRoutes: Route[] = [
     path: '/carpool/bookings/{booking_id}',
     handler: (ctx) => {
       const id = Number(ctx.params.booking_id);
-      const b = ctx.fleet.bookings.find((x) => x.booking_id === id && x.created_ms <= ctx.now);
+      const b = bookingIndex(ctx.fleet.bookings)
+        .byId.get(id)
+        ?.find((x) => x.created_ms <= ctx.now);
       if (!b) throw notFound('Booking');
       return {
         kind: 'booking',

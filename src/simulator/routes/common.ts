@@ -8,6 +8,7 @@
  * zone does.
  */
 import { parseLocal } from '../../time.ts';
+import { findVehicle } from '../lookup.ts';
 import type { Fleet, SimVehicle } from '../model.ts';
 import type { PayloadKind } from '../faults.ts';
 
@@ -132,9 +133,22 @@ export function pageOf(q: URLSearchParams, status = 422): Page {
 
 /** The list envelope: one page of `items` and the pagination meta (plus any extra meta keys). */
 export function paginate<T>(items: readonly T[], p: Page, extraMeta: Record<string, unknown> = {}) {
+  return paginateAs(items, p, (x) => x, extraMeta);
+}
+
+/**
+ * `paginate(items.map(wire), …)` with `wire` called for the page's items only: a page's cost
+ * does not grow with the whole list (`wire` must be a pure function of its item).
+ */
+export function paginateAs<T, U>(
+  items: readonly T[],
+  p: Page,
+  wire: (x: T) => U,
+  extraMeta: Record<string, unknown> = {},
+) {
   const total = items.length;
   const first = (p.page - 1) * p.limit;
-  const data = items.slice(first, first + p.limit);
+  const data = items.slice(first, first + p.limit).map((x) => wire(x));
   return {
     data,
     meta: {
@@ -175,7 +189,7 @@ export const sec = (ms: number) => Math.floor(ms / 1000) * 1000;
 
 /** The vehicle whose plate is exactly `registration` (already percent-decoded), else 404. */
 export function vehicleByRegistration(fleet: Fleet, registration: string | undefined): SimVehicle {
-  const v = fleet.vehicles.find((x) => x.registration === registration);
+  const v = findVehicle(fleet, registration);
   if (!v) throw notFound(`Vehicle ${JSON.stringify(registration ?? '')}`);
   return v;
 }
@@ -209,7 +223,7 @@ export function bulkBody(ctx: RouteContext): {
   if (regs.length > 100)
     throw new ApiError(422, 'The registrations field must not have more than 100 items.');
   const vehicles = regs.map((r, i) => {
-    const v = ctx.fleet.vehicles.find((x) => x.registration === r);
+    const v = findVehicle(ctx.fleet, r);
     if (!v) throw new ApiError(422, `The selected registrations.${i} is invalid.`);
     return v;
   });

@@ -5,7 +5,9 @@
  * `fuel_consumed`, `vehicle_id` as a string in POST /fuel/consumed items, `meta.calibrated` on
  * fills, a fill listed twice.
  */
-import type { Fleet, SimFuelDrop, SimVehicle } from '../model.ts';
+import type { Fleet, SimFill, SimFuelDrop, SimVehicle } from '../model.ts';
+import { firstWhere } from '../gen/series.ts';
+import { sliceByKey, WindowRows } from '../lookup.ts';
 import { fillWire, isListedTwice, isoTs } from '../wire.ts';
 import {
   bulkBody,
@@ -14,6 +16,7 @@ import {
   horizonOf,
   pageOf,
   paginate,
+  paginateAs,
   parsePage,
   parseWindow,
   vehicleByRegistration,
@@ -46,9 +49,8 @@ function consumed(fleet: Fleet, v: SimVehicle, w: Window, now: number, idAsStrin
 function fillsIn(fleet: Fleet, v: SimVehicle, w: Window, now: number) {
   if (!hasLevel(v)) return [];
   const h = horizonOf(v, now);
-  return fleet
-    .fillsOf(v.vehicle_id)
-    .filter((f) => f.at_ms >= w.startMs && f.at_ms < w.endMs && f.at_ms <= h)
+  return fillsBetween(fleet, v, w.startMs, w.endMs)
+    .filter((f) => f.at_ms <= h)
     .flatMap((f) => (isListedTwice(f) ? [f, f] : [f]));
 }
 
@@ -59,10 +61,7 @@ function level(fleet: Fleet, v: SimVehicle, w: Window, now: number, withIds: boo
   const start = fleet.fuelLevelAt(v.vehicle_id, w.startMs);
   const end = fleet.fuelLevelAt(v.vehicle_id, readAt);
   if (start === null || end === null) return null;
-  const filled = fleet
-    .fillsOf(v.vehicle_id)
-    .filter((f) => f.at_ms >= w.startMs && f.at_ms < readAt)
-    .reduce((s, f) => s + f.litres, 0);
+  const filled = fillsBetween(fleet, v, w.startMs, readAt).reduce((s, f) => s + f.litres, 0);
   // A staged drop is not fuel used: the estimate stays the fuel burned.
   const dropped = fleet.fuelDropsOf(v.vehicle_id).reduce((s, d) => s + droppedIn(d, w.startMs, readAt), 0);
   const zone = fleet.timezone;
@@ -75,13 +74,18 @@ function level(fleet: Fleet, v: SimVehicle, w: Window, now: number, withIds: boo
   };
 }
 
+/** The vehicle's fills at `fromMs <= at < toMs`, in order (by binary search). */
+const fillsBetween = (fleet: Fleet, v: SimVehicle, fromMs: number, toMs: number) =>
+  sliceByKey(fleet.fillsOf(v.vehicle_id), fromMs, toMs, (f) => f.at_ms);
+
 /**
- * The level series GET /fuel/level/history/{registration} serves: a reading at every ignition on
- * and off, every 10 minutes while driving, every hour on the hour (heartbeat), a minute before
- * and at each fill, and every 5 minutes through a drop (the sensor reports a sudden change).
- * Readings after the vehicle's reporting horizon are not there yet.
+ * The instants of the level series GET /fuel/level/history/{registration} serves: a reading at
+ * every ignition on and off, every 10 minutes while driving, every hour on the hour (heartbeat), a
+ * minute before and at each fill, and every 5 minutes through a drop (the sensor reports a sudden
+ * change). Readings after the vehicle's reporting horizon are not there yet. Only a page's
+ * readings are computed and written (`levelReading`).
  */
-function levelHistory(fleet: Fleet, v: SimVehicle, w: Window, now: number) {
+function levelHistory(fleet: Fleet, v: SimVehicle, w: Window, now: number): number[] {
   if (!hasLevel(v)) return [];
   const to = Math.min(w.endMs, horizonOf(v, now) + 1);
   if (to <= w.startMs) return [];
@@ -91,12 +95,17 @@ function levelHistory(fleet: Fleet, v: SimVehicle, w: Window, now: number) {
     if (sec >= w.startMs && sec < to) at.add(sec);
   };
   for (let h = Math.ceil(w.startMs / 3_600_000) * 3_600_000; h < to; h += 3_600_000) add(h);
-  for (const t of fleet.tripsOf(v.vehicle_id)) {
-    if (t.end_ms < w.startMs || t.start_ms >= to) continue;
+  // Only the trips that end at or after the start and start before the end can add an instant:
+  // a vehicle's trips are ordered and do not overlap, so they are a slice found by binary search.
+  const trips = fleet.tripsOf(v.vehicle_id);
+  for (let i = firstWhere(trips, (t) => t.end_ms >= w.startMs); i < trips.length; i++) {
+    const t = trips[i]!;
+    if (t.start_ms >= to) break;
     for (let m = t.start_ms; m < t.end_ms; m += 10 * 60_000) add(m);
     add(t.end_ms);
   }
-  for (const f of fleet.fillsOf(v.vehicle_id)) {
+  // A fill adds its instant and the minute before: only fills up to a minute after the end can.
+  for (const f of fillsBetween(fleet, v, w.startMs, to + 61_000)) {
     add(f.at_ms - 60_000);
     add(f.at_ms);
   }
@@ -104,17 +113,17 @@ function levelHistory(fleet: Fleet, v: SimVehicle, w: Window, now: number) {
     for (let m = d.start_ms; m < d.end_ms; m += 5 * 60_000) add(m);
     add(d.end_ms);
   }
-  const zone = fleet.timezone;
-  return [...at]
-    .sort((a, b) => a - b)
-    .map((ms) => ({
-      vehicle_id: v.vehicle_id,
-      registration: v.registration,
-      liters: r2(fleet.fuelLevelAt(v.vehicle_id, ms)!),
-      timestamp: isoTs(ms, zone),
-      accurate: ms <= now - REPROCESS_MS,
-    }));
+  return [...at].sort((a, b) => a - b);
 }
+
+/** One reading of the level series. */
+const levelReading = (fleet: Fleet, v: SimVehicle, ms: number, now: number) => ({
+  vehicle_id: v.vehicle_id,
+  registration: v.registration,
+  liters: r2(fleet.fuelLevelAt(v.vehicle_id, ms)!),
+  timestamp: isoTs(ms, fleet.timezone),
+  accurate: ms <= now - REPROCESS_MS,
+});
 
 /** Litres of a drop lost inside [fromMs, toMs] (linear over the drop). */
 function droppedIn(d: SimFuelDrop, fromMs: number, toMs: number): number {
@@ -126,6 +135,11 @@ function droppedIn(d: SimFuelDrop, fromMs: number, toMs: number): number {
         : (d.litres * (ms - d.start_ms)) / (d.end_ms - d.start_ms);
   return lost(toMs) - lost(fromMs);
 }
+
+const keptFills = new WindowRows<{ f: SimFill; v: SimVehicle }>(
+  (r) => r.v,
+  (r) => r.f.at_ms,
+);
 
 const queryWindow = (ctx: RouteContext, capS: number) =>
   parseWindow(
@@ -185,11 +199,16 @@ export const fuelRoutes: Route[] = [
     handler: (ctx) => {
       const w = queryWindow(ctx, CAP_24_HOURS_S);
       const page = pageOf(ctx.query);
-      const items = ctx.fleet.vehicles
-        .flatMap((v) => fillsIn(ctx.fleet, v, w, ctx.now).map((f) => ({ f, v })))
-        .sort((a, b) => a.f.at_ms - b.f.at_ms || a.v.vehicle_id - b.v.vehicle_id)
-        .map(({ f, v }) => fillWire(f, v, ctx.fleet.timezone));
-      return { kind: 'fuel_fill', body: paginate(items, page, { calibrated: true }) };
+      // The fleet's fills of the window, gathered and sorted once per window (kept across its
+      // pages); each page keeps those that have reached the API.
+      const key = `${w.startMs}|${w.endMs}`;
+      const items = keptFills.visible(ctx.fleet, key, ctx.now, () =>
+        ctx.fleet.vehicles
+          .flatMap((v) => fillsIn(ctx.fleet, v, w, Infinity).map((f) => ({ f, v })))
+          .sort((a, b) => a.f.at_ms - b.f.at_ms || a.v.vehicle_id - b.v.vehicle_id),
+      );
+      const wire = ({ f, v }: (typeof items)[number]) => fillWire(f, v, ctx.fleet.timezone);
+      return { kind: 'fuel_fill', body: paginateAs(items, page, wire, { calibrated: true }) };
     },
   },
   {
@@ -200,7 +219,9 @@ export const fuelRoutes: Route[] = [
       const w = queryWindow(ctx, CAP_31_DAYS_S);
       return {
         kind: 'fuel_level_history',
-        body: paginate(levelHistory(ctx.fleet, v, w, ctx.now), pageOf(ctx.query)),
+        body: paginateAs(levelHistory(ctx.fleet, v, w, ctx.now), pageOf(ctx.query), (ms) =>
+          levelReading(ctx.fleet, v, ms, ctx.now),
+        ),
       };
     },
   },

@@ -3,17 +3,18 @@
  * the toll flag"). A visit is listed when its enter time is in the range and the vehicle has left
  * the geofence by now (and that has reached the API). No visit id.
  */
-import type { SimGeofence, SimVisit } from '../model.ts';
+import { sliceByKey, WindowRows } from '../lookup.ts';
+import type { SimGeofence, SimVehicle, SimVisit } from '../model.ts';
 import { geofenceWire, visitWire } from '../wire.ts';
 import {
   ApiError,
   CAP_24_HOURS_S,
   boolFilter,
-  horizonOf,
   intFilter,
   notFound,
   pageOf,
   paginate,
+  paginateAs,
   parseWindow,
   type Reply,
   type Route,
@@ -30,6 +31,11 @@ function defaultExit(enter: string): string | undefined {
   const wall = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) + 86_399_000;
   return new Date(wall).toISOString().slice(0, 19).replace('T', ' ');
 }
+
+const kept = new WindowRows<{ visit: SimVisit; v: SimVehicle }>(
+  (r) => r.v,
+  (r) => r.visit.exit_ms,
+);
 
 function visits(ctx: RouteContext): Reply {
   const { fleet, query, now } = ctx;
@@ -53,18 +59,6 @@ function visits(ctx: RouteContext): Reply {
   if (order !== 'asc' && order !== 'desc') throw new ApiError(422, 'The sort_order must be asc or desc.');
   const page = pageOf(query);
   const byId = new Map<string, SimGeofence>(fleet.geofences.map((g) => [g.geofence_id, g]));
-  const rows: SimVisit[] = [];
-  for (const v of fleet.vehicles) {
-    if (vehicleId !== undefined && v.vehicle_id !== vehicleId) continue;
-    if (reg !== undefined && v.registration !== reg) continue;
-    const h = horizonOf(v, now);
-    for (const visit of fleet.visitsOf(v.vehicle_id)) {
-      if (visit.enter_ms < w.startMs || visit.enter_ms >= w.endMs || visit.exit_ms > h) continue;
-      if (geofenceId !== undefined && visit.geofence_id !== geofenceId) continue;
-      if (isToll !== undefined && (byId.get(visit.geofence_id)?.is_toll ?? false) !== isToll) continue;
-      rows.push(visit);
-    }
-  }
   const key = (x: SimVisit): number | string =>
     sortBy === 'enter_timestamp'
       ? x.enter_ms
@@ -77,17 +71,38 @@ function visits(ctx: RouteContext): Reply {
             : x.registration;
   const cmp = (a: number | string, b: number | string) => (a < b ? -1 : a > b ? 1 : 0);
   const sign = order === 'asc' ? 1 : -1;
-  rows.sort(
-    (a, b) =>
-      sign * cmp(key(a), key(b)) ||
-      cmp(a.enter_ms, b.enter_ms) ||
-      cmp(a.vehicle_id, b.vehicle_id) ||
-      cmp(a.geofence_id, b.geofence_id),
-  );
-  const p = paginate(rows, page);
+  // The visits entering in the window (each vehicle's by binary search), filtered and sorted once
+  // per query and kept across its pages; each page keeps those whose exit has reached the API.
+  const gather = () =>
+    fleet.vehicles
+      .filter(
+        (v) =>
+          (vehicleId === undefined || v.vehicle_id === vehicleId) &&
+          (reg === undefined || v.registration === reg),
+      )
+      .flatMap((v) =>
+        sliceByKey(fleet.visitsOf(v.vehicle_id), w.startMs, w.endMs, (x) => x.enter_ms)
+          .filter(
+            (visit) =>
+              (geofenceId === undefined || visit.geofence_id === geofenceId) &&
+              (isToll === undefined || (byId.get(visit.geofence_id)?.is_toll ?? false) === isToll),
+          )
+          .map((visit) => ({ visit, v })),
+      )
+      .sort(
+        ({ visit: a }, { visit: b }) =>
+          sign * cmp(key(a), key(b)) ||
+          cmp(a.enter_ms, b.enter_ms) ||
+          cmp(a.vehicle_id, b.vehicle_id) ||
+          cmp(a.geofence_id, b.geofence_id),
+      );
+  const queryKey = JSON.stringify([w.startMs, w.endMs, isToll, vehicleId, reg, geofenceId, sortBy, order]);
+  const rows = kept.visible(fleet, queryKey, now, gather);
   return {
     kind: 'visit',
-    body: { data: p.data.map((x) => visitWire(x, byId.get(x.geofence_id), fleet.timezone)), meta: p.meta },
+    body: paginateAs(rows, page, ({ visit }) =>
+      visitWire(visit, byId.get(visit.geofence_id), fleet.timezone),
+    ),
   };
 }
 

@@ -4,12 +4,13 @@
  * start then trip_id; paginated.
  */
 import type { Fleet, SimTrip, SimVehicle } from '../model.ts';
+import { tripsOverlapping } from '../gen/truth.ts';
+import { WindowRows } from '../lookup.ts';
 import { tripWire } from '../wire.ts';
 import {
   CAP_31_DAYS_S,
-  horizonOf,
   pageOf,
-  paginate,
+  paginateAs,
   parseWindow,
   vehicleByRegistration,
   type Reply,
@@ -25,32 +26,32 @@ interface Row {
 
 /**
  * Trips overlapping a window, sorted, whether visible yet or not: a sync asks for the same window
- * page after page, so the fleet-wide scan and sort (~10 ms for a month of 200 vehicles) is done
- * once per window, and each page only filters by what has reached the API by now.
+ * page after page, so the fleet-wide gathering and sort (~10 ms for a month of 200 vehicles) is
+ * done once per window, and each page only keeps what has reached the API by now. Each vehicle's
+ * trips of the window are found by binary search (its trips are ordered and do not overlap).
  */
-const sortedCache = new WeakMap<Fleet, Map<string, Row[]>>();
+const kept = new WindowRows<Row>(
+  (r) => r.v,
+  (r) => r.t.end_ms,
+);
 
-function overlapping(fleet: Fleet, vehicles: readonly SimVehicle[], w: Window): Row[] {
-  let perFleet = sortedCache.get(fleet);
-  if (!perFleet) sortedCache.set(fleet, (perFleet = new Map()));
+function visibleOverlapping(
+  fleet: Fleet,
+  vehicles: readonly SimVehicle[],
+  w: Window,
+  now: number,
+): readonly Row[] {
   const key = `${vehicles.length === fleet.vehicles.length ? '*' : vehicles.map((v) => v.vehicle_id).join(',')}|${w.startMs}|${w.endMs}`;
-  let rows = perFleet.get(key);
-  if (!rows) {
-    rows = vehicles
+  return kept.visible(fleet, key, now, () =>
+    vehicles
       .flatMap((v) =>
-        fleet
-          .tripsOf(v.vehicle_id)
-          .filter((t) => t.start_ms < w.endMs && t.end_ms > w.startMs)
-          .map((t) => ({ t, v })),
+        tripsOverlapping(fleet.tripsOf(v.vehicle_id), w.startMs, w.endMs).map((t) => ({ t, v })),
       )
       .sort(
         (a, b) =>
           a.t.start_ms - b.t.start_ms || (a.t.trip_id < b.t.trip_id ? -1 : a.t.trip_id > b.t.trip_id ? 1 : 0),
-      );
-    if (perFleet.size >= 8) perFleet.delete(perFleet.keys().next().value!);
-    perFleet.set(key, rows);
-  }
-  return rows;
+      ),
+  );
 }
 
 function trips(ctx: RouteContext, vehicles: readonly SimVehicle[]): Reply {
@@ -63,9 +64,8 @@ function trips(ctx: RouteContext, vehicles: readonly SimVehicle[]): Reply {
     CAP_31_DAYS_S,
   );
   const page = pageOf(query);
-  const rows = overlapping(fleet, vehicles, w).filter((r) => r.t.end_ms <= horizonOf(r.v, ctx.now));
-  const p = paginate(rows, page);
-  return { kind: 'trip', body: { data: p.data.map(({ t, v }) => tripWire(t, v, fleet)), meta: p.meta } };
+  const rows = visibleOverlapping(fleet, vehicles, w, ctx.now);
+  return { kind: 'trip', body: paginateAs(rows, page, ({ t, v }) => tripWire(t, v, fleet)) };
 }
 
 export const tripRoutes: Route[] = [

@@ -4,22 +4,24 @@
  * command endpoints live in status.ts, events.ts, ev.ts, vision.ts and commands.ts.
  */
 import type { SimVehicle } from '../model.ts';
+import { odometerEventsOf } from '../lookup.ts';
 import { lastEventAt, terminalAt, vehicleWire, wireTs } from '../wire.ts';
 import {
   CAP_31_DAYS_S,
   horizonOf,
   intFilter,
   pageOf,
-  paginate,
+  paginateAs,
   parseWindow,
   vehicleByRegistration,
   type Route,
   type RouteContext,
 } from './common.ts';
 
-function filterVehicles(ctx: RouteContext, status: number): SimVehicle[] {
+function filterVehicles(ctx: RouteContext, status: number): readonly SimVehicle[] {
   const id = intFilter(ctx.query, 'filter[vehicle_id]', status);
   const reg = ctx.query.get('filter[registration]')?.toLowerCase();
+  if (id === undefined && !reg) return ctx.fleet.vehicles;
   return ctx.fleet.vehicles.filter(
     (v) => (id === undefined || v.vehicle_id === id) && (!reg || v.registration.toLowerCase().includes(reg)),
   );
@@ -41,8 +43,8 @@ function odometer(ctx: RouteContext) {
   const readAt = Math.min(h, w.endMs);
   const start = Math.round(fleet.odometerAt(v.vehicle_id, w.startMs));
   const end = Math.round(fleet.odometerAt(v.vehicle_id, readAt));
-  const events = fleet.odometerEvents.filter(
-    (e) => e.vehicle_id === v.vehicle_id && e.at_ms >= w.startMs && e.at_ms < readAt,
+  const events = odometerEventsOf(fleet, v.vehicle_id).filter(
+    (e) => e.at_ms >= w.startMs && e.at_ms < readAt,
   );
   const zone = fleet.timezone;
   return {
@@ -74,10 +76,7 @@ export const vehicleRoutes: Route[] = [
     path: '/vehicles',
     handler: (ctx) => ({
       kind: 'vehicle',
-      body: paginate(
-        filterVehicles(ctx, 400).map((v) => vehicleWire(v, ctx.now)),
-        pageOf(ctx.query, 400),
-      ),
+      body: paginateAs(filterVehicles(ctx, 400), pageOf(ctx.query, 400), (v) => vehicleWire(v, ctx.now)),
     }),
   },
   { method: 'GET', path: '/vehicles/{registration}/odometer', handler: odometer },

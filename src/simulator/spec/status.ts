@@ -17,6 +17,7 @@
  * Query of the status: filter[registration] (partial), filter[vehicle_id], filter[engine_type]
  * (partial), filter[ignition] (true/false), odometer_in_km=true (km, one decimal).
  */
+import { vehiclePosition } from '../lookup.ts';
 import type { Fleet, SimDriver, SimTrip, SimVehicle } from '../model.ts';
 import { objectBody, specRoute, type DriverAssociation, type SpecState } from './state.ts';
 import { coordinatesOf, engineType, lastEventAt, tripAtOrBefore, wireTs } from '../wire.ts';
@@ -37,7 +38,7 @@ export type DriverSource = 'tag' | 'app' | 'linkage' | 'default';
 
 /** The vehicle's default driver: a fixed active driver per vehicle; every fifth vehicle has none. */
 export function defaultDriverOf(fleet: Fleet, v: SimVehicle): SimDriver | null {
-  const index = fleet.vehicles.indexOf(v);
+  const index = vehiclePosition(fleet, v);
   const active = fleet.drivers.filter((d) => !d.deactivated);
   if (index < 0 || index % 5 === 4 || active.length === 0) return null;
   return active[index % active.length] ?? null;

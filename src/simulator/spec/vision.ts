@@ -15,6 +15,7 @@
  * not granted the Executive department's vehicles (`visionAccessible`), which it neither sees in
  * /vision/status nor can address (404). A vehicle without a camera → 422.
  */
+import { findVehicle, vehiclePosition } from '../lookup.ts';
 import type { Fleet, SimVehicle } from '../model.ts';
 import { objectBody, specRoute, type SpecContext } from './state.ts';
 import { tripAtOrBefore, wireTs } from '../wire.ts';
@@ -27,7 +28,7 @@ const CLIP_CAP_S = 5 * 60;
 export const visionAccessible = (v: SimVehicle, isSubuser: boolean) =>
   !isSubuser || v.department !== 'Executive';
 
-export const hasCamera = (fleet: Fleet, v: SimVehicle) => fleet.vehicles.indexOf(v) % 3 === 0;
+export const hasCamera = (fleet: Fleet, v: SimVehicle) => vehiclePosition(fleet, v) % 3 === 0;
 
 function lastOnline(fleet: Fleet, v: SimVehicle, h: number): { online: boolean; lastMs: number | null } {
   const t = tripAtOrBefore(fleet.tripsOf(v.vehicle_id), h);
@@ -38,10 +39,7 @@ function lastOnline(fleet: Fleet, v: SimVehicle, h: number): { online: boolean; 
 
 /** The vehicle the request names, 404 when unknown or not accessible to the caller. */
 function accessibleVehicle(ctx: SpecContext, registration: unknown): SimVehicle {
-  const v =
-    typeof registration === 'string'
-      ? ctx.fleet.vehicles.find((x) => x.registration === registration)
-      : undefined;
+  const v = typeof registration === 'string' ? findVehicle(ctx.fleet, registration) : undefined;
   if (!v || !visionAccessible(v, ctx.isSubuser))
     throw new ApiError(404, 'Vehicle not found or not accessible.');
   if (!hasCamera(ctx.fleet, v)) throw new ApiError(422, 'The vehicle has no vision camera.');
