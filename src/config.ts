@@ -3,6 +3,7 @@
  * object. Every problem is reported at once, each naming its variable. Secrets come only from
  * the environment and are never printed (see `describeConfig`).
  */
+import { SYNC_HEAPS, type SyncHeap } from './heap.ts';
 import { z } from 'zod';
 import { validate as validateCron } from 'node-cron';
 import {
@@ -76,6 +77,8 @@ export interface Config {
   breakerMs: number;
   /** `text` (key=value) or `json` (one object per line, for log shippers). */
   logFormat: 'text' | 'json';
+  /** FLEETSYNC_SYNC_HEAP: V8's heap in a process that only syncs (heap.ts; applied at the entry). */
+  syncHeap: SyncHeap;
   // The month-end pack by e-mail (issue 14, src/reports/pack.ts).
   /** FLEETSYNC_REPORT_SCHEDULE: cron, in the account's zone, when `serve` checks for a closed month. */
   reportSchedule: string | null;
@@ -261,6 +264,7 @@ const schema = z.object({
     .pipe(z.number().int().min(1000, { error: 'must be between 1000 and 86400000 ms' }))
     .pipe(z.number().max(86_400_000, { error: 'must be between 1000 and 86400000 ms' })),
   FLEETSYNC_LOG_FORMAT: z.enum(['text', 'json'], { error: 'must be text or json' }).default('text'),
+  FLEETSYNC_SYNC_HEAP: z.enum(SYNC_HEAPS, { error: 'must be small or fast' }).default('small'),
   FLEETSYNC_REPORT_SCHEDULE: z
     .string()
     .optional()
@@ -386,6 +390,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     breakerFailures: v.FLEETSYNC_BREAKER_FAILURES,
     breakerMs: v.FLEETSYNC_BREAKER_MS,
     logFormat: v.FLEETSYNC_LOG_FORMAT,
+    syncHeap: v.FLEETSYNC_SYNC_HEAP,
     reportSchedule: v.FLEETSYNC_REPORT_SCHEDULE ?? null,
     reportTo: (v.FLEETSYNC_REPORT_TO ?? '')
       .split(',')

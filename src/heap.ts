@@ -1,0 +1,36 @@
+/**
+ * The V8 heap of a process whose work is a sync (`fleetsync sync`, `fleetsync worker`).
+ *
+ * A sync allocates fast (parsed answers, rows, data chunks) and keeps little: ~35–50 MB live. V8
+ * lets its heap grow to a multiple of the live set between full collections, so the process
+ * peaked at 430–510 MB with 140–180 MB of that heap garbage. `small` (the default) starts V8 with
+ * `--optimize-for-size`: the heap stays near the live set and the sync's peak RSS near 300 MB,
+ * for about 1.5–2.2× the process CPU. At the API's real limits a sync waits for its rate
+ * buckets far longer than it computes (200 vehicles × 90 days: ~25 s of CPU in an 8-minute
+ * run), so its wall time does not change; `fast` keeps V8's defaults for a run bound by CPU
+ * (limits far above the documented ones). `serve` keeps V8's defaults whatever this says: its
+ * scheduled syncs share the process with the dashboard's answers.
+ */
+import { setFlagsFromString } from 'node:v8';
+
+export const SYNC_HEAPS = ['small', 'fast'] as const;
+export type SyncHeap = (typeof SYNC_HEAPS)[number];
+
+/** The commands whose process does nothing but sync. */
+const SYNC_PROCESSES = new Set(['sync', 'worker']);
+
+/**
+ * At the entry of a process, before any work: `small` for a sync's process unless
+ * FLEETSYNC_SYNC_HEAP says `fast`. A value that is neither is left to the command's configuration
+ * check, which names it (exit 2). Returns what was applied.
+ */
+export function applySyncHeap(
+  command: string | undefined,
+  env: Record<string, string | undefined>,
+): SyncHeap | null {
+  if (command === undefined || !SYNC_PROCESSES.has(command)) return null;
+  const heap = env.FLEETSYNC_SYNC_HEAP || 'small';
+  if (heap !== 'small') return heap === 'fast' ? 'fast' : null;
+  setFlagsFromString('--optimize-for-size');
+  return 'small';
+}
