@@ -7,6 +7,7 @@
  * per-connection temp table and merges them in one statement, so records the API returns twice
  * (a trip seen by two windows, a fill listed twice) are stored once.
  */
+import { setImmediate } from 'node:timers/promises';
 import { DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
 import { buildChunk } from './chunk.ts';
@@ -85,8 +86,6 @@ function toValue(col: ColumnInfo, v: Cell, table: string): unknown {
   }
 }
 
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /** Rows per data chunk: DuckDB's vector size. */
 const CHUNK_ROWS = 2048;
 
@@ -130,7 +129,7 @@ export async function appendRows(
         // whole append (`/api/status` waited up to 0.45 s behind a sync's trips in the load test).
         flush();
         ap.flushSync();
-        await yieldToLoop();
+        await setImmediate();
       }
     }
     flush();
