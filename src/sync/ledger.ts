@@ -315,16 +315,15 @@ export function settledPieces(ctx: StreamContext, w: Window): Window[] {
  * counted by time; the requests are booked on the first.
  */
 /**
- * What a window of point records fetched in one answer stores: its ledger (pointLedger), the
- * records its window holds replaced (placed by their `at` time; one vehicle's when `vehicleId`
- * is given, else the fleet's) by `rows`, merged by `key` (a record seen by two windows is kept
+ * What a window of point records fetched in one answer stores: its ledger (pointLedger; scope
+ * the vehicle, or `*` for the fleet), the records its window holds replaced (placed by their `at`
+ * time; one vehicle's when `vehicleId` is given, else the fleet's) by `rows`, merged by `key` (a record seen by two windows is kept
  * once). `times` are the records' times, for the ledger's counts.
  */
 export function pointWindow(
   ctx: StreamContext,
   o: {
     stream: LedgerStream;
-    scope: string;
     window: Window;
     table: string;
     at: string;
@@ -336,8 +335,9 @@ export function pointWindow(
   },
 ): FetchResult {
   const w = o.window;
+  const scope = o.vehicleId === undefined ? '*' : String(o.vehicleId);
   return {
-    ledger: pointLedger(ctx, o.stream, o.scope, w, o.times, o.requests),
+    ledger: pointLedger(ctx, o.stream, scope, w, o.times, o.requests),
     deletes: [
       {
         table: o.table,

@@ -66,6 +66,10 @@ export function dayWindows(fromMs: number, toMs: number, zone: string, maxMs = D
   return out;
 }
 
+/** The point of (non-empty) `points` nearest `target` (the first of two as near). */
+const nearest = (points: readonly number[], target: number): number =>
+  points.reduce((a, b) => (Math.abs(b - target) < Math.abs(a - target) ? b : a));
+
 /** The local midnights strictly inside `w`. */
 function midnightsInside(w: Window, zone: string): number[] {
   const mids: number[] = [];
@@ -86,8 +90,7 @@ function midnightsInside(w: Window, zone: string): number[] {
 export function splitAtMidnight(w: Window, zone: string): [Window, Window] | null {
   const mids = midnightsInside(w, zone);
   if (mids.length === 0) return null;
-  const target = (w.startMs + w.endMs) / 2;
-  const mid = mids.reduce((a, b) => (Math.abs(b - target) < Math.abs(a - target) ? b : a));
+  const mid = nearest(mids, (w.startMs + w.endMs) / 2);
   return [
     { startMs: w.startMs, endMs: mid },
     { startMs: mid, endMs: w.endMs },
@@ -106,8 +109,7 @@ export function splitEvenly(w: Window, parts: number, zone: string): Window[] {
     for (let h = Math.floor(w.startMs / HOUR_MS + 1) * HOUR_MS; h < w.endMs; h += HOUR_MS) points.push(h);
   const cuts = new Set<number>();
   for (let k = 1; k < parts && points.length; k++) {
-    const target = w.startMs + ((w.endMs - w.startMs) * k) / parts;
-    cuts.add(points.reduce((a, b) => (Math.abs(b - target) < Math.abs(a - target) ? b : a)));
+    cuts.add(nearest(points, w.startMs + ((w.endMs - w.startMs) * k) / parts));
   }
   const out: Window[] = [];
   let start = w.startMs;

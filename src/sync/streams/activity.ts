@@ -42,7 +42,6 @@ export function activityUnit(w: Window, day: string, estPages: number): Unit {
         }));
       return pointWindow(ctx, {
         stream: 'activity',
-        scope: '*',
         window: w,
         table: 'vehicle_activity',
         at: 'day_start',

@@ -39,7 +39,6 @@ export function fuelLevelHistoryUnit(v: VehicleRef, w: Window, pageLimit: number
       }));
       return pointWindow(ctx, {
         stream: 'fuel_level_history',
-        scope: String(v.vehicle_id),
         window: w,
         table: 'fuel_level_history',
         at: 'reading_time',

@@ -229,7 +229,6 @@ export function fuelFillsUnit(v: VehicleRef, w: Window): Unit {
       // settled.
       return pointWindow(ctx, {
         stream: 'fuel_fills',
-        scope: String(v.vehicle_id),
         window: w,
         table: 'fuel_fills',
         at: 'fill_time',

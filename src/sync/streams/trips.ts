@@ -65,7 +65,6 @@ export function tripUnit(w: Window, estPages: number): Unit {
       // are merged.
       return pointWindow(ctx, {
         stream: 'trips',
-        scope: '*',
         window: w,
         table: 'trips',
         at: 'start_time',

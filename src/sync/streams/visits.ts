@@ -40,7 +40,6 @@ export function visitsUnit(w: Window, estPages: number): Unit {
         }));
       return pointWindow(ctx, {
         stream: 'visits',
-        scope: '*',
         window: w,
         table: 'geofence_visits',
         at: 'enter_time',
