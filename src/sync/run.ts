@@ -125,7 +125,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       const earlyRun = early.units.size
         ? (async () => {
             await neededIn;
-            if (stopped.by || deps.signal?.aborted) return { stoppedBy: stopped.by };
+            if (stopped.by || deps.signal?.aborted) return;
             // Their own horizons (the shared map is reloaded meanwhile) and their own connection.
             const earlyCtx = { ...ctx, horizons: new Map(ctx.horizons) };
             const c = await deps.db.connect();
@@ -134,7 +134,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
             } finally {
               c.closeSync();
             }
-            return executeUnits({
+            await executeUnits({
               ...deps,
               units: [...early.units],
               definitions: defs,
@@ -143,12 +143,12 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
               stop: stopped,
             });
           })()
-        : Promise.resolve({ stoppedBy: null as unknown });
+        : Promise.resolve();
       earlyRun.catch(() => undefined); // awaited below; a failure is not left unhandled meanwhile
       const neededFirst = [...needed, ...horizonUnits.filter((u) => !early.vehicles.has(u.scope))];
-      let stoppedBy: unknown = null;
+      // Every call shares `stopped`: what stopped one stopped the run.
       try {
-        ({ stoppedBy } = await executeUnits({
+        await executeUnits({
           ...deps,
           units: neededFirst,
           definitions: defs,
@@ -158,18 +158,11 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
           onUnitDone: (u) => {
             if (early.vehicles.has(u.scope) && --neededLeft === 0) horizonsIn();
           },
-        }));
+        });
         horizonsIn(); // a stopped run may leave some undone: the early units then see the stop
-        if (!stoppedBy && !deps.signal?.aborted) {
+        if (!stopped.by && !deps.signal?.aborted) {
           await loadHorizons(con, ctx);
-          ({ stoppedBy } = await executeUnits({
-            ...deps,
-            units: rest,
-            definitions: defs,
-            ctx,
-            run,
-            stop: stopped,
-          }));
+          await executeUnits({ ...deps, units: rest, definitions: defs, ctx, run, stop: stopped });
         }
       } catch (e) {
         stopped.by ??= e; // the early units stop too, and the run ends only once they have
@@ -177,7 +170,8 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
         await earlyRun.catch(() => undefined);
         throw e;
       }
-      stoppedBy = (await earlyRun).stoppedBy ?? stoppedBy ?? stopped.by;
+      await earlyRun;
+      const stoppedBy = stopped.by;
 
       if (stoppedBy) stop(stoppedBy);
       else if (deps.signal?.aborted) run.end('partial', 'interrupted: the run was asked to stop');
