@@ -21,6 +21,7 @@ import type {
   SimVisit,
 } from './model.ts';
 import { carpoolDriverSetupStatus, carpoolVehicleSetupStatus } from './gen/carpool.ts';
+import { lastAtOrBefore } from './gen/series.ts';
 
 /** setup_status follows the generator's implementation of the spec rule (one source of truth). */
 export { carpoolDriverSetupStatus, carpoolVehicleSetupStatus };
@@ -48,17 +49,8 @@ export function coordinatesOf(label: string): { latitude: number; longitude: num
 
 /** The last trip of `trips` (ordered by start) that started at or before `ms`, by binary search. */
 export function tripAtOrBefore(trips: readonly SimTrip[], ms: number): SimTrip | undefined {
-  let lo = 0;
-  let hi = trips.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (trips[mid]!.start_ms <= ms) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found >= 0 ? trips[found] : undefined;
+  const i = lastAtOrBefore(trips, ms, (t) => t.start_ms);
+  return i >= 0 ? trips[i] : undefined;
 }
 
 /** Instant of the latest event the vehicle produced at or before `ms` (trip points or heartbeats). */

@@ -31,19 +31,9 @@ export interface VehicleSeries {
   levelStart: number;
 }
 
-/** Index of the last element with key(x) <= ms, or -1. */
+/** Index of the last element with key(x) <= ms (items ordered by key), or -1. */
 export function lastAtOrBefore<T>(items: readonly T[], ms: number, key: (x: T) => number): number {
-  let lo = 0;
-  let hi = items.length - 1;
-  let ans = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (key(items[mid]!) <= ms) {
-      ans = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return ans;
+  return firstWhere(items, (x) => key(x) > ms) - 1;
 }
 
 /**

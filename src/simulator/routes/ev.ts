@@ -10,6 +10,7 @@
  * 7 kW up to 90 %, unplugged at the next ignition ON. Range = SoC × 60 kWh / 0.16 kWh/km.
  */
 import type { Fleet, SimVehicle } from '../model.ts';
+import { lastAtOrBefore } from '../gen/series.ts';
 import { wireTs } from '../wire.ts';
 import {
   bulkBody,
@@ -79,16 +80,7 @@ export interface BatteryState {
 
 export function batteryAt(fleet: Fleet, v: SimVehicle, ms: number): BatteryState {
   const t = timelineOf(fleet, v);
-  let lo = 0;
-  let hi = t.starts.length - 1;
-  let i = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (t.starts[mid]! <= ms) {
-      i = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
+  const i = lastAtOrBefore(t.starts, ms, (x) => x);
   if (i < 0)
     return { soc: FULL, charging: 'PLUGGED_NOT_CHARGING', chargingSinceMs: fleet.startMs, driving: false };
   const start = t.starts[i]!;
