@@ -136,6 +136,12 @@ export interface BucketSet {
   acquire(bucket: BucketName, signal?: AbortSignal): Promise<Ticket>;
   /** Pauses the whole bucket until `untilMs` (never shortens an existing pause). */
   pause(bucket: BucketName, untilMs: number): void;
+  /**
+   * The account's last requests ended `agoMs` ago (sent by another client maybe: a previous run,
+   * another process): they may still count in the server's windows, which this client's logs do
+   * not hold, so every bucket waits until a full window (and the margin) has passed since then.
+   */
+  holdWindowSince(agoMs: number): void;
   /** Sends counted in the current window, for progress and tests. */
   inWindow(bucket: BucketName): number;
   pausedUntil(bucket: BucketName): number;
@@ -201,6 +207,11 @@ export function createBucketSet(o: BucketSetOptions): BucketSet {
     pause(bucket, untilMs) {
       const s = state(bucket);
       s.pausedUntil = Math.max(s.pausedUntil, untilMs);
+    },
+    holdWindowSince(agoMs) {
+      if (!(agoMs < horizon)) return;
+      const until = o.now() + horizon - Math.max(0, agoMs);
+      for (const b of Object.keys(BUCKET_LIMITS) as BucketName[]) this.pause(b, until);
     },
     inWindow(bucket) {
       const s = state(bucket);

@@ -167,6 +167,8 @@ export interface FleetClient {
   stats(): ClientStats;
   /** A new run starts here: the breaker closes and a refusal of the credentials is forgotten. */
   rearm(): void;
+  /** The account's previous requests ended `agoMs` ago (maybe another process's): see buckets.ts holdWindowSince. */
+  holdWindowSince(agoMs: number): void;
   /** Live view of a bucket: limit, sends in the current window, pause. */
   usage(bucket: BucketName): BucketUsage;
   close(): Promise<void>;
@@ -399,6 +401,7 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
 
     stats: () => requester.stats(),
     rearm: () => breaker.reset(),
+    holdWindowSince: (agoMs) => buckets.holdWindowSince(agoMs),
     usage: (bucket) => ({
       limit: limitFor(bucket, opts.limits),
       inWindow: buckets.inWindow(bucket),

@@ -13,7 +13,7 @@
 import { leastDurationMs } from '../api/client.ts';
 import { isZoneMismatch } from '../api/wire.ts';
 import { describeError, isFleetsyncError } from '../errors.ts';
-import { execute } from '../store/queries.ts';
+import { execute, queryJs } from '../store/queries.ts';
 import { SETTLE_MS } from '../defaults.ts';
 import { executeUnits, stopReason, stopsTheRun, streamContext, widenStopSignal } from './executor.ts';
 import { lockAccount } from './lock.ts';
@@ -80,6 +80,10 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
   }
   const run = newRunLog(deps.account, log, now, deps.client);
   deps.client.rearm(); // a run starts with a closed breaker, whatever stopped the client before
+  // The last run's requests (maybe another process's: a worker's job right after another's) may
+  // still count in the API's windows: no bucket sends until a window has passed since it ended.
+  const [last] = await queryJs(con, 'sync/last_run_end', [deps.account]);
+  if (last?.ended_ms != null) deps.client.holdWindowSince(now() - Number(last.ended_ms));
   const stop = (e: unknown) => {
     const reason = stopReason(e, deps.account);
     run.end('failed', reason);

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createBucketSet, MIN_SAFETY_MARGIN_MS } from '../../src/api/buckets.ts';
 import { BUCKET_LIMITS, bucketFor, createFleetClient, leastDurationMs } from '../../src/api/client.ts';
 import {
   fakeClock,
@@ -167,5 +168,22 @@ describe('a send counts from its answer', () => {
     // Each request of the second window reached the server a full window after the one whose slot it took.
     for (let i = LIMIT; i < stamps.length; i++)
       expect(stamps[i]! - stamps[i - LIMIT]!).toBeGreaterThan(60_000);
+  });
+});
+
+describe("the account's previous requests", () => {
+  it('every bucket waits until a full window and the margin have passed since the last run ended', async () => {
+    const clock = fakeClock();
+    const WINDOW = 60_000;
+    const horizon = WINDOW + Math.max(Math.ceil(WINDOW * 0.02), MIN_SAFETY_MARGIN_MS);
+    const b = createBucketSet({ windowMs: WINDOW, safetyMargin: 0.02, now: clock.now, sleep: clock.sleep });
+    const t0 = clock.now();
+    b.holdWindowSince(10_000); // the last run ended 10 s ago
+    await b.acquire('ev_consumption');
+    expect(clock.now() - t0).toBe(horizon - 10_000);
+    b.holdWindowSince(horizon + 1); // longer ago than a window: nothing to wait for
+    const t1 = clock.now();
+    await b.acquire('default');
+    expect(clock.now()).toBe(t1);
   });
 });
