@@ -3,7 +3,8 @@
  * rewrites (scripts/gen-*-docs.ts) and a test compares, so the prose stays by hand and the lists
  * cannot drift from the code they come from.
  */
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
@@ -24,3 +25,11 @@ export const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 /** True when the module is the script node was started with (not imported by a test). */
 export const isMain = (metaUrl: string) =>
   !!process.argv[1] && metaUrl === new URL(`file://${process.argv[1]}`).href;
+
+/** The script's work: rewrite `path` with its block replaced, and say whether anything changed. */
+export function writeBlock(path: string, replace: (doc: string, block: string) => string, block: string) {
+  const before = readFileSync(path, 'utf8');
+  const after = replace(before, block);
+  if (after !== before) writeFileSync(path, after);
+  console.log(`${relative(ROOT, path)}: ${after === before ? 'up to date' : 'written'}`);
+}

@@ -6,11 +6,11 @@
  * drift. Only the part between the BEGIN/END markers is generated; the prose around it is by hand.
  * `test/config-docs.test.ts` fails when the file differs from what this writes.
  */
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { configSchema } from '../src/config.ts';
-import { END, ROOT, cell, isMain, replaceBlock as replaceMarked } from './doc-blocks.ts';
+import { END, ROOT, cell, isMain, replaceBlock as replaceMarked, writeBlock } from './doc-blocks.ts';
 
 export { END };
 export const CONFIG_DOC = join(ROOT, 'docs', 'configuration.md');
@@ -150,9 +150,4 @@ export function currentBlock(): string {
 export const replaceBlock = (doc: string, block: string) =>
   replaceMarked(doc, BEGIN, block, relative(ROOT, CONFIG_DOC));
 
-if (isMain(import.meta.url)) {
-  const before = readFileSync(CONFIG_DOC, 'utf8');
-  const after = replaceBlock(before, currentBlock());
-  if (after !== before) writeFileSync(CONFIG_DOC, after);
-  console.log(`${relative(ROOT, CONFIG_DOC)}: ${after === before ? 'up to date' : 'written'}`);
-}
+if (isMain(import.meta.url)) writeBlock(CONFIG_DOC, replaceBlock, currentBlock());

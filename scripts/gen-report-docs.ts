@@ -5,11 +5,10 @@
  * columns exported. The rules behind each report are prose around the block, by hand.
  * `test/report-docs.test.ts` fails when the file differs from what this writes.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { presentation } from '../src/reports/columns.ts';
 import { REPORTS, type ReportDef } from '../src/reports/registry.ts';
-import { END, ROOT, cell, isMain, replaceBlock as replaceMarked } from './doc-blocks.ts';
+import { END, ROOT, cell, isMain, replaceBlock as replaceMarked, writeBlock } from './doc-blocks.ts';
 
 export const REPORT_DOC = join(ROOT, 'docs', 'reports.md');
 export const BEGIN =
@@ -76,9 +75,4 @@ export function renderBlock(defs: Iterable<ReportDef> = REPORTS.values()): strin
 export const replaceBlock = (doc: string, block: string) =>
   replaceMarked(doc, BEGIN, block, relative(ROOT, REPORT_DOC));
 
-if (isMain(import.meta.url)) {
-  const before = readFileSync(REPORT_DOC, 'utf8');
-  const after = replaceBlock(before, renderBlock());
-  if (after !== before) writeFileSync(REPORT_DOC, after);
-  console.log(`${relative(ROOT, REPORT_DOC)}: ${after === before ? 'up to date' : 'written'}`);
-}
+if (isMain(import.meta.url)) writeBlock(REPORT_DOC, replaceBlock, renderBlock());
