@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
-import { hasCredentials, loadConfig, type Config, type Env } from './config.ts';
+import { fastTimingProblems, hasCredentials, loadConfig, type Config, type Env } from './config.ts';
 import { FleetsyncError } from './errors.ts';
 import { isValidTimeZone } from './time.ts';
 import { parseWorkingHours, type WorkingHours } from './working-hours.ts';
@@ -129,9 +129,12 @@ export function loadAccounts(
     if (!password)
       problems.push(`${where}.password_env: the environment variable ${v.password_env} is not set`);
     if (problems.length) return;
+    const baseUrl = v.base_url ? v.base_url.replace(/\/+$/, '') : baseUrlForCountry(v.country!);
+    problems.push(...fastTimingProblems(config, baseUrl, ` (account ${v.account})`));
+    if (problems.length) return;
     out.push({
       account: v.account,
-      baseUrl: v.base_url ? v.base_url.replace(/\/+$/, '') : baseUrlForCountry(v.country!),
+      baseUrl,
       username: v.username,
       password: password!,
       timezone: v.timezone,
