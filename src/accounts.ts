@@ -12,11 +12,11 @@
  * Secrets stay in the environment: the file names the variable that holds each password and a
  * `password` key in the file is refused. Every problem is reported at once, each with its place.
  */
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
 import { fastTimingProblems, hasCredentials, loadConfig, type Config, type Env } from './config.ts';
 import { FleetsyncError } from './errors.ts';
+import { readUserText } from './text-file.ts';
 import { isValidTimeZone } from './time.ts';
 import { parseWorkingHours, type WorkingHours } from './working-hours.ts';
 
@@ -90,7 +90,7 @@ export function loadAccounts(
   const problems: string[] = [];
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(readUserText(path));
   } catch (e) {
     throw new FleetsyncError(
       'E_CONFIG',

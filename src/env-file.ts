@@ -15,9 +15,10 @@
  * Where: `.env` in the current working directory (for `npm run`, the checkout's root), when it
  * exists; or the file `FLEETSYNC_ENV_FILE` names, which must exist (`/dev/null` reads none).
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { FleetsyncError } from './errors.ts';
+import { readUserText, stripBom } from './text-file.ts';
 
 export interface EnvFileOptions {
   env: Record<string, string | undefined>;
@@ -28,7 +29,7 @@ const KEY = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*/;
 
 /** Parses the text of an env file into its settings, in order; throws naming the first bad line. */
 export function parseEnvFile(text: string, where: string): Map<string, string> {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const lines = stripBom(text).split(/\r?\n/);
   const out = new Map<string, string>();
   const bad = (n: number, why: string) => new FleetsyncError('E_CONFIG', `${where} line ${n}: ${why}`);
   for (let i = 0; i < lines.length; i++) {
@@ -103,7 +104,7 @@ export function loadEnvFile(opts: EnvFileOptions): string | null {
     );
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readUserText(path);
   } catch (e) {
     throw new FleetsyncError(
       'E_CONFIG',

@@ -109,3 +109,23 @@ describe('timing meant for the simulator', () => {
     );
   });
 });
+
+describe('the accounts file as users save it', () => {
+  it('is read with a UTF-8 BOM (Notepad, Excel)', () => {
+    const file = join(dir, 'bom.json');
+    const accounts = [
+      {
+        account: 'za-fleet',
+        country: 'za',
+        username: 'acme',
+        password_env: 'ZA_PW',
+        timezone: 'Africa/Johannesburg',
+      },
+    ];
+    writeFileSync(file, '\uFEFF' + JSON.stringify({ accounts }, null, 2));
+    const env = { FLEETSYNC_CONFIG: file, ZA_PW: 'pw' };
+    expect(loadAccounts(env, loadConfig(env)).map((a) => [a.account, a.baseUrl])).toEqual([
+      ['za-fleet', 'https://fleetapi-za.cartrack.com/rest'],
+    ]);
+  });
+});
