@@ -23,6 +23,7 @@ import {
 } from './defaults.ts';
 import { FleetsyncError } from './errors.ts';
 import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
+import { parseLimits, parseStreams, type Limits, type Parsed } from './sync-options.ts';
 import { isValidTimeZone } from './time.ts';
 import { DEFAULT_WORKING_HOURS_SPEC, parseWorkingHours, type WorkingHours } from './working-hours.ts';
 
@@ -53,6 +54,10 @@ export interface Config {
    * below 60 s run against an API that is not on loopback (a simulator on another host).
    */
   allowFastTiming: boolean;
+  /** FLEETSYNC_LIMITS: granted (or lowered) requests per minute by bucket; none = the spec's. */
+  limits?: Limits;
+  /** FLEETSYNC_STREAMS: the streams serve, worker and sync pull (null = every stream). */
+  streams: readonly string[] | null;
   /** Per-request headers/body timeout against the API, ms. */
   httpTimeoutMs: number;
   /** Requests a sync keeps in flight (raise it on a link with high latency). */
@@ -120,6 +125,20 @@ const emailList = () =>
       error: 'must be one or more e-mail addresses, separated by commas',
     })
     .optional();
+
+/** A setting read by a parser of sync-options.ts, each of whose errors names the variable first. */
+const parsedBy = <T>(name: string, parse: (text: string, where: string) => Parsed<T>) =>
+  z
+    .string()
+    .optional()
+    .transform((t, ctx) => {
+      if (t === undefined) return undefined;
+      const r = parse(t, name);
+      if (r.ok) return r.value;
+      for (const e of r.errors)
+        ctx.issues.push({ code: 'custom', message: e.slice(`${name}: `.length), input: t });
+      return z.NEVER;
+    });
 
 const schema = z.object({
   FLEET_COUNTRY: z
@@ -196,6 +215,10 @@ const schema = z.object({
     .enum(['true', 'false'], { error: 'must be true or false' })
     .default('false')
     .transform((v) => v === 'true'),
+  // Granted limits: `default=2000,POST /fuel/level=20` (sync-options.ts).
+  FLEETSYNC_LIMITS: parsedBy('FLEETSYNC_LIMITS', parseLimits),
+  // The streams to pull: `trips,odometer` or `-carpool` (sync-options.ts).
+  FLEETSYNC_STREAMS: parsedBy('FLEETSYNC_STREAMS', parseStreams),
   FLEETSYNC_HTTP_TIMEOUT_MS: z.coerce
     .number({ error: 'must be a number of milliseconds' })
     .int({ error: 'must be a whole number of milliseconds' })
@@ -401,6 +424,8 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     allowedHosts: hostList(v.FLEETSYNC_ALLOWED_HOSTS ?? ''),
     rateWindowMs: v.FLEETSYNC_RATE_WINDOW_MS,
     allowFastTiming: v.FLEETSYNC_ALLOW_FAST_TIMING,
+    ...(v.FLEETSYNC_LIMITS ? { limits: v.FLEETSYNC_LIMITS } : {}),
+    streams: v.FLEETSYNC_STREAMS ?? null,
     httpTimeoutMs: v.FLEETSYNC_HTTP_TIMEOUT_MS,
     concurrency: v.FLEETSYNC_CONCURRENCY,
     changelogUrl: v.FLEET_CHANGELOG_URL ?? null,

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadAccounts } from '../src/accounts.ts';
 import { firesEverySecond, loadConfig, type Env } from '../src/config.ts';
 import { isFleetsyncError } from '../src/errors.ts';
+import { STREAMS } from '../src/sync/types.ts';
 
 const API = { FLEET_USERNAME: 'u', FLEET_PASSWORD: 'p' };
 
@@ -127,5 +128,112 @@ describe('the accounts file as users save it', () => {
     expect(loadAccounts(env, loadConfig(env)).map((a) => [a.account, a.baseUrl])).toEqual([
       ['za-fleet', 'https://fleetapi-za.cartrack.com/rest'],
     ]);
+  });
+});
+
+describe('granted limits (FLEETSYNC_LIMITS, limits per account)', () => {
+  it('takes buckets as the spec names them or by short name', () => {
+    const c = loadConfig({
+      FLEETSYNC_LIMITS: 'default=2000, POST /fuel/level=20,get /vehicles/{reg}/events=400,vext=5',
+    });
+    expect(c.limits).toEqual({ default: 2000, fuel_level_bulk: 20, vehicle_events: 400, vext: 5 });
+    expect(loadConfig({}).limits).toBeUndefined();
+  });
+
+  it('names an unknown bucket, a bad number and a bucket given twice', () => {
+    const p = problems(() =>
+      loadConfig({ FLEETSYNC_LIMITS: 'defualt=2000,POST /fuel/level=lots,default=0,vext=5,vext=6,x' }),
+    );
+    expect(p[0]).toMatch(
+      /^FLEETSYNC_LIMITS: unknown bucket "defualt" \(buckets: default, POST \/fuel\/consumed, /,
+    );
+    expect(p[1]).toBe(
+      'FLEETSYNC_LIMITS: the limit of POST /fuel/level must be a whole number of requests per minute, 1 to 100,000 (got "lots")',
+    );
+    expect(p[2]).toMatch(/^FLEETSYNC_LIMITS: the limit of default must be a whole number .*\(got "0"\)/);
+    expect(p[3]).toBe('FLEETSYNC_LIMITS: GET /vehicles/vext is given twice');
+    expect(p[4]).toBe('FLEETSYNC_LIMITS: "x" is not bucket=limit (e.g. default=2000)');
+    expect(p).toHaveLength(5);
+  });
+
+  it('an account of the accounts file adds its own to those of the environment, each validated with its place', () => {
+    const file = join(dir, 'limits.json');
+    const account = (name: string, extra: object) => ({
+      account: name,
+      country: 'za',
+      username: 'u',
+      password_env: 'PW',
+      timezone: 'UTC',
+      ...extra,
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        accounts: [account('a', { limits: { 'POST /fuel/consumed': 50 } }), account('b', {})],
+      }),
+    );
+    const env = { FLEETSYNC_CONFIG: file, PW: 'x', FLEETSYNC_LIMITS: 'default=2000' };
+    const [a, b] = loadAccounts(env, loadConfig(env));
+    expect(a!.limits).toEqual({ default: 2000, fuel_consumed_bulk: 50 });
+    expect(b!.limits).toEqual({ default: 2000 });
+    writeFileSync(
+      file,
+      JSON.stringify({ accounts: [account('a', { limits: { 'POST /fuel/levels': 50, default: -1 } })] }),
+    );
+    const p = problems(() =>
+      loadAccounts({ FLEETSYNC_CONFIG: file, PW: 'x' }, loadConfig({ FLEETSYNC_CONFIG: file })),
+    );
+    expect(p[0]).toMatch(/^FLEETSYNC_CONFIG accounts\[0\]\.limits: unknown bucket "POST \/fuel\/levels"/);
+    expect(p[1]).toMatch(
+      /^FLEETSYNC_CONFIG accounts\[0\]\.limits: the limit of default must be .*\(got -1\)/,
+    );
+  });
+});
+
+describe('streams (FLEETSYNC_STREAMS, streams per account)', () => {
+  it('names the streams to pull, or those to leave out, against the registry', () => {
+    expect(loadConfig({ FLEETSYNC_STREAMS: 'odometer, trips' }).streams).toEqual(['trips', 'odometer']);
+    const all = loadConfig({}).streams;
+    expect(all).toBeNull();
+    const without = loadConfig({ FLEETSYNC_STREAMS: '-carpool,-drivers' }).streams!;
+    expect(without).not.toContain('carpool');
+    expect(without).not.toContain('drivers');
+    expect(without).toContain('trips');
+  });
+
+  it('names an unknown stream, a mixed list and a list that leaves nothing', () => {
+    expect(problems(() => loadConfig({ FLEETSYNC_STREAMS: 'trips,tripz' }))[0]).toMatch(
+      /^FLEETSYNC_STREAMS: unknown stream "tripz" \(streams: vehicles, /,
+    );
+    expect(problems(() => loadConfig({ FLEETSYNC_STREAMS: 'trips,-carpool' }))[0]).toBe(
+      'FLEETSYNC_STREAMS: either the streams to pull (trips,odometer) or those to leave out (-carpool), not both',
+    );
+    expect(problems(() => loadConfig({ FLEETSYNC_STREAMS: STREAMS.map((s) => `-${s}`).join(',') }))).toEqual([
+      'FLEETSYNC_STREAMS: leaves out every stream',
+    ]);
+  });
+
+  it('an account of the accounts file takes its own list (a list or text), else the environment’s', () => {
+    const file = join(dir, 'streams.json');
+    const base = { country: 'za', username: 'u', password_env: 'PW', timezone: 'UTC' };
+    writeFileSync(
+      file,
+      JSON.stringify({
+        accounts: [
+          { account: 'a', ...base, streams: ['odometer'] },
+          { account: 'b', ...base },
+          { account: 'c', ...base, streams: '-trips' },
+        ],
+      }),
+    );
+    const env = { FLEETSYNC_CONFIG: file, PW: 'x', FLEETSYNC_STREAMS: 'trips,odometer' };
+    const [a, b, c] = loadAccounts(env, loadConfig(env));
+    expect(a!.streams).toEqual(['odometer']);
+    expect(b!.streams).toEqual(['trips', 'odometer']);
+    expect(c!.streams).not.toContain('trips');
+    writeFileSync(file, JSON.stringify({ accounts: [{ account: 'a', ...base, streams: ['trip'] }] }));
+    expect(problems(() => loadAccounts({ FLEETSYNC_CONFIG: file, PW: 'x' }, loadConfig({})))[0]).toMatch(
+      /^FLEETSYNC_CONFIG accounts\[0\]\.streams: unknown stream "trip"/,
+    );
   });
 });
