@@ -17,7 +17,7 @@ import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
 import { fastTimingProblems, hasCredentials, loadConfig, type Config, type Env } from './config.ts';
 import { FleetsyncError } from './errors.ts';
 import { limitsFromObject, mergeLimits, parseStreams, type Limits } from './sync-options.ts';
-import { readUserText } from './text-file.ts';
+import { firstProblems, readUserText } from './text-file.ts';
 import { isValidTimeZone } from './time.ts';
 import { parseWorkingHours, type WorkingHours } from './working-hours.ts';
 
@@ -113,7 +113,7 @@ export function loadAccounts(
   if (!file.success) {
     throw new FleetsyncError(
       'E_CONFIG',
-      `invalid configuration:\n  - ${file.error.issues.map((i) => `FLEETSYNC_CONFIG ${i.path.join('.') || '(file)'}: ${i.message}`).join('\n  - ')}`,
+      `invalid configuration:\n  - ${firstProblems(file.error.issues.map((i) => `FLEETSYNC_CONFIG ${i.path.join('.') || '(file)'}: ${i.message}`)).join('\n  - ')}`,
     );
   }
   const out: AccountConfig[] = [];
@@ -166,9 +166,13 @@ export function loadAccounts(
     });
   });
   if (problems.length)
-    throw new FleetsyncError('E_CONFIG', `invalid configuration:\n  - ${problems.join('\n  - ')}`, {
-      details: { problems },
-    });
+    throw new FleetsyncError(
+      'E_CONFIG',
+      `invalid configuration:\n  - ${firstProblems(problems).join('\n  - ')}`,
+      {
+        details: { problems },
+      },
+    );
   return out;
 }
 

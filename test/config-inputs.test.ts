@@ -112,6 +112,33 @@ describe('timing meant for the simulator', () => {
 });
 
 describe('the accounts file as users save it', () => {
+  it('a file with 30 bad accounts: the first 20 problems and how many more', () => {
+    const file = join(dir, 'many.json');
+    const accounts = Array.from({ length: 30 }, (_, i) => ({
+      account: `a${i}`,
+      country: 'za',
+      username: 'u',
+      password_env: 'PW',
+      timezone: 'Mars/Olympus',
+    }));
+    writeFileSync(file, JSON.stringify({ accounts }));
+    let message = '';
+    try {
+      loadAccounts({ FLEETSYNC_CONFIG: file, PW: 'x' }, loadConfig({}));
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    const lines = message.split('\n');
+    expect(lines[0]).toBe('invalid configuration:');
+    expect(lines.slice(1, 21)).toEqual(
+      Array.from(
+        { length: 20 },
+        (_, i) => `  - FLEETSYNC_CONFIG accounts[${i}].timezone: not an IANA time zone`,
+      ),
+    );
+    expect(lines.slice(21)).toEqual(['  - … and 10 more']);
+  });
+
   it('is read with a UTF-8 BOM (Notepad, Excel)', () => {
     const file = join(dir, 'bom.json');
     const accounts = [

@@ -11,7 +11,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { parseTree, type Node as JsonNode, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { DEFAULT_EMISSION_FACTORS } from '../defaults.ts';
-import { readUserText } from '../text-file.ts';
+import { MAX_LISTED_PROBLEMS, firstProblems, readUserText } from '../text-file.ts';
 
 /** Fuel types every prices file may name; an `emission_factors_kg_per_l` entry adds one. */
 export const BUILTIN_FUEL_TYPES = ['diesel', 'petrol', 'electric'] as const;
@@ -449,21 +449,19 @@ export function checkPrices(raw: RawPrices, known: Known): { prices: Prices | nu
   };
 }
 
-/** The most problems a message lists (a file with a wrong column has one per row). */
-export const MAX_LISTED_PROBLEMS = 20;
-
 /**
  * One message with the count and the first MAX_LISTED_PROBLEMS problems, by line:
  * `FLEETSYNC_PRICES prices.csv: 3 problems` then `file:line: …`.
  */
 export function describeProblems(file: string, problems: readonly Problem[]): string {
   const n = problems.length;
-  const listed = problems.slice(0, MAX_LISTED_PROBLEMS);
+  const lines = problems.map((p) => `${basename(file)}${p.line ? `:${p.line}` : ''}: ${p.message}`);
   return (
     `FLEETSYNC_PRICES ${file}: ${n.toLocaleString('en')} problem${n === 1 ? '' : 's'}; nothing was changed` +
-    (n > listed.length ? `; the first ${listed.length}:` : '') +
+    (n > MAX_LISTED_PROBLEMS ? `; the first ${MAX_LISTED_PROBLEMS}:` : '') +
     '\n' +
-    listed.map((p) => `  ${basename(file)}${p.line ? `:${p.line}` : ''}: ${p.message}`).join('\n') +
-    (n > listed.length ? `\n  … and ${(n - listed.length).toLocaleString('en')} more` : '')
+    firstProblems(lines)
+      .map((l) => `  ${l}`)
+      .join('\n')
   );
 }

@@ -11,8 +11,8 @@ import { FleetsyncError } from '../errors.ts';
 import { inTransaction } from '../store/db.ts';
 import { loadSql, queryJs } from '../store/queries.ts';
 import { appendRows } from '../store/write.ts';
+import { MAX_LISTED_PROBLEMS } from '../text-file.ts';
 import {
-  MAX_LISTED_PROBLEMS,
   checkPrices,
   describeProblems,
   plate,
