@@ -23,6 +23,7 @@ import {
 } from './defaults.ts';
 import { FleetsyncError } from './errors.ts';
 import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
+import { parseLimits, parseStreams, type Limits, type Parsed } from './sync-options.ts';
 import { isValidTimeZone } from './time.ts';
 import { DEFAULT_WORKING_HOURS_SPEC, parseWorkingHours, type WorkingHours } from './working-hours.ts';
 
@@ -48,6 +49,15 @@ export interface Config {
   allowedHosts: readonly string[];
   /** Length of the API's rate-limit window in ms (60 000 on the real service). */
   rateWindowMs: number;
+  /**
+   * FLEETSYNC_ALLOW_FAST_TIMING: lets a schedule more often than once a minute and a rate window
+   * below 60 s run against an API that is not on loopback (a simulator on another host).
+   */
+  allowFastTiming: boolean;
+  /** FLEETSYNC_LIMITS: granted (or lowered) requests per minute by bucket; none = the spec's. */
+  limits?: Limits;
+  /** FLEETSYNC_STREAMS: the streams serve, worker and sync pull (null = every stream). */
+  streams: readonly string[] | null;
   /** Per-request headers/body timeout against the API, ms. */
   httpTimeoutMs: number;
   /** Requests a sync keeps in flight (raise it on a link with high latency). */
@@ -115,6 +125,20 @@ const emailList = () =>
       error: 'must be one or more e-mail addresses, separated by commas',
     })
     .optional();
+
+/** A setting read by a parser of sync-options.ts, each of whose errors names the variable first. */
+const parsedBy = <T>(name: string, parse: (text: string, where: string) => Parsed<T>) =>
+  z
+    .string()
+    .optional()
+    .transform((t, ctx) => {
+      if (t === undefined) return undefined;
+      const r = parse(t, name);
+      if (r.ok) return r.value;
+      for (const e of r.errors)
+        ctx.issues.push({ code: 'custom', message: e.slice(`${name}: `.length), input: t });
+      return z.NEVER;
+    });
 
 export const configSchema = z.object({
   FLEET_COUNTRY: z
@@ -231,6 +255,23 @@ export const configSchema = z.object({
     .min(100, { error: 'must be at least 100 ms' })
     .default(DEFAULT_RATE_WINDOW_MS)
     .describe("Length of the API's rate-limit window in ms (shorter only against the simulator)."),
+  // A short window or a schedule by the second is for the simulator (on loopback); against another
+  // host only with this set (fastTimingProblems).
+  FLEETSYNC_ALLOW_FAST_TIMING: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .default('false')
+    .transform((v) => v === 'true')
+    .describe(
+      'Allow a rate window under 60 s or a schedule by the second against an API that is not the simulator on loopback.',
+    ),
+  // Granted limits: `default=2000,POST /fuel/level=20` (sync-options.ts).
+  FLEETSYNC_LIMITS: parsedBy('FLEETSYNC_LIMITS', parseLimits).describe(
+    'Rate limits granted to the account per bucket, e.g. `default=2000,POST /fuel/level=20` (docs/input-files.md).',
+  ),
+  // The streams to pull: `trips,odometer` or `-carpool` (sync-options.ts).
+  FLEETSYNC_STREAMS: parsedBy('FLEETSYNC_STREAMS', parseStreams).describe(
+    'Streams to pull in serve, worker and sync without --streams: `trips,odometer`, or `-carpool,-drivers` for all but those.',
+  ),
   FLEETSYNC_HTTP_TIMEOUT_MS: z.coerce
     .number({ error: 'must be a number of milliseconds' })
     .int({ error: 'must be a whole number of milliseconds' })
@@ -439,6 +480,22 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
         `FLEETSYNC_SCHEDULE: a scheduled sync needs the API credentials, but ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set (or set FLEETSYNC_CONFIG; unset FLEETSYNC_SCHEDULE to serve without syncing)`,
       );
   }
+  // Timing meant for the simulator, against the API named here (an accounts file: loadAccounts).
+  if (parsed.success && !nonEmpty(env.FLEETSYNC_CONFIG)) {
+    const v = parsed.data;
+    const url = v.FLEET_BASE_URL ?? (v.FLEET_COUNTRY ? baseUrlForCountry(v.FLEET_COUNTRY) : null);
+    if (url)
+      problems.push(
+        ...fastTimingProblems(
+          {
+            schedule: v.FLEETSYNC_SCHEDULE ?? null,
+            rateWindowMs: v.FLEETSYNC_RATE_WINDOW_MS,
+            allowFastTiming: v.FLEETSYNC_ALLOW_FAST_TIMING,
+          },
+          url,
+        ),
+      );
+  }
   if (problems.length || !parsed.success) {
     throw new FleetsyncError('E_CONFIG', `invalid configuration:\n  - ${problems.join('\n  - ')}`, {
       details: { problems },
@@ -470,6 +527,9 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     token: v.FLEETSYNC_TOKEN ?? null,
     allowedHosts: hostList(v.FLEETSYNC_ALLOWED_HOSTS ?? ''),
     rateWindowMs: v.FLEETSYNC_RATE_WINDOW_MS,
+    allowFastTiming: v.FLEETSYNC_ALLOW_FAST_TIMING,
+    ...(v.FLEETSYNC_LIMITS ? { limits: v.FLEETSYNC_LIMITS } : {}),
+    streams: v.FLEETSYNC_STREAMS ?? null,
     httpTimeoutMs: v.FLEETSYNC_HTTP_TIMEOUT_MS,
     concurrency: v.FLEETSYNC_CONCURRENCY,
     changelogUrl: v.FLEET_CHANGELOG_URL ?? null,
@@ -495,6 +555,44 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
       .filter(Boolean),
     reportDeadlineDays: v.FLEETSYNC_REPORT_DEADLINE_DAYS,
   });
+}
+
+/**
+ * A cron expression that fires more often than once a minute: six fields whose first (seconds)
+ * is anything but one second (every second, a step of seconds, a list such as `0,30 * * * * *`).
+ */
+export function firesEverySecond(cron: string): boolean {
+  const fields = cron.trim().split(/\s+/);
+  return fields.length === 6 && !/^\d{1,2}$/.test(fields[0]!);
+}
+
+/** The API's URL is on loopback: the simulator (`fleetsync simulate`, `demo`, tests). */
+export function isSimulatorUrl(url: string): boolean {
+  return isLoopbackHost(new URL(url).hostname);
+}
+
+/**
+ * Timing meant for the simulator against another API: a schedule by the second, or a rate window
+ * shorter than the documented 60 s (which would send more than the real limits allow and draw
+ * 429s). Allowed on loopback, or anywhere with FLEETSYNC_ALLOW_FAST_TIMING=true.
+ */
+export function fastTimingProblems(
+  c: Pick<Config, 'schedule' | 'rateWindowMs' | 'allowFastTiming'>,
+  url: string,
+  where = '',
+): string[] {
+  if (c.allowFastTiming || isSimulatorUrl(url)) return [];
+  const against = `against ${url}${where}, which is not the simulator on loopback (FLEETSYNC_ALLOW_FAST_TIMING=true allows it for a simulator elsewhere)`;
+  const out: string[] = [];
+  if (c.schedule && firesEverySecond(c.schedule))
+    out.push(
+      `FLEETSYNC_SCHEDULE: "${c.schedule}" runs more often than once a minute ${against}; use five fields, e.g. "0 2 * * *"`,
+    );
+  if (c.rateWindowMs < DEFAULT_RATE_WINDOW_MS)
+    out.push(
+      `FLEETSYNC_RATE_WINDOW_MS: ${c.rateWindowMs} ms is shorter than the API's documented ${DEFAULT_RATE_WINDOW_MS / 1000} s window ${against}; leave it unset`,
+    );
+  return out;
 }
 
 /** The secrets of a config, for the log redactor. */
