@@ -2,6 +2,7 @@
  * The command line. The only place that turns errors into exit codes:
  *   0 ok · 1 failure · 2 bad usage or configuration · 3 partial sync (some windows failed)
  *   4 database locked by another process · 5 not yet available
+ *   75 transient: the worker's queue database (Postgres) is unreachable; restart later (EX_TEMPFAIL)
  * Each command lives in its own module and is imported only when used.
  */
 import { parseArgs } from 'node:util';
@@ -30,6 +31,7 @@ const EXIT: Partial<Record<ErrorCode, number>> = {
   E_SYNC_PARTIAL: 3,
   E_DB_LOCKED: 4,
   E_NOT_AVAILABLE: 5,
+  E_QUEUE_DOWN: 75,
 };
 
 function help(): string {
