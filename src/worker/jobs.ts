@@ -203,8 +203,15 @@ export async function deadLetterJob(
       error: why,
     });
   const known = deps.accounts.some((a) => a.account === account);
-  // An account this worker does not know has no file: its incident lives in memory (sent once).
-  const db = await openDatabase(known ? accountFile(deps.settings, account) : ':memory:');
+  // An account this worker does not know has no file, and a file another worker holds (the
+  // account's next job runs) cannot be opened: then the incident lives in memory (sent once).
+  const db = await openDatabase(known ? accountFile(deps.settings, account) : ':memory:').catch(
+    (e: unknown) => {
+      if (!isFleetsyncError(e, 'E_DB_LOCKED')) throw e;
+      deps.log.info('dead letter alerted without the account file (held by another process)', { account });
+      return openDatabase(':memory:');
+    },
+  );
   try {
     const open: Judgement = { account, incident: 'job', state: 'open', text };
     await checkAlerts(deps, db, (runs) =>

@@ -4,6 +4,7 @@
  * with backoff (0.5 s doubling to 15 s) until `outageMs` has passed since the first failure; then
  * the call throws E_QUEUE_DOWN, which stops the worker with the transient exit code (75: restart
  * later; src/cli.ts). Any other error is the caller's (a bug, a changed schema): thrown at once.
+ * A worker told to stop (SIGTERM) waits no longer: E_QUEUE_DOWN with details.stopped.
  */
 import { FleetsyncError, describeError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -43,9 +44,22 @@ export interface QueueCallOptions {
   log: Logger;
   now?: Clock;
   sleep?: (ms: number) => Promise<void>;
+  /** The worker is stopping: no more waiting for the database (E_QUEUE_DOWN with `stopped`). */
+  signal?: AbortSignal;
 }
 
-const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** Waits `ms`, or less when the signal aborts. */
+export const sleepFor = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 
 /**
  * `call()`, retried while the queue database is unreachable, for at most `outageMs`. `what` names
@@ -53,7 +67,7 @@ const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  */
 export async function queueCall<T>(what: string, call: () => Promise<T>, o: QueueCallOptions): Promise<T> {
   const now = o.now ?? Date.now;
-  const sleep = o.sleep ?? realSleep;
+  const sleep = o.sleep ?? ((ms: number) => sleepFor(ms, o.signal));
   let since: number | null = null;
   let delay = FIRST_RETRY_MS;
   for (let attempt = 1; ; attempt++) {
@@ -65,6 +79,12 @@ export async function queueCall<T>(what: string, call: () => Promise<T>, o: Queu
     } catch (e) {
       if (!isQueueConnectionError(e)) throw e;
       since ??= now();
+      if (o.signal?.aborted)
+        throw new FleetsyncError(
+          'E_QUEUE_DOWN',
+          `stopped while the queue database (FLEETSYNC_QUEUE_URL) did not answer: could not ${what}: ${describeError(e)}`,
+          { cause: e, details: { stopped: true } },
+        );
       const left = o.outageMs - (now() - since);
       if (left <= 0)
         throw new FleetsyncError(

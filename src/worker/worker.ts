@@ -24,7 +24,7 @@
 import { join } from 'node:path';
 import type { AccountConfig } from '../accounts.ts';
 import type { Config } from '../config.ts';
-import { FleetsyncError, describeError } from '../errors.ts';
+import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { expectAccount } from '../lake/outcomes.ts';
 import { checkLakeDir } from '../lake/publish.ts';
@@ -38,7 +38,7 @@ import {
   type JobDeps,
   type SyncJob,
 } from './jobs.ts';
-import { isQueueConnectionError, queueCall } from './queue-calls.ts';
+import { isQueueConnectionError, queueCall, sleepFor } from './queue-calls.ts';
 
 export { DEAD_QUEUE, syncAccountJob, type SyncJob };
 export const SYNC_QUEUE = 'fleetsync-sync';
@@ -241,17 +241,6 @@ interface Fetched {
 
 type Outcome = { ok: true; output: object } | { ok: false; output: FailedOutput; retry: boolean };
 
-const sleepFor = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-
 /** Runs a worker until the signal aborts (or, with `enqueue`, queues the accounts and returns). */
 export async function runWorker(deps: WorkerDeps, opts: WorkerOptions = {}): Promise<string> {
   const lake = deps.settings.lakeDir;
@@ -275,7 +264,11 @@ export async function runWorker(deps: WorkerDeps, opts: WorkerOptions = {}): Pro
     // Every configured account is expected in the lake: one that never publishes shows as such.
     if (lake) for (const a of deps.accounts) expectAccount(lake, a.account);
     deps.log.info('worker ready', { accounts: deps.accounts.length });
-    await workLoop(boss, deps);
+    await workLoop(boss, deps).catch((e: unknown) => {
+      // Stopped (SIGTERM) while Postgres was away: a job not recorded expires and is retried.
+      if (!(isFleetsyncError(e, 'E_QUEUE_DOWN') && e.details?.stopped)) throw e;
+      deps.log.warn('worker stopped with the queue database unreachable', { error: e.message });
+    });
     return 'worker stopped';
   } finally {
     await boss?.stop({ graceful: true, wait: true, timeout: 30_000 }).catch(() => {});
@@ -288,7 +281,7 @@ export async function runWorker(deps: WorkerDeps, opts: WorkerOptions = {}): Pro
  * queue database; a round with nothing to do waits the poll interval.
  */
 async function workLoop(boss: Boss, deps: WorkerDeps): Promise<void> {
-  const calls = { outageMs: deps.settings.outageSeconds * 1000, log: deps.log };
+  const calls = { outageMs: deps.settings.outageSeconds * 1000, log: deps.log, signal: deps.signal };
   const handlers: [string, (job: Fetched) => Promise<Outcome>][] = [
     [
       TICK_QUEUE,

@@ -8,6 +8,7 @@
  * - Postgres stopped while a job runs and started again while the worker retries the job's
  *   completion: the job is completed exactly once, and the worker lives on;
  * - Postgres down longer than FLEETSYNC_QUEUE_OUTAGE_SECONDS: the worker exits 75 (transient);
+ *   one stopped (SIGTERM) during the outage exits 0 at once;
  * - `serve --lake` then shows the failed account and the never-published one: /healthz 503.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -242,9 +243,14 @@ describe('fleetsync worker: alerts and Postgres outages', () => {
     expect(hook.posts).toHaveLength(1); // an ok run alerts nothing
   }, 240_000);
 
-  it('Postgres down longer than FLEETSYNC_QUEUE_OUTAGE_SECONDS: the worker exits 75; one with a longer bound rides it out', async () => {
+  it('Postgres down longer than FLEETSYNC_QUEUE_OUTAGE_SECONDS: the worker exits 75; SIGTERM meanwhile stops at once; a longer bound rides it out', async () => {
     const b = startWorker({ FLEETSYNC_QUEUE_OUTAGE_SECONDS: '3' });
-    await until(() => logged(b, 'worker ready').length === 1, 60_000, 'the second worker ready');
+    const c = startWorker();
+    await until(
+      () => logged(b, 'worker ready').length === 1 && logged(c, 'worker ready').length === 1,
+      60_000,
+      'two more workers ready',
+    );
     const down = Date.now();
     await pg0.halt();
     const code = await b.exit;
@@ -255,6 +261,21 @@ describe('fleetsync worker: alerts and Postgres outages', () => {
     expect(JSON.stringify(b.lines)).toMatch(
       /has not answered for \d+ s \(FLEETSYNC_QUEUE_OUTAGE_SECONDS=3\)/,
     );
+    // A worker told to stop while Postgres is away stops now (exit 0), not after the bound.
+    await until(
+      () => c.lines.some((l) => l.msg === 'queue database unreachable, retrying'),
+      30_000,
+      'c retrying',
+    );
+    const term = Date.now();
+    c.child.kill('SIGTERM');
+    expect(await c.exit).toBe(0);
+    const stopMs = Date.now() - term;
+    console.log(
+      `outage: exit 75 after ${after} ms (bound 3 s); SIGTERM during the outage: exit after ${stopMs} ms`,
+    );
+    expect(stopMs).toBeLessThan(10_000);
+    expect(logged(c, 'worker stopped with the queue database unreachable')).toHaveLength(1);
     await pg0.resume();
     // The first worker's heartbeat retried through it and goes on.
     await until(

@@ -76,6 +76,27 @@ describe('queueCall', () => {
     expect(clock.waits).toEqual([500, 1000, 2000, 4000, 8000, 4500]);
   });
 
+  it('a worker told to stop (signal) waits no longer: E_QUEUE_DOWN marked stopped, after one try', async () => {
+    const port = await freePort();
+    const clock = fakeClock();
+    const stop = new AbortController();
+    stop.abort();
+    let calls = 0;
+    const err = await queueCall(
+      'complete job j4',
+      () => {
+        calls++;
+        return refusedConnect(port);
+      },
+      { outageMs: 600_000, log: memoryLogger('error'), ...clock, signal: stop.signal },
+    ).catch((e: unknown) => e);
+    expect(isFleetsyncError(err, 'E_QUEUE_DOWN')).toBe(true);
+    expect((err as { details?: unknown }).details).toEqual({ stopped: true });
+    expect((err as Error).message).toMatch(/^stopped while the queue database .* could not complete job j4/);
+    expect(calls).toBe(1);
+    expect(clock.waits).toEqual([]);
+  });
+
   it('throws any other error at once', async () => {
     const clock = fakeClock();
     let calls = 0;
