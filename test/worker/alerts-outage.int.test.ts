@@ -5,6 +5,8 @@
  * - an account with a wrong password: exactly one request reaches the API (no retry, no second
  *   login), the job is in the dead-letter queue with a true error text, and exactly one alert
  *   names the account (never the password);
+ * - a job that fails every retry (an account the worker does not know: no run to alert about) is
+ *   given up and alerts once, as the account's `job` incident;
  * - Postgres stopped while a job runs and started again while the worker retries the job's
  *   completion: the job is completed exactly once, and the worker lives on;
  * - Postgres down longer than FLEETSYNC_QUEUE_OUTAGE_SECONDS: the worker exits 75 (transient);
@@ -210,6 +212,51 @@ describe('fleetsync worker: alerts and Postgres outages', () => {
     expect(outcome).toMatchObject({ published_at: null, last_job: { outcome: 'dead' } });
   }, 120_000);
 
+  it('a job given up after its retries (an account this worker does not know) alerts once, as the job incident', async () => {
+    const cfg = join(dir, 'ghost.json');
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        accounts: [
+          {
+            account: 'ghost',
+            base_url: sim.baseUrl,
+            username: 'demo',
+            password_env: 'GOOD_PW',
+            timezone: 'UTC',
+          },
+        ],
+      }),
+    );
+    const r = await runMain({ ...env, FLEETSYNC_CONFIG: cfg }, 'worker', '--enqueue');
+    expect(r.code, r.stderr).toBe(0);
+    await until(
+      () => logged(a, 'job given up', { account: 'ghost' }).length === 1,
+      90_000,
+      'the dead letter',
+    );
+    await new Promise((r) => setTimeout(r, 2000));
+    // FLEETSYNC_JOB_RETRIES=3: four attempts, then the dead letter.
+    expect(logged(a, 'job failed', { account: 'ghost' }).map((l) => [l.attempt, l.retrying])).toEqual([
+      [1, true],
+      [2, true],
+      [3, true],
+      [4, false],
+    ]);
+    const jobs = await jobsOf('ghost');
+    expect(jobs.map((j) => [j.name, j.state, j.retry_count])).toEqual([
+      ['fleetsync-sync', 'failed', 3],
+      ['fleetsync-dead', 'completed', 0],
+    ]);
+    const ghost = hook.posts.filter((p) => (p.body.fleetsync as { account?: string }).account === 'ghost');
+    expect(ghost).toHaveLength(1);
+    expect(ghost[0]!.body).toMatchObject({ fleetsync: { incident: 'job', state: 'open' } });
+    expect(ghost[0]!.body.text).toMatch(
+      /^fleetsync: a worker gave up on the sync of account ghost: job \S+ failed 4 time\(s\) and is in the dead-letter queue fleetsync-dead\. Last error: E_CONFIG: job \S+: account ghost is not in FLEETSYNC_CONFIG\./,
+    );
+    expect(hook.posts).toHaveLength(2);
+  }, 120_000);
+
   it('Postgres stopped during a job and started during its completion: completed exactly once, the worker lives', async () => {
     sim.setFaults({ latencyMs: 150 }); // a job of several seconds: Postgres goes down while it runs
     await enqueue('good');
@@ -240,7 +287,7 @@ describe('fleetsync worker: alerts and Postgres outages', () => {
     };
     expect(outcome.last_job.outcome).toBe('ok');
     expect(outcome.published_at).not.toBeNull();
-    expect(hook.posts).toHaveLength(1); // an ok run alerts nothing
+    expect(hook.posts).toHaveLength(2); // an ok run alerts nothing
   }, 240_000);
 
   it('Postgres down longer than FLEETSYNC_QUEUE_OUTAGE_SECONDS: the worker exits 75; SIGTERM meanwhile stops at once; a longer bound rides it out', async () => {
@@ -304,23 +351,35 @@ describe('fleetsync worker: alerts and Postgres outages', () => {
       const health = await fetch(`${base}/healthz`);
       expect(health.status).toBe(503);
       const h = (await health.json()) as { reasons: string[] };
-      const mine = h.reasons.filter((r) => /^account (good|locked|never):/.test(r));
-      expect(mine, h.reasons.join('\n')).toHaveLength(3);
+      const mine = h.reasons.filter((r) => /^account (ghost|good|locked|never):/.test(r));
+      expect(mine, h.reasons.join('\n')).toHaveLength(5);
       expect(mine[0]).toMatch(
+        /^account ghost: the last job \S+ was given up \(dead-letter queue\) at .*E_CONFIG/,
+      );
+      expect(mine[2]).toMatch(
         /^account locked: the last job \S+ was given up \(dead-letter queue\) at .*E_AUTH/,
       );
-      expect(mine.slice(1)).toEqual([
+      expect([mine[1], ...mine.slice(3)]).toEqual([
+        'account ghost: never published to the lake',
         'account locked: never published to the lake',
         'account never: never published to the lake',
       ]);
+      // The account that synced and published is fine: no reason names it.
+      expect(mine.some((r) => r.startsWith('account good:'))).toBe(false);
 
       const status = (await (await fetch(`${base}/api/status?account=good`)).json()) as {
-        jobs: { accounts: { account: string; published_at: string | null }[]; problems: string[] };
+        jobs: {
+          accounts: { account: string; published_at: string | null; last_job: { outcome: string } | null }[];
+          problems: string[];
+        };
       };
-      expect(status.jobs.accounts.map((j) => [j.account, j.published_at !== null])).toEqual([
-        ['good', true],
-        ['locked', false],
-        ['never', false],
+      expect(
+        status.jobs.accounts.map((j) => [j.account, j.published_at !== null, j.last_job?.outcome ?? null]),
+      ).toEqual([
+        ['ghost', false, 'dead'],
+        ['good', true, 'ok'],
+        ['locked', false, 'dead'],
+        ['never', false, null],
       ]);
       expect(status.jobs.problems).toEqual(mine);
     } finally {
