@@ -11,7 +11,8 @@
  *   completion: the job is completed exactly once, and the worker lives on;
  * - Postgres down longer than FLEETSYNC_QUEUE_OUTAGE_SECONDS: the worker exits 75 (transient);
  *   one stopped (SIGTERM) during the outage exits 0 at once;
- * - `serve --lake` then shows the failed account and the never-published one: /healthz 503.
+ * - `serve --lake` then shows the failed account and the never-published one: /healthz 503;
+ * - the password fixed and the account queued again: one "recovered" alert.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -387,4 +388,28 @@ describe('fleetsync worker: alerts and Postgres outages', () => {
       expect(await served).toBe(0);
     }
   }, 60_000);
+
+  it('the password fixed and the account queued again: the job completes, one "recovered", the lake shows it ok', async () => {
+    const d = startWorker({ LOCKED_PW: 'demo-main' });
+    await until(() => logged(d, 'worker ready').length === 1, 60_000, 'a worker with the fixed password');
+    const before = hook.posts.length;
+    await enqueue('locked');
+    await until(() => logged(d, 'job done', { account: 'locked' }).length === 1, 120_000, 'the job done');
+    await until(() => hook.posts.length > before, 10_000, 'the recovered alert');
+    await new Promise((r) => setTimeout(r, 1000));
+    const mine = hook.posts.slice(before);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.body).toMatchObject({
+      fleetsync: { account: 'locked', incident: 'run', state: 'recovered' },
+    });
+    expect(mine[0]!.body.text).toMatch(/^fleetsync: recovered: the sync of account locked is ok again/);
+    const outcome = JSON.parse(readFileSync(join(dir, 'lake', '_jobs', 'locked.json'), 'utf8')) as {
+      published_at: string | null;
+      last_job: { outcome: string };
+    };
+    expect(outcome.last_job.outcome).toBe('ok');
+    expect(outcome.published_at).not.toBeNull();
+    d.child.kill('SIGTERM');
+    expect(await d.exit).toBe(0);
+  }, 180_000);
 });
