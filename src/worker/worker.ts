@@ -347,7 +347,13 @@ async function runSyncJob(deps: WorkerDeps, job: Fetched): Promise<Outcome> {
 }
 
 async function runDeadLetter(deps: WorkerDeps, job: Fetched): Promise<Outcome> {
-  await deadLetterJob(deps, job.data as SyncJob, job.output, job.id);
+  try {
+    await deadLetterJob(deps, job.data as SyncJob, job.output, job.id);
+  } catch (e) {
+    // Tried again (within the dead letter's retries) with the given-up job's error kept.
+    deps.log.error('dead letter not handled', { job: job.id, error: describeError(e) });
+    return { ok: false, output: job.output as FailedOutput, retry: true };
+  }
   return { ok: true, output: { ...(job.output as object | null), alerted_at: new Date().toISOString() } };
 }
 
