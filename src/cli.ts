@@ -1,7 +1,8 @@
 /**
  * The command line. The only place that turns errors into exit codes:
  *   0 ok · 1 failure · 2 bad usage or configuration · 3 partial sync (some windows failed)
- *   4 database locked by another process · 5 not yet available
+ *   4 database locked by another process · 5 not yet available · 75 the worker's Postgres unreachable
+ *   75 transient: the worker's queue database (Postgres) is unreachable; restart later (EX_TEMPFAIL)
  * Each command lives in its own module and is imported only when used.
  */
 import { parseArgs } from 'node:util';
@@ -30,6 +31,7 @@ export const EXIT: Partial<Record<ErrorCode, number>> = {
   E_SYNC_PARTIAL: 3,
   E_DB_LOCKED: 4,
   E_NOT_AVAILABLE: 5,
+  E_QUEUE_DOWN: 75,
 };
 
 /** The top-level --help: every command of COMMANDS (a test holds it to that) and every export format. */
@@ -52,7 +54,7 @@ export function help(): string {
     '  worker       take sync jobs from a Postgres queue (FLEETSYNC_QUEUE_URL) and publish the Parquet lake: [--enqueue]',
     '  changes      check the API release notes for changes to endpoints the sync uses: [--feed URL] [--ack]',
     '',
-    'exit codes: 0 ok · 1 failure · 2 bad usage or configuration · 3 partial sync · 4 database locked · 5 not yet available',
+    'exit codes: 0 ok · 1 failure · 2 bad usage or configuration · 3 partial sync · 4 database locked · 5 not yet available · 75 worker: Postgres unreachable (restartable)',
     '',
     'fleetsync <command> --help shows the options of a command.',
   ].join('\n');

@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'E_SYNC_PARTIAL' // a sync finished with some windows failed
   | 'E_SYNC_BUSY' // a sync is already running in this process
   | 'E_EXPORT' // export failure
+  | 'E_QUEUE_DOWN' // the worker's Postgres queue unreachable (at start, or longer than the outage bound)
   | 'E_BAD_REQUEST'; // dashboard/API query parameters
 
 export class FleetsyncError extends Error {

@@ -373,6 +373,31 @@ async function showChangesBanner(main) {
 }
 
 /**
+ * `serve --lake`: the accounts whose last worker job failed, that never published, or whose last
+ * publish is stale — a failed job publishes nothing, so the pages' figures alone would not say so.
+ * @param {HTMLElement} main
+ * @param {StatusAnswer} status
+ */
+function showJobsBanner(main, status) {
+  const problems = status.jobs?.problems ?? [];
+  if (problems.length === 0) return;
+  const box = document.createElement('aside');
+  box.id = 'worker-jobs';
+  box.className = 'banner';
+  box.setAttribute('role', 'alert');
+  const head = document.createElement('strong');
+  head.textContent = `Workers: ${problems.length} problem(s) with the accounts of this lake.`;
+  const list = document.createElement('ul');
+  for (const p of problems) {
+    const li = document.createElement('li');
+    li.textContent = p;
+    list.append(li);
+  }
+  box.append(head, list);
+  main.prepend(box);
+}
+
+/**
  * Starts a page: `title`, `sections` and an optional `header(box, status, filter, drill)` hook.
  * A section has id, title, report, and optionally: note, chart spec, table (false: none),
  * tableOpts (or tableOpts(filter, drill)), extra() (more query parameters), when(filter, drill)
@@ -408,6 +433,7 @@ export async function startPage({ title, sections, header }) {
 
   await accountSelector(top);
   const status = await getStatus();
+  showJobsBanner(main, status);
   showChangesBanner(main).catch(() => {});
   let generation = 0;
   /** @type {(() => void) | null} */

@@ -16,7 +16,7 @@ import { execute, queryJs } from '../store/queries.ts';
 import type { Clock } from '../time.ts';
 import { channelsFor, type AlertMessage, type Channel } from './channels.ts';
 import { judgeApiChanges, judgeRun, judgeStale, type Judgement } from './incidents.ts';
-import { readAccountStates, recordFreshness } from './state.ts';
+import { readAccountStates, recordFreshness, type AccountState } from './state.ts';
 
 export interface Alerter {
   /** Judges the state now and sends what opened or cleared (and what is still undelivered). */
@@ -37,6 +37,8 @@ export interface AlerterOptions {
   now?: Clock;
   /** Instead of the configured channels (tests of the logic alone). */
   channels?: Channel[];
+  /** Incidents judged outside the database (a worker's given-up job), under the same rules. */
+  judge?: (states: AccountState[]) => Judgement[];
 }
 
 interface Stored {
@@ -96,6 +98,7 @@ export function createAlerter(opts: AlerterOptions): Alerter {
           .filter((s) => s.incident.startsWith('api_change:'))
           .map((s) => s.incident.slice('api_change:'.length)),
       ),
+      ...(opts.judge?.(states) ?? []),
     ].filter((j): j is Judgement => j !== null);
 
     const result: CheckResult = { opened: [], closed: [], sent: [] };

@@ -1,13 +1,16 @@
 /**
  * `fleetsync serve --lake DIR`: the dashboard, API and downloads for every account of a Parquet
  * lake, read-only (no sync, no schedule), from an in-memory DuckDB with views over the lake. Run
- * as many as wanted, on any machine that reaches the lake.
+ * as many as wanted, on any machine that reaches the lake. The workers' job outcomes kept in the
+ * lake (outcomes.ts) make /healthz, /api/status and the pages show failed, stale and
+ * never-published accounts.
  */
 import { loadConfig } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import { createLogger } from '../log.ts';
 import { startServer } from '../server/start.ts';
 import type { CommandContext } from '../commands/command.ts';
+import { readOutcomes } from './outcomes.ts';
 import { lakeAccounts, openLake } from './read.ts';
 
 export async function serveLake(lakeDir: string, ctx: CommandContext): Promise<number> {
@@ -28,6 +31,7 @@ export async function serveLake(lakeDir: string, ctx: CommandContext): Promise<n
       log,
       schedule: null,
       accounts: () => lakeAccounts(lakeDir),
+      jobs: () => readOutcomes(lakeDir),
     });
     ctx.stdout(`fleetsync dashboard (lake ${lakeDir}, read-only): ${server.url}\n`);
     await new Promise<void>((resolve) => {

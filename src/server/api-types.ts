@@ -6,9 +6,10 @@
  * A report's row type derives from its columns in the registry, so a column renamed there is a
  * type error wherever the dashboard reads it. Every cell may be null: unknown is sent as null,
  * never as zero. This module imports only modules that import nothing (the registry, the stored
- * flag), so the dashboard's program stays free of Node's types.
+ * flag, the lake's job outcome), so the dashboard's program stays free of Node's types.
  */
 import type { StoredFlag } from '../changes/stored-flag.ts';
+import type { JobOutcome } from '../lake/outcome-types.ts';
 import type { Display, Presentation } from '../reports/columns.ts';
 import type { ColumnDef, ColumnKind, ReportDefs } from '../reports/registry.ts';
 
@@ -180,6 +181,8 @@ export interface StatusAnswer extends Omit<StatusReport, 'complete_through'> {
     schedule: string | null;
     next_run: string | null;
   };
+  /** Lake mode (`serve --lake`): every account's last worker job, and what is wrong (failed, stale, never published). */
+  jobs?: { accounts: JobOutcome[]; problems: string[] };
 }
 
 /** `GET /api/accounts`: the accounts this server shows and the one a request without `account` gets. */

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { isLoopbackHost, type Config } from '../config.ts';
 import { describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import type { JobOutcome } from '../lake/outcomes.ts';
 import type { Database } from '../store/db.ts';
 import type { RunSummary } from '../sync/types.ts';
 import { requireBearer } from './auth.ts';
@@ -44,6 +45,8 @@ export interface AppOptions {
   scheduler?: { nextRun(): Date | null };
   /** The accounts this server shows (lake mode); otherwise those in the database's accounts table. */
   accounts?: () => string[] | Promise<string[]>;
+  /** Lake mode: each account's last worker job and publish time (health, status). */
+  jobs?: () => JobOutcome[];
   /** Where downloads are written before they are sent (startServer's, removed at stop). */
   tempDir?: string;
   /** The queue of heavy downloads (default DEFAULT_HEAVY_QUEUE; heavy-queue.ts). */
@@ -82,7 +85,10 @@ export function createApp(opts: AppOptions): Express {
   // Health and metrics (token rules inside: open on loopback, /healthz open to loopback peers).
   const metrics = createMetrics({ staleHours: opts.config.staleHours, log: opts.log });
   const scheduler = opts.scheduler ?? null;
-  app.use(healthRoutes({ db: opts.db, config: opts.config, log: opts.log, now, gate, scheduler, metrics }));
+  const jobs = opts.jobs ? { jobs: opts.jobs } : {};
+  app.use(
+    healthRoutes({ db: opts.db, config: opts.config, log: opts.log, now, gate, scheduler, metrics, ...jobs }),
+  );
   app.use('/api/reports', metrics.reportTimer);
   if (!isLoopbackHost(opts.config.host)) {
     if (!opts.config.token)
@@ -121,6 +127,7 @@ export function createApp(opts: AppOptions): Express {
       now,
       gate,
       scheduler: opts.scheduler ?? null,
+      ...jobs,
     }),
   );
   app.use('/api', (_req, res) => {

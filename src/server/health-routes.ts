@@ -1,7 +1,9 @@
 /**
  * GET /healthz and GET /metrics. /healthz answers 200 while the process, the database and the
  * scheduler are fine, and 503 with the reasons while an account's last run failed or was partial
- * (the same rule that opens a "run" alert) or its data is stale. /metrics: Prometheus text.
+ * (the same rule that opens a "run" alert) or its data is stale, and in lake mode while an
+ * account's last worker job failed, it never published, or its last publish is stale.
+ * /metrics: Prometheus text.
  * Token rules as for /api: a server bound beyond loopback needs the bearer token for both; its
  * /healthz stays open to a client on the loopback interface (a container's own health check).
  */
@@ -9,6 +11,7 @@ import { Router, type RequestHandler } from 'express';
 import { isStale, readAccountStates, unchangedForMs } from '../alerts/state.ts';
 import { isLoopbackHost } from '../config.ts';
 import { describeError } from '../errors.ts';
+import { outcomeProblems } from '../lake/outcomes.ts';
 import { formatIsoInZone } from '../time.ts';
 import { requireBearer } from './auth.ts';
 import type { Metrics } from './metrics.ts';
@@ -70,6 +73,12 @@ export async function assessHealth(deps: Omit<HealthDeps, 'metrics'>): Promise<H
     reasons.push(`database: ${describeError(e)}`);
   } finally {
     con?.closeSync();
+  }
+  // Lake mode: a failed job publishes nothing, so the lake's own tables cannot show it.
+  if (deps.jobs) {
+    const jobs = deps.jobs();
+    checks.jobs = jobs;
+    reasons.push(...outcomeProblems(jobs, nowMs, deps.config.staleHours));
   }
   return { ok: reasons.length === 0, reasons, checks };
 }

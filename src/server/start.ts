@@ -9,6 +9,7 @@ import cron from 'node-cron';
 import type { Config } from '../config.ts';
 import { FleetsyncError, describeError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import type { JobOutcome } from '../lake/outcomes.ts';
 import type { Database } from '../store/db.ts';
 import { createAlerter, type Alerter } from '../alerts/alerter.ts';
 import { ALERT_CHECK_MS } from '../defaults.ts';
@@ -32,6 +33,8 @@ export interface StartServerOptions {
   port?: number;
   /** The accounts shown (lake mode); see AppOptions.accounts. */
   accounts?: () => string[] | Promise<string[]>;
+  /** Lake mode: each account's last worker job and publish time (see AppOptions.jobs). */
+  jobs?: () => JobOutcome[];
   /** How often stale data is checked and undelivered alerts retried (default ALERT_CHECK_MS). */
   alertCheckMs?: number;
   /** The queue of heavy downloads (default: heavy-queue.ts DEFAULT_HEAVY_QUEUE). */
@@ -154,6 +157,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     ...(gate ? { syncGate: gate } : {}),
     scheduler,
     ...(opts.accounts ? { accounts: opts.accounts } : {}),
+    ...(opts.jobs ? { jobs: opts.jobs } : {}),
     ...(opts.downloads ? { downloads: opts.downloads } : {}),
   });
   const host = opts.host ?? opts.config.host;

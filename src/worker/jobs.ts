@@ -1,0 +1,224 @@
+/**
+ * What a worker does with one job, and what it tells people about it.
+ *
+ * A sync job syncs the account into its own DuckDB file, publishes it to the lake, and then runs
+ * serve's alerter on that file (the same channels and incidents: a failed or partial run, stale
+ * data, "recovered"). A refused login (E_AUTH) is not retried: another login risks locking the
+ * account. A dead-lettered job (given up: retries spent, or refused credentials) alerts as the
+ * account's `job` incident unless its run's failure is already an open incident (the user has that
+ * alert; one cause, one alert); the next job that completes closes it with "recovered".
+ * Every outcome is also written to the lake (src/lake/outcomes.ts) for `serve --lake`.
+ */
+import { join } from 'node:path';
+import type { AccountConfig } from '../accounts.ts';
+import { createAlerter } from '../alerts/alerter.ts';
+import { judgeRun, type Judgement } from '../alerts/incidents.ts';
+import type { Config } from '../config.ts';
+import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { recordJob, type LastJob } from '../lake/outcomes.ts';
+import { publishAccount } from '../lake/publish.ts';
+import { openDatabase, type Database } from '../store/db.ts';
+import type { RunSummary } from '../sync/types.ts';
+import { accountStreams, syncAccount, wireAccount } from '../wiring.ts';
+import type { WorkerSettings } from './worker.ts';
+
+export const DEAD_QUEUE = 'fleetsync-dead';
+
+export interface JobDeps {
+  config: Readonly<Config>;
+  accounts: AccountConfig[];
+  settings: WorkerSettings;
+  log: Logger;
+  signal: AbortSignal;
+}
+
+/** A job: the account, and optionally the days (default: what the sync would pick itself). */
+export interface SyncJob {
+  account: string;
+  fromDay?: string;
+  toDay?: string;
+}
+
+/** Where a job stands in its retries (pg-boss: retryCount counts the retries before this attempt). */
+export interface Attempt {
+  id: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** Whether pg-boss runs the job again if this attempt fails. */
+  retriesLeft: boolean;
+}
+
+/** What the worker records with pg-boss for a failed attempt (its `output`; the dead letter keeps it). */
+export interface FailedOutput {
+  message: string;
+  code: string;
+  account: string;
+  job: string;
+  attempt: number;
+  retrying: boolean;
+}
+
+/** The run stopped because the API refused the account's credentials (src/sync/executor.ts stopReason). */
+const refusedLogin = (s: RunSummary) => /^stopped \(E_AUTH\)/.test(s.reason ?? '');
+
+/** The error of a run that did not end ok, saying truly what happens next. */
+export function runFailure(account: string, s: RunSummary, a: Pick<Attempt, 'retriesLeft'>): FleetsyncError {
+  if (refusedLogin(s))
+    return new FleetsyncError(
+      'E_AUTH',
+      `account ${account}: the API refused the credentials (${s.reason}); not retried (another login risks locking the account): ` +
+        `fix the account's password, then queue it again (fleetsync worker --enqueue, or the next scheduled tick)`,
+    );
+  const what = `account ${account}: sync ${s.outcome}${s.reason ? ` (${s.reason})` : ''}`;
+  return new FleetsyncError(
+    'E_SYNC_PARTIAL',
+    a.retriesLeft
+      ? `${what}; the job's retry resumes it from the ledger`
+      : `${what}; no retry left: the job goes to the dead-letter queue ${DEAD_QUEUE}, and the next scheduled tick (or fleetsync worker --enqueue) resumes it from the ledger`,
+  );
+}
+
+/** A failure that no retry can fix: the job goes to the dead-letter queue at once. */
+export const noRetry = (e: unknown) => isFleetsyncError(e, 'E_AUTH');
+
+const accountFile = (s: WorkerSettings, account: string) => join(s.dataDir, 'accounts', `${account}.duckdb`);
+
+/** Serve's alerter, once, on the account's file, with the worker's `job` incident if any. */
+async function checkAlerts(
+  deps: JobDeps,
+  db: Database,
+  judge?: Judgement[] | ((j: Judgement[]) => Judgement[]),
+) {
+  const alerter = createAlerter({
+    db,
+    config: deps.config,
+    log: deps.log,
+    ...(judge
+      ? {
+          judge: (states) =>
+            typeof judge === 'function' ? judge(states.map(judgeRun).filter((j) => j !== null)) : judge,
+        }
+      : {}),
+  });
+  try {
+    await alerter.check();
+  } finally {
+    alerter.close();
+  }
+}
+
+const jobRecovered = (account: string, id: string): Judgement => ({
+  account,
+  incident: 'job',
+  state: 'closed',
+  text: `fleetsync: recovered: a worker job of account ${account} completed again (job ${id}).`,
+});
+
+/** One attempt of a sync job: sync the account into its own file, publish it, alert. */
+export async function syncAccountJob(
+  deps: JobDeps,
+  job: SyncJob,
+  jobId: string,
+  attempt: Attempt = { id: jobId, attempt: 1, retriesLeft: true },
+): Promise<void> {
+  const { account } = job;
+  const a = deps.accounts.find((x) => x.account === account);
+  if (!a) throw new FleetsyncError('E_CONFIG', `job ${jobId}: account ${account} is not in FLEETSYNC_CONFIG`);
+  const { config, settings, log } = deps;
+  const db = await openDatabase(accountFile(settings, account));
+  const { client, deps: syncDeps } = wireAccount(db, a, config, log, { signal: deps.signal });
+  const lake = settings.lakeDir;
+  const record = (j: Omit<LastJob, 'id' | 'attempt' | 'ended_at'>, publishedAt?: string) => {
+    if (!lake) return;
+    try {
+      const at = new Date().toISOString();
+      recordJob(lake, account, { id: jobId, attempt: attempt.attempt, ended_at: at, ...j }, publishedAt);
+    } catch (e) {
+      log.error('job outcome not recorded in the lake', { account, error: describeError(e) });
+    }
+  };
+  let failure: unknown = null;
+  try {
+    log.info('job started', { job: jobId, account, attempt: attempt.attempt });
+    const summary = await syncAccount(syncDeps, {
+      trigger: 'schedule',
+      ...accountStreams(a),
+      ...(job.fromDay ? { fromDay: job.fromDay } : {}),
+      ...(job.toDay ? { toDay: job.toDay } : {}),
+    });
+    if (summary.outcome !== 'ok') throw runFailure(account, summary, attempt);
+    let publishedAt: string | undefined;
+    if (lake) {
+      const con = await db.connect();
+      try {
+        const p = await publishAccount(con, account, lake);
+        publishedAt = new Date().toISOString();
+        log.info('lake published', { account, files: p.files, removed: p.removed });
+      } finally {
+        con.closeSync();
+      }
+    }
+    record({ outcome: 'ok', retrying: false, error: null }, publishedAt);
+    log.info('job done', { job: jobId, account, run: summary.run_id, outcome: summary.outcome });
+  } catch (e) {
+    failure = e;
+    record({ outcome: 'failed', retrying: attempt.retriesLeft && !noRetry(e), error: describeError(e) });
+    throw e;
+  } finally {
+    // Serve's incidents from the file the run just wrote; a completed job also closes `job`.
+    await checkAlerts(deps, db, failure === null ? [jobRecovered(account, jobId)] : undefined).catch((e) =>
+      log.error('alert check failed', { account, error: describeError(e) }),
+    );
+    await client.close();
+    db.close();
+  }
+}
+
+/**
+ * A job in the dead-letter queue: recorded in the lake as given up and alerted as the account's
+ * `job` incident, unless its run's failure is an open incident already (that alert went out).
+ */
+export async function deadLetterJob(
+  deps: JobDeps,
+  job: SyncJob,
+  output: unknown,
+  deadId: string,
+): Promise<void> {
+  const { account } = job;
+  const o = (output ?? {}) as Partial<FailedOutput> & { value?: { message?: string } };
+  const why = o.message ?? o.value?.message ?? 'no error recorded';
+  const original = o.job ?? deadId;
+  const tries = o.attempt ? `failed ${o.attempt} time(s)` : 'failed';
+  const text =
+    `fleetsync: a worker gave up on the sync of account ${account}: job ${original} ${tries} and is in the dead-letter queue ${DEAD_QUEUE}. ` +
+    `Last error: ${why}. The next scheduled tick (or fleetsync worker --enqueue) queues the account again; its sync resumes from the ledger.`;
+  deps.log.error('job given up', { job: original, account, error: why });
+  if (deps.settings.lakeDir)
+    recordJob(deps.settings.lakeDir, account, {
+      id: original,
+      outcome: 'dead',
+      attempt: o.attempt ?? 0,
+      ended_at: new Date().toISOString(),
+      retrying: false,
+      error: why,
+    });
+  const known = deps.accounts.some((a) => a.account === account);
+  // An account this worker does not know has no file, and a file another worker holds (the
+  // account's next job runs) cannot be opened: then the incident lives in memory (sent once).
+  const db = await openDatabase(known ? accountFile(deps.settings, account) : ':memory:').catch(
+    (e: unknown) => {
+      if (!isFleetsyncError(e, 'E_DB_LOCKED')) throw e;
+      deps.log.info('dead letter alerted without the account file (held by another process)', { account });
+      return openDatabase(':memory:');
+    },
+  );
+  try {
+    const open: Judgement = { account, incident: 'job', state: 'open', text };
+    await checkAlerts(deps, db, (runs) =>
+      runs.some((r) => r.account === account && r.state === 'open') ? [] : [open],
+    );
+  } finally {
+    db.close();
+  }
+}
