@@ -13,6 +13,7 @@ import type { Database } from '../store/db.ts';
 import { parseReportParams } from '../reports/params.ts';
 import { requireReport, reportMeta, resolveZone, runReport } from '../reports/run.ts';
 import { buildStatus } from '../status/report.ts';
+import { outcomesFor } from '../outcome/outcomes.ts';
 import { createConnectionPool, createVersionedMemo, statusVersion } from './report-cache.ts';
 import type { SyncGate } from './sync-gate.ts';
 import type { Clock } from '../time.ts';
@@ -24,7 +25,11 @@ export interface StatusDeps {
   log: Logger;
   now: Clock;
   gate: SyncGate | null;
-  scheduler: { nextRun(): Date | null } | null;
+  scheduler: {
+    nextRun(): Date | null;
+    /** The first time the schedule was due after the server started (null: no schedule). */
+    firstDue?(): Date | null;
+  } | null;
 }
 
 /** The run row's counters as objects (the runs report gives them as JSON text for CSV). */
@@ -55,6 +60,13 @@ export function statusRoutes(deps: StatusDeps): Router {
   // computed (at most one computation behind) rather than each waiting for a recomputation.
   const answers = createVersionedMemo<StatusParts>(16, () => deps.gate?.running ?? false);
   const refreshing = new Set<string>();
+  // The runs the database does not show (a row a full disk refused, a process that died) come
+  // from the state file beside it; a change of outcome there is a new version too.
+  const outcomes = outcomesFor(deps.db.path, deps.log);
+  const outcomeVersion = () =>
+    Object.entries(outcomes.read().accounts)
+      .map(([a, o]) => `${a}:${o.run_id}:${o.state}:${o.recorded}`)
+      .join(',');
 
   r.get('/status', async (req, res) => {
     const n = req.query.runs === undefined ? 10 : Number(req.query.runs);
@@ -116,6 +128,7 @@ export function statusRoutes(deps: StatusDeps): Router {
               zone,
               runs: n,
               nowMs: deps.now(),
+              outcomes: outcomes.read(),
             });
             computed = true;
             return { meta, runs, report, zone };
@@ -134,7 +147,7 @@ export function statusRoutes(deps: StatusDeps): Router {
       const con = await connections.acquire();
       let ok = false;
       try {
-        const parts = await compute(await statusVersion(con));
+        const parts = await compute(`${await statusVersion(con)}|${outcomeVersion()}`);
         ok = true;
         return parts;
       } finally {
