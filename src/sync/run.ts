@@ -247,12 +247,22 @@ async function runLocked(
     }
     clearInterval(activity);
     noteActivity();
-    await run.finish(con).then(onRecorded, (e: unknown) => {
-      // The full disk that stopped the run may refuse its row too: the summary still says what
-      // happened, and the state file beside the database keeps it (status, /healthz, alerts).
-      if (!stopsTheRun(e)) throw e;
-      log.error('could not record the run', { error: describeError(e) });
-    });
+    await run.finish(con).then(
+      async () => {
+        const [row] = await queryJs(con, 'sync/run_recorded', [run.runId, run.summary.outcome]);
+        if (Number(row?.n) > 0) onRecorded();
+        else
+          log.error('could not record the run', {
+            error: 'its row was never written (the storage refused it)',
+          });
+      },
+      (e: unknown) => {
+        // The full disk that stopped the run may refuse its row too: the summary still says what
+        // happened, and the state file beside the database keeps it (status, /healthz, alerts).
+        if (!stopsTheRun(e)) throw e;
+        log.error('could not record the run', { error: describeError(e) });
+      },
+    );
     if (refused) {
       // The API's offsets contradict the zone: a zone this first run recorded is not kept.
       if (recorded === null) await execute(con, 'sync/account_forget_zone', [deps.account]);
