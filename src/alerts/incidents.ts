@@ -18,8 +18,17 @@ export interface Judgement {
   cause: string;
 }
 
-/** A reason as a cause: the same failure of another run or at another time is the same cause. */
-const causeOf = (reason: string | undefined) => (reason ?? '').replace(/\d+/g, '#').slice(0, 200);
+/**
+ * A reason as a cause: its code when it names one (`stopped (E_AUTH): …`, `… failed (ENOSPC): …`,
+ * `E_DB: …`), so the same failure met at another statement or file is the same cause; else its
+ * text without numbers (another run, another time: the same cause).
+ */
+export function causeOf(reason: string | undefined): string {
+  const r = reason ?? '';
+  const code =
+    /\((E_[A-Z_]+|E[A-Z]{2,}|DuckDB [A-Z]+)\)/.exec(r)?.[1] ?? /^(E_[A-Z_]+):/.exec(r)?.[1] ?? null;
+  return code ?? r.replace(/\d+/g, '#').slice(0, 200);
+}
 
 const local = (ms: number, zone: string) => formatIsoInZone(ms, zone).slice(0, 16).replace('T', ' ');
 

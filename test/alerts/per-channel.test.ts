@@ -123,6 +123,23 @@ describe('alerts per channel', () => {
     expect(await check('a')).toEqual([]); // its alert never got out: no "recovered" either
   });
 
+  it('the same failure met at another file is the same cause: no update', async () => {
+    const full = (file: string) =>
+      `stopped: the storage under the database failed (ENOSPC): Error: IO Error: Could not write file "${file}": No space left on device`;
+    runEnds(null);
+    await check('a');
+    runEnds(full('/data/fleet.duckdb.wal'));
+    expect(await check('a')).toEqual([
+      { to: 'a', state: 'open', text: expect.stringContaining('fleet.duckdb.wal') },
+    ]);
+    runEnds(full('/data/fleet.duckdb'));
+    expect(await check('a')).toEqual([]);
+    runEnds('stopped (E_AUTH): the API refused the credentials for account acme (401)');
+    expect(await check('a')).toEqual([{ to: 'a', state: 'update', text: expect.stringContaining('E_AUTH') }]);
+    runEnds(null);
+    expect((await check('a')).map((s) => s.state)).toEqual(['recovered']);
+  });
+
   it('the memory is in the state file: another process (a new object on the same file) sends nothing again', async () => {
     runEnds(AUTH);
     expect(await check('a')).toHaveLength(1);
