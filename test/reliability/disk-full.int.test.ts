@@ -4,7 +4,8 @@
  * its windows nor its run row; the state file beside the database (fixed size, rewritten in place)
  * still takes its outcome, so: an alert reaches a real webhook receiver, `status` exits non-zero
  * naming ENOSPC, and `serve` answers /healthz 503 and lists the run with ENOSPC in /api/status
- * (what the runs page reads), whatever the `runs` table says.
+ * (what the runs page reads) and /metrics `fleetsync_last_run_unrecorded 1`, whatever the `runs`
+ * table says.
  * Needs `mount -t tmpfs` (root, as in CI here): without it the test fails, it never skips.
  */
 import { execFileSync } from 'node:child_process';
@@ -14,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomes } from '../../src/outcome/outcomes.ts';
 import { addDays } from '../../src/time.ts';
 import { runCli, spawnCli } from '../helpers/cli-process.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
+import { parsePrometheus, sample, startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
@@ -101,7 +102,14 @@ describe('the database on a disk that fills up', () => {
       const url = (await serve.waitFor(/^fleetsync dashboard: /)).split(' ')[2]!;
       const health = await fetch(`${url}healthz`);
       expect(health.status).toBe(503);
-      const body = (await health.json()) as { reasons: string[] };
+      const body = (await health.json()) as {
+        reasons: string[];
+        checks: { accounts: { account: string; unchanged_h: number | null }[] };
+      };
+      // The stale rule's clock is kept in the state file: it counts on with no run row written.
+      expect(body.checks.accounts).toEqual([
+        expect.objectContaining({ account: ACCOUNT, unchanged_h: expect.any(Number) }),
+      ]);
       expect(body.reasons.join('\n')).toMatch(
         /account test: the last run .* failed \(not in the database\): .*ENOSPC/,
       );
@@ -120,6 +128,12 @@ describe('the database on a disk that fills up', () => {
         }),
       ]);
       expect(api.verdict.exit_code).toBe(1);
+      const metrics = parsePrometheus(await (await fetch(`${url}metrics`)).text()).samples;
+      expect(sample(metrics, 'fleetsync_last_run_unrecorded', { account: ACCOUNT })).toBe(1);
+      expect(sample(metrics, 'fleetsync_last_run_outcome', { account: ACCOUNT, outcome: 'failed' })).toBe(1);
+      expect(sample(metrics, 'fleetsync_alert_incidents_open', { account: ACCOUNT, incident: 'run' })).toBe(
+        1,
+      );
       // Whoever sent it, exactly one alert for the incident, naming the full disk.
       await expect.poll(() => hook.posts.length, { timeout: 10_000 }).toBe(1);
       expect(hook.posts[0]!.body.text).toMatch(/^fleetsync: the sync of account test failed: .*ENOSPC/);
