@@ -84,3 +84,8 @@ export const DEFAULT_EMISSION_FACTORS: Readonly<Record<string, number>> = Object
 export const DEFAULT_FUEL_DROP_L = 8;
 /** A suspected drop happens within this long (a slower fall is not listed). */
 export const FUEL_DROP_MAX_MINUTES = 30;
+
+/** Bytes per slot of the run-outcome state file beside the database (two slots, fixed size: src/outcome/state-file.ts). */
+export const STATE_FILE_SLOT_BYTES = 256 * 1024;
+/** How often a run records its last request time in the state file (ms). */
+export const OUTCOME_ACTIVITY_MS = 250;

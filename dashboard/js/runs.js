@@ -66,7 +66,12 @@ function createStatusBox() {
   const btn = el('button', 'sync-now', 'Sync now');
   btn.type = 'button';
   const out = el('p', 'sync-result');
-  const nodes = [line, last, note, btn, out];
+  // Last runs the database does not show (its row could not be written, its process died),
+  // from the state file beside it: they, not the table below, say how the last run went.
+  const outside = el('ul', 'runs-outside-db');
+  outside.className = 'note';
+  outside.hidden = true;
+  const nodes = [line, last, outside, note, btn, out];
 
   /** @type {StatusAnswer | null} */
   let latest = null;
@@ -104,6 +109,18 @@ function createStatusBox() {
       ? `Last run ${r.run_id} (${r.trigger}): ${r.outcome} · started ${shown(r.started_at)}` +
         (r.ended_at ? ` · ended ${shown(r.ended_at)} · ${r.requests} requests` : '')
       : 'No sync run yet.';
+    const missing = st.runs_outside_db ?? [];
+    outside.hidden = missing.length === 0;
+    outside.replaceChildren(
+      ...missing.map((m) =>
+        el(
+          'li',
+          '',
+          `Run ${m.run_id} (${m.trigger}) of account ${m.account}: ${m.outcome}, started ${shown(m.started_at)}` +
+            ` — not in the database: ${m.reason ?? 'no reason recorded'}`,
+        ),
+      ),
+    );
     btn.disabled = !st.sync.available || running || posting;
     btn.title = st.sync.available ? '' : 'no sync engine is wired into this server';
   }

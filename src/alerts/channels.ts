@@ -3,6 +3,7 @@
  * webhooks) and/or an e-mail through SMTP (nodemailer). A channel that fails throws an error that
  * names the channel by its host only: the webhook's path and the SMTP password never appear.
  */
+import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import nodemailer from 'nodemailer';
 import type { Config } from '../config.ts';
@@ -12,21 +13,32 @@ export interface AlertMessage {
   text: string;
   account: string;
   incident: string;
-  state: 'open' | 'recovered';
+  /** `update`: the incident is still open and its cause changed. */
+  state: 'open' | 'update' | 'recovered';
 }
 
 export interface Channel {
   /** A name without secrets, for logs: `webhook https://hooks.example.com`, `email smtp://mail:587`. */
   readonly name: string;
+  /**
+   * Who the channel reaches: its name and a digest of its whole setting (a webhook's path, the
+   * recipients), so a re-configured channel is a new one that gets the open incidents.
+   */
+  readonly id: string;
   send(m: AlertMessage): Promise<void>;
   close(): void;
 }
+
+/** A channel's id: its name and a digest of its setting (never the setting itself: it may hold a secret). */
+export const channelId = (name: string, ...setting: string[]): string =>
+  `${name}#${createHash('sha256').update(setting.join('\u0000')).digest('hex').slice(0, 12)}`;
 
 export function webhookChannel(url: string, fetchImpl: typeof fetch = fetch): Channel {
   const u = new URL(url);
   const name = `webhook ${u.protocol}//${u.host}`;
   return {
     name,
+    id: channelId(name, url),
     async send(m) {
       let status: number;
       try {
@@ -80,6 +92,7 @@ export function emailChannel(smtpUrl: string, to: string[], from: string | null)
   const { name, transport, failure } = smtpTransport(smtpUrl);
   return {
     name,
+    id: channelId(name, smtpUrl, ...to, from ?? ''),
     async send(m) {
       const subject = m.text.length > 140 ? `${m.text.slice(0, 137)}...` : m.text;
       try {

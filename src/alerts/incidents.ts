@@ -14,6 +14,20 @@ export interface Judgement {
   state: 'open' | 'closed';
   /** The alert's text when open, the "recovered" text when closed. */
   text: string;
+  /** What the incident is about, without the run id or times: a change of cause while open sends an update. */
+  cause: string;
+}
+
+/**
+ * A reason as a cause: its code when it names one (`stopped (E_AUTH): …`, `… failed (ENOSPC): …`,
+ * `E_DB: …`), so the same failure met at another statement or file is the same cause; else its
+ * text without numbers (another run, another time: the same cause).
+ */
+export function causeOf(reason: string | undefined): string {
+  const r = reason ?? '';
+  const code =
+    /\((E_[A-Z_]+|E[A-Z]{2,}|DuckDB [A-Z]+)\)/.exec(r)?.[1] ?? /^(E_[A-Z_]+):/.exec(r)?.[1] ?? null;
+  return code ?? r.replace(/\d+/g, '#').slice(0, 200);
 }
 
 const local = (ms: number, zone: string) => formatIsoInZone(ms, zone).slice(0, 16).replace('T', ' ');
@@ -26,6 +40,7 @@ export function judgeRun(s: AccountState): Judgement | null {
     return {
       ...base,
       state: 'closed',
+      cause: 'ok',
       text: `fleetsync: recovered: the sync of account ${s.account} is ok again (run ${r.run_id}, ended ${local(r.endedMs, s.zone)}).`,
     };
   const stop = r.errors.find((e) => e.stream === '*')?.reason;
@@ -35,9 +50,11 @@ export function judgeRun(s: AccountState): Judgement | null {
     r.outcome === 'failed'
       ? `failed${stop ? `: ${stop}` : ''}`
       : `was partial: ${failed} window(s) or snapshot(s) failed${first ? ` (first: ${first.stream} ${first.window ?? ''}: ${first.reason ?? ''})` : ''}; the next run fills the gaps`;
+  const died = r.recorded === false && r.errors[0]?.reason?.startsWith('the process (pid');
   return {
     ...base,
     state: 'open',
+    cause: r.outcome === 'failed' ? `failed: ${died ? 'died' : causeOf(stop)}` : 'partial',
     text: `fleetsync: the sync of account ${s.account} ${what}. Run ${r.run_id} (${r.trigger}), ended ${local(r.endedMs, s.zone)}.`,
   };
 }
@@ -51,11 +68,13 @@ export function judgeStale(s: AccountState, nowMs: number, staleHours: number): 
     ? {
         ...base,
         state: 'open',
+        cause: 'stale',
         text: `fleetsync: the data of account ${s.account} is stale: no new complete day for ${Math.floor(u / 3_600_000)} h (complete through ${through}, ${s.zone}; FLEETSYNC_STALE_HOURS=${staleHours}).`,
       }
     : {
         ...base,
         state: 'closed',
+        cause: 'fresh',
         text: `fleetsync: recovered: the data of account ${s.account} is complete through ${through} (${s.zone}) again.`,
       };
 }
@@ -72,6 +91,7 @@ export function judgeApiChanges(flagged: StoredFlag[], openVersions: string[]): 
       account: '*',
       incident: `api_change:${version}`,
       state: 'open',
+      cause: version,
       text:
         `fleetsync: the API's release notes ${version} (${kinds}) change endpoints the sync uses: ${endpoints}. ` +
         `${fs[0]!.text.split('\n')[0]} Acknowledge with \`fleetsync changes --ack\` or on the dashboard.`,
@@ -83,6 +103,7 @@ export function judgeApiChanges(flagged: StoredFlag[], openVersions: string[]): 
         account: '*',
         incident: `api_change:${v}`,
         state: 'closed',
+        cause: v,
         text: `fleetsync: acknowledged: the API release notes ${v} no longer need attention.`,
       });
   return out;

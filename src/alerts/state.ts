@@ -1,17 +1,20 @@
 /**
  * What alerts, /healthz and /metrics judge, read from the database: per account its last finished
  * run, "complete through" and when that last moved forward (the stale rule's clock, kept in
- * `alert_freshness`). Nothing here writes except `recordFreshness`.
+ * the state file since, `alert_freshness` before). Nothing here writes.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { prepareReportConnection } from '../reports/run.ts';
-import { execute, queryJs } from '../store/queries.ts';
+import { queryJs } from '../store/queries.ts';
 import { lastRuns } from '../status/report.ts';
+import { isAlive, type OutcomeDoc, type RunOutcome } from '../outcome/outcomes.ts';
 
 export interface LastRun {
   run_id: string;
+  /** False when the outcome is known only from the state file beside the database (its row could not be written, or the process died). */
+  recorded?: boolean;
   trigger: string;
   outcome: 'ok' | 'partial' | 'failed' | 'interrupted';
   startedMs: number;
@@ -91,26 +94,73 @@ export function isStale(s: AccountState, nowMs: number, staleHours: number): boo
   return u !== null && u > staleHours * 3_600_000;
 }
 
-/** Records "complete through" when it is new or moved forward; returns the states as recorded. */
-export async function recordFreshness(
-  con: DuckDBConnection,
-  states: AccountState[],
-  nowMs: number,
-): Promise<AccountState[]> {
-  const out: AccountState[] = [];
-  for (const s of states) {
-    if (s.completeThroughMs !== null && s.advancedAtMs === null) {
-      await execute(con, 'alerts/freshness_upsert', [
-        s.account,
-        new Date(s.completeThroughMs).toISOString(),
-        new Date(nowMs).toISOString(),
-      ]);
-      out.push({ ...s, advancedAtMs: nowMs });
-    } else out.push(s);
-  }
-  return out;
-}
-
 /** Failed windows and snapshots of a run, from its per-stream counts. */
 export const failedIn = (r: LastRun): number =>
   Object.values(r.windowsByStream).reduce((a, w) => a + Number(w?.failed ?? 0), 0);
+
+/** The text of a run whose process died before it could end it (killed, out of memory, an abort). */
+export function diedText(o: RunOutcome): string {
+  return (
+    `the process (pid ${o.pid}) ended before the run finished — killed, out of memory or an abort inside the database` +
+    (o.last_log ? `; the last thing it logged: ${o.last_log}` : '; it logged nothing')
+  );
+}
+
+/** A run as the state file knows it (null: running in a live process, no verdict yet). */
+export function runFromOutcome(o: RunOutcome): LastRun | null {
+  const died = o.state === 'running';
+  if (died && isAlive(o)) return null;
+  const end = o.ended_ms ?? o.last_request_ms ?? o.started_ms;
+  return {
+    run_id: o.run_id ?? 'not started',
+    recorded: false,
+    trigger: o.trigger,
+    outcome: died ? 'failed' : o.state === 'running' ? 'failed' : o.state,
+    startedMs: o.started_ms,
+    endedMs: end,
+    durationMs: end - o.started_ms,
+    windowsByStream: {},
+    errors: [{ stream: '*', reason: died ? diedText(o) : (o.error ?? undefined) }],
+  };
+}
+
+/**
+ * The runs the state file knows and the database's last runs (`held`, by account) do not hold:
+ * a run whose row could not be written, a run whose process died. A run the database holds
+ * (the same id, or a later run) is the database's.
+ */
+export function runsOutsideDb(
+  held: Map<string, Pick<LastRun, 'run_id' | 'startedMs'> | null>,
+  doc: OutcomeDoc,
+): { account: string; run: LastRun }[] {
+  return Object.entries(doc.accounts).flatMap(([account, o]) => {
+    const run = runFromOutcome(o);
+    const h = held.get(account);
+    if (!run || (h && (h.startedMs > o.started_ms || (h.run_id === o.run_id && o.recorded)))) return [];
+    return [{ account, run }];
+  });
+}
+
+/**
+ * Each account's last run, from the database's `runs` and the state file together: the state
+ * file's run wins when the database does not hold it (its row could not be written, the process
+ * died before it could end it) or the database could not be read (`db` null); "complete through"
+ * has moved forward at the time the state file recorded (the alerter records it there, so the
+ * age counts on while the database cannot be written).
+ */
+export function withOutcomes(db: AccountState[] | null, doc: OutcomeDoc, zone: string): AccountState[] {
+  const out = new Map((db ?? []).map((s) => [s.account, { ...s }]));
+  for (const { account, run } of runsOutsideDb(new Map([...out].map(([a, s]) => [a, s.lastRun])), doc))
+    out.set(account, {
+      ...(out.get(account) ?? { account, zone, completeThroughMs: null, advancedAtMs: null }),
+      lastRun: run,
+    });
+  for (const s of out.values()) {
+    const f = doc.freshness[s.account];
+    if (s.completeThroughMs === null) continue;
+    if (f && s.completeThroughMs <= f.through_ms) s.advancedAtMs = f.advanced_ms;
+    else if (f) s.advancedAtMs = null; // moved since recorded: it moved just now (the alerter records it)
+    // else: not tracked yet (the DB's `alert_freshness` of an older version, or none: the alerter records it now)
+  }
+  return [...out.values()].sort((a, b) => a.account.localeCompare(b.account));
+}

@@ -164,6 +164,8 @@ export interface BucketSet {
   /** Counts a wait spent outside the queue (a request a 429 sent back, waiting out pause + jitter). */
   addWait(bucket: BucketName, ms: number): void;
   waitedMs(): Record<string, number>;
+  /** The latest send or answer of any bucket (epoch ms, null: none yet) and the sends not answered yet. */
+  activity(): { lastMs: number | null; inFlight: number };
 }
 
 export function createBucketSet(o: BucketSetOptions): BucketSet {
@@ -187,6 +189,8 @@ export function createBucketSet(o: BucketSetOptions): BucketSet {
     }
     return s;
   };
+  let lastMs: number | null = null;
+  let inFlight = 0;
   const prune = (s: BucketState, t: number) => {
     s.log = s.log.filter((e) => e.t + horizon > t);
   };
@@ -204,8 +208,21 @@ export function createBucketSet(o: BucketSetOptions): BucketSet {
         const entry = { t };
         s.log.push(entry);
         s.waitedMs += t - start;
-        const stamp = () => void (entry.t = Math.max(entry.t, o.now()));
-        return { sent: stamp, answered: stamp };
+        const stamp = () => {
+          entry.t = Math.max(entry.t, o.now());
+          lastMs = Math.max(lastMs ?? 0, entry.t);
+        };
+        lastMs = Math.max(lastMs ?? 0, t);
+        inFlight++;
+        let open = true;
+        return {
+          sent: stamp,
+          answered: () => {
+            stamp();
+            if (open) inFlight--;
+            open = false;
+          },
+        };
       }
       const oldest = Math.min(...s.log.map((e) => e.t));
       await o.sleep(Math.max(1, oldest + horizon - t), signal);
@@ -239,5 +256,6 @@ export function createBucketSet(o: BucketSetOptions): BucketSet {
       state(bucket).waitedMs += Math.max(0, ms);
     },
     waitedMs: () => Object.fromEntries([...states].map(([b, s]) => [b, s.waitedMs])),
+    activity: () => ({ lastMs, inFlight }),
   };
 }

@@ -169,6 +169,8 @@ export interface FleetClient {
   rearm(): void;
   /** The account's previous requests ended `agoMs` ago (maybe another process's): see buckets.ts holdWindowSince. */
   holdWindowSince(agoMs: number): void;
+  /** The latest send or answer (epoch ms) and the sends not answered yet: see buckets.ts activity. */
+  activity(): { lastMs: number | null; inFlight: number };
   /** Live view of a bucket: limit, sends in the current window, pause. */
   usage(bucket: BucketName): BucketUsage;
   close(): Promise<void>;
@@ -402,6 +404,7 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
     stats: () => requester.stats(),
     rearm: () => breaker.reset(),
     holdWindowSince: (agoMs) => buckets.holdWindowSince(agoMs),
+    activity: () => buckets.activity(),
     usage: (bucket) => ({
       limit: limitFor(bucket, opts.limits),
       inWindow: buckets.inWindow(bucket),

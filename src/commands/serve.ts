@@ -9,6 +9,7 @@ import { formatZoned } from '../time.ts';
 import { loadAccounts, type AccountConfig } from '../accounts.ts';
 import { loadConfig, secretsOf, type Config, type Env } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
+import { outcomesFor, type RunOutcomes } from '../outcome/outcomes.ts';
 import { loadPricesFromEnv } from '../prices/store.ts';
 import { openDatabase, type Database } from '../store/db.ts';
 import type { RunSyncFn } from '../server/sync-gate.ts';
@@ -71,6 +72,7 @@ export const serveCommand: Command = {
       return serveLake(values.lake, ctx);
     }
     const loaded = loadConfig(ctx.env, { runsSchedule: true });
+    let outcomes: RunOutcomes | null = null;
     const log = createLogger({
       level: loaded.logLevel,
       format: loaded.logFormat,
@@ -78,9 +80,13 @@ export const serveCommand: Command = {
         ...secretsOf(loaded),
         ...(ctx.env.FLEETSYNC_CONFIG ? loadAccounts(ctx.env, loaded).map((a) => a.password) : []),
       ],
-      write: (line) => ctx.stderr(line + '\n'),
+      write: (line) => {
+        ctx.stderr(line + '\n');
+        outcomes?.noteLog(line); // the last thing a run said, kept beside the database
+      },
     });
     const db = await openDatabase(loaded.dbPath);
+    outcomes = outcomesFor(loaded.dbPath, log);
     try {
       const con = await db.connect();
       let account: string;

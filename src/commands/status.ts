@@ -5,9 +5,10 @@
  * holds the database, the same report comes from its GET /api/status (FLEETSYNC_HOST/PORT).
  */
 import { loadConfig } from '../config.ts';
-import { FleetsyncError, isFleetsyncError } from '../errors.ts';
+import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
+import { readOutcomes } from '../outcome/outcomes.ts';
 import { openDatabase } from '../store/db.ts';
-import { buildStatus, formatStatus, type StatusReport } from '../status/report.ts';
+import { buildStatus, formatStatus, outsideOf, type StatusReport } from '../status/report.ts';
 import { askRunningServer } from '../status/remote.ts';
 import type { Command } from './command.ts';
 
@@ -23,6 +24,17 @@ export const statusCommand: Command = {
       throw new FleetsyncError('E_USAGE', '--runs must be a whole number from 1 to 1000');
     let report: StatusReport;
     let source: string | undefined;
+    // The state file beside the database: runs whose row could not be written, runs that died.
+    // Read before the database is opened, and said first when there is one: a database that
+    // aborts while it opens still leaves this on the screen.
+    const outcomes = readOutcomes(config.dbPath);
+    const early = outsideOf([], outcomes, config.timezone).filter((r) => r.outcome !== 'ok');
+    if (early.length && values.json !== true)
+      ctx.stderr(
+        early
+          .map((r) => `state file: account ${r.account}: run ${r.run_id} ${r.outcome}: ${r.reason ?? ''}\n`)
+          .join(''),
+      );
     try {
       const db = await openDatabase(config.dbPath, { mustExist: true });
       const con = await db.connect();
@@ -32,13 +44,21 @@ export const statusCommand: Command = {
           zone: config.timezone,
           runs: n,
           nowMs: (ctx.now ?? Date.now)(),
+          outcomes,
         });
       } finally {
         con.closeSync();
         db.close();
       }
     } catch (e) {
-      if (!isFleetsyncError(e, 'E_DB_LOCKED')) throw e;
+      if (!isFleetsyncError(e, 'E_DB_LOCKED')) {
+        // The database cannot be opened: what the state file knows still decides the exit code.
+        if (early.length) {
+          ctx.stderr(`the database cannot be read: ${describeError(e)}\n`);
+          return 1;
+        }
+        throw e;
+      }
       ({ report, url: source } = await askRunningServer(config, n, e));
     }
     ctx.stdout(values.json === true ? JSON.stringify(report, null, 2) + '\n' : formatStatus(report, source));

@@ -8,9 +8,10 @@
 import { createAlerter } from '../alerts/alerter.ts';
 import { alertsConfigured } from '../alerts/channels.ts';
 import { loadConfig, secretsOf } from '../config.ts';
-import { FleetsyncError } from '../errors.ts';
+import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
+import { outcomesFor, type RunOutcomes } from '../outcome/outcomes.ts';
 import { createLogger } from '../log.ts';
-import { openDatabase } from '../store/db.ts';
+import { openDatabase, type Database } from '../store/db.ts';
 import { planSync } from '../sync/run.ts';
 import { formatRezone, rezoneAccount } from '../sync/rezone.ts';
 import { loadAccounts, selectAccounts } from '../accounts.ts';
@@ -89,13 +90,47 @@ export const syncCommand: Command = {
       typeof values.account === 'string' ? values.account : undefined,
     );
     const tty = process.stderr.isTTY === true && !ctx.env.CI;
+    let outcomes: RunOutcomes | null = null;
     const log = createLogger({
       level: tty && config.logLevel === 'info' ? 'warn' : config.logLevel,
       format: config.logFormat,
       secrets: [...secretsOf(config), ...accounts.map((a) => a.password)],
-      write: (line) => ctx.stderr(line + '\n'),
+      write: (line) => {
+        ctx.stderr(line + '\n');
+        outcomes?.noteLog(line); // the last thing a run that dies said
+      },
     });
-    const db = await openDatabase(config.dbPath);
+    const alert = async (db: Database | null) => {
+      // Alerts (FLEETSYNC_ALERT_WEBHOOK, FLEETSYNC_SMTP_URL): once per incident; never fail the run.
+      // Without a channel the summary says it all.
+      if (!alertsConfigured(config)) return;
+      const alerter = createAlerter({ db, outcomes: outcomes!, config, log });
+      await alerter.check();
+      alerter.close();
+    };
+    // A run is `running` in the state file beside the database before the database is opened:
+    // an abort inside DuckDB while it opens the file is found by the next process.
+    outcomes = outcomesFor(config.dbPath, log);
+    const syncing = !args.planOnly && !args.rezone;
+    const nowMs = (ctx.now ?? Date.now)();
+    const started = syncing ? accounts.map((a) => outcomes!.begin(a.account, 'cli', nowMs)) : [];
+    let db: Database;
+    try {
+      db = await openDatabase(config.dbPath);
+    } catch (e) {
+      if (isFleetsyncError(e, 'E_DB_LOCKED')) started.forEach((h) => h.abandon());
+      else {
+        for (const h of started)
+          h.end({
+            state: 'failed',
+            error: describeError(e),
+            recorded: false,
+            nowMs: (ctx.now ?? Date.now)(),
+          });
+        if (started.length) await alert(null);
+      }
+      throw e;
+    }
     const progress = tty ? progressPrinter((t) => ctx.stderr(t)) : undefined;
     const perAccount = accounts.map((a) =>
       wireAccount(db, { ...a, baseUrl: a.baseUrl || 'http://127.0.0.1:0/rest' }, config, log, {
@@ -132,14 +167,7 @@ export const syncCommand: Command = {
       }
       // Accounts have their own rate limits and rows: they sync side by side.
       const summaries = await Promise.all(perAccount.map((p, i) => syncAccount(p.deps, reqOf(i)))).finally(
-        async () => {
-          // Alerts (FLEETSYNC_ALERT_WEBHOOK, FLEETSYNC_SMTP_URL): once per incident; never fail the run.
-          // Without a channel the summary above says it all, and the file is left as the run left it.
-          if (!alertsConfigured(config)) return;
-          const alerter = createAlerter({ db, config, log });
-          await alerter.check();
-          alerter.close();
-        },
+        () => alert(db),
       );
       if (tty) ctx.stderr('\n');
       ctx.stdout(
@@ -156,6 +184,12 @@ export const syncCommand: Command = {
     } finally {
       await Promise.all(perAccount.map((p) => p.client.close()));
       db.close();
+      // An account whose run never began (a bad request before it) has no outcome to keep.
+      const doc = outcomes.read();
+      accounts.forEach((a, i) => {
+        const o = doc.accounts[a.account];
+        if (o?.state === 'running' && o.pid === process.pid && o.run_id === null) started[i]?.abandon();
+      });
     }
   },
 };

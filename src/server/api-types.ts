@@ -133,6 +133,21 @@ export interface StatusVerdict {
   problems: string[];
 }
 
+/**
+ * A run known only from the state file beside the database: its `runs` row could not be written
+ * (a full disk) or its process died before it could end it (killed, out of memory, an abort).
+ */
+export interface RunOutsideDb {
+  account: string;
+  run_id: string;
+  trigger: string;
+  outcome: string;
+  started_at: string;
+  ended_at: string;
+  /** Why it failed: the error (ENOSPC…), or that the process died and the last thing it logged. */
+  reason: string | null;
+}
+
 /** A row of the status tables (times ISO text in the zone, counters as objects). */
 export type StatusRow = Record<string, unknown>;
 
@@ -155,6 +170,8 @@ export interface StatusReport {
   coverage: StatusRow[];
   problem_windows: StatusRow[];
   failed_snapshots: FailedSnapshot[];
+  /** Last runs the database does not show (see RunOutsideDb); they decide the verdict. */
+  runs_outside_db: RunOutsideDb[];
   verdict: StatusVerdict;
 }
 

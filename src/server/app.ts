@@ -17,6 +17,7 @@ import type { Database } from '../store/db.ts';
 import type { RunSummary } from '../sync/types.ts';
 import { requireBearer } from './auth.ts';
 import { healthRoutes } from './health-routes.ts';
+import { outcomesFor } from '../outcome/outcomes.ts';
 import { createMetrics } from './metrics.ts';
 import { accountRoutes } from './account-routes.ts';
 import { hostGuard } from './hosts.ts';
@@ -83,7 +84,12 @@ export function createApp(opts: AppOptions): Express {
   // DNS rebinding: only the names this server is known by, on every route (see hosts.ts).
   app.use(hostGuard(opts.config));
   // Health and metrics (token rules inside: open on loopback, /healthz open to loopback peers).
-  const metrics = createMetrics({ staleHours: opts.config.staleHours, log: opts.log });
+  const metrics = createMetrics({
+    staleHours: opts.config.staleHours,
+    log: opts.log,
+    outcomes: outcomesFor(opts.db.path, opts.log),
+    zone: opts.config.timezone,
+  });
   const scheduler = opts.scheduler ?? null;
   const jobs = opts.jobs ? { jobs: opts.jobs } : {};
   app.use(

@@ -8,7 +8,14 @@
  * /healthz stays open to a client on the loopback interface (a container's own health check).
  */
 import { Router, type RequestHandler } from 'express';
-import { isStale, readAccountStates, unchangedForMs } from '../alerts/state.ts';
+import {
+  isStale,
+  readAccountStates,
+  unchangedForMs,
+  withOutcomes,
+  type AccountState,
+} from '../alerts/state.ts';
+import { outcomesFor } from '../outcome/outcomes.ts';
 import { isLoopbackHost } from '../config.ts';
 import { describeError } from '../errors.ts';
 import { outcomeProblems } from '../lake/outcomes.ts';
@@ -42,18 +49,41 @@ export async function assessHealth(deps: Omit<HealthDeps, 'metrics'>): Promise<H
       reasons.push('FLEETSYNC_SCHEDULE is set but this server has no sync (no API credentials)');
     else if (!next) reasons.push('the scheduler is not running (no next run)');
   }
+  // The state file beside the database: a run whose row could not be written, or whose process
+  // died, is the account's last run whatever the database says.
+  const doc = outcomesFor(deps.db.path, deps.log).read();
+  let fromDb: AccountState[] | null = null;
   let con;
   try {
     con = await deps.db.connect();
     await con.run('SELECT 1');
     checks.database = 'ok';
-    const accounts = await readAccountStates(con, deps.log);
+    fromDb = await readAccountStates(con, deps.log);
+  } catch (e) {
+    checks.database = 'error';
+    reasons.push(`database: ${describeError(e)}`);
+  } finally {
+    con?.closeSync();
+  }
+  {
+    const accounts = withOutcomes(fromDb, doc, deps.config.timezone);
+    const first = deps.scheduler?.firstDue?.() ?? null;
+    if (
+      deps.config.schedule &&
+      first &&
+      Date.now() >= first.getTime() && // the scheduler's own clock
+      !deps.gate?.running &&
+      !accounts.some((s) => s.lastRun)
+    )
+      reasons.push(`no run yet: the schedule "${deps.config.schedule}" was due at ${first.toISOString()}`);
     checks.accounts = accounts.map((s) => {
       const u = unchangedForMs(s, nowMs);
       const r = s.lastRun;
+      const why = r?.recorded === false ? r.errors[0]?.reason : undefined;
       if (r && (r.outcome === 'failed' || r.outcome === 'partial'))
         reasons.push(
-          `account ${s.account}: the last run ${r.run_id} ${r.outcome === 'failed' ? 'failed' : 'was partial'}`,
+          `account ${s.account}: the last run ${r.run_id} ${r.outcome === 'failed' ? 'failed' : 'was partial'}` +
+            (why ? ` (not in the database): ${why}` : ''),
         );
       if (isStale(s, nowMs, deps.config.staleHours))
         reasons.push(
@@ -62,17 +92,18 @@ export async function assessHealth(deps: Omit<HealthDeps, 'metrics'>): Promise<H
       return {
         account: s.account,
         last_run: r
-          ? { run_id: r.run_id, outcome: r.outcome, ended_at: new Date(r.endedMs).toISOString() }
+          ? {
+              run_id: r.run_id,
+              outcome: r.outcome,
+              ended_at: new Date(r.endedMs).toISOString(),
+              recorded: r.recorded !== false,
+              ...(r.recorded === false ? { error: r.errors[0]?.reason ?? null } : {}),
+            }
           : null,
         complete_through: s.completeThroughMs === null ? null : formatIsoInZone(s.completeThroughMs, s.zone),
         unchanged_h: u === null ? null : Math.round(u / 360_000) / 10,
       };
     });
-  } catch (e) {
-    checks.database = 'error';
-    reasons.push(`database: ${describeError(e)}`);
-  } finally {
-    con?.closeSync();
   }
   // Lake mode: a failed job publishes nothing, so the lake's own tables cannot show it.
   if (deps.jobs) {

@@ -7,7 +7,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { unchangedForMs, isStale, readAccountStates } from '../alerts/state.ts';
+import { unchangedForMs, isStale, readAccountStates, withOutcomes } from '../alerts/state.ts';
+import { DEFAULT_TIMEZONE } from '../defaults.ts';
+import type { RunOutcomes } from '../outcome/outcomes.ts';
 import type { Logger } from '../log.ts';
 import { REPORT_NAMES } from '../reports/registry.ts';
 import { queryJs } from '../store/queries.ts';
@@ -22,7 +24,13 @@ export interface Metrics {
 
 const KNOWN_REPORTS = new Set<string>(REPORT_NAMES);
 
-export function createMetrics(o: { staleHours: number; log: Logger }): Metrics {
+export function createMetrics(o: {
+  staleHours: number;
+  log: Logger;
+  /** The run outcomes and alerts' memory beside the database (src/outcome/outcomes.ts). */
+  outcomes?: RunOutcomes;
+  zone?: string;
+}): Metrics {
   const registry = new Registry();
   const reg = { registers: [registry] };
   const runs = new Counter({
@@ -103,6 +111,12 @@ export function createMetrics(o: { staleHours: number; log: Logger }): Metrics {
     labelNames: ['account', 'outcome'],
     ...reg,
   });
+  const unrecorded = new Gauge({
+    name: 'fleetsync_last_run_unrecorded',
+    help: '1 when the last run is known only from the state file: its row could not be written, or its process died.',
+    labelNames: ['account'],
+    ...reg,
+  });
   const running = new Gauge({ name: 'fleetsync_sync_running', help: '1 while a sync runs.', ...reg });
   const incidents = new Gauge({
     name: 'fleetsync_alert_incidents_open',
@@ -132,7 +146,7 @@ export function createMetrics(o: { staleHours: number; log: Logger }): Metrics {
   async function refresh(con: DuckDBConnection, nowMs: number, isRunning: boolean): Promise<void> {
     for (const m of [runs, requests, retries, bucketRequests, bucketRetries, http429]) m.reset();
     for (const m of [windows, freshness, unchanged, stale]) m.reset();
-    for (const m of [lastDuration, lastEnded, lastOutcome, incidents]) m.reset();
+    for (const m of [lastDuration, lastEnded, lastOutcome, incidents, unrecorded]) m.reset();
     for (const r of await queryJs(con, 'alerts/run_totals')) {
       const account = String(r.account);
       runs.inc({ account, outcome: String(r.outcome) }, n(r.runs));
@@ -147,7 +161,9 @@ export function createMetrics(o: { staleHours: number; log: Logger }): Metrics {
       );
     for (const r of await queryJs(con, 'alerts/window_totals'))
       windows.set({ account: String(r.account), stream: String(r.stream), status: String(r.status) }, n(r.n));
-    for (const s of await readAccountStates(con, o.log)) {
+    const doc = o.outcomes?.read();
+    const states = await readAccountStates(con, o.log);
+    for (const s of doc ? withOutcomes(states, doc, o.zone ?? DEFAULT_TIMEZONE) : states) {
       const account = s.account;
       if (s.completeThroughMs !== null) freshness.set({ account }, (nowMs - s.completeThroughMs) / 1000);
       const u = unchangedForMs(s, nowMs);
@@ -159,14 +175,12 @@ export function createMetrics(o: { staleHours: number; log: Logger }): Metrics {
         lastDuration.set({ account }, s.lastRun.durationMs / 1000);
         lastEnded.set({ account }, s.lastRun.endedMs / 1000);
         lastOutcome.set({ account, outcome: s.lastRun.outcome }, 1);
+        unrecorded.set({ account }, s.lastRun.recorded === false ? 1 : 0);
       }
     }
-    try {
-      for (const r of await queryJs(con, 'alerts/open_count'))
-        incidents.inc({ account: String(r.account), incident: String(r.incident).split(':')[0]! }, 1);
-    } catch {
-      // a read-only lake without the incidents table: none to show
-    }
+    // The incidents open, from the alerts' memory (the state file; a lake has none).
+    for (const r of Object.values(doc?.alerts?.open ?? {}))
+      incidents.inc({ account: r.account, incident: r.incident.split(':')[0]! }, 1);
     running.set(isRunning ? 1 : 0);
   }
 

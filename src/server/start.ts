@@ -145,7 +145,11 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     await checking;
     alerter?.close();
   }
-  const scheduler = { nextRun: () => (task ? (task.getNextRun() ?? null) : null) };
+  const firstDue = task ? (task.getNextRun() ?? null) : null;
+  const scheduler = {
+    nextRun: () => (task ? (task.getNextRun() ?? null) : null),
+    firstDue: () => firstDue,
+  };
   // Download copies: swept at start (a killed server's), removed at stop.
   const temp = createServeTempDir();
   const app = createApp({

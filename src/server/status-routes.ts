@@ -14,6 +14,7 @@ import type { Database } from '../store/db.ts';
 import { parseReportParams } from '../reports/params.ts';
 import { requireReport, reportMeta, resolveZone, runReport } from '../reports/run.ts';
 import { buildStatus } from '../status/report.ts';
+import { outcomesFor } from '../outcome/outcomes.ts';
 import { createConnectionPool, createVersionedMemo, statusVersion } from './report-cache.ts';
 import type { SyncGate } from './sync-gate.ts';
 import type { Clock } from '../time.ts';
@@ -25,7 +26,11 @@ export interface StatusDeps {
   log: Logger;
   now: Clock;
   gate: SyncGate | null;
-  scheduler: { nextRun(): Date | null } | null;
+  scheduler: {
+    nextRun(): Date | null;
+    /** The first time the schedule was due after the server started (null: no schedule). */
+    firstDue?(): Date | null;
+  } | null;
   /** Lake mode: each account's last worker job and publish time (src/lake/outcomes.ts). */
   jobs?: () => JobOutcome[];
 }
@@ -63,6 +68,13 @@ export function statusRoutes(deps: StatusDeps): Router {
   // computed (at most one computation behind) rather than each waiting for a recomputation.
   const answers = createVersionedMemo<StatusParts>(16, () => deps.gate?.running ?? false);
   const refreshing = new Set<string>();
+  // The runs the database does not show (a row a full disk refused, a process that died) come
+  // from the state file beside it; a change of outcome there is a new version too.
+  const outcomes = outcomesFor(deps.db.path, deps.log);
+  const outcomeVersion = () =>
+    Object.entries(outcomes.read().accounts)
+      .map(([a, o]) => `${a}:${o.run_id}:${o.state}:${o.recorded}`)
+      .join(',');
 
   r.get('/status', async (req, res) => {
     const n = req.query.runs === undefined ? 10 : Number(req.query.runs);
@@ -126,6 +138,7 @@ export function statusRoutes(deps: StatusDeps): Router {
               zone,
               runs: n,
               nowMs: deps.now(),
+              outcomes: outcomes.read(),
             });
             computed = true;
             return { meta, runs, report, zone };
@@ -144,7 +157,7 @@ export function statusRoutes(deps: StatusDeps): Router {
       const con = await connections.acquire();
       let ok = false;
       try {
-        const parts = await compute(await statusVersion(con));
+        const parts = await compute(`${await statusVersion(con)}|${outcomeVersion()}`);
         ok = true;
         return parts;
       } finally {

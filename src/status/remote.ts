@@ -78,6 +78,7 @@ export async function askRunningServer(
     coverage: b.coverage ?? [],
     problem_windows: b.problem_windows ?? [],
     failed_snapshots: b.failed_snapshots ?? [],
+    runs_outside_db: b.runs_outside_db ?? [],
     verdict: b.verdict,
   };
   return { report, url: base };

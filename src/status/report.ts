@@ -7,8 +7,11 @@
  * objects), never JSON inside a string.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { runsOutsideDb } from '../alerts/state.ts';
+import type { OutcomeDoc } from '../outcome/outcomes.ts';
 import type {
   CompleteThrough,
+  RunOutsideDb,
   FailedSnapshot,
   StatusReport,
   StatusRow,
@@ -133,7 +136,7 @@ export function verdictOf(
 
 export async function buildStatus(
   con: DuckDBConnection,
-  opts: { database: string; zone: string; runs: number; nowMs: number },
+  opts: { database: string; zone: string; runs: number; nowMs: number; outcomes?: OutcomeDoc },
 ): Promise<StatusReport> {
   // Times in the zone the accounts were synced in (the pages' zone), when they share one; the
   // configured zone only for a database with no recorded zone or accounts in several zones.
@@ -142,7 +145,8 @@ export async function buildStatus(
   const runs = await queryJs(con, 'status/runs', [o.runs]);
   const coverage = await queryJs(con, 'status/coverage');
   const problems = await queryJs(con, 'status/problem_windows', [PROBLEM_LIMIT]);
-  const last = (await lastRuns(con)).map((r) => ({
+  const fromDb = await lastRuns(con);
+  const last = fromDb.map((r) => ({
     account: String(r.account),
     run_id: String(r.run_id),
     outcome: String(r.outcome),
@@ -150,6 +154,7 @@ export async function buildStatus(
     errors: r.errors,
   }));
   const failedSnapshots = last.flatMap(failedSnapshotsOf);
+  const outside = outsideOf(fromDb, opts.outcomes, o.zone);
   return {
     database: o.database,
     zone: o.zone,
@@ -158,12 +163,43 @@ export async function buildStatus(
     coverage: jsonRows(coverage, o.zone),
     problem_windows: jsonRows(problems, o.zone),
     failed_snapshots: failedSnapshots,
+    runs_outside_db: outside,
     verdict: verdictOf(
-      last,
+      [
+        ...last.filter((l) => !outside.some((x) => x.account === l.account)),
+        ...outside.map((x) => ({ ...x, errors: [{ stream: '*', reason: x.reason }] })),
+      ],
       failedSnapshots,
       coverage.map((c) => ({ account: String(c.account), stream: String(c.stream), failed: c.failed })),
     ),
   };
+}
+
+/** The last runs the state file knows and the database does not hold (see alerts/state.ts runsOutsideDb). */
+export function outsideOf(
+  fromDb: Record<string, unknown>[],
+  doc: OutcomeDoc | undefined,
+  zone: string,
+): RunOutsideDb[] {
+  if (!doc) return [];
+  const held = new Map(
+    fromDb.map((r) => [
+      String(r.account),
+      {
+        run_id: String(r.run_id),
+        startedMs: r.started_at instanceof Date ? r.started_at.getTime() : 0,
+      },
+    ]),
+  );
+  return runsOutsideDb(held, doc).map(({ account, run }) => ({
+    account,
+    run_id: run.run_id,
+    trigger: run.trigger,
+    outcome: run.outcome,
+    started_at: formatIsoInZone(run.startedMs, zone),
+    ended_at: formatIsoInZone(run.endedMs, zone),
+    reason: run.errors[0]?.reason ?? null,
+  }));
 }
 
 /** An ISO local time as `YYYY-MM-DD HH:MM` for the text tables; anything else as is, `-` for none. */
@@ -217,6 +253,13 @@ export function formatStatus(s: StatusReport, source?: string): string {
         )
       : '  (no runs yet: run `fleetsync sync`)',
   );
+  if (s.runs_outside_db?.length) {
+    out.push('', 'last runs the database does not show (from the state file beside it):');
+    for (const r of s.runs_outside_db)
+      out.push(
+        `  account ${r.account}: run ${r.run_id} (${r.trigger}) ${r.outcome}, started ${cell(r.started_at)}: ${r.reason ?? 'no reason recorded'}`,
+      );
+  }
   out.push('', 'coverage per stream:');
   out.push(
     s.coverage.length

@@ -14,7 +14,8 @@ import { leastDurationMs } from '../api/client.ts';
 import { isZoneMismatch } from '../api/wire.ts';
 import { describeError, isFleetsyncError } from '../errors.ts';
 import { execute, queryJs } from '../store/queries.ts';
-import { SETTLE_MS } from '../defaults.ts';
+import { OUTCOME_ACTIVITY_MS, SETTLE_MS } from '../defaults.ts';
+import { isAlive, outcomesFor, type RunHandle, type RunOutcome } from '../outcome/outcomes.ts';
 import { executeUnits, stopReason, stopsTheRun, streamContext, widenStopSignal } from './executor.ts';
 import { lockAccount } from './lock.ts';
 import { loadHorizons } from './ledger.ts';
@@ -64,6 +65,41 @@ export function earlyUnits(
 
 export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSummary> {
   const unlock = lockAccount(deps.db, deps.account);
+  const now = deps.now ?? Date.now;
+  // The run is `running` in the state file beside the database before it touches the database:
+  // a process that dies from here on (an abort inside DuckDB, a kill) is found unfinished.
+  const outcomes = outcomesFor(deps.db.path, deps.log);
+  const previous = outcomes.read().accounts[deps.account];
+  const handle = outcomes.begin(deps.account, req.trigger, now());
+  let recorded = false;
+  let summary: RunSummary | null = null;
+  try {
+    summary = await runLocked(deps, req, handle, previous, () => (recorded = true));
+    return summary;
+  } catch (e) {
+    // A bad request or a refused configuration (exit 2) is not a run; anything else is a failed one.
+    if (!recorded && (isFleetsyncError(e, 'E_USAGE') || isFleetsyncError(e, 'E_CONFIG'))) handle.abandon();
+    else handle.end({ state: 'failed', error: describeError(e), recorded, nowMs: now() });
+    throw e;
+  } finally {
+    unlock();
+    if (summary)
+      handle.end({
+        state: summary.outcome,
+        error: summary.reason ?? summary.errors[0]?.reason ?? null,
+        recorded,
+        nowMs: now(),
+      });
+  }
+}
+
+async function runLocked(
+  deps: SyncDeps,
+  req: SyncRequest,
+  handle: RunHandle,
+  previous: RunOutcome | undefined,
+  onRecorded: () => void,
+): Promise<RunSummary> {
   widenStopSignal(deps);
   const defs = deps.streams ?? BUILTIN_STREAMS;
   const now = deps.now ?? Date.now;
@@ -74,16 +110,29 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
     // Before anything is sent: a zone other than the recorded one would shift every window.
     recorded = await checkAccountZone(con, deps);
   } catch (e) {
-    unlock();
     con.closeSync();
     throw e;
   }
   const run = newRunLog(deps.account, log, now, deps.client);
+  handle.named(run.runId);
   deps.client.rearm(); // a run starts with a closed breaker, whatever stopped the client before
-  // The last run's requests (maybe another process's: a worker's job right after another's) may
-  // still count in the API's windows: no bucket sends until a window has passed since it ended.
+  // The last run's requests (maybe another process's: a worker's job right after another's, or a
+  // run killed before it could end its row: its last request is in the state file) may still
+  // count in the API's windows: no bucket sends until a window has passed since the last of them.
   const [last] = await queryJs(con, 'sync/last_run_end', [deps.account]);
-  if (last?.ended_ms != null) deps.client.holdWindowSince(now() - Number(last.ended_ms));
+  const lastMs = Math.max(
+    last?.ended_ms == null ? -Infinity : Number(last.ended_ms),
+    previous?.last_request_ms ?? -Infinity,
+  );
+  if (Number.isFinite(lastMs)) deps.client.holdWindowSince(now() - lastMs);
+  const startRequests = deps.client.stats().requests;
+  const noteActivity = () => {
+    const a = deps.client.activity();
+    // A request on the wire may be counted by the API at any moment until its answer is back.
+    handle.activity(a.inFlight > 0 ? now() : a.lastMs, deps.client.stats().requests - startRequests);
+  };
+  const activity = setInterval(noteActivity, OUTCOME_ACTIVITY_MS);
+  activity.unref();
   const stop = (e: unknown) => {
     const reason = stopReason(e, deps.account);
     run.end('failed', reason);
@@ -96,6 +145,13 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       const range = await resolveRange(con, deps, req);
       const streams = requestedStreams(req, defs);
       await startRunLog(con, run, { ...deps, log }, req.trigger, range, streams);
+      // A run whose process died (its row was just marked interrupted) keeps the requests it sent.
+      if (previous?.state === 'running' && previous.run_id && !isAlive(previous))
+        await execute(con, 'sync/run_interrupted_counts', [
+          previous.run_id,
+          previous.requests,
+          new Date(previous.last_request_ms ?? previous.started_ms).toISOString(),
+        ]);
 
       await pullSnapshots(con, { ...deps, now, log }, defs, streams, run);
 
@@ -189,19 +245,32 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       }
       if (isZoneMismatch(e)) refused = e;
     }
-    await run.finish(con).catch((e: unknown) => {
-      // The full disk that stopped the run may refuse its row too: the summary still says what happened.
-      if (!stopsTheRun(e)) throw e;
-      log.error('could not record the run', { error: describeError(e) });
-    });
+    clearInterval(activity);
+    noteActivity();
+    await run.finish(con).then(
+      async () => {
+        const [row] = await queryJs(con, 'sync/run_recorded', [run.runId, run.summary.outcome]);
+        if (Number(row?.n) > 0) onRecorded();
+        else
+          log.error('could not record the run', {
+            error: 'its row was never written (the storage refused it)',
+          });
+      },
+      (e: unknown) => {
+        // The full disk that stopped the run may refuse its row too: the summary still says what
+        // happened, and the state file beside the database keeps it (status, /healthz, alerts).
+        if (!stopsTheRun(e)) throw e;
+        log.error('could not record the run', { error: describeError(e) });
+      },
+    );
     if (refused) {
       // The API's offsets contradict the zone: a zone this first run recorded is not kept.
       if (recorded === null) await execute(con, 'sync/account_forget_zone', [deps.account]);
       throw refused;
     }
   } finally {
+    clearInterval(activity);
     await rules.close();
-    unlock();
     con.closeSync();
   }
   return run.summary;

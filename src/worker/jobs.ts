@@ -12,7 +12,7 @@
 import { join } from 'node:path';
 import type { AccountConfig } from '../accounts.ts';
 import { createAlerter } from '../alerts/alerter.ts';
-import { judgeRun, type Judgement } from '../alerts/incidents.ts';
+import { causeOf, judgeRun, type Judgement } from '../alerts/incidents.ts';
 import type { Config } from '../config.ts';
 import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -112,6 +112,7 @@ const jobRecovered = (account: string, id: string): Judgement => ({
   account,
   incident: 'job',
   state: 'closed',
+  cause: 'ok',
   text: `fleetsync: recovered: a worker job of account ${account} completed again (job ${id}).`,
 });
 
@@ -214,7 +215,7 @@ export async function deadLetterJob(
     },
   );
   try {
-    const open: Judgement = { account, incident: 'job', state: 'open', text };
+    const open: Judgement = { account, incident: 'job', state: 'open', cause: causeOf(text), text };
     await checkAlerts(deps, db, (runs) =>
       runs.some((r) => r.account === account && r.state === 'open') ? [] : [open],
     );

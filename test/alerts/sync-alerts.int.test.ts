@@ -5,6 +5,7 @@
  * changes an endpoint the sync uses alerts once, and once more when it is acknowledged. Bad alert
  * settings are refused with exit 2 naming them.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RELEASES } from '../../src/simulator/changelog.ts';
@@ -104,6 +105,27 @@ describe('alerts from fleetsync sync', () => {
       'fleetsync: acknowledged: the API release notes 1.26.1120.1 no longer need attention.',
     ]);
   }, 120_000);
+
+  it('a database that cannot be opened: the sync alerts from the state file, status exits 1 naming why', async () => {
+    const broken = { ...env, FLEETSYNC_DB: join(h.dir, 'broken.duckdb') };
+    writeFileSync(broken.FLEETSYNC_DB, 'this is not a DuckDB file, but a user left it here');
+    const before = hook.posts.length;
+    const run = await runMain(broken, 'sync', '--from', h.firstDay, '--to', h.lastDay);
+    expect(run.code).toBe(1);
+    expect(texts().slice(before)).toEqual([
+      expect.stringMatching(
+        /^fleetsync: the sync of account test failed: E_DB: cannot open the database .*broken\.duckdb/,
+      ),
+    ]);
+    const status = await runMain(broken, 'status');
+    expect(status.code).toBe(1);
+    expect(status.stderr).toMatch(
+      /state file: account test: run not started failed: E_DB: cannot open the database/,
+    );
+    // Once per incident: the same refusal again sends nothing.
+    expect((await runMain(broken, 'sync', '--from', h.firstDay, '--to', h.lastDay)).code).toBe(1);
+    expect(hook.posts).toHaveLength(before + 1);
+  });
 
   it('refuses alert settings that cannot work, naming each (exit 2)', async () => {
     const bad = await runMain(
