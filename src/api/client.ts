@@ -24,7 +24,7 @@ import {
   type BucketName,
 } from './buckets.ts';
 import { basicAuth, createAgent, DEFAULT_TIMEOUT_MS } from './http.ts';
-import { paginate } from './paginate.ts';
+import { addTally, paginate } from './paginate.ts';
 import { clientRedactor, redactingLogger } from './redact.ts';
 import {
   createRequester,
@@ -233,7 +233,12 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
         const r = await requester.send({ ...call, query: { ...call.query, page, limit } }, o);
         return parseList(schema, r?.json ?? null, { endpoint: call.endpoint, text: r?.text ?? '' });
       },
-      { endpoint: call.endpoint, limit: PAGE_LIMIT, maxRecords: o?.maxRecords },
+      {
+        endpoint: call.endpoint,
+        limit: PAGE_LIMIT,
+        maxRecords: o?.maxRecords,
+        onTally: (t) => addTally(o?.meter, t),
+      },
     );
   }
 
@@ -257,7 +262,7 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
           const r = await requester.send({ method: 'POST', path, body, endpoint }, o);
           return parseList(schema, r?.json ?? null, { endpoint, text: r?.text ?? '' });
         },
-        { endpoint, limit: PAGE_LIMIT },
+        { endpoint, limit: PAGE_LIMIT, onTally: (t) => addTally(o?.meter, t) },
       );
       for (const it of items) {
         if (it.registration === null)

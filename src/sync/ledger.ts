@@ -7,6 +7,7 @@
  * through the complete_through macro).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ReadTally } from '../api/paginate.ts';
 import { describeError, isFleetsyncError } from '../errors.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import { appendRows, type RangeDelete, type Row } from '../store/write.ts';
@@ -29,6 +30,8 @@ export interface LedgerEntry {
   reason?: string | null;
   sample?: string | null;
   lastEventMs?: number | null;
+  /** What the window's paged reads received (on its first row, as its requests): see 040_ledger_announced.sql. */
+  read?: ReadTally | null;
 }
 
 export interface LedgerRowRead {
@@ -116,6 +119,9 @@ export function ledgerRows(
     reason: e.reason ?? null,
     sample: e.sample ?? null,
     last_event_at: e.lastEventMs ?? null,
+    announced: e.read?.announced ?? null,
+    kept: e.read?.kept ?? null,
+    duplicates: e.read?.duplicates ?? null,
   }));
 }
 

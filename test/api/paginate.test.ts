@@ -141,10 +141,17 @@ describe('pagination fan-out (paginate)', () => {
     expect(s.maxInFlight()).toBe(8);
   });
 
-  it('a total that is too high costs at most parallel - 1 empty pages', async () => {
+  it('a total that is too high does not add up: E_INCOMPLETE after asking the short page again, at most parallel - 1 pages too many', async () => {
     const s = source(450, 5_000);
-    expect(await paginate(s.fetchPage, { endpoint: 'GET /x', limit: 100, parallel: 4 })).toHaveLength(450);
-    expect(s.asked.length).toBeLessThanOrEqual(5 + 3);
+    const e = await paginate(s.fetchPage, { endpoint: 'GET /x', limit: 100, parallel: 4 }).catch(
+      (x: unknown) => x,
+    );
+    expect(isFleetsyncError(e, 'E_INCOMPLETE')).toBe(true);
+    // pages 1 and 2, then 3 to 6 at once; page 2's own meta already says 450, asked 3 times
+    expect((e as Error).message).toBe(
+      'GET /x: 200 of 5,000 records announced; page 2 said the total is 450 (asked 3 times)',
+    );
+    expect(s.asked).toEqual([1, 2, 2, 2]);
   });
 
   it('maxRecords: a page-1 total above it stops after page 1 with TooManyRecords (the total)', async () => {
@@ -161,18 +168,25 @@ describe('pagination fan-out (paginate)', () => {
     ).toHaveLength(1_000);
   });
 
-  it('maxRecords without a total (a page-1 total too low): stops once the records taken pass it', async () => {
+  it("maxRecords with a page-1 total too low: page 2's own total above it stops with TooManyRecords", async () => {
     const s = source(1_000, 300);
     const e = await paginate(s.fetchPage, { endpoint: 'GET /x', limit: 100, maxRecords: 450 }).catch(
       (x: unknown) => x,
     );
     expect(e).toBeInstanceOf(TooManyRecords);
-    expect(s.asked).toEqual([1, 2, 3, 4, 5]);
+    expect((e as TooManyRecords).total).toBe(1_000);
+    expect(s.asked).toEqual([1, 2]);
   });
 
-  it('a page-1 total that is too low: goes on one page at a time until the last page', async () => {
+  it("a page-1 total that is too low (page 2's own meta says more) is a total that changed: E_INCOMPLETE", async () => {
     const s = source(1_000, 300);
-    expect(await paginate(s.fetchPage, { endpoint: 'GET /x', limit: 100, parallel: 8 })).toHaveLength(1_000);
-    expect(s.asked).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    const e = await paginate(s.fetchPage, { endpoint: 'GET /x', limit: 100, parallel: 8 }).catch(
+      (x: unknown) => x,
+    );
+    expect(isFleetsyncError(e, 'E_INCOMPLETE')).toBe(true);
+    expect((e as Error).message).toBe(
+      'GET /x: 200 of 300 records announced; page 2 said the total is 1,000 (asked 3 times)',
+    );
+    expect(s.asked).toEqual([1, 2, 2, 2]);
   });
 });
