@@ -201,9 +201,9 @@ export async function paginate<T>(
     }
     const { p, keys } = await checked(page, got);
     const { items, meta } = p;
+    ({ size: pageSize, total } = announcedBy(page, meta));
     if (items.length === 0) return false;
     previous = `${items.length}|${JSON.stringify(items[0])}|${JSON.stringify(items[items.length - 1])}`;
-    ({ size: pageSize, total } = announcedBy(page, meta));
     for (const k of keys)
       if (seen.has(k)) duplicates++;
       else seen.add(k);
