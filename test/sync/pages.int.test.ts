@@ -1,0 +1,145 @@
+/**
+ * Pages that do not add up (issue 23), through a real sync over HTTP: for each fault the
+ * simulator can put on a page of the trips list (short, empty before the last, a repeated record,
+ * a page shifted late or early, a total that changed between pages), no trips window is stored
+ * `done` without every trip the ground truth has in it, the run is partial with the window failed
+ * `E_INCOMPLETE`, and the next run (the API healthy again) pulls it and stores exactly the truth.
+ * A window an earlier version accepted short (announced > kept in the ledger) is pulled again.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PageFaultKind } from '../../src/simulator/page-faults.ts';
+import { openDatabase, type Database } from '../../src/store/db.ts';
+import { runSync } from '../../src/sync/run.ts';
+import { ACCOUNT, queryDb, startHarness, type Harness } from '../helpers/synced.ts';
+
+let h: Harness;
+/** Trips a page: the fleet's months hold several pages of trips. */
+const PAGE = 25;
+
+beforeAll(async () => {
+  h = await startHarness({ fleet: { vehicles: 4, days: 35 } });
+}, 60_000);
+afterAll(() => h?.close());
+
+const sync = (db: Database) =>
+  runSync({ ...h.deps, db }, { trigger: 'cli', fromDay: h.firstDay, toDay: h.lastDay, streams: ['trips'] });
+
+const ms = (d: unknown) => (d as Date).getTime();
+
+/** The trip ids the truth has starting in [fromMs, toMs). */
+const truthIds = (fromMs: number, toMs: number) =>
+  h.fleet.truth
+    .trips(fromMs, toMs)
+    .filter((t) => t.start_ms >= fromMs && t.start_ms < toMs)
+    .map((t) => t.trip_id)
+    .sort();
+
+async function storedIds(db: Database) {
+  return (await queryDb(db, 'SELECT trip_id FROM trips WHERE account = $1 ORDER BY trip_id', [ACCOUNT])).map(
+    (r) => String(r.trip_id),
+  );
+}
+
+async function tripsLedger(db: Database) {
+  return queryDb(
+    db,
+    `SELECT window_start, window_end, status, reason, announced, kept, duplicates
+     FROM ledger WHERE account = $1 AND stream = 'trips' ORDER BY window_start`,
+    [ACCOUNT],
+  );
+}
+
+/** Every `done` trips window holds every trip the truth starts in it. */
+async function noDoneWindowShort(db: Database) {
+  const stored = new Set(await storedIds(db));
+  for (const w of (await tripsLedger(db)).filter((r) => r.status === 'done')) {
+    const missing = truthIds(ms(w.window_start), ms(w.window_end)).filter((id) => !stored.has(id));
+    expect(missing, `done window ${String(w.window_start)}`).toEqual([]);
+  }
+}
+
+describe('a page that does not add up fails its window, and the next run fills it', () => {
+  const all = () => truthIds(h.fleet.startMs, h.fleet.endMs);
+  it('the fleet has several pages of trips in a month', () => {
+    expect(all().length).toBeGreaterThan(4 * PAGE);
+  });
+
+  const cases: [PageFaultKind, number][] = [
+    ['short', 2],
+    ['empty', 2],
+    ['repeat', 3],
+    ['shift_late', 2],
+    ['shift_early', 2],
+    ['total', 2],
+  ];
+  for (const [kind, page] of cases)
+    it(`${kind} page ${page}: the window fails E_INCOMPLETE, none is done short; healthy again, the next run stores the truth`, async () => {
+      const db = await openDatabase(join(h.dir, `${kind}.duckdb`));
+      try {
+        h.sim.setFaults({ pageLimit: PAGE, pageFault: { kind, page, path: '/trips' } });
+        h.sim.resetStats();
+        const first = await sync(db);
+        expect(first.outcome).toBe('partial');
+        expect(first.streams.trips!.windows.failed).toBeGreaterThanOrEqual(1);
+        const reasons = first.errors.filter((e) => e.stream === 'trips').map((e) => e.reason);
+        expect(reasons.length).toBeGreaterThanOrEqual(1);
+        for (const r of reasons)
+          expect(r).toMatch(/^E_INCOMPLETE: GET \/trips: [\d,]+ of [\d,]+ records announced; page \d+ /);
+        await noDoneWindowShort(db);
+        const failed = (await tripsLedger(db)).filter((r) => r.status === 'failed');
+        expect(failed.length).toBe(first.streams.trips!.windows.failed);
+        for (const f of failed) expect(String(f.reason)).toMatch(/^E_INCOMPLETE: /);
+        // Less than everything was stored: the fault cost trips (the failed windows hold none).
+        expect((await storedIds(db)).length).toBeLessThan(all().length);
+
+        h.sim.setFaults({ pageLimit: PAGE });
+        const second = await sync(db);
+        expect(second.errors).toEqual([]);
+        expect(second.outcome).toBe('ok');
+        expect(await storedIds(db)).toEqual(all());
+        const ledger = await tripsLedger(db);
+        expect(ledger.every((r) => r.status === 'done')).toBe(true);
+        // The windows pulled now say what the API announced, and that it was all kept.
+        const pulled = ledger.filter((r) => r.announced !== null);
+        expect(pulled.length).toBeGreaterThanOrEqual(failed.length);
+        for (const r of pulled) expect(Number(r.kept) + Number(r.duplicates)).toBe(Number(r.announced));
+      } finally {
+        db.close();
+      }
+    }, 120_000);
+
+  it('a window stored done but short (announced above kept) is pulled again by the next run', async () => {
+    h.sim.setFaults({ pageLimit: PAGE });
+    const db = await openDatabase(join(h.dir, 'short-done.duckdb'));
+    try {
+      expect((await sync(db)).outcome).toBe('ok');
+      const [w] = (await tripsLedger(db)).filter((r) => Number(r.announced) > 0);
+      // As an older version left it: 5 of the window's trips missing, the ledger saying so.
+      const ids = truthIds(ms(w!.window_start), ms(w!.window_end)).slice(0, 5);
+      const con = await db.connect();
+      try {
+        for (const id of ids) await con.run('DELETE FROM trips WHERE trip_id = $1', [id]);
+        await con.run(
+          `UPDATE ledger SET kept = kept - 5 WHERE account = $1 AND stream = 'trips' AND window_start = $2::TIMESTAMPTZ`,
+          [ACCOUNT, (w!.window_start as Date).toISOString()],
+        );
+      } finally {
+        con.closeSync();
+      }
+      expect((await storedIds(db)).length).toBe(all().length - 5);
+      h.sim.resetStats();
+      const next = await sync(db);
+      expect(next.outcome).toBe('ok');
+      expect(next.streams.trips!.windows.done).toBeGreaterThanOrEqual(1);
+      expect(await storedIds(db)).toEqual(all());
+      const again = (await tripsLedger(db)).find((r) => ms(r.window_start) === ms(w!.window_start))!;
+      expect(Number(again.kept) + Number(again.duplicates)).toBe(Number(again.announced));
+      // A third run finds nothing short: no trips request.
+      const third = await sync(db);
+      expect(third.streams.trips?.requests ?? 0).toBe(0);
+    } finally {
+      db.close();
+    }
+  }, 120_000);
+});
