@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PageFaultKind } from '../../src/simulator/page-faults.ts';
 import { openDatabase, type Database } from '../../src/store/db.ts';
+import { buildStatus, formatStatus } from '../../src/status/report.ts';
 import { runSync } from '../../src/sync/run.ts';
 import { ACCOUNT, queryDb, startHarness, type Harness } from '../helpers/synced.ts';
 
@@ -39,6 +40,15 @@ async function storedIds(db: Database) {
   return (await queryDb(db, 'SELECT trip_id FROM trips WHERE account = $1 ORDER BY trip_id', [ACCOUNT])).map(
     (r) => String(r.trip_id),
   );
+}
+
+async function statusOf(db: Database) {
+  const con = await db.connect();
+  try {
+    return await buildStatus(con, { database: db.path, zone: h.fleet.timezone, runs: 5, nowMs: h.now() });
+  } finally {
+    con.closeSync();
+  }
 }
 
 async function tripsLedger(db: Database) {
@@ -92,6 +102,14 @@ describe('a page that does not add up fails its window, and the next run fills i
         for (const f of failed) expect(String(f.reason)).toMatch(/^E_INCOMPLETE: /);
         // Less than everything was stored: the fault cost trips (the failed windows hold none).
         expect((await storedIds(db)).length).toBeLessThan(all().length);
+        // `status` exits 3 and says why, in plain words, with the reason per window.
+        const st = await statusOf(db);
+        expect(st.verdict.exit_code).toBe(3);
+        expect(st.verdict.problems).toContain(
+          `account ${ACCOUNT}: ${failed.length} failed trips window(s), ${failed.length} of them because the API's pages held fewer or other records than it announced (E_INCOMPLETE); pulled again by the next run`,
+        );
+        const text = formatStatus(st);
+        for (const f of failed) expect(text).toContain(String(f.reason));
 
         h.sim.setFaults({ pageLimit: PAGE });
         const second = await sync(db);
