@@ -177,6 +177,9 @@ export async function recordFailedWindow(
 ): Promise<void> {
   const sample =
     isFleetsyncError(e) && typeof e.details?.sample === 'string' ? e.details.sample.slice(0, 300) : null;
+  // A read whose pages did not add up: what page 1 announced, and that nothing was kept.
+  const announced = isFleetsyncError(e, 'E_INCOMPLETE') ? e.details?.announced : undefined;
+  const read = typeof announced === 'number' ? { announced, kept: 0, duplicates: 0 } : null;
   const entries: LedgerEntry[] = [];
   for (const scope of failed.scope.split(',')) {
     const [r] = await queryJs(con, 'sync/ledger_stored_overlap', [
@@ -197,6 +200,7 @@ export async function recordFailedWindow(
       requests: 0,
       reason: describeError(e).slice(0, 500),
       sample,
+      read,
     });
   }
   if (entries.length) await insertLedger(con, account, runId, nowMs, entries);

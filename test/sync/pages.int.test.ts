@@ -99,7 +99,13 @@ describe('a page that does not add up fails its window, and the next run fills i
         await noDoneWindowShort(db);
         const failed = (await tripsLedger(db)).filter((r) => r.status === 'failed');
         expect(failed.length).toBe(first.streams.trips!.windows.failed);
-        for (const f of failed) expect(String(f.reason)).toMatch(/^E_INCOMPLETE: /);
+        for (const f of failed) {
+          expect(String(f.reason)).toMatch(/^E_INCOMPLETE: /);
+          // the ledger keeps what the API announced (its trips overlapping the window), and that none was kept
+          const announced = h.fleet.truth.trips(ms(f.window_start), ms(f.window_end)).length;
+          expect([f.announced, f.kept]).toEqual([announced, 0]);
+          expect(String(f.reason)).toContain(` of ${announced.toLocaleString('en-US')} records announced`);
+        }
         // Less than everything was stored: the fault cost trips (the failed windows hold none).
         expect((await storedIds(db)).length).toBeLessThan(all().length);
         // `status` exits 3 and says why, in plain words, with the reason per window.
