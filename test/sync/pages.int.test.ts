@@ -8,6 +8,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findLandmarks } from '../../src/simulator/generate.ts';
 import type { PageFaultKind } from '../../src/simulator/page-faults.ts';
 import { openDatabase, type Database } from '../../src/store/db.ts';
 import { buildStatus, formatStatus } from '../../src/status/report.ts';
@@ -19,7 +20,8 @@ let h: Harness;
 const PAGE = 25;
 
 beforeAll(async () => {
-  h = await startHarness({ fleet: { vehicles: 4, days: 35 } });
+  // six vehicles: the sixth has a fill the API lists twice
+  h = await startHarness({ fleet: { vehicles: 6, days: 35 } });
 }, 60_000);
 afterAll(() => h?.close());
 
@@ -162,6 +164,43 @@ describe('a page that does not add up fails its window, and the next run fills i
       // A third run finds nothing short: no trips request.
       const third = await sync(db);
       expect(third.streams.trips?.requests ?? 0).toBe(0);
+    } finally {
+      db.close();
+    }
+  }, 120_000);
+
+  it('a fill the API lists twice is counted as a duplicate, not a failure, and stored once', async () => {
+    h.sim.setFaults({});
+    const fill = findLandmarks(h.fleet).listedTwiceFill!;
+    expect(fill).not.toBeNull();
+    const db = await openDatabase(join(h.dir, 'fills.duckdb'));
+    try {
+      const run = await runSync(
+        { ...h.deps, db },
+        { trigger: 'cli', fromDay: h.firstDay, toDay: h.lastDay, streams: ['fuel'] },
+      );
+      expect(run.errors).toEqual([]);
+      const [w] = await queryDb(
+        db,
+        `SELECT window_start, window_end, status, announced, kept, duplicates FROM ledger
+         WHERE account = $1 AND stream = 'fuel_fills' AND scope = $2
+           AND window_start <= $3::TIMESTAMPTZ AND window_end > $3::TIMESTAMPTZ AND announced IS NOT NULL`,
+        [ACCOUNT, String(fill.vehicle_id), new Date(fill.at_ms).toISOString()],
+      );
+      expect(w).toBeDefined();
+      // the truth's fills of the window: each kept once, the one listed twice counted apart
+      const inWindow = h.fleet
+        .fillsOf(fill.vehicle_id)
+        .filter((f) => f.at_ms >= ms(w!.window_start) && f.at_ms < ms(w!.window_end)).length;
+      expect(inWindow).toBeGreaterThan(0);
+      expect(w!.status).toBe('done');
+      expect([w!.announced, w!.kept, w!.duplicates]).toEqual([inWindow + 1, inWindow, 1]);
+      const [stored] = await queryDb(
+        db,
+        'SELECT count(*)::INT AS n FROM fuel_fills WHERE account = $1 AND vehicle_id = $2 AND fill_time = $3::TIMESTAMPTZ',
+        [ACCOUNT, fill.vehicle_id, new Date(Math.floor(fill.at_ms / 1000) * 1000).toISOString()],
+      );
+      expect(stored!.n).toBe(1);
     } finally {
       db.close();
     }
