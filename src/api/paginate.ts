@@ -127,6 +127,8 @@ export async function paginate<T>(
   let pageSize = limit;
   let total: number | null = null;
   let previous: string | null = null;
+  /** The keys of the last page taken. */
+  let lastKeys: number[] = [];
 
   /** Page size and total a page sets: page 1's meta, else what is known. */
   const announcedBy = (page: number, meta: PageMeta | null) =>
@@ -157,6 +159,34 @@ export async function paginate<T>(
     return null;
   };
 
+  /**
+   * Whether page `page`, whose first record is the previous page's last (and nothing else
+   * repeats), is a record the API lists twice rather than a page shifted one early: the two
+   * cannot be told apart from these pages, so the boundary is read once more at another page
+   * size (one request), which puts both places on one page. A record listed twice is there
+   * twice again, and that page matches the two pages record for record; a shifted page does not.
+   */
+  const listedTwiceAtBoundary = async (page: number, keys: number[]): Promise<boolean> => {
+    if (keys.length === 0 || keys[0] !== lastKeys.at(-1) || keys.slice(1).some((k) => seen.has(k)))
+      return false;
+    const at = (page - 1) * pageSize; // the page's first place (0-based)
+    // A smaller page size whose page holds at least two places before `at` and `at` itself (a
+    // page shifted early again would then have to meet three equal records in a row to match).
+    let size = pageSize - 1;
+    const fits = (s: number) => (at - 1) % s >= 1 && (at - 1) % s <= s - 2;
+    while (size >= 3 && !fits(size)) size--;
+    if (size < 3) return false;
+    const q = Math.floor((at - 1) / size) + 1;
+    const check = (await fetchPage(q, size)).items.map((x) => hash(keyOf(x)));
+    const both = [...lastKeys, ...keys]; // places at - lastKeys.length ...
+    const offset = (q - 1) * size - (at - lastKeys.length);
+    const covered = Math.min(check.length, both.length - offset);
+    return (
+      check.length >= at - (q - 1) * size + 1 &&
+      check.slice(0, covered).every((k, j) => k === both[offset + j])
+    );
+  };
+
   /** Page `page` once it adds up (asked again while it does not); throws E_INCOMPLETE after the retries. */
   const checked = async (page: number, first: Page<T>): Promise<{ p: Page<T>; keys: number[] }> => {
     let p = first;
@@ -166,7 +196,8 @@ export async function paginate<T>(
       if (later > maxRecords) throw new TooManyRecords(opts.endpoint, later, maxRecords);
       const keys = p.items.map((x) => hash(keyOf(x)));
       const wrong = problem(page, p, keys);
-      if (wrong === null) return { p, keys };
+      if (wrong === null || (wrong.startsWith('repeated') && (await listedTwiceAtBoundary(page, keys))))
+        return { p, keys };
       if (asked > retries) {
         const read = out.length + p.items.length;
         const announced = announcedBy(page, p.meta).total!;
@@ -204,6 +235,7 @@ export async function paginate<T>(
     ({ size: pageSize, total } = announcedBy(page, meta));
     if (items.length === 0) return false;
     previous = `${items.length}|${JSON.stringify(items[0])}|${JSON.stringify(items[items.length - 1])}`;
+    lastKeys = keys;
     for (const k of keys)
       if (seen.has(k)) duplicates++;
       else seen.add(k);

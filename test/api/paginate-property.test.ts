@@ -102,12 +102,12 @@ function pageOf(list: Rec[], page: number, size: number): Page<Rec> & { from: nu
 
 /** A page source serving `c.truth` with its fault; counts the asks of each page. */
 function source(c: Case) {
-  const asks = new Map<number, number>();
+  const asks = new Map<string, number>();
   const fetchPage = async (page: number, limit: number): Promise<Page<Rec>> => {
     await new Promise((res) => setImmediate(res));
     const size = Math.min(limit, c.serverMax);
-    const ask = (asks.get(page) ?? 0) + 1;
-    asks.set(page, ask);
+    const ask = (asks.get(`${page}@${size}`) ?? 0) + 1;
+    asks.set(`${page}@${size}`, ask);
     const healthy = pageOf(c.truth, page, size);
     const struck = ask <= c.lasts;
     const last = healthy.meta!.last_page;
@@ -172,19 +172,25 @@ describe('paginate, a property over random lists and faults', () => {
       // Reads whole: a healthy list, or a fault gone within the retries that shows on the page
       // struck (a page shifted late, or a changed total under the metadata bug, shows only on a
       // later page, once the page struck was taken: that read fails, and the window is pulled
-      // again). Not a list with a record listed twice across a page boundary: that looks like a
-      // repeated record.
+      // again). A record listed twice across a page boundary looks like a page shifted early; a
+      // read at a smaller page size whose page holds two places before it and its place tells
+      // them apart (when that read is not struck by the fault as well).
       const pageSize = Math.min(c.limit, c.serverMax);
+      const cannotTell = (j: number) =>
+        !Array.from({ length: Math.max(0, pageSize - 3) }, (_, s) => s + 3).some(
+          (s) => (j - 1) % s >= 1 && (j - 1) % s <= s - 2,
+        );
       const boundaryTwice = c.truth.some(
-        (x, j) => j > 0 && j % pageSize === 0 && c.truth[j - 1]!.id === x.id,
+        (x, j) =>
+          j > 0 && j % pageSize === 0 && c.truth[j - 1]!.id === x.id && (cannotTell(j) || c.kind !== 'none'),
       );
       // (At one record a page, a repeated or early page is the page before it: E_PAYLOAD at once.)
       const showsOnPage =
         ['short', 'empty'].includes(c.kind) ||
         (['repeat', 'shift_early'].includes(c.kind) && pageSize > 1) ||
-        (c.kind.startsWith('total') && !c.metaBug);
+        (c.kind.startsWith('total') && !c.metaBug && pageSize > 1);
       if ((c.kind === 'none' || (c.lasts <= PAGE_RETRIES && showsOnPage)) && !boundaryTwice)
-        expect(outcome, what).toBe('read');
+        expect(outcome, `${what}: ${String(got)}`).toBe('read');
     }
     // every fault was met and caught, and lists read whole
     for (const k of KINDS.filter((x) => x !== 'none'))

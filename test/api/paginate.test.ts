@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFleetClient, type FleetClient } from '../../src/api/client.ts';
-import { paginate, TooManyRecords, type Page } from '../../src/api/paginate.ts';
+import { paginate, TooManyRecords, type Page, type ReadTally } from '../../src/api/paginate.ts';
 import { isFleetsyncError } from '../../src/errors.ts';
 import { fakeClock, json, PASSWORD, startServer, type TestServer } from '../helpers/api.ts';
 
@@ -188,5 +188,39 @@ describe('pagination fan-out (paginate)', () => {
       'GET /x: 200 of 300 records announced; page 2 said the total is 1,000 (asked 3 times)',
     );
     expect(s.asked).toEqual([1, 2, 2, 2]);
+  });
+
+  it('a record listed twice across a page boundary: one read at another page size tells it from a shifted page', async () => {
+    // 0 1 2 3 4 | 4 5 6 7 8 | 9 — record 4 listed twice, the second time first on page 2
+    const list = [0, 1, 2, 3, 4, 4, 5, 6, 7, 8, 9];
+    const asked: string[] = [];
+    const serve =
+      (shifted: boolean) =>
+      async (page: number, limit: number): Promise<Page<number>> => {
+        const size = Math.min(limit, 5);
+        asked.push(`${page}@${size}`);
+        // shifted: the same pages, but the list really is 0..10 and page 2 came one early
+        const src = shifted ? [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] : list;
+        const items =
+          shifted && page === 2 && size === 5 ? [4, 5, 6, 7, 8] : src.slice((page - 1) * size, page * size);
+        const total = src.length;
+        return {
+          items,
+          meta: { current_page: page, per_page: size, last_page: Math.ceil(total / size), total },
+        };
+      };
+    let tally: ReadTally | null = null;
+    const got = await paginate(serve(false), { endpoint: 'GET /x', onTally: (t) => (tally = t) });
+    expect(got).toEqual(list);
+    expect(tally).toEqual({ announced: 11, kept: 10, duplicates: 1 });
+    // page 2 at 3 a page holds places 3..5: 3 4 4, as pages 1 and 2 said (two places before the boundary)
+    expect(asked).toEqual(['1@5', '2@5', '2@3', '3@5']);
+    asked.length = 0;
+    const e = await paginate(serve(true), { endpoint: 'GET /x' }).catch((x: unknown) => x);
+    expect(isFleetsyncError(e, 'E_INCOMPLETE')).toBe(true);
+    expect((e as Error).message).toBe(
+      'GET /x: 10 of 11 records announced; page 2 repeated a record of an earlier page (item 1) where another was due (asked 3 times)',
+    );
+    expect(asked).toEqual(['1@5', '2@5', '2@3', '2@5', '2@3', '2@5', '2@3']);
   });
 });

@@ -205,4 +205,64 @@ describe('a page that does not add up fails its window, and the next run fills i
       db.close();
     }
   }, 120_000);
+
+  it('a per-vehicle list (fuel fills) repeating a record on page 2: its windows fail E_INCOMPLETE, none done short; the next run stores the truth', async () => {
+    const db = await openDatabase(join(h.dir, 'fills-short.duckdb'));
+    const fuel = (d: Database) =>
+      runSync(
+        { ...h.deps, db: d },
+        { trigger: 'cli', fromDay: h.firstDay, toDay: h.lastDay, streams: ['fuel'] },
+      );
+    /** Fill times stored per vehicle, and the done fills windows. */
+    const stored = async () =>
+      new Set(
+        (await queryDb(db, 'SELECT vehicle_id, fill_time FROM fuel_fills WHERE account = $1', [ACCOUNT])).map(
+          (r) => `${String(r.vehicle_id)}@${ms(r.fill_time)}`,
+        ),
+      );
+    const windows = () =>
+      queryDb(
+        db,
+        `SELECT scope, window_start, window_end, status, reason FROM ledger WHERE account = $1 AND stream = 'fuel_fills'`,
+        [ACCOUNT],
+      );
+    const truthIn = (scope: string, fromMs: number, toMs: number) =>
+      h.fleet
+        .fillsOf(Number(scope))
+        .filter((f) => f.at_ms >= fromMs && f.at_ms < toMs)
+        .map((f) => `${scope}@${Math.floor(f.at_ms / 1000) * 1000}`);
+    try {
+      h.sim.setFaults({ pageLimit: 3, pageFault: { kind: 'repeat', path: '/fuel/fills/{registration}' } });
+      const first = await fuel(db);
+      const failed = (await windows()).filter((w) => w.status === 'failed');
+      expect(failed.length).toBeGreaterThanOrEqual(1);
+      for (const f of failed)
+        expect(String(f.reason)).toMatch(/^E_INCOMPLETE: GET \/fuel\/fills\/\{registration\}: /);
+      expect(first.outcome).toBe('partial');
+      let have = await stored();
+      for (const w of (await windows()).filter((x) => x.status === 'done'))
+        for (const k of truthIn(String(w.scope), ms(w.window_start), ms(w.window_end)))
+          expect(have.has(k), `done window of ${String(w.scope)} lacks ${k}`).toBe(true);
+
+      h.sim.setFaults({ pageLimit: 3 });
+      const second = await fuel(db);
+      expect(second.errors).toEqual([]);
+      have = await stored();
+      const all = await windows();
+      expect(all.every((w) => w.status === 'done')).toBe(true);
+      const want = new Set(
+        all.flatMap((w) => truthIn(String(w.scope), ms(w.window_start), ms(w.window_end))),
+      );
+      expect([...have].sort()).toEqual([...want].sort());
+      // the one fill the API lists twice is counted once as a duplicate, three records a page
+      const [d] = await queryDb(
+        db,
+        `SELECT sum(duplicates)::INT AS n FROM ledger WHERE account = $1 AND stream = 'fuel_fills'`,
+        [ACCOUNT],
+      );
+      expect(d!.n).toBe(1);
+    } finally {
+      db.close();
+    }
+  }, 120_000);
 });
