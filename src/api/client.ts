@@ -226,8 +226,16 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
     return r ? parseSingle(schema, r.json, { endpoint: call.endpoint, text: r.text }) : null;
   }
 
-  /** GET list with `page`/`limit` in the query. */
-  function list<T>(call: ApiCall, schema: z.ZodType<T>, o?: CallOptions): Promise<T[]> {
+  /**
+   * GET list with `page`/`limit` in the query; `key` is a record's identity for the page checks
+   * (default its JSON: a few µs a record, which the largest lists, trips, save with their id).
+   */
+  function list<T>(
+    call: ApiCall,
+    schema: z.ZodType<T>,
+    o?: CallOptions,
+    key?: (x: T) => string,
+  ): Promise<T[]> {
     return paginate(
       async (page, limit) => {
         const r = await requester.send({ ...call, query: { ...call.query, page, limit } }, o);
@@ -238,6 +246,7 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
         limit: PAGE_LIMIT,
         maxRecords: o?.maxRecords,
         onTally: (t) => addTally(o?.meter, t),
+        ...(key ? { key } : {}),
       },
     );
   }
@@ -290,7 +299,7 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
       const endpoint = registration === undefined ? 'GET /trips' : 'GET /trips/{registration}';
       const query = window(endpoint, fromMs, toMs, CAP_31_DAYS);
       const path = registration === undefined ? '/trips' : `/trips/${reg(registration)}`;
-      return list({ method: 'GET', path, query, endpoint }, S.trip, o);
+      return list({ method: 'GET', path, query, endpoint }, S.trip, o, (t) => t.trip_id);
     },
 
     async getOdometer(registration, fromMs, toMs, o) {
