@@ -12,7 +12,7 @@ import { findLandmarks } from '../../src/simulator/generate.ts';
 import type { PageFaultKind } from '../../src/simulator/page-faults.ts';
 import { openDatabase, type Database } from '../../src/store/db.ts';
 import { buildStatus, formatStatus } from '../../src/status/report.ts';
-import { runSync } from '../../src/sync/run.ts';
+import { planSync, runSync } from '../../src/sync/run.ts';
 import { ACCOUNT, queryDb, startHarness, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
@@ -154,6 +154,14 @@ describe('a page that does not add up fails its window, and the next run fills i
         con.closeSync();
       }
       expect((await storedIds(db)).length).toBe(all().length - 5);
+      // `sync --plan` says so
+      const plan = await planSync(
+        { ...h.deps, db },
+        { trigger: 'cli', fromDay: h.firstDay, toDay: h.lastDay, streams: ['trips'] },
+      );
+      expect(plan.notes).toContain(
+        '1 trips window(s) stored done with fewer records than the API announced: pulled again',
+      );
       h.sim.resetStats();
       const next = await sync(db);
       expect(next.outcome).toBe('ok');
