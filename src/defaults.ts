@@ -21,6 +21,11 @@ export const DEFAULT_BREAKER_MS = 120_000;
 /** Records asked per page: the largest the API honours. */
 export const PAGE_LIMIT = 500;
 /**
+ * A page that does not add up (short, empty before the last, repeating an earlier record, a total
+ * other than page 1's) is asked again this many times before its read fails (E_INCOMPLETE).
+ */
+export const PAGE_RETRIES = 2;
+/**
  * Records a fleet-wide paged window (trips) may hold at once: its records are held until its
  * write, so a window with more is fetched in smaller pieces (the sync's memory stays flat in the
  * fleet's size).

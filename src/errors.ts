@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'E_NETWORK' // connection reset, DNS, timeouts beyond the retry budget
   | 'E_API_DOWN' // the circuit breaker: nothing but connection errors, timeouts or 5xx for a while
   | 'E_PAYLOAD' // a response body that does not match the schema
+  | 'E_INCOMPLETE' // a paged read whose pages do not add up to what page 1 announced
   | 'E_WINDOW_CAP' // a request window over the endpoint's cap (our bug, or a changed API)
   | 'E_SYNC_PARTIAL' // a sync finished with some windows failed
   | 'E_SYNC_BUSY' // a sync is already running in this process

@@ -24,7 +24,7 @@ import {
   type BucketName,
 } from './buckets.ts';
 import { basicAuth, createAgent, DEFAULT_TIMEOUT_MS } from './http.ts';
-import { paginate } from './paginate.ts';
+import { addTally, paginate } from './paginate.ts';
 import { clientRedactor, redactingLogger } from './redact.ts';
 import {
   createRequester,
@@ -228,14 +228,28 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
     return r ? parseSingle(schema, r.json, { endpoint: call.endpoint, text: r.text }) : null;
   }
 
-  /** GET list with `page`/`limit` in the query. */
-  function list<T>(call: ApiCall, schema: z.ZodType<T>, o?: CallOptions): Promise<T[]> {
+  /**
+   * GET list with `page`/`limit` in the query; `key` is a record's identity for the page checks
+   * (default its JSON: a few µs a record, which the largest lists, trips, save with their id).
+   */
+  function list<T>(
+    call: ApiCall,
+    schema: z.ZodType<T>,
+    o?: CallOptions,
+    key?: (x: T) => string,
+  ): Promise<T[]> {
     return paginate(
       async (page, limit) => {
         const r = await requester.send({ ...call, query: { ...call.query, page, limit } }, o);
         return parseList(schema, r?.json ?? null, { endpoint: call.endpoint, text: r?.text ?? '' });
       },
-      { endpoint: call.endpoint, limit: PAGE_LIMIT, maxRecords: o?.maxRecords },
+      {
+        endpoint: call.endpoint,
+        limit: PAGE_LIMIT,
+        maxRecords: o?.maxRecords,
+        onTally: (t) => addTally(o?.meter, t),
+        ...(key ? { key } : {}),
+      },
     );
   }
 
@@ -259,7 +273,7 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
           const r = await requester.send({ method: 'POST', path, body, endpoint }, o);
           return parseList(schema, r?.json ?? null, { endpoint, text: r?.text ?? '' });
         },
-        { endpoint, limit: PAGE_LIMIT },
+        { endpoint, limit: PAGE_LIMIT, onTally: (t) => addTally(o?.meter, t) },
       );
       for (const it of items) {
         if (it.registration === null)
@@ -287,7 +301,7 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
       const endpoint = registration === undefined ? 'GET /trips' : 'GET /trips/{registration}';
       const query = window(endpoint, fromMs, toMs, CAP_31_DAYS);
       const path = registration === undefined ? '/trips' : `/trips/${reg(registration)}`;
-      return list({ method: 'GET', path, query, endpoint }, S.trip, o);
+      return list({ method: 'GET', path, query, endpoint }, S.trip, o, (t) => t.trip_id);
     },
 
     async getOdometer(registration, fromMs, toMs, o) {

@@ -4,6 +4,7 @@
  * line per request live here, so no endpoint can forget them. So does the breaker (breaker.ts):
  * a refused credential or an API that answers nothing but failures stops every further send.
  */
+import type { ReadTally } from './paginate.ts';
 import type { Dispatcher } from 'undici';
 import pLimit from 'p-limit';
 import { FleetsyncError, type ErrorCode } from '../errors.ts';
@@ -18,6 +19,8 @@ export interface RequestMeter {
   requests: number;
   retries: number;
   http429: number;
+  /** What the unit's paged reads received (paginate.ts ReadTally, summed); absent: no paged read. */
+  read?: ReadTally;
 }
 
 export interface CallOptions {

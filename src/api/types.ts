@@ -206,6 +206,9 @@ export interface PageMeta {
   last_page: number;
   per_page: number;
   total: number;
+  /** The positions (1-based) of the page's first and last record in the whole list, when sent. */
+  from?: number;
+  to?: number;
 }
 
 /** GET /vehicles/activity for one local day: one vehicle's engine-on time that day. */

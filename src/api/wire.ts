@@ -133,6 +133,8 @@ const metaSchema = z.object({
   last_page: intId,
   per_page: optNum,
   total: optNum,
+  from: optNum,
+  to: optNum,
 });
 
 /** `meta` of a list, or null when absent or unusable (pagination then relies on page sizes). */
@@ -144,6 +146,8 @@ export function parseMeta(meta: unknown): PageMeta | null {
     last_page: r.data.last_page,
     per_page: r.data.per_page ?? -1, // -1: unknown
     total: r.data.total ?? -1,
+    ...(typeof r.data.from === 'number' ? { from: r.data.from } : {}),
+    ...(typeof r.data.to === 'number' ? { to: r.data.to } : {}),
   };
 }
 

@@ -5,10 +5,27 @@
  */
 import { FleetsyncError } from '../errors.ts';
 import { isCalendarDay, isValidTimeZone } from '../time.ts';
+import { PAGE_FAULT_KINDS, type PageFault, type PageFaultKind } from '../simulator/page-faults.ts';
 import type { Command } from './command.ts';
 
 const USAGE =
-  'fleetsync simulate [--port N] [--seed N] [--vehicles N] [--days N] [--timezone ZONE] [--end-day YYYY-MM-DD] [--window-ms N]';
+  'fleetsync simulate [--port N] [--seed N] [--vehicles N] [--days N] [--timezone ZONE] [--end-day YYYY-MM-DD] [--window-ms N] [--page-fault KIND[:PAGE][@PATH]] [--page-limit N]';
+
+/**
+ * `--page-fault short:2@/trips`: a page that does not add up (src/simulator/page-faults.ts), page 2
+ * by default, every paged answer unless a route path is given.
+ */
+function pageFaultOption(raw: unknown): PageFault | undefined {
+  if (raw === undefined) return undefined;
+  const m = typeof raw === 'string' ? /^([a-z_]+)(?::(\d+))?(?:@(\/\S*))?$/.exec(raw) : null;
+  const kind = m?.[1] as PageFaultKind | undefined;
+  if (!m || !kind || !PAGE_FAULT_KINDS.includes(kind) || (m[2] !== undefined && Number(m[2]) < 2))
+    throw new FleetsyncError(
+      'E_USAGE',
+      `--page-fault must be KIND[:PAGE][@PATH] with KIND one of ${PAGE_FAULT_KINDS.join(', ')} and PAGE 2 or more, e.g. short:2@/trips (got ${JSON.stringify(raw)})`,
+    );
+  return { kind, ...(m[2] ? { page: Number(m[2]) } : {}), ...(m[3] ? { path: m[3] } : {}) };
+}
 
 function intOption(
   values: Record<string, unknown>,
@@ -40,6 +57,8 @@ export const simulateCommand: Command = {
     timezone: { type: 'string' },
     'end-day': { type: 'string' },
     'window-ms': { type: 'string' },
+    'page-fault': { type: 'string' },
+    'page-limit': { type: 'string' },
   },
   run: async ({ values, positionals }, ctx) => {
     if (positionals.length)
@@ -52,6 +71,9 @@ export const simulateCommand: Command = {
     const vehicles = intOption(values, 'vehicles', 20, 1, 5000);
     const days = intOption(values, 'days', 90, 1, 3660);
     const windowMs = intOption(values, 'window-ms', 60_000, 1, 3_600_000);
+    const pageFault = pageFaultOption(values['page-fault']);
+    const pageLimit =
+      values['page-limit'] === undefined ? undefined : intOption(values, 'page-limit', 500, 1, 500);
     const timezone = typeof values.timezone === 'string' ? values.timezone : 'Australia/Sydney';
     if (!isValidTimeZone(timezone))
       throw new FleetsyncError(
@@ -74,13 +96,19 @@ export const simulateCommand: Command = {
       timezone,
       ...(typeof endDayRaw === 'string' ? { endDay: endDayRaw } : {}),
     });
-    const sim = await startSimulator({ fleet, port, windowMs });
+    const faults = { ...(pageFault ? { pageFault } : {}), ...(pageLimit ? { pageLimit } : {}) };
+    const sim = await startSimulator({ fleet, port, windowMs, faults });
     ctx.stdout(
       [
         `Fleet API simulator listening: ${sim.baseUrl}`,
         `  username: ${DEFAULT_CREDENTIALS.username} (main and subuser passwords: the documented defaults)`,
         `  fleet: seed ${seed}, ${fleet.vehicles.length} vehicles, ${days} days ending ${fleet.options.endDay}, zone ${fleet.timezone}`,
         `  stats: ${sim.url}/__sim/stats`,
+        ...(pageFault
+          ? [
+              `  page fault: ${pageFault.kind} on page ${pageFault.page ?? 2} of ${pageFault.path ?? 'every paged answer'}${pageLimit ? `, ${pageLimit} records a page` : ''}`,
+            ]
+          : []),
         'Stop with Ctrl-C.',
         '',
       ].join('\n'),

@@ -186,6 +186,9 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   excluded_fuel_windows: count('Fuel windows left out'),
   requests: count('Requests'),
   retries: count('Retries'),
+  announced: count('Records announced by the API'),
+  kept: count('Records kept'),
+  duplicates: count('Records listed twice'),
 
   // shares and hours
   late_return_rate: percent('Late-return rate'),

@@ -330,6 +330,10 @@ const defs = [
       c('window_end', 'time'),
       c('span_h', 'number'),
       c('reason', 'text'),
+      // what the API announced for the window and what was kept (040_ledger_announced.sql)
+      c('announced', 'number'),
+      c('kept', 'number'),
+      c('duplicates', 'number'),
       c('last_event_at', 'time'),
       c('fetched_at', 'time'),
       c('run_id', 'text'),

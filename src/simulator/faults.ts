@@ -7,6 +7,7 @@
  * FAULT_ORDER wins. Injected faults are counted apart from genuine 429s and never draw on the
  * rate limiter (the request is answered before the limiter sees it).
  */
+import type { PageFault } from './page-faults.ts';
 import type { BucketName } from './ratelimit.ts';
 
 /** Header variants of an injected 429. */
@@ -62,6 +63,10 @@ export interface FaultOptions {
   nonJsonEvery?: number;
   /** In every payload of `kind`, `field` is renamed to `renameTo`, or removed when it is absent. */
   fieldFault?: { kind: PayloadKind; field: string; renameTo?: string };
+  /** One page of every paged answer (or of one route's) does not add up (page-faults.ts), on every request. */
+  pageFault?: PageFault;
+  /** The largest `limit` the server honours (default 500): more pages for a test's small fleet. */
+  pageLimit?: number;
 }
 
 export type FaultKind = 'rate_limit' | 'server_error' | 'truncate' | 'reset' | 'hang' | 'non_json';

@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogger, type Logger } from '../log.ts';
 import { FaultInjector, type FaultKind, type FaultOptions, type PayloadKind } from './faults.ts';
 import { findVehicle } from './lookup.ts';
+import { applyPageFault, pageRequest, pagedBody } from './page-faults.ts';
 import type { Fleet } from './model.ts';
 import { BUCKET_NAMES, DEFAULT_WINDOW_MS, RateLimiter, bucketFor, type BucketName } from './ratelimit.ts';
 import { ApiError, type Reply, type Route } from './routes/common.ts';
@@ -283,15 +284,30 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
           throw new ApiError(400, `The request body is not valid JSON (${(e as Error).message}).`);
         }
       }
-      reply = found.route.handler({
-        fleet,
-        now: at,
-        params: found.params,
-        query: url.searchParams,
-        body,
-        isSubuser: who === 'sub',
-        spec,
-      } as Parameters<Route['handler']>[0]);
+      const { pageFault, pageLimit } = faults.options;
+      /** The route's answer to this request, or to its page `page`. */
+      const answer = (page?: number) =>
+        found.route.handler({
+          fleet,
+          now: at,
+          params: found.params,
+          ...pageRequest(method, url.searchParams, body, page, pageLimit),
+          isSubuser: who === 'sub',
+          spec,
+        } as Parameters<Route['handler']>[0]);
+      reply = answer();
+      const paged =
+        pageFault && (!pageFault.path || pageFault.path === found.route.path) && pagedBody(reply.body);
+      if (pageFault && paged) {
+        const healthy = (n: number) => {
+          try {
+            return pagedBody(answer(n).body);
+          } catch {
+            return null;
+          }
+        };
+        reply = { ...reply, body: applyPageFault(pageFault, paged, healthy) };
+      }
     } catch (e) {
       if (!(e instanceof ApiError)) {
         log.error('simulator route failed', { method, path, error: (e as Error).message });

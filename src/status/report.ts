@@ -96,7 +96,7 @@ export async function lastRuns(con: DuckDBConnection): Promise<Record<string, un
 export function verdictOf(
   last: { account: string; run_id: string; outcome: string; errors: unknown }[],
   failedSnapshots: FailedSnapshot[],
-  coverage: { account: string; stream: string; failed: unknown }[],
+  coverage: { account: string; stream: string; failed: unknown; failed_incomplete?: unknown }[],
 ): StatusVerdict {
   let code: 0 | 1 | 3 = 0;
   const problems: string[] = [];
@@ -128,7 +128,13 @@ export function verdictOf(
     const n = Number(c.failed);
     if (n > 0) {
       if (code === 0) code = 3;
-      problems.push(`account ${c.account}: ${n} failed ${c.stream} window(s)`);
+      const short = Number(c.failed_incomplete ?? 0);
+      problems.push(
+        `account ${c.account}: ${n} failed ${c.stream} window(s)` +
+          (short > 0
+            ? `, ${short} of them because the API's pages held fewer or other records than it announced (E_INCOMPLETE); pulled again by the next run`
+            : ''),
+      );
     }
   }
   return { exit_code: code, problems };
@@ -170,7 +176,12 @@ export async function buildStatus(
         ...outside.map((x) => ({ ...x, errors: [{ stream: '*', reason: x.reason }] })),
       ],
       failedSnapshots,
-      coverage.map((c) => ({ account: String(c.account), stream: String(c.stream), failed: c.failed })),
+      coverage.map((c) => ({
+        account: String(c.account),
+        stream: String(c.stream),
+        failed: c.failed,
+        failed_incomplete: c.failed_incomplete,
+      })),
     ),
   };
 }

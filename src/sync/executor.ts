@@ -197,7 +197,9 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
         return;
       }
       const w = await writerFor(unit.ledgerStream);
-      const lw = ledgerWrite(x.account, run.runId, ctx.now(), unit.ledgerStream, unit.window, result.ledger);
+      // What its paged reads received goes on the window's first ledger row, as its requests do.
+      const entries = result.ledger.map((e, i) => (i === 0 && meter.read ? { read: meter.read, ...e } : e));
+      const lw = ledgerWrite(x.account, run.runId, ctx.now(), unit.ledgerStream, unit.window, entries);
       await w.committer.submit({
         deletes: [...result.deletes, ...lw.deletes],
         inserts: [...result.inserts, lw.insert],

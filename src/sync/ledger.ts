@@ -7,6 +7,7 @@
  * through the complete_through macro).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ReadTally } from '../api/paginate.ts';
 import { describeError, isFleetsyncError } from '../errors.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import { appendRows, type RangeDelete, type Row } from '../store/write.ts';
@@ -29,6 +30,8 @@ export interface LedgerEntry {
   reason?: string | null;
   sample?: string | null;
   lastEventMs?: number | null;
+  /** What the window's paged reads received (on its first row, as its requests): see 040_ledger_announced.sql. */
+  read?: ReadTally | null;
 }
 
 export interface LedgerRowRead {
@@ -116,6 +119,9 @@ export function ledgerRows(
     reason: e.reason ?? null,
     sample: e.sample ?? null,
     last_event_at: e.lastEventMs ?? null,
+    announced: e.read?.announced ?? null,
+    kept: e.read?.kept ?? null,
+    duplicates: e.read?.duplicates ?? null,
   }));
 }
 
@@ -171,6 +177,9 @@ export async function recordFailedWindow(
 ): Promise<void> {
   const sample =
     isFleetsyncError(e) && typeof e.details?.sample === 'string' ? e.details.sample.slice(0, 300) : null;
+  // A read whose pages did not add up: what page 1 announced, and that nothing was kept.
+  const announced = isFleetsyncError(e, 'E_INCOMPLETE') ? e.details?.announced : undefined;
+  const read = typeof announced === 'number' ? { announced, kept: 0, duplicates: 0 } : null;
   const entries: LedgerEntry[] = [];
   for (const scope of failed.scope.split(',')) {
     const [r] = await queryJs(con, 'sync/ledger_stored_overlap', [
@@ -191,6 +200,7 @@ export async function recordFailedWindow(
       requests: 0,
       reason: describeError(e).slice(0, 500),
       sample,
+      read,
     });
   }
   if (entries.length) await insertLedger(con, account, runId, nowMs, entries);

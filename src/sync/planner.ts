@@ -152,6 +152,16 @@ export async function buildPlan(
   const byBucket = addRequests(requestsByBucket(units), snapshots);
   const byStream: Record<string, number> = {};
   for (const u of units) byStream[u.stream] = (byStream[u.stream] ?? 0) + u.estRequests;
+  // The one-off check of windows an earlier run stored short (read as gaps by readLedger).
+  for (const r of await queryJs(con, 'sync/ledger_short_done', [
+    p.account,
+    new Date(p.range.startMs).toISOString(),
+    new Date(p.range.endMs).toISOString(),
+  ]))
+    if ([...ledgers.keys()].some((k) => k.startsWith(`${String(r.stream)}|`)))
+      notes.push(
+        `${Number(r.n)} ${String(r.stream)} window(s) stored done with fewer records than the API announced: pulled again`,
+      );
   if (p.vehicles.length === 0 && defs.some((d) => d.scope === 'vehicle' && p.streams.has(d.name)))
     notes.push('no vehicles known yet: per-vehicle streams are planned after the vehicle list is pulled');
   notes.push(

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFleetClient, type FleetClient } from '../../src/api/client.ts';
-import { paginate, TooManyRecords, type Page } from '../../src/api/paginate.ts';
+import { paginate, TooManyRecords, type Page, type ReadTally } from '../../src/api/paginate.ts';
 import { isFleetsyncError } from '../../src/errors.ts';
 import { fakeClock, json, PASSWORD, startServer, type TestServer } from '../helpers/api.ts';
 
@@ -141,11 +141,31 @@ describe('pagination fan-out (paginate)', () => {
     expect(s.maxInFlight()).toBe(8);
   });
 
-  it('a total that is too high costs at most parallel - 1 empty pages', async () => {
-    const s = source(450, 5_000);
-    expect(await paginate(s.fetchPage, { endpoint: 'GET /x', limit: 100, parallel: 4 })).toHaveLength(450);
-    expect(s.asked.length).toBeLessThanOrEqual(5 + 3);
-  });
+  // Page 2's own meta (its current_page and per_page are page 2's) says another total than page 1:
+  // the total changed between pages; page 2 is asked again twice, then the read fails.
+  for (const [name, actual, claimed, message] of [
+    [
+      'too high',
+      450,
+      5_000,
+      'GET /x: 200 of 5,000 records announced; page 2 said the total is 450 (asked 3 times)',
+    ],
+    [
+      'too low',
+      1_000,
+      300,
+      'GET /x: 200 of 300 records announced; page 2 said the total is 1,000 (asked 3 times)',
+    ],
+  ] as const)
+    it(`a page-1 total that is ${name} does not add up: E_INCOMPLETE after asking page 2 again`, async () => {
+      const s = source(actual, claimed);
+      const e = await paginate(s.fetchPage, { endpoint: 'GET /x', limit: 100, parallel: 8 }).catch(
+        (x: unknown) => x,
+      );
+      expect(isFleetsyncError(e, 'E_INCOMPLETE')).toBe(true);
+      expect((e as Error).message).toBe(message);
+      expect(s.asked).toEqual([1, 2, 2, 2]);
+    });
 
   it('maxRecords: a page-1 total above it stops after page 1 with TooManyRecords (the total)', async () => {
     const s = source(2_050);
@@ -161,18 +181,47 @@ describe('pagination fan-out (paginate)', () => {
     ).toHaveLength(1_000);
   });
 
-  it('maxRecords without a total (a page-1 total too low): stops once the records taken pass it', async () => {
+  it("maxRecords with a page-1 total too low: page 2's own total above it stops with TooManyRecords", async () => {
     const s = source(1_000, 300);
     const e = await paginate(s.fetchPage, { endpoint: 'GET /x', limit: 100, maxRecords: 450 }).catch(
       (x: unknown) => x,
     );
     expect(e).toBeInstanceOf(TooManyRecords);
-    expect(s.asked).toEqual([1, 2, 3, 4, 5]);
+    expect((e as TooManyRecords).total).toBe(1_000);
+    expect(s.asked).toEqual([1, 2]);
   });
 
-  it('a page-1 total that is too low: goes on one page at a time until the last page', async () => {
-    const s = source(1_000, 300);
-    expect(await paginate(s.fetchPage, { endpoint: 'GET /x', limit: 100, parallel: 8 })).toHaveLength(1_000);
-    expect(s.asked).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  it('a record listed twice across a page boundary: one read at another page size tells it from a shifted page', async () => {
+    // 0 1 2 3 4 | 4 5 6 7 8 | 9 — record 4 listed twice, the second time first on page 2
+    const list = [0, 1, 2, 3, 4, 4, 5, 6, 7, 8, 9];
+    const asked: string[] = [];
+    const serve =
+      (shifted: boolean) =>
+      async (page: number, limit: number): Promise<Page<number>> => {
+        const size = Math.min(limit, 5);
+        asked.push(`${page}@${size}`);
+        // shifted: the same pages, but the list really is 0..10 and page 2 came one early
+        const src = shifted ? [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] : list;
+        const items =
+          shifted && page === 2 && size === 5 ? [4, 5, 6, 7, 8] : src.slice((page - 1) * size, page * size);
+        const total = src.length;
+        return {
+          items,
+          meta: { current_page: page, per_page: size, last_page: Math.ceil(total / size), total },
+        };
+      };
+    let tally: ReadTally | null = null;
+    const got = await paginate(serve(false), { endpoint: 'GET /x', onTally: (t) => (tally = t) });
+    expect(got).toEqual(list);
+    expect(tally).toEqual({ announced: 11, kept: 10, duplicates: 1 });
+    // page 2 at 3 a page holds places 3..5: 3 4 4, as pages 1 and 2 said (two places before the boundary)
+    expect(asked).toEqual(['1@5', '2@5', '2@3', '3@5']);
+    asked.length = 0;
+    const e = await paginate(serve(true), { endpoint: 'GET /x' }).catch((x: unknown) => x);
+    expect(isFleetsyncError(e, 'E_INCOMPLETE')).toBe(true);
+    expect((e as Error).message).toBe(
+      'GET /x: 10 of 11 records announced; page 2 repeated a record of an earlier page (item 1) where another was due (asked 3 times)',
+    );
+    expect(asked).toEqual(['1@5', '2@5', '2@3', '2@5', '2@3', '2@5', '2@3']);
   });
 });

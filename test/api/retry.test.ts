@@ -82,7 +82,13 @@ describe('429', () => {
     expect(seen.map((s) => s.path)).toEqual(['/rest/vehicles', '/rest/geofences', '/rest/vehicles']);
     expect(seen[1]!.t).toBe(retryAtMs);
     expect(seen[2]!.t).toBe(retryAtMs + 1000);
-    expect(meter).toEqual({ requests: 2, retries: 1, http429: 1 });
+    // the meter also keeps what the paged read received: page 1 announced 1 record, 1 was kept
+    expect(meter).toEqual({
+      requests: 2,
+      retries: 1,
+      http429: 1,
+      read: { announced: 1, kept: 1, duplicates: 0 },
+    });
     const stats = s2.client.stats();
     expect(stats.http429ByBucket).toEqual({ default: 1 });
     expect(stats.waitedMsByBucket.default).toBeGreaterThanOrEqual(2 * 29_000); // A and B both waited
@@ -131,7 +137,12 @@ describe('failures that are retried', () => {
     const meter: RequestMeter = { requests: 0, retries: 0, http429: 0 };
     expect(await client.listGeofences({ meter })).toHaveLength(1);
     expect(srv.seen).toHaveLength(3);
-    expect(meter).toEqual({ requests: 3, retries: 2, http429: 0 });
+    expect(meter).toEqual({
+      requests: 3,
+      retries: 2,
+      http429: 0,
+      read: { announced: 1, kept: 1, duplicates: 0 },
+    });
     expect(client.stats()).toMatchObject({ requests: 3, retries: 2 });
   });
 

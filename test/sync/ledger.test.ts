@@ -181,6 +181,10 @@ describe('writing a pulled window', () => {
       reason: null,
       sample: null,
       last_event_at: null,
+      // no paged read told: unknown, not 0 (040_ledger_announced.sql)
+      announced: null,
+      kept: null,
+      duplicates: null,
     });
   });
 });
