@@ -10,9 +10,6 @@ import { COMMANDS } from '../src/cli.ts';
 import { REPORT_NAMES } from '../src/reports/registry.ts';
 import { ROOT } from '../scripts/doc-blocks.ts';
 
-/** Docs other branches write (issue 23/24 work); linked from here before they land. */
-const WRITTEN_ELSEWHERE = new Set(['api-differences.md', 'monitoring.md']);
-
 const docs = [
   'README.md',
   ...readdirSync(join(ROOT, 'docs'))
@@ -48,7 +45,7 @@ describe('the docs', () => {
     for (const doc of docs) {
       for (const m of read(doc).matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
         const target = m[1]!;
-        if (/^[a-z]+:/.test(target) || WRITTEN_ELSEWHERE.has(target.replace(/^docs\//, ''))) continue;
+        if (/^[a-z]+:/.test(target)) continue;
         if (!existsSync(join(ROOT, dirname(doc), target))) broken.push(`${doc}: ${target}`);
       }
     }
