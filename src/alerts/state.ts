@@ -6,7 +6,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { prepareReportConnection } from '../reports/run.ts';
+import { prepareModelConnection } from '../store/models.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import { lastRuns } from '../status/report.ts';
 
@@ -41,7 +41,7 @@ const json = <T>(v: unknown, fallback: T): T => {
 };
 
 export async function readAccountStates(con: DuckDBConnection, log?: Logger): Promise<AccountState[]> {
-  await prepareReportConnection(con);
+  await prepareModelConnection(con);
   const accounts = await queryJs(con, 'alerts/accounts');
   let seen: Record<string, unknown>[] = [];
   try {
