@@ -8,12 +8,12 @@
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { leastDurationMs } from '../api/client.ts';
 import { isZoneMismatch } from '../api/wire.ts';
 import { describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import { storageFailure } from '../store/storage-error.ts';
+import { leastDurationMs } from '../api/client.ts';
 import type { Clock } from '../time.ts';
 import { groupCommitter, type GroupCommitter } from './commit.ts';
 import {
