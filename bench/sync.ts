@@ -16,7 +16,7 @@ import { applySyncHeap } from '../src/heap.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { planSync, type SyncDeps } from '../src/sync/run.ts';
 import { syncAccount } from '../src/wiring.ts';
-import type { StreamName } from '../src/sync/types.ts';
+import type { StreamName } from '../src/sync/streams/index.ts';
 import { fig, peakRssMb, round, runChild, say, type Figure } from './lib.ts';
 import { clockOf, simStats, startWorld, type Limits, type WorldArgs } from './world.ts';
 

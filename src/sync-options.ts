@@ -12,7 +12,7 @@
  * Each parser returns every problem, each naming what is wrong.
  */
 import { BUCKET_LIMITS, BUCKET_SPEC_NAMES, type BucketName } from './api/buckets.ts';
-import { STREAMS } from './sync/types.ts';
+import { STREAMS } from './sync/streams/index.ts';
 
 export type Limits = Partial<Record<BucketName, number>>;
 export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: string[] };

@@ -262,6 +262,9 @@ export const isCalendarDay = (s: string) =>
 /** The one clock type: epoch milliseconds. Injected wherever time matters (tests fix it). */
 export type Clock = () => number;
 
+/** An instant as UTC ISO text (`2026-11-25T02:00:00.000Z`), as the ledger and the sync's queries bind it. */
+export const iso = (ms: number) => new Date(ms).toISOString();
+
 /**
  * An instant for the console: local wall time in the zone with the zone named, as the pages show
  * it (`2026-11-25 02:00:00 (Australia/Sydney)`).

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadAccounts } from '../src/accounts.ts';
 import { firesEverySecond, loadConfig, type Env } from '../src/config.ts';
 import { isFleetsyncError } from '../src/errors.ts';
-import { STREAMS } from '../src/sync/types.ts';
+import { STREAMS } from '../src/sync/streams/index.ts';
 
 const API = { FLEET_USERNAME: 'u', FLEET_PASSWORD: 'p' };
 

@@ -6,23 +6,11 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { prepareReportConnection } from '../reports/run.ts';
+import { prepareModelConnection } from '../store/models.ts';
 import { queryJs } from '../store/queries.ts';
 import { lastRuns } from '../status/report.ts';
-import { isAlive, type OutcomeDoc, type RunOutcome } from '../outcome/outcomes.ts';
-
-export interface LastRun {
-  run_id: string;
-  /** False when the outcome is known only from the state file beside the database (its row could not be written, or the process died). */
-  recorded?: boolean;
-  trigger: string;
-  outcome: 'ok' | 'partial' | 'failed' | 'interrupted';
-  startedMs: number;
-  endedMs: number;
-  durationMs: number;
-  windowsByStream: Record<string, Record<string, number>>;
-  errors: { stream?: string; scope?: string; window?: string; reason?: string }[];
-}
+import type { OutcomeDoc } from '../outcome/outcomes.ts';
+import { runsOutsideDb, type LastRun } from '../outcome/runs.ts';
 
 export interface AccountState {
   account: string;
@@ -44,7 +32,7 @@ const json = <T>(v: unknown, fallback: T): T => {
 };
 
 export async function readAccountStates(con: DuckDBConnection, log?: Logger): Promise<AccountState[]> {
-  await prepareReportConnection(con);
+  await prepareModelConnection(con);
   const accounts = await queryJs(con, 'alerts/accounts');
   let seen: Record<string, unknown>[] = [];
   try {
@@ -97,49 +85,6 @@ export function isStale(s: AccountState, nowMs: number, staleHours: number): boo
 /** Failed windows and snapshots of a run, from its per-stream counts. */
 export const failedIn = (r: LastRun): number =>
   Object.values(r.windowsByStream).reduce((a, w) => a + Number(w?.failed ?? 0), 0);
-
-/** The text of a run whose process died before it could end it (killed, out of memory, an abort). */
-export function diedText(o: RunOutcome): string {
-  return (
-    `the process (pid ${o.pid}) ended before the run finished — killed, out of memory or an abort inside the database` +
-    (o.last_log ? `; the last thing it logged: ${o.last_log}` : '; it logged nothing')
-  );
-}
-
-/** A run as the state file knows it (null: running in a live process, no verdict yet). */
-export function runFromOutcome(o: RunOutcome): LastRun | null {
-  const died = o.state === 'running';
-  if (died && isAlive(o)) return null;
-  const end = o.ended_ms ?? o.last_request_ms ?? o.started_ms;
-  return {
-    run_id: o.run_id ?? 'not started',
-    recorded: false,
-    trigger: o.trigger,
-    outcome: died ? 'failed' : o.state === 'running' ? 'failed' : o.state,
-    startedMs: o.started_ms,
-    endedMs: end,
-    durationMs: end - o.started_ms,
-    windowsByStream: {},
-    errors: [{ stream: '*', reason: died ? diedText(o) : (o.error ?? undefined) }],
-  };
-}
-
-/**
- * The runs the state file knows and the database's last runs (`held`, by account) do not hold:
- * a run whose row could not be written, a run whose process died. A run the database holds
- * (the same id, or a later run) is the database's.
- */
-export function runsOutsideDb(
-  held: Map<string, Pick<LastRun, 'run_id' | 'startedMs'> | null>,
-  doc: OutcomeDoc,
-): { account: string; run: LastRun }[] {
-  return Object.entries(doc.accounts).flatMap(([account, o]) => {
-    const run = runFromOutcome(o);
-    const h = held.get(account);
-    if (!run || (h && (h.startedMs > o.started_ms || (h.run_id === o.run_id && o.recorded)))) return [];
-    return [{ account, run }];
-  });
-}
 
 /**
  * Each account's last run, from the database's `runs` and the state file together: the state

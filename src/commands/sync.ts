@@ -16,7 +16,7 @@ import { planSync } from '../sync/run.ts';
 import { formatRezone, rezoneAccount } from '../sync/rezone.ts';
 import { loadAccounts, selectAccounts } from '../accounts.ts';
 import { formatPlan, formatSummary, progressPrinter } from '../sync/report.ts';
-import { STREAMS, type StreamName } from '../sync/types.ts';
+import { STREAMS, type StreamName } from '../sync/streams/index.ts';
 import { isCalendarDay } from '../time.ts';
 import { accountStreams, syncAccount, wireAccount } from '../wiring.ts';
 import type { Command } from './command.ts';

@@ -14,6 +14,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { FleetsyncError } from '../errors.ts';
+import { prepareModelConnection } from '../store/models.ts';
 import { loadSql } from '../store/queries.ts';
 import { rangeNote, type ReportParams } from './params.ts';
 import { humanHeader, presentation } from './columns.ts';
@@ -22,7 +23,6 @@ import { writeXlsx } from './xlsx.ts';
 import {
   bindings,
   prepareBound,
-  prepareReportConnection,
   reportMeta,
   toJsonCell,
   type MetaCache,
@@ -214,7 +214,7 @@ export async function exportReport(
   opts: ExportOptions = {},
 ): Promise<ExportResult> {
   const move = opts.rename ?? rename;
-  await prepareReportConnection(con);
+  await prepareModelConnection(con);
   await sweepStaleTemps(outPath);
   const values = bindings(scope, params);
   const sql = loadSql(queryName(def));

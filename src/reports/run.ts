@@ -1,8 +1,7 @@
 /**
  * Runs a report's named query with bound parameters and returns JSON-safe rows. Every report
- * connection first gets the temp macros of `queries/reports/macros/` (ISO local time, vehicle
- * departments, "complete through", spreadsheet-safe text), then the model layer of
- * `queries/models/`: the business rules the reports select from, each written once.
+ * connection first gets the report macros and the model layer (src/store/models.ts): the business
+ * rules the reports select from, each written once.
  */
 import type { ColumnInfo, ReasonCodeInfo } from '../server/api-types.ts';
 import { presentation } from './columns.ts';
@@ -14,37 +13,11 @@ import {
 } from '@duckdb/node-api';
 import { DEFAULT_FUEL_DROP_L, FUEL_DROP_MAX_MINUTES } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
+import { prepareModelConnection } from '../store/models.ts';
 import { loadSql } from '../store/queries.ts';
 import { isValidTimeZone } from '../time.ts';
 import type { ReportParams } from './params.ts';
 import { getReport, queryName, REPORT_NAMES, type ReportDef } from './registry.ts';
-
-const MACROS = ['iso_local', 'xl_text', 'vehicle_departments', 'complete_through', 'driver_names'];
-/**
- * The model layer, in dependency order: the reason-code vocabulary, the local calendar, the
- * odometer and fuel windows classified, the windows left out of totals (from those two), and
- * the coverage of every vehicle-day (which figures rest on synced days).
- */
-export const MODELS = [
-  'reason_codes',
-  'local_calendar',
-  'odometer_windows',
-  'fuel_windows',
-  'left_out_windows',
-  'prices',
-  'activity_days',
-  'coverage',
-  'fuel_drops',
-];
-const prepared = new WeakSet<DuckDBConnection>();
-
-/** Defines the report macros and the models on a connection (once per connection). */
-export async function prepareReportConnection(con: DuckDBConnection): Promise<void> {
-  if (prepared.has(con)) return;
-  for (const m of MACROS) await con.run(loadSql(`reports/macros/${m}`));
-  for (const m of MODELS) await con.run(loadSql(`models/${m}`));
-  prepared.add(con);
-}
 
 /** One reason a window is left out of a total: the code the exports carry and its label. */
 export type ReasonCode = ReasonCodeInfo;
@@ -54,7 +27,7 @@ let vocabulary: readonly ReasonCode[] | undefined;
 /** The reason-code vocabulary, read from the model layer (queries/models/reason_codes.sql). */
 export async function reasonCodes(con: DuckDBConnection): Promise<readonly ReasonCode[]> {
   if (vocabulary) return vocabulary;
-  await prepareReportConnection(con);
+  await prepareModelConnection(con);
   const rows = (await con.runAndReadAll(loadSql('reports/reason_codes'))).getRowObjectsJS();
   vocabulary = rows.map((r) => ({ code: String(r.code), stream: String(r.stream), label: String(r.label) }));
   return vocabulary;
@@ -205,7 +178,7 @@ async function pageStatement(
   params: ReportParams,
   page?: ReportPage,
 ) {
-  await prepareReportConnection(con);
+  await prepareModelConnection(con);
   const values = bindings(scope, params);
   const sql = loadSql(queryName(def));
   const pagedSql = page
@@ -347,7 +320,7 @@ export async function reportMeta(
   ]);
   let cached = cache?.get(key);
   if (cached === undefined) {
-    await prepareReportConnection(con);
+    await prepareModelConnection(con);
     const row = (
       await (await prepareBound(con, loadSql('reports/meta'), values)).runAndReadAll()
     ).getRowObjectsJS()[0];

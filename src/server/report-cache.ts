@@ -129,7 +129,7 @@ export function createVersionedMemo<T>(
 
 /**
  * A few idle connections kept for reuse, so the report macros a connection defines once
- * (prepareReportConnection) are not defined again on every call.
+ * (prepareModelConnection, src/store/models.ts) are not defined again on every call.
  */
 export function createConnectionPool(db: Database, idleMax = 4) {
   const idle: DuckDBConnection[] = [];

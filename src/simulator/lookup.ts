@@ -6,7 +6,6 @@
  */
 import { firstWhere } from './gen/series.ts';
 import type { Fleet, SimVehicle } from './model.ts';
-import { horizonOf } from './routes/common.ts';
 
 /** A value built on first use from a key object and kept while the key lives. */
 export function perKey<K extends object, V>(build: (key: K) => V): (key: K) => V {
@@ -64,6 +63,15 @@ const eventsByVehicle = perKey((events: Fleet['odometerEvents']) => {
 
 export const odometerEventsOf = (fleet: Fleet, vehicleId: number) =>
   eventsByVehicle(fleet.odometerEvents).get(vehicleId) ?? [];
+
+/**
+ * How far the vehicle's data has reached the API at `now`: its report delay, and while a silence
+ * lasts (until its backlog upload) no further than the silence's start.
+ */
+export const horizonOf = (v: SimVehicle, now: number) =>
+  v.silence && now < v.silence.upload_ms
+    ? Math.min(now - v.report_delay_ms, v.silence.from_ms)
+    : now - v.report_delay_ms;
 
 /**
  * The first instant `now` at which a record of `v` ending at `endMs` has reached the API, i.e.

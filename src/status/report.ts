@@ -7,7 +7,7 @@
  * objects), never JSON inside a string.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { runsOutsideDb } from '../alerts/state.ts';
+import { runsOutsideDb } from '../outcome/runs.ts';
 import type { OutcomeDoc } from '../outcome/outcomes.ts';
 import type {
   CompleteThrough,

@@ -11,10 +11,12 @@ import type { ReadTally } from '../api/paginate.ts';
 import { describeError, isFleetsyncError } from '../errors.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import { appendRows, type RangeDelete, type Row } from '../store/write.ts';
+import { iso, type Clock } from '../time.ts';
 import type { TableRows } from './commit.ts';
-import type { WindowStatus } from './types.ts';
-import { iso, type FetchResult, type StreamContext } from './unit.ts';
 import { cutAt, settledCut, type Window } from './windows.ts';
+
+/** Ledger statuses of a window. */
+export type WindowStatus = 'done' | 'incomplete' | 'flagged' | 'failed';
 
 /** A ledger stream name: trips, odometer, fuel_consumed, fuel_level, fuel_fills, visits, bookings (or a declared stream's). */
 export type LedgerStream = string;
@@ -214,12 +216,34 @@ export interface Horizon {
   askedMs: number;
 }
 
+/**
+ * What the ledger's statuses of a window read of a unit's context (StreamContext, unit.ts, is
+ * one): the account and its zone, the clock, the look-back and the maximum lateness, and the
+ * vehicles' data horizons.
+ */
+export interface SettleContext {
+  account: string;
+  zone: string;
+  now: Clock;
+  /** Windows ending less than this long before now may still receive late data: re-pulled later. */
+  settleMs: number;
+  /** A window whose end is this far in the past is accepted even if its data looks stale. */
+  maxLateMs: number;
+  /**
+   * Each vehicle's data horizon by scope (vehicle id): its latest odometer last_event_ts. A window
+   * is settled only once the horizons of its scope reach its end (settledStatus).
+   */
+  horizons: Map<string, Horizon>;
+  /** Odometer data this much older than the window's end (or now) means the window is incomplete. */
+  odometerLagMs: number;
+}
+
 const DAY_MS = 86_400_000;
 
 /** Reads every vehicle's data horizon from the ledger into `ctx.horizons` (replacing what it held). */
 export async function loadHorizons(
   con: DuckDBConnection,
-  ctx: Pick<StreamContext, 'account' | 'horizons' | 'odometerLagMs'>,
+  ctx: Pick<SettleContext, 'account' | 'horizons' | 'odometerLagMs'>,
 ): Promise<void> {
   const into = ctx.horizons;
   const rows = await queryJs(con, 'sync/vehicle_horizons', [ctx.account, ctx.odometerLagMs]);
@@ -238,7 +262,7 @@ const isoMinute = (ms: number) => `${new Date(ms).toISOString().slice(0, 16)}Z`;
  * silent since before `w` started by more than the maximum lateness is taken as out of service
  * and holds nothing (else a retired tracker would hold every later window open).
  */
-export function lateVehicles(ctx: StreamContext, w: Window, scope: string, until = w.endMs): Horizon[] {
+export function lateVehicles(ctx: SettleContext, w: Window, scope: string, until = w.endMs): Horizon[] {
   const of = scope === '*' ? [...ctx.horizons.values()] : [ctx.horizons.get(scope)].filter((h) => !!h);
   return of.filter((h) => h.ms < until && w.startMs < h.ms + ctx.maxLateMs);
 }
@@ -249,7 +273,7 @@ export function lateVehicles(ctx: StreamContext, w: Window, scope: string, until
  * end, `flagged` "accepted incomplete" with the reason. Null when no vehicle of the scope is late.
  */
 export function lateStatus(
-  ctx: StreamContext,
+  ctx: SettleContext,
   w: Window,
   scope: string,
   until = w.endMs,
@@ -282,7 +306,7 @@ export function lateStatus(
  * lateStatus); else 'done'.
  */
 export function settledStatus(
-  ctx: StreamContext,
+  ctx: SettleContext,
   w: Window,
   scope?: string,
 ): { status: 'done' | 'incomplete' | 'flagged'; reason: string | null } {
@@ -300,7 +324,7 @@ export function settledStatus(
  * even reached the window's start yet (a silent tracker): then it waits like any late window.
  */
 export function emptyStatus(
-  ctx: StreamContext,
+  ctx: SettleContext,
   w: Window,
   scope: string,
   reason: string,
@@ -315,7 +339,7 @@ export function emptyStatus(
  * through" sat at the start of the month. Costs one more request per such window; the unit still
  * replaces everything inside its whole window, so the next run's cut lands cleanly.
  */
-export function settledPieces(ctx: StreamContext, w: Window): Window[] {
+export function settledPieces(ctx: SettleContext, w: Window): Window[] {
   return cutAt(w, settledCut(ctx.now() - ctx.settleMs, ctx.zone));
 }
 
@@ -324,46 +348,8 @@ export function settledPieces(ctx: StreamContext, w: Window): Window[] {
  * enter time) fetched in one answer: one row per settled piece (see settledPieces), its records
  * counted by time; the requests are booked on the first.
  */
-/**
- * What a window of point records fetched in one answer stores: its ledger (pointLedger; scope
- * the vehicle, or `*` for the fleet), the records its window holds replaced (placed by their `at`
- * time; one vehicle's when `vehicleId` is given, else the fleet's) by `rows`, merged by `key` (a record seen by two windows is kept
- * once). `times` are the records' times, for the ledger's counts.
- */
-export function pointWindow(
-  ctx: StreamContext,
-  o: {
-    stream: LedgerStream;
-    window: Window;
-    table: string;
-    at: string;
-    vehicleId?: number;
-    key: readonly string[];
-    rows: Row[];
-    times: readonly number[];
-    requests: number;
-  },
-): FetchResult {
-  const w = o.window;
-  const scope = o.vehicleId === undefined ? '*' : String(o.vehicleId);
-  return {
-    ledger: pointLedger(ctx, o.stream, scope, w, o.times, o.requests),
-    deletes: [
-      {
-        table: o.table,
-        eq: o.vehicleId === undefined ? {} : { vehicle_id: o.vehicleId },
-        at: o.at,
-        startMs: w.startMs,
-        endMs: w.endMs,
-      },
-    ],
-    inserts: [{ table: o.table, key: o.key, rows: o.rows }],
-    rows: o.rows.length,
-  };
-}
-
 export function pointLedger(
-  ctx: StreamContext,
+  ctx: SettleContext,
   stream: LedgerStream,
   scope: string,
   w: Window,

@@ -8,8 +8,8 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FuelConsumed, OdometerWindow } from '../api/types.ts';
-import { prepareReportConnection } from '../reports/run.ts';
 import type { Database } from '../store/db.ts';
+import { prepareModelConnection } from '../store/models.ts';
 import { queryJs, type Params } from '../store/queries.ts';
 
 export interface WindowRules {
@@ -30,7 +30,7 @@ export function modelRules(db: Pick<Database, 'connect'>): WindowRules & { close
   const ask = (name: string, params: Params): Promise<string | null> => {
     const next = queue.then(async () => {
       con ??= db.connect().then(async (c) => {
-        await prepareReportConnection(c);
+        await prepareModelConnection(c);
         return c;
       });
       const [row] = await queryJs(await con, name, params);

@@ -8,13 +8,9 @@ import type { BucketName, FleetClient } from '../api/client.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import type { Clock } from '../time.ts';
+import type { WindowStatus } from './ledger.ts';
 import type { StreamDefinition } from './stream.ts';
-import { BUILTIN_STREAMS, streamNames, type BuiltinStreamName } from './streams/index.ts';
 import type { Unit } from './unit.ts';
-
-/** The built-in streams, in registry order (src/sync/streams/index.ts). */
-export const STREAMS: readonly BuiltinStreamName[] = streamNames(BUILTIN_STREAMS);
-export type StreamName = BuiltinStreamName;
 
 export interface SyncDeps {
   db: Database;
@@ -53,9 +49,6 @@ export interface SyncDeps {
   /** Test hook: called after each committed window (e.g. to kill the process at a chosen point). */
   afterCommit?: (unit: Unit) => void;
 }
-
-/** Ledger statuses of a window. */
-export type WindowStatus = 'done' | 'incomplete' | 'flagged' | 'failed';
 
 export interface SyncRequest {
   /** Local calendar days, both inclusive; omitted = incremental (gaps since coverage + look-back). */

@@ -6,10 +6,9 @@
  */
 import type { BucketName, FleetClient, RequestMeter } from '../api/client.ts';
 import type { Logger } from '../log.ts';
-import type { RangeDelete } from '../store/write.ts';
-import type { Clock } from '../time.ts';
+import type { RangeDelete, Row } from '../store/write.ts';
 import type { WindowWrite } from './commit.ts';
-import type { Horizon, LedgerEntry, LedgerStream } from './ledger.ts';
+import { pointLedger, type LedgerEntry, type LedgerStream, type SettleContext } from './ledger.ts';
 import type { WindowRules } from './rules.ts';
 import type { Window } from './windows.ts';
 
@@ -18,23 +17,10 @@ export interface VehicleRef {
   registration: string;
 }
 
-export interface StreamContext {
+/** What a unit's fetch is given: the client, the log, the rules, and what the ledger's statuses read. */
+export interface StreamContext extends SettleContext {
   client: FleetClient;
-  account: string;
-  zone: string;
-  now: Clock;
   log: Logger;
-  /** Windows ending less than this long before now may still receive late data: re-pulled later. */
-  settleMs: number;
-  /** A window whose end is this far in the past is accepted even if its data looks stale. */
-  maxLateMs: number;
-  /**
-   * Each vehicle's data horizon by scope (vehicle id): its latest odometer last_event_ts. A window
-   * is settled only once the horizons of its scope reach its end (ledger.ts settledStatus).
-   */
-  horizons: Map<string, Horizon>;
-  /** Odometer data this much older than the window's end (or now) means the window is incomplete. */
-  odometerLagMs: number;
   /** The model layer's rules for an answer (rules.ts): which windows are flagged, with which code. */
   rules: WindowRules;
   /**
@@ -73,8 +59,6 @@ export interface Unit {
   fetch(ctx: StreamContext, meter: RequestMeter): Promise<FetchResult | SplitResult>;
 }
 
-export const iso = (ms: number) => new Date(ms).toISOString();
-
 /** A per-vehicle window table's rows inside `w` (every leaf a split left), replaced by a re-pull. */
 export const vehicleWindowRange = (table: string, vehicleId: number, w: Window): RangeDelete => ({
   table,
@@ -83,3 +67,41 @@ export const vehicleWindowRange = (table: string, vehicleId: number, w: Window):
   startMs: w.startMs,
   endMs: w.endMs,
 });
+
+/**
+ * What a window of point records fetched in one answer stores: its ledger (pointLedger; scope
+ * the vehicle, or `*` for the fleet), the records its window holds replaced (placed by their `at`
+ * time; one vehicle's when `vehicleId` is given, else the fleet's) by `rows`, merged by `key` (a record seen by two windows is kept
+ * once). `times` are the records' times, for the ledger's counts.
+ */
+export function pointWindow(
+  ctx: StreamContext,
+  o: {
+    stream: LedgerStream;
+    window: Window;
+    table: string;
+    at: string;
+    vehicleId?: number;
+    key: readonly string[];
+    rows: Row[];
+    times: readonly number[];
+    requests: number;
+  },
+): FetchResult {
+  const w = o.window;
+  const scope = o.vehicleId === undefined ? '*' : String(o.vehicleId);
+  return {
+    ledger: pointLedger(ctx, o.stream, scope, w, o.times, o.requests),
+    deletes: [
+      {
+        table: o.table,
+        eq: o.vehicleId === undefined ? {} : { vehicle_id: o.vehicleId },
+        at: o.at,
+        startMs: w.startMs,
+        endMs: w.endMs,
+      },
+    ],
+    inserts: [{ table: o.table, key: o.key, rows: o.rows }],
+    rows: o.rows.length,
+  };
+}

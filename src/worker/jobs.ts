@@ -21,9 +21,26 @@ import { publishAccount } from '../lake/publish.ts';
 import { openDatabase, type Database } from '../store/db.ts';
 import type { RunSummary } from '../sync/types.ts';
 import { accountStreams, syncAccount, wireAccount } from '../wiring.ts';
-import type { WorkerSettings } from './worker.ts';
 
 export const DEAD_QUEUE = 'fleetsync-dead';
+
+/** The worker's settings (read by `workerSettings` in worker.ts). */
+export interface WorkerSettings {
+  queueUrl: string;
+  dataDir: string;
+  lakeDir: string | null;
+  /** Seconds a job may run before it counts as lost and is retried elsewhere. */
+  expireSeconds: number;
+  retryLimit: number;
+  retryDelaySeconds: number;
+  /** How often pg-boss's maintenance looks for expired jobs. */
+  maintenanceSeconds: number;
+  pollSeconds: number;
+  /** How often pg-boss looks at the schedule (a tick fires within this after its minute). */
+  cronSeconds: number;
+  /** How long Postgres may be unreachable before the worker stops (exit 75, restartable). */
+  outageSeconds: number;
+}
 
 export interface JobDeps {
   config: Readonly<Config>;

@@ -36,30 +36,14 @@ import {
   syncAccountJob,
   type FailedOutput,
   type JobDeps,
+  type WorkerSettings,
   type SyncJob,
 } from './jobs.ts';
 import { isQueueConnectionError, queueCall, sleepFor } from './queue-calls.ts';
 
-export { DEAD_QUEUE, syncAccountJob, type SyncJob };
+export { DEAD_QUEUE, syncAccountJob, type SyncJob, type WorkerSettings };
 export const SYNC_QUEUE = 'fleetsync-sync';
 export const TICK_QUEUE = 'fleetsync-tick';
-
-export interface WorkerSettings {
-  queueUrl: string;
-  dataDir: string;
-  lakeDir: string | null;
-  /** Seconds a job may run before it counts as lost and is retried elsewhere. */
-  expireSeconds: number;
-  retryLimit: number;
-  retryDelaySeconds: number;
-  /** How often pg-boss's maintenance looks for expired jobs. */
-  maintenanceSeconds: number;
-  pollSeconds: number;
-  /** How often pg-boss looks at the schedule (a tick fires within this after its minute). */
-  cronSeconds: number;
-  /** How long Postgres may be unreachable before the worker stops (exit 75, restartable). */
-  outageSeconds: number;
-}
 
 /** Reads the worker settings from the environment; every problem names its variable. */
 export function workerSettings(

@@ -6,7 +6,8 @@
  */
 import { pointLedger } from '../../src/sync/ledger.ts';
 import { defineStream } from '../../src/sync/stream.ts';
-import { iso, type Unit } from '../../src/sync/unit.ts';
+import { iso } from '../../src/time.ts';
+import type { Unit } from '../../src/sync/unit.ts';
 import type { Window } from '../../src/sync/windows.ts';
 
 export const ALL_FILLS_SCHEMA = `CREATE TABLE IF NOT EXISTS all_fills (

@@ -14,13 +14,13 @@ import { parseReportParams } from '../../src/reports/params.ts';
 import {
   bindings,
   prepareBound,
-  prepareReportConnection,
   requireReport,
   runReport,
   toJsonCell,
   type JsonRow,
   type ReportScope,
 } from '../../src/reports/run.ts';
+import { prepareModelConnection } from '../../src/store/models.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 
 const REWRITTEN = ['trips', 'tolls', 'kpis', 'trend', 'top_vehicles'];
@@ -54,7 +54,7 @@ async function referenceRows(name: string, raw: Record<string, string>): Promise
   const def = requireReport(name);
   const con = await h.db.connect();
   try {
-    await prepareReportConnection(con);
+    await prepareModelConnection(con);
     const values = bindings(scope, parseReportParams(raw, def, scope));
     const reader = await (await prepareBound(con, reference(name), values)).runAndReadAll();
     return reader.getRowObjectsJS().map((r) => {

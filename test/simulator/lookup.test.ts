@@ -7,13 +7,13 @@ import { generateFleet } from '../../src/simulator/generate.ts';
 import { firstWhere } from '../../src/simulator/gen/series.ts';
 import {
   findVehicle,
+  horizonOf,
   odometerEventsOf,
   reachedFrom,
   sliceByKey,
   vehiclePosition,
 } from '../../src/simulator/lookup.ts';
 import type { SimVehicle } from '../../src/simulator/model.ts';
-import { horizonOf } from '../../src/simulator/routes/common.ts';
 
 const fleet = generateFleet({
   seed: 5,

@@ -21,8 +21,8 @@ import {
   settledPieces,
   settledStatus,
   type LedgerRowRead,
+  type WindowStatus,
 } from '../../src/sync/ledger.ts';
-import type { WindowStatus } from '../../src/sync/types.ts';
 import type { StreamContext } from '../../src/sync/unit.ts';
 
 const H = 3_600_000;

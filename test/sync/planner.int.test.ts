@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/store/db.ts';
 import { buildPlan, type PlannedVehicle } from '../../src/sync/planner.ts';
-import { STREAMS } from '../../src/sync/types.ts';
+import { STREAMS } from '../../src/sync/streams/index.ts';
 import { dayRange } from '../../src/sync/windows.ts';
 import { ACCOUNT, startHarness } from '../helpers/synced.ts';
 

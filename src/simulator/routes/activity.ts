@@ -9,15 +9,8 @@ import { isCalendarDay, localDayBounds } from '../../time.ts';
 import { dayActivity } from '../gen/activity.ts';
 import type { SimDriver, SimVehicle } from '../model.ts';
 import { wireTs } from '../wire.ts';
-import {
-  ApiError,
-  horizonOf,
-  pageOf,
-  paginate,
-  paginateAs,
-  type Route,
-  type RouteContext,
-} from './common.ts';
+import { horizonOf } from '../lookup.ts';
+import { ApiError, pageOf, paginate, paginateAs, type Route, type RouteContext } from './common.ts';
 
 const hhmm = (s: number) => {
   const m = Math.round(s / 60);

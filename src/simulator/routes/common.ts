@@ -194,16 +194,6 @@ export function vehicleByRegistration(fleet: Fleet, registration: string | undef
   return v;
 }
 
-/** The latest instant whose data of `v` has reached the API at `now` (report delay). */
-/**
- * How far the vehicle's data has reached the API at `now`: its report delay, and while a silence
- * lasts (until its backlog upload) no further than the silence's start.
- */
-export const horizonOf = (v: SimVehicle, now: number) =>
-  v.silence && now < v.silence.upload_ms
-    ? Math.min(now - v.report_delay_ms, v.silence.from_ms)
-    : now - v.report_delay_ms;
-
 /**
  * The body of a bulk POST (fuel, EV): `registrations` (1–100 known plates), a ≤ 24-hour window,
  * `page` and `limit` in the body. Errors name the field, as the real service does.

@@ -12,9 +12,9 @@
 import type { Fleet, SimVehicle } from '../model.ts';
 import { lastAtOrBefore } from '../gen/series.ts';
 import { wireTs } from '../wire.ts';
+import { horizonOf } from '../lookup.ts';
 import {
   bulkBody,
-  horizonOf,
   paginate,
   parsePage,
   type Reply,

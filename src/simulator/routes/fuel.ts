@@ -7,13 +7,12 @@
  */
 import type { Fleet, SimFill, SimFuelDrop, SimVehicle } from '../model.ts';
 import { firstWhere } from '../gen/series.ts';
-import { sliceByKey, WindowRows } from '../lookup.ts';
+import { horizonOf, sliceByKey, WindowRows } from '../lookup.ts';
 import { fillWire, isListedTwice, isoTs } from '../wire.ts';
 import {
   bulkBody,
   CAP_24_HOURS_S,
   CAP_31_DAYS_S,
-  horizonOf,
   pageOf,
   paginate,
   paginateAs,

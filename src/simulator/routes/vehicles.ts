@@ -4,11 +4,10 @@
  * command endpoints live in status.ts, events.ts, ev.ts, vision.ts and commands.ts.
  */
 import type { SimVehicle } from '../model.ts';
-import { odometerEventsOf } from '../lookup.ts';
+import { horizonOf, odometerEventsOf } from '../lookup.ts';
 import { lastEventAt, terminalAt, vehicleWire, wireTs } from '../wire.ts';
 import {
   CAP_31_DAYS_S,
-  horizonOf,
   intFilter,
   pageOf,
   paginateAs,

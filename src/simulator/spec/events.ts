@@ -11,9 +11,9 @@
  */
 import type { Fleet, SimTrip, SimVehicle } from '../model.ts';
 import { coordinatesOf, lastEventAt, tripAtOrBefore, wireTs } from '../wire.ts';
+import { horizonOf } from '../lookup.ts';
 import {
   CAP_24_HOURS_S,
-  horizonOf,
   pageOf,
   paginate,
   parseWindow,

@@ -17,7 +17,7 @@
  * Query of the status: filter[registration] (partial), filter[vehicle_id], filter[engine_type]
  * (partial), filter[ignition] (true/false), odometer_in_km=true (km, one decimal).
  */
-import { vehiclePosition } from '../lookup.ts';
+import { horizonOf, vehiclePosition } from '../lookup.ts';
 import type { Fleet, SimDriver, SimTrip, SimVehicle } from '../model.ts';
 import { objectBody, specRoute, type DriverAssociation, type SpecState } from './state.ts';
 import { coordinatesOf, engineType, lastEventAt, tripAtOrBefore, wireTs } from '../wire.ts';
@@ -26,7 +26,6 @@ import { vextAt } from './events.ts';
 import {
   ApiError,
   boolFilter,
-  horizonOf,
   intFilter,
   notFound,
   vehicleByRegistration,

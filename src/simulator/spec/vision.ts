@@ -15,11 +15,11 @@
  * not granted the Executive department's vehicles (`visionAccessible`), which it neither sees in
  * /vision/status nor can address (404). A vehicle without a camera → 422.
  */
-import { findVehicle, vehiclePosition } from '../lookup.ts';
+import { findVehicle, horizonOf, vehiclePosition } from '../lookup.ts';
 import type { Fleet, SimVehicle } from '../model.ts';
 import { objectBody, specRoute, type SpecContext } from './state.ts';
 import { tripAtOrBefore, wireTs } from '../wire.ts';
-import { ApiError, horizonOf, parseWindow, type Route } from '../routes/common.ts';
+import { ApiError, parseWindow, type Route } from '../routes/common.ts';
 
 const ONLINE_AFTER_OFF_MS = 10 * 60_000;
 const CLIP_CAP_S = 5 * 60;

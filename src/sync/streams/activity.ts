@@ -7,9 +7,8 @@
  */
 import { PAGE_LIMIT } from '../../defaults.ts';
 import { localDate } from '../../time.ts';
-import { pointWindow } from '../ledger.ts';
 import { defineStream } from '../stream.ts';
-import type { Unit } from '../unit.ts';
+import { pointWindow, type Unit } from '../unit.ts';
 import { dayWindows, type Window } from '../windows.ts';
 
 /** Local days are one window each, however long (23, 24 or 25 hours). */

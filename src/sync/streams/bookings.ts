@@ -10,7 +10,8 @@ import { queryJs } from '../../store/queries.ts';
 import { upsertRows } from '../../store/write.ts';
 import { settledStatus } from '../ledger.ts';
 import { defineStream } from '../stream.ts';
-import { iso, type Unit } from '../unit.ts';
+import { iso } from '../../time.ts';
+import type { Unit } from '../unit.ts';
 import { DAY_MS, type Window } from '../windows.ts';
 
 export function bookingsUnit(w: Window, estPages: number, runId: string): Unit {

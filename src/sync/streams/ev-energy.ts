@@ -11,7 +11,8 @@ import type { EvConsumption } from '../../api/types.ts';
 import { BULK_MAX_VEHICLES } from '../../defaults.ts';
 import { emptyStatus, isCovered, settledStatus, type LedgerEntry } from '../ledger.ts';
 import { defineStream } from '../stream.ts';
-import { iso, vehicleWindowRange, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
+import { iso } from '../../time.ts';
+import { vehicleWindowRange, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
 import type { Window } from '../windows.ts';
 
 function energyEntry(ctx: StreamContext, v: VehicleRef, w: Window, e: EvConsumption | null): LedgerEntry {

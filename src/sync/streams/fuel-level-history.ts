@@ -5,10 +5,10 @@
  * (fuel_canbus_level / fuel_analog_level) are not asked. The suspected fuel drops are read from
  * it (queries/models/fuel_drops.sql); fuel used never is.
  */
-import { pointWindow } from '../ledger.ts';
 import { defineStream } from '../stream.ts';
 import { PAGE_LIMIT } from '../../defaults.ts';
-import { iso, type Unit, type VehicleRef } from '../unit.ts';
+import { iso } from '../../time.ts';
+import { pointWindow, type Unit, type VehicleRef } from '../unit.ts';
 import type { Window } from '../windows.ts';
 
 /** Readings a level-sensor vehicle reports per day (hourly heartbeat, trips, fills), for the estimate. */

@@ -11,16 +11,10 @@
  */
 import type { FuelConsumed, FuelFill, FuelLevel } from '../../api/types.ts';
 import { BULK_MAX_VEHICLES } from '../../defaults.ts';
-import {
-  emptyStatus,
-  isCovered,
-  pointWindow,
-  settledPieces,
-  settledStatus,
-  type LedgerEntry,
-} from '../ledger.ts';
+import { emptyStatus, isCovered, settledPieces, settledStatus, type LedgerEntry } from '../ledger.ts';
 import { addRequests, defineStream, fmt, requestsByBucket } from '../stream.ts';
-import { iso, vehicleWindowRange, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
+import { iso } from '../../time.ts';
+import { pointWindow, vehicleWindowRange, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
 import { splitAtMidnight, type Window } from '../windows.ts';
 
 /** The reason code the model layer gives a counter answer that went down (rules.ts), else null. */

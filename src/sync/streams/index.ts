@@ -38,6 +38,10 @@ export type BuiltinStreamName = (typeof BUILTIN_STREAMS)[number]['name'];
 export const streamNames = <N extends string>(defs: readonly StreamDefinition<N>[]): N[] =>
   defs.map((d) => d.name);
 
+/** The built-in streams, in registry order. */
+export const STREAMS: readonly BuiltinStreamName[] = streamNames(BUILTIN_STREAMS);
+export type StreamName = BuiltinStreamName;
+
 /** The endpoints the streams call, each once, in registry order: the change watch protects these. */
 export function endpointsOf(defs: readonly StreamDefinition[]): string[] {
   return [...new Set(defs.flatMap((d) => d.endpoints))];

@@ -8,7 +8,8 @@
 import type { OdometerWindow } from '../../api/types.ts';
 import { emptyStatus, settledPieces, settledStatus, type LedgerEntry } from '../ledger.ts';
 import { defineStream } from '../stream.ts';
-import { iso, vehicleWindowRange, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
+import { iso } from '../../time.ts';
+import { vehicleWindowRange, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
 import { splitAtMidnight, type Window } from '../windows.ts';
 
 interface Leaf {

@@ -4,9 +4,9 @@
  * (vehicle, geofence, enter time), so one seen by two windows is stored once. The API lists a
  * visit only once the vehicle has left the geofence, so recent windows stay open (incomplete).
  */
-import { pointWindow } from '../ledger.ts';
 import { defineStream } from '../stream.ts';
-import { iso, type Unit } from '../unit.ts';
+import { iso } from '../../time.ts';
+import { pointWindow, type Unit } from '../unit.ts';
 import type { Window } from '../windows.ts';
 
 export function visitsUnit(w: Window, estPages: number): Unit {

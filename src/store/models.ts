@@ -1,0 +1,36 @@
+/**
+ * The model layer's floor, below both the sync and the reports: a connection prepared here has
+ * the temp macros of `queries/reports/macros/` (ISO local time, vehicle departments, "complete
+ * through", spreadsheet-safe text; the models use some of them) and then the table macros of
+ * `queries/models/`, the business rules each written once. The reports select from them; the sync
+ * asks them about an answer (src/sync/rules.ts).
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { loadSql } from './queries.ts';
+
+const MACROS = ['iso_local', 'xl_text', 'vehicle_departments', 'complete_through', 'driver_names'];
+/**
+ * The model layer, in dependency order: the reason-code vocabulary, the local calendar, the
+ * odometer and fuel windows classified, the windows left out of totals (from those two), and
+ * the coverage of every vehicle-day (which figures rest on synced days).
+ */
+export const MODELS = [
+  'reason_codes',
+  'local_calendar',
+  'odometer_windows',
+  'fuel_windows',
+  'left_out_windows',
+  'prices',
+  'activity_days',
+  'coverage',
+  'fuel_drops',
+];
+const prepared = new WeakSet<DuckDBConnection>();
+
+/** Defines the report macros and the models on a connection (once per connection). */
+export async function prepareModelConnection(con: DuckDBConnection): Promise<void> {
+  if (prepared.has(con)) return;
+  for (const m of MACROS) await con.run(loadSql(`reports/macros/${m}`));
+  for (const m of MODELS) await con.run(loadSql(`models/${m}`));
+  prepared.add(con);
+}
