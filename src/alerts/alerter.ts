@@ -140,6 +140,7 @@ export function createAlerter(opts: AlerterOptions): Alerter {
               .map((o) => o.incident.slice('api_change:'.length)),
           )
         : []),
+      ...(opts.judge?.(states) ?? []),
     ].filter((j): j is Judgement => j !== null);
 
     const result: CheckResult = { opened: [], closed: [], sent: [] };
