@@ -146,6 +146,8 @@ export function chartData(rows, spec) {
 
 /** The legend entry of a chart's unsynced periods. */
 export const NOT_SYNCED = 'not synced';
+/** What a figure reads when the vehicle / department filter matches no vehicle (issue 25). */
+export const NO_VEHICLE = 'no vehicle matches';
 
 /** A grey diagonal hatch (falls back to plain grey where a canvas pattern is not available). */
 function hatch() {

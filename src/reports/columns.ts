@@ -193,7 +193,12 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   utilisation: percent('Utilisation'),
   covered_share: percent('Covered'),
   // coverage of a row's grain (queries/models/coverage.sql)
-  coverage: enumOf('Coverage', { complete: 'Complete', partial: 'Partly synced', not_synced: 'Not synced' }),
+  coverage: enumOf('Coverage', {
+    complete: 'Complete',
+    partial: 'Partly synced',
+    not_synced: 'Not synced',
+    no_vehicle: 'No vehicle matches',
+  }),
   synced_days: count('Days synced'),
   open_days: count('Days open for late data'),
   range_days: count('Days in range'),

@@ -174,6 +174,17 @@ describe('report SQL against a hand-filled Sydney database', () => {
     expect(k!.complete_through).toBe('2026-04-12T00:00:00+10:00');
   });
 
+  it('kpis: a vehicle / department pair that matches no vehicle says no_vehicle, not not_synced (issue 25)', async () => {
+    // vehicle 1 is in Sales; April is synced for it
+    const [none] = await run('kpis', { month: '2026-04', vehicle: '1', department: 'Ops' });
+    expect(none).toMatchObject({ vehicles: 0, coverage: 'no_vehicle', distance_km: null });
+    const [nope] = await run('kpis', { month: '2026-04', department: 'Nope' });
+    expect(nope).toMatchObject({ vehicles: 0, coverage: 'no_vehicle' });
+    const [one] = await run('kpis', { month: '2026-04', vehicle: '1', department: 'Sales' });
+    expect(one).toMatchObject({ vehicles: 1, distance_km: 750 });
+    expect(one!.coverage).not.toBe('no_vehicle');
+  });
+
   it('an account never synced (no vehicle yet): kpis and trend are blank and not synced, never 0', async () => {
     await fx.con.run(
       `INSERT INTO accounts VALUES ('never-synced', 'http://example.invalid/rest', '${ZONE}', now())`,
