@@ -2,18 +2,35 @@
  * Issue 25 in a real Chromium over the hand-filled database (vehicles 1 "ab 123 gp" Sales, 2
  * "cd 456 gp" Ops, 3 "=cmd()" @x; April 2026 synced): a vehicle / department pair that matches no
  * vehicle says "no vehicle matches" on the tiles, not "not synced"; the vehicle list follows the
- * department.
+ * department; while the last run failed, every page shows a banner with the status verdict's line
+ * and a link to the runs page, whose summary and failed row show the reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
 import { startFixtureDashboard, type FixtureDashboard } from '../helpers/fixture-dashboard.ts';
+import { ACCOUNT } from '../helpers/report-fixture.ts';
 
 const haveChromium = checkChromium();
 let d: FixtureDashboard;
 
+/** What stopped the last run (run-3, failed), as the sync records it, and nine failed windows. */
+const STOP = 'HTTP 401 on /vehicles: Unauthorized (check FLEET_USERNAME/FLEET_PASSWORD and the region)';
+const ERRORS = [
+  { stream: '*', scope: '*', window: '*', reason: STOP },
+  ...Array.from({ length: 9 }, (_, i) => ({ stream: 'odometer', scope: String(i + 1), reason: 'HTTP 401' })),
+];
+
 beforeAll(async () => {
-  if (haveChromium) d = await startFixtureDashboard();
+  if (!haveChromium) return;
+  d = await startFixtureDashboard(async (fx) => {
+    // the fixture's last run (run-2) was partial; here a later one failed
+    await fx.con.run(
+      `INSERT INTO runs (run_id, account, started_at, ended_at, outcome, trigger, requests, errors)
+       VALUES ('run-3', $1, '2026-05-01T22:00:00Z', '2026-05-01T22:00:05Z', 'failed', 'schedule', 1, $2::JSON)`,
+      [ACCOUNT, JSON.stringify(ERRORS)],
+    );
+  });
 });
 afterAll(async () => {
   await d?.close();
@@ -56,6 +73,60 @@ describe.skipIf(!haveChromium)('honest at the edges (issue 25), in Chromium', ()
       await page.selectOption('#f-department', 'Sales');
       expect(await listed()).toEqual(['All vehicles', 'ab 123 gp']);
       expect(await page.locator('#f-vehicle').inputValue()).toBe('');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  const LINE = `account ${ACCOUNT}: the last run run-3 failed: ${STOP}`;
+
+  it('the last run failed: every page shows a banner with the status line and a link to the runs page', async () => {
+    for (const path of ['index.html', 'mileage.html', 'drivers.html', 'quality.html']) {
+      const { page, problems } = await open(`/${path}?${APRIL}`);
+      try {
+        const banner = page.locator('#run-banner');
+        expect(await banner.isVisible(), path).toBe(true);
+        expect(await banner.locator('strong').innerText()).toBe('The last sync failed.');
+        // the same words as `fleetsync status` (its verdict), and what to do
+        expect(await banner.locator('li').allInnerTexts()).toContain(LINE);
+        expect(await banner.innerText()).toContain('then Sync now on the Sync runs page');
+        if (path === 'mileage.html') {
+          await page.screenshot({ path: '/tmp/honest-banner.png' });
+          await banner.locator('a', { hasText: 'Sync runs' }).click();
+          await page.waitForURL(/runs\.html/);
+          await page.waitForSelector('body[data-loading="false"]');
+          expect(await page.locator('#run-banner').isVisible()).toBe(true);
+        }
+        expect(problems).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    }
+  });
+
+  it('the runs page: the summary names the reason and what to do; the failed row shows it, in view', async () => {
+    const { page, problems } = await open('/runs.html');
+    try {
+      const why = page.locator('#last-run-problem');
+      expect(await why.innerText()).toContain(LINE);
+      expect(await why.innerText()).toContain('Fix what the reason names');
+      const row = page.locator('#table-runs tbody tr', { hasText: 'run-3' });
+      const reason = row.locator('.run-reason');
+      expect(await reason.innerText()).toBe(STOP);
+      // in the first screen width, not in a column off to the right
+      const box = (await reason.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(page.viewportSize()!.width);
+      // ten errors: three listed and the rest counted, so the row stays a row
+      const items = await row.locator('ul.cell-list li').allInnerTexts();
+      expect(items).toHaveLength(4);
+      expect(items[3]).toBe('… and 7 more (the CSV has them all)');
+      expect((await row.boundingBox())!.height).toBeLessThan(200);
+      // the partial run before it says why too (no errors recorded: only the badge)
+      expect(
+        await page.locator('#table-runs tbody tr', { hasText: 'run-2' }).locator('.run-reason').count(),
+      ).toBe(0);
+      await page.screenshot({ path: '/tmp/honest-runs.png' });
       expect(problems).toEqual([]);
     } finally {
       await page.close();
