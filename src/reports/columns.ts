@@ -209,6 +209,7 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
 
   // vehicle activity and drivers (utilisation, utilisation_days, drivers)
   driver_name: text('Driver'),
+  distance_share: percent('Share of trip distance'),
   driving_h: hours('Driving'),
   idle_h: hours('Idling'),
   idle_share: percent('Idle share of engine-on time'),

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
 import { startFixtureDashboard, type FixtureDashboard } from '../helpers/fixture-dashboard.ts';
-import { ACCOUNT } from '../helpers/report-fixture.ts';
+import { ACCOUNT, APR_START, MAY_START } from '../helpers/report-fixture.ts';
 
 const haveChromium = checkChromium();
 let d: FixtureDashboard;
@@ -29,6 +29,12 @@ beforeAll(async () => {
       `INSERT INTO runs (run_id, account, started_at, ended_at, outcome, trigger, requests, errors)
        VALUES ('run-3', $1, '2026-05-01T22:00:00Z', '2026-05-01T22:00:05Z', 'failed', 'schedule', 1, $2::JSON)`,
       [ACCOUNT, JSON.stringify(ERRORS)],
+    );
+    // April's trips synced (fleet-wide): t1 (driver @x) and t2 (no driver), 12.345 km each
+    await fx.con.run(
+      `INSERT INTO ledger (account, stream, scope, window_start, window_end, status, fetched_at, run_id)
+       VALUES ($1, 'trips', '*', to_timestamp($2 / 1000.0), to_timestamp($3 / 1000.0), 'done', now(), 'run-2')`,
+      [ACCOUNT, APR_START, MAY_START],
     );
   });
 });
@@ -127,6 +133,23 @@ describe.skipIf(!haveChromium)('honest at the edges (issue 25), in Chromium', ()
         await page.locator('#table-runs tbody tr', { hasText: 'run-2' }).locator('.run-reason').count(),
       ).toBe(0);
       await page.screenshot({ path: '/tmp/honest-runs.png' });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('drivers: a "no driver recorded" row and the share of the distance attributed', async () => {
+    const { page, problems } = await open(`/drivers.html?${APRIL}`);
+    try {
+      // 12.345 km with a driver of 24.69 km in all: 50.0 %
+      expect(await page.locator('#drivers-attributed').innerText()).toBe(
+        '50.0 % of the fleet’s trip distance is attributed to a driver (12.3 km of 24.7 km); the rest, 12.3 km, is in the “no driver recorded” rows.',
+      );
+      const row = page.locator('#table-drivers tbody tr', { hasText: 'no driver recorded' });
+      expect(await row.count()).toBe(1);
+      expect(await row.innerText()).toContain('12.3');
+      await page.screenshot({ path: '/tmp/honest-drivers.png' });
       expect(problems).toEqual([]);
     } finally {
       await page.close();
