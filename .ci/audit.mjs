@@ -15,7 +15,9 @@ if (report.metadata?.vulnerabilities) {
   const bad = (v.moderate ?? 0) + (v.high ?? 0) + (v.critical ?? 0);
   console.log(`npm audit (production dependencies): ${JSON.stringify(v)}`);
   if (bad > 0) {
-    console.error('npm audit found moderate or worse vulnerabilities; see README → Security');
+    console.error(
+      'npm audit found moderate or worse vulnerabilities; see docs/reliability.md → Security and dependencies',
+    );
     process.exit(1);
   }
 } else {

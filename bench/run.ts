@@ -2,7 +2,8 @@
  * `npm run bench [-- --quick] [-- --only <name>[,<name>]]`: the performance benchmarks of issue 5.
  * Prints a table (figure, target, pass/miss), writes everything measured to
  * `bench/results/<time>-<mode>.json`, and prints one line of JSON with the headline figures last.
- * Names: sync (1 + 6), baseline (2), ingest (3), reports (4 + 6), exports (5), growth (7).
+ * Names: sync (1 + 6), baseline (2), ingest (3), reports (4 + 6), exports (5), growth (7),
+ * prices (10: export time with a 100,000-row prices file).
  * `--baseline-vehicles N` runs the baseline on N vehicles (default: a quarter of the sync's fleet,
  * extrapolated and labelled). `--scale` runs the scale run (scale.ts) alone, or with the parts
  * `--only` names: `--scale-vehicles 500,2000,5000 --scale-days 365 --scale-budget-s 1200`.
@@ -20,7 +21,17 @@ import { measureScale, scaleCurve, scaleFigures } from './scale.ts';
 import { growthFigures, measureSync, ratioOf, syncFigures, type SyncResult } from './sync.ts';
 import { scaledLimits } from './world.ts';
 
-const NAMES = ['sync', 'baseline', 'ingest', 'reports', 'exports', 'load', 'growth', 'workers'] as const;
+const NAMES = [
+  'sync',
+  'baseline',
+  'ingest',
+  'reports',
+  'exports',
+  'load',
+  'growth',
+  'workers',
+  'prices',
+] as const;
 type Name = (typeof NAMES)[number];
 
 function parseArgs(argv: string[]) {
@@ -206,6 +217,12 @@ async function main() {
     const runs: SyncResult[] = [];
     for (const v of S.growth) runs.push(await measureSync(v, S.sync.days, raised));
     figures.push(...growthFigures(runs));
+  }
+  if (args.only.has('prices')) {
+    const { measurePrices, pricesFigures } = await import('./prices.ts');
+    const r = await measurePrices(args.quick);
+    raw.prices = r;
+    figures.push(...pricesFigures(r));
   }
   if (args.only.has('workers')) {
     const { measureWorkers, workersFigures } = await import('./workers.ts');

@@ -12,11 +12,12 @@
  * Secrets stay in the environment: the file names the variable that holds each password and a
  * `password` key in the file is refused. Every problem is reported at once, each with its place.
  */
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
-import { hasCredentials, loadConfig, type Config, type Env } from './config.ts';
+import { fastTimingProblems, hasCredentials, loadConfig, type Config, type Env } from './config.ts';
 import { FleetsyncError } from './errors.ts';
+import { limitsFromObject, mergeLimits, parseStreams, type Limits } from './sync-options.ts';
+import { firstProblems, readUserText } from './text-file.ts';
 import { isValidTimeZone } from './time.ts';
 import { parseWorkingHours, type WorkingHours } from './working-hours.ts';
 
@@ -31,6 +32,10 @@ export interface AccountConfig {
   zoneSetting?: string;
   /** Working hours in the account's zone (FLEETSYNC_WORKING_HOURS, or `working_hours` in the accounts file). */
   workingHours?: WorkingHours;
+  /** Granted limits (FLEETSYNC_LIMITS, then the account's `limits`); none = the spec's. */
+  limits?: Limits;
+  /** The streams its runs pull (the account's `streams`, else FLEETSYNC_STREAMS); none = every stream. */
+  streams?: readonly string[];
 }
 
 const accountSchema = z
@@ -58,6 +63,10 @@ const accountSchema = z
         return z.NEVER;
       })
       .optional(),
+    limits: z
+      .record(z.string(), z.unknown(), { error: 'an object of bucket: requests per minute' })
+      .optional(),
+    streams: z.union([z.string(), z.array(z.string())], { error: 'a list of stream names' }).optional(),
   })
   .strict();
 
@@ -80,6 +89,8 @@ export function loadAccounts(
         timezone: config.timezone,
         changelogUrl: config.changelogUrl,
         ...(config.workingHours ? { workingHours: config.workingHours } : {}),
+        ...(config.limits ? { limits: config.limits } : {}),
+        ...(config.streams ? { streams: config.streams } : {}),
         zoneSetting:
           config.timezoneSource === 'default'
             ? 'FLEET_TIMEZONE (not set, so the default applies)'
@@ -90,7 +101,7 @@ export function loadAccounts(
   const problems: string[] = [];
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(readUserText(path));
   } catch (e) {
     throw new FleetsyncError(
       'E_CONFIG',
@@ -102,7 +113,7 @@ export function loadAccounts(
   if (!file.success) {
     throw new FleetsyncError(
       'E_CONFIG',
-      `invalid configuration:\n  - ${file.error.issues.map((i) => `FLEETSYNC_CONFIG ${i.path.join('.') || '(file)'}: ${i.message}`).join('\n  - ')}`,
+      `invalid configuration:\n  - ${firstProblems(file.error.issues.map((i) => `FLEETSYNC_CONFIG ${i.path.join('.') || '(file)'}: ${i.message}`)).join('\n  - ')}`,
     );
   }
   const out: AccountConfig[] = [];
@@ -129,23 +140,39 @@ export function loadAccounts(
     if (!password)
       problems.push(`${where}.password_env: the environment variable ${v.password_env} is not set`);
     if (problems.length) return;
+    const own = v.limits ? limitsFromObject(v.limits, `${where}.limits`) : null;
+    if (own && !own.ok) problems.push(...own.errors);
+    const streams = v.streams === undefined ? null : parseStreams(v.streams, `${where}.streams`);
+    if (streams && !streams.ok) problems.push(...streams.errors);
+    if (problems.length) return;
+    const limits = mergeLimits(config.limits, own?.ok ? own.value : undefined);
+    const chosen = streams?.ok ? streams.value : config.streams;
+    const baseUrl = v.base_url ? v.base_url.replace(/\/+$/, '') : baseUrlForCountry(v.country!);
+    problems.push(...fastTimingProblems(config, baseUrl, ` (account ${v.account})`));
+    if (problems.length) return;
     out.push({
       account: v.account,
-      baseUrl: v.base_url ? v.base_url.replace(/\/+$/, '') : baseUrlForCountry(v.country!),
+      baseUrl,
       username: v.username,
       password: password!,
       timezone: v.timezone,
       changelogUrl: v.changelog_url ?? null,
       zoneSetting: `the timezone of account ${v.account} in FLEETSYNC_CONFIG`,
+      ...(limits ? { limits } : {}),
+      ...(chosen ? { streams: chosen } : {}),
       ...((v.working_hours ?? config.workingHours)
         ? { workingHours: (v.working_hours ?? config.workingHours)! }
         : {}),
     });
   });
   if (problems.length)
-    throw new FleetsyncError('E_CONFIG', `invalid configuration:\n  - ${problems.join('\n  - ')}`, {
-      details: { problems },
-    });
+    throw new FleetsyncError(
+      'E_CONFIG',
+      `invalid configuration:\n  - ${firstProblems(problems).join('\n  - ')}`,
+      {
+        details: { problems },
+      },
+    );
   return out;
 }
 

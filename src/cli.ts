@@ -23,7 +23,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   worker: async () => (await import('./commands/worker.ts')).workerCommand,
 };
 
-const EXIT: Partial<Record<ErrorCode, number>> = {
+export const EXIT: Partial<Record<ErrorCode, number>> = {
   E_USAGE: 2,
   E_CONFIG: 2,
   E_BAD_REQUEST: 2,
@@ -32,21 +32,27 @@ const EXIT: Partial<Record<ErrorCode, number>> = {
   E_NOT_AVAILABLE: 5,
 };
 
-function help(): string {
+/** The top-level --help: every command of COMMANDS (a test holds it to that) and every export format. */
+export function help(): string {
   return [
     'fleetsync — Fleet API telematics history in DuckDB, with reports you can trust',
     '',
     'usage: fleetsync <command> [options]     (from a checkout: npm run -s fleetsync -- <command>)',
     '',
     'commands:',
-    '  demo       simulator → sync → dashboard, no configuration (npm start)',
-    '  serve      dashboard + JSON API + scheduler (FLEETSYNC_SCHEDULE)',
-    '  sync       one sync run: [--from D] [--to D] [--streams a,b] [--plan]; --rezone moves the account to FLEET_TIMEZONE',
-    '  export     write a report: <report> [--from D] [--to D] [--month YYYY-MM] [--format csv|parquet|arrow] [--out FILE]',
-    '  simulate   the Fleet API simulator alone: [--port N] [--seed N] [--vehicles N] [--days N]',
-    '  status     last runs, coverage per stream, flagged and failed windows',
-    '  worker     take sync jobs from a Postgres queue (FLEETSYNC_QUEUE_URL) and publish the Parquet lake',
-    '  changes    check the API release notes for changes to endpoints the sync uses [--ack]',
+    '  demo         simulator → sync → dashboard, no configuration (npm start): [--fresh]',
+    '  serve        dashboard + JSON API + scheduled syncs (FLEETSYNC_SCHEDULE); --lake DIR: read-only over a Parquet lake',
+    '  sync         one sync run: [--from D] [--to D] [--streams a,b] [--plan] [--json] [--account NAME];',
+    '               sync --rezone moves the account to FLEET_TIMEZONE',
+    '  export       write a report: <report> [--from D] [--to D] [--month YYYY-MM] [--vehicle ID] [--department NAME]',
+    '               [--format csv|xlsx|parquet|arrow] [--headers machine|human] [--out FILE]',
+    '  send-report  e-mail the month-end pack (mileage, fuel, tolls as XLSX) now: --month YYYY-MM',
+    '  simulate     the Fleet API simulator alone: [--port N] [--seed N] [--vehicles N] [--days N] [--timezone Z]',
+    '  status       "complete through", last runs, coverage per stream, flagged and failed windows: [--runs N] [--json]',
+    '  worker       take sync jobs from a Postgres queue (FLEETSYNC_QUEUE_URL) and publish the Parquet lake: [--enqueue]',
+    '  changes      check the API release notes for changes to endpoints the sync uses: [--feed URL] [--ack]',
+    '',
+    'exit codes: 0 ok · 1 failure · 2 bad usage or configuration · 3 partial sync · 4 database locked · 5 not yet available',
     '',
     'fleetsync <command> --help shows the options of a command.',
   ].join('\n');

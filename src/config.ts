@@ -23,6 +23,7 @@ import {
 } from './defaults.ts';
 import { FleetsyncError } from './errors.ts';
 import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
+import { parseLimits, parseStreams, type Limits, type Parsed } from './sync-options.ts';
 import { isValidTimeZone } from './time.ts';
 import { DEFAULT_WORKING_HOURS_SPEC, parseWorkingHours, type WorkingHours } from './working-hours.ts';
 
@@ -48,6 +49,15 @@ export interface Config {
   allowedHosts: readonly string[];
   /** Length of the API's rate-limit window in ms (60 000 on the real service). */
   rateWindowMs: number;
+  /**
+   * FLEETSYNC_ALLOW_FAST_TIMING: lets a schedule more often than once a minute and a rate window
+   * below 60 s run against an API that is not on loopback (a simulator on another host).
+   */
+  allowFastTiming: boolean;
+  /** FLEETSYNC_LIMITS: granted (or lowered) requests per minute by bucket; none = the spec's. */
+  limits?: Limits;
+  /** FLEETSYNC_STREAMS: the streams serve, worker and sync pull (null = every stream). */
+  streams: readonly string[] | null;
   /** Per-request headers/body timeout against the API, ms. */
   httpTimeoutMs: number;
   /** Requests a sync keeps in flight (raise it on a link with high latency). */
@@ -116,13 +126,30 @@ const emailList = () =>
     })
     .optional();
 
-const schema = z.object({
+/** A setting read by a parser of sync-options.ts, each of whose errors names the variable first. */
+const parsedBy = <T>(name: string, parse: (text: string, where: string) => Parsed<T>) =>
+  z
+    .string()
+    .optional()
+    .transform((t, ctx) => {
+      if (t === undefined) return undefined;
+      const r = parse(t, name);
+      if (r.ok) return r.value;
+      for (const e of r.errors)
+        ctx.issues.push({ code: 'custom', message: e.slice(`${name}: `.length), input: t });
+      return z.NEVER;
+    });
+
+export const configSchema = z.object({
   FLEET_COUNTRY: z
     .string()
     .optional()
     .refine((v) => v === undefined || isCountryCode(v), {
       error: 'unknown country code (expected one of the regional codes, e.g. za, au, ke)',
-    }),
+    })
+    .describe(
+      'Two-letter region code; picks the regional base URL `https://fleetapi-{cc}.cartrack.com/rest` (`ke`, `sa`: `karooooo.com`). Set it or `FLEET_BASE_URL` to reach the API.',
+    ),
   FLEET_BASE_URL: z
     .url({
       protocol: /^https?$/,
@@ -132,15 +159,32 @@ const schema = z.object({
     // A password in the URL would be stored with the account and shown wherever the URL is.
     .refine((v) => v === undefined || !hasCredentials(v), {
       error: 'must not carry a user name or password: set FLEET_USERNAME and FLEET_PASSWORD instead',
-    }),
+    })
+    .describe(
+      "Overrides the regional URL (e.g. the simulator's `http://127.0.0.1:PORT/rest`). A URL with a user name or password in it is refused: credentials go in `FLEET_USERNAME`/`FLEET_PASSWORD` only.",
+    ),
   FLEET_CHANGELOG_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL of the release notes records.json' })
-    .optional(),
-  FLEET_USERNAME: z.string().optional(),
-  FLEET_PASSWORD: z.string().optional(),
-  FLEET_TIMEZONE: z.string().default(DEFAULT_TIMEZONE).refine(isValidTimeZone, {
-    error: 'not an IANA time zone (e.g. Africa/Johannesburg, Australia/Sydney)',
-  }),
+    .optional()
+    .describe(
+      "The API's release-notes records, checked by every sync and by `changes`. Default: beside the base URL's `/rest` (`…/changelog/records.json`).",
+    ),
+  FLEET_USERNAME: z
+    .string()
+    .optional()
+    .describe(
+      'Basic-auth user name (main account or a subuser). Needed by `sync`, and by `serve` with a schedule; the account key defaults to it.',
+    ),
+  FLEET_PASSWORD: z.string().optional().describe('Basic-auth password. Never printed, logged or stored.'),
+  FLEET_TIMEZONE: z
+    .string()
+    .default(DEFAULT_TIMEZONE)
+    .refine(isValidTimeZone, {
+      error: 'not an IANA time zone (e.g. Africa/Johannesburg, Australia/Sydney)',
+    })
+    .describe(
+      "The account's IANA zone: request bounds and report calendars. It must be the zone the account is set to in the Fleet API. Fixed per account at its first sync: a later run with another zone (or with the variable unset, so the default applies) is refused, exit 2; change it only with `sync --rezone`.",
+    ),
   FLEETSYNC_WORKING_HOURS: z
     .string()
     .default(DEFAULT_WORKING_HOURS_SPEC)
@@ -149,18 +193,30 @@ const schema = z.object({
       if (r.ok) return r.value;
       ctx.issues.push({ code: 'custom', message: r.error, input: t });
       return z.NEVER;
-    }),
+    })
+    .describe(
+      'The account\'s working hours in its zone (days as a range or a comma list, then local start-end, e.g. `Mon-Thu,Sat 06:30-15:00`); engine-on time outside them is "after hours" in `utilisation`. An accounts file sets it per account (`working_hours`).',
+    ),
   FLEETSYNC_ACCOUNT: z
     .string()
     .regex(/^[A-Za-z0-9_.@-]{1,64}$/, { error: 'letters, digits, _ . @ - only (at most 64)' })
-    .optional(),
-  FLEETSYNC_DB: z.string().default(DEFAULT_DB_PATH),
+    .optional()
+    .describe(
+      "Account key stored in every table. Default: the API username; else the database's only account.",
+    ),
+  FLEETSYNC_DB: z
+    .string()
+    .default(DEFAULT_DB_PATH)
+    .describe('The DuckDB file. The demo uses `data/demo.duckdb` instead.'),
   FLEETSYNC_SCHEDULE: z
     .string()
     .optional()
     .refine((v) => v === undefined || validateCron(v), {
       error: 'not a valid cron expression (e.g. "0 2 * * *")',
-    }),
+    })
+    .describe(
+      "Cron expression for `serve`'s scheduled sync (or the workers' tick), in the account's zone, e.g. `0 2 * * *`. Needs the API credentials (or `FLEETSYNC_CONFIG`): without them `serve` refuses to start (exit 2), naming what is missing.",
+    ),
   // Plain decimal only: Number() would take 0x1F91, 1e3 or " 80" and listen somewhere unexpected.
   FLEETSYNC_PORT: z
     .string()
@@ -170,49 +226,100 @@ const schema = z.object({
     )
     .pipe(z.coerce.number())
     .pipe(z.number().int().min(0, { error: 'must be between 0 and 65535' }))
-    .pipe(z.number().max(65535, { error: 'must be between 0 and 65535' })),
-  FLEETSYNC_HOST: z.string().default(DEFAULT_HOST),
-  FLEETSYNC_TOKEN: z.string().min(16, { error: 'must be at least 16 characters' }).optional(),
+    .pipe(z.number().max(65535, { error: 'must be between 0 and 65535' }))
+    .describe('Dashboard port, a plain decimal integer (`0x1F91` or `1e3` are refused); 0 picks a free one.'),
+  FLEETSYNC_HOST: z
+    .string()
+    .default(DEFAULT_HOST)
+    .describe('Bind address; a non-loopback address requires `FLEETSYNC_TOKEN`.'),
+  FLEETSYNC_TOKEN: z
+    .string()
+    .min(16, { error: 'must be at least 16 characters' })
+    .optional()
+    .describe(
+      'Bearer token for the dashboard, API and `/metrics` (required when `FLEETSYNC_HOST` is not loopback). Never printed.',
+    ),
   FLEETSYNC_ALLOWED_HOSTS: z
     .string()
     .optional()
     .refine((v) => v === undefined || hostList(v).every(isHostEntry), {
       error:
         'a comma-separated list of host names, optionally with :port (e.g. fleet.example.com,10.0.0.5:8080)',
-    }),
+    })
+    .describe(
+      'Host names the server answers for besides `localhost`, `127.0.0.1`, `[::1]` and `FLEETSYNC_HOST`: comma-separated, a name (any port) or `name:port` (e.g. `fleet.example.com,10.0.0.5:8080`). Any other `Host` header gets 403 (against DNS rebinding); behind a proxy or in a container, list the name browsers use.',
+    ),
   FLEETSYNC_RATE_WINDOW_MS: z.coerce
     .number({ error: 'must be a number of milliseconds' })
     .int()
     .min(100, { error: 'must be at least 100 ms' })
-    .default(DEFAULT_RATE_WINDOW_MS),
+    .default(DEFAULT_RATE_WINDOW_MS)
+    .describe("Length of the API's rate-limit window in ms (shorter only against the simulator)."),
+  // A short window or a schedule by the second is for the simulator (on loopback); against another
+  // host only with this set (fastTimingProblems).
+  FLEETSYNC_ALLOW_FAST_TIMING: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .default('false')
+    .transform((v) => v === 'true')
+    .describe(
+      'Allow a rate window under 60 s or a schedule by the second against an API that is not the simulator on loopback.',
+    ),
+  // Granted limits: `default=2000,POST /fuel/level=20` (sync-options.ts).
+  FLEETSYNC_LIMITS: parsedBy('FLEETSYNC_LIMITS', parseLimits).describe(
+    'Rate limits granted to the account per bucket, e.g. `default=2000,POST /fuel/level=20` (docs/input-files.md).',
+  ),
+  // The streams to pull: `trips,odometer` or `-carpool` (sync-options.ts).
+  FLEETSYNC_STREAMS: parsedBy('FLEETSYNC_STREAMS', parseStreams).describe(
+    'Streams to pull in serve, worker and sync without --streams: `trips,odometer`, or `-carpool,-drivers` for all but those.',
+  ),
   FLEETSYNC_HTTP_TIMEOUT_MS: z.coerce
     .number({ error: 'must be a number of milliseconds' })
     .int({ error: 'must be a whole number of milliseconds' })
     .min(1000, { error: 'must be between 1000 and 600000 ms' })
     .max(600_000, { error: 'must be between 1000 and 600000 ms' })
-    .default(DEFAULT_HTTP_TIMEOUT_MS),
+    .default(DEFAULT_HTTP_TIMEOUT_MS)
+    .describe(
+      "How long a request may wait for the API's answer, ms; a timed-out request is retried, then its window fails naming this setting.",
+    ),
   FLEETSYNC_CONCURRENCY: z.coerce
     .number({ error: 'must be a number' })
     .int({ error: 'must be a whole number' })
     .min(1, { error: 'must be between 1 and 64' })
     .max(64, { error: 'must be between 1 and 64' })
-    .default(DEFAULT_CONCURRENCY),
-  FLEETSYNC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+    .default(DEFAULT_CONCURRENCY)
+    .describe(
+      'Requests a sync keeps in flight. The rate buckets still pace them; raise it on a link with high latency.',
+    ),
+  FLEETSYNC_LOG_LEVEL: z
+    .enum(['debug', 'info', 'warn', 'error'])
+    .default('info')
+    .describe(
+      'At `info` a sync logs its start, its plan, one line per stream and its end; `debug` adds a line per window, request, retry and 429.',
+    ),
   // Alerts, health and metrics.
   FLEETSYNC_ALERT_WEBHOOK: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL (e.g. a Slack or Teams incoming webhook)' })
-    .optional(),
+    .optional()
+    .describe(
+      'Alerts as a JSON POST `{"text": …}` (a Slack or Teams incoming webhook shows it as is). Logged by its host only.',
+    ),
   FLEETSYNC_SMTP_URL: z
     .url({
       protocol: /^smtps?$/,
       error: 'must be an smtp:// or smtps:// URL, e.g. smtp://user:password@mail.example.com:587',
     })
-    .optional(),
-  FLEETSYNC_ALERT_EMAIL: emailList(),
+    .optional()
+    .describe(
+      'Alerts and the month-end pack by e-mail: `smtp://user:password@host:587` (STARTTLS when offered) or `smtps://…:465`. The password is never logged. Needs `FLEETSYNC_ALERT_EMAIL` or `FLEETSYNC_REPORT_TO`.',
+    ),
+  FLEETSYNC_ALERT_EMAIL: emailList().describe(
+    'Recipients of the alert e-mails, comma-separated. Needs `FLEETSYNC_SMTP_URL`.',
+  ),
   FLEETSYNC_ALERT_FROM: z
     .string()
     .regex(/^[^\s@]+@[^\s@]+$/, { error: 'must be an e-mail address' })
-    .optional(),
+    .optional()
+    .describe('Sender of the alert e-mails and the month-end pack. Default: `fleetsync@<host name>`.'),
   FLEETSYNC_STALE_HOURS: z
     .string()
     .default(String(DEFAULT_STALE_HOURS))
@@ -224,6 +331,9 @@ const schema = z.object({
         .int()
         .min(1, { error: 'must be between 1 and 8760 hours' })
         .max(8760, { error: 'must be between 1 and 8760 hours' }),
+    )
+    .describe(
+      'Data is stale when no new complete day arrived for this many hours: an alert, and `/healthz` answers 503.',
     ),
   FLEETSYNC_MAX_LATENESS_DAYS: z
     .string()
@@ -236,6 +346,9 @@ const schema = z.object({
         .int()
         .min(1, { error: 'must be between 1 and 365 days' })
         .max(365, { error: 'must be between 1 and 365 days' }),
+    )
+    .describe(
+      'How long a window waits for a late vehicle\'s data, in days; after that it is accepted and flagged "accepted incomplete" with the reason.',
     ),
   FLEETSYNC_FUEL_DROP_L: z
     .string()
@@ -247,6 +360,9 @@ const schema = z.object({
         .number()
         .min(0.5, { error: 'must be between 0.5 and 1000 litres' })
         .max(1000, { error: 'must be between 0.5 and 1000 litres' }),
+    )
+    .describe(
+      'The `fuel_drops` threshold: a parked fall of the tank level larger than this many litres within 30 minutes is a suspected drop. Read by `serve` and `export`.',
     ),
   // Failing fast (issue 13): the circuit breaker and the log format.
   FLEETSYNC_BREAKER_FAILURES: z
@@ -255,30 +371,52 @@ const schema = z.object({
     .pipe(z.string().regex(/^[0-9]+$/, { error: 'must be a whole number of requests (e.g. 20)' }))
     .pipe(z.coerce.number())
     .pipe(z.number().int().min(1, { error: 'must be between 1 and 10000' }))
-    .pipe(z.number().max(10_000, { error: 'must be between 1 and 10000' })),
+    .pipe(z.number().max(10_000, { error: 'must be between 1 and 10000' }))
+    .describe(
+      'The circuit breaker: a run stops (exit 1) once the API has answered this many requests in a row with nothing but connection errors, timeouts or 5xx.',
+    ),
   FLEETSYNC_BREAKER_MS: z
     .string()
     .default(String(DEFAULT_BREAKER_MS))
     .pipe(z.string().regex(/^[0-9]+$/, { error: 'must be a whole number of milliseconds (e.g. 120000)' }))
     .pipe(z.coerce.number())
     .pipe(z.number().int().min(1000, { error: 'must be between 1000 and 86400000 ms' }))
-    .pipe(z.number().max(86_400_000, { error: 'must be between 1000 and 86400000 ms' })),
-  FLEETSYNC_LOG_FORMAT: z.enum(['text', 'json'], { error: 'must be text or json' }).default('text'),
-  FLEETSYNC_SYNC_HEAP: z.enum(SYNC_HEAPS, { error: 'must be small or fast' }).default('small'),
+    .pipe(z.number().max(86_400_000, { error: 'must be between 1000 and 86400000 ms' }))
+    .describe('… or has answered nothing else for this long, in ms, whichever comes first.'),
+  FLEETSYNC_LOG_FORMAT: z
+    .enum(['text', 'json'], { error: 'must be text or json' })
+    .default('text')
+    .describe(
+      '`text` (`time level message key=value …`) or `json` (one JSON object per line with `time`, `level`, `msg` and the fields, for log shippers).',
+    ),
+  FLEETSYNC_SYNC_HEAP: z
+    .enum(SYNC_HEAPS, { error: 'must be small or fast' })
+    .default('small')
+    .describe(
+      "V8's heap in a process that only syncs (`sync`, `worker`): `small` keeps it near what the sync holds (peak RSS ~300 MB instead of 430–510 MB at 200 vehicles) for 1.5–2× the CPU, which at the API's real limits does not change a run's length; `fast` keeps V8's defaults. `serve` keeps the defaults either way.",
+    ),
   FLEETSYNC_REPORT_SCHEDULE: z
     .string()
     .optional()
     .refine((v) => v === undefined || validateCron(v), {
       error: 'not a valid cron expression (e.g. "0 7 * * *")',
-    }),
-  FLEETSYNC_REPORT_TO: emailList(),
+    })
+    .describe(
+      'Cron expression (account zone) on which `serve` checks for the month-end pack of the month before, e.g. `0 7 * * *`. Needs `FLEETSYNC_REPORT_TO`. A month\'s pack is sent once: when "complete through" covers its last day, or at the deadline below.',
+    ),
+  FLEETSYNC_REPORT_TO: emailList().describe(
+    'Recipients of the month-end pack, comma-separated. Needs `FLEETSYNC_SMTP_URL`; the sender is `FLEETSYNC_ALERT_FROM`.',
+  ),
   FLEETSYNC_REPORT_DEADLINE_DAYS: z
     .string()
     .default(String(DEFAULT_REPORT_DEADLINE_DAYS))
     .pipe(z.string().regex(/^[0-9]+$/, { error: 'must be a whole number of days (e.g. 5)' }))
     .pipe(z.coerce.number())
     .pipe(z.number().int().min(0, { error: 'must be between 0 and 28 days' }))
-    .pipe(z.number().max(28, { error: 'must be between 0 and 28 days' })),
+    .pipe(z.number().max(28, { error: 'must be between 0 and 28 days' }))
+    .describe(
+      'Days after a month ends (at local midnight) when a month still incomplete is sent anyway, marked "(partial)" with the reason.',
+    ),
 });
 
 export interface LoadOptions {
@@ -289,8 +427,8 @@ export interface LoadOptions {
 }
 
 export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
-  const raw = Object.fromEntries(Object.keys(schema.shape ?? {}).map((k) => [k, nonEmpty(env[k])]));
-  const parsed = schema.safeParse(raw);
+  const raw = Object.fromEntries(Object.keys(configSchema.shape ?? {}).map((k) => [k, nonEmpty(env[k])]));
+  const parsed = configSchema.safeParse(raw);
   const problems: string[] = [];
   if (!parsed.success) {
     for (const issue of parsed.error.issues)
@@ -342,6 +480,22 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
         `FLEETSYNC_SCHEDULE: a scheduled sync needs the API credentials, but ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set (or set FLEETSYNC_CONFIG; unset FLEETSYNC_SCHEDULE to serve without syncing)`,
       );
   }
+  // Timing meant for the simulator, against the API named here (an accounts file: loadAccounts).
+  if (parsed.success && !nonEmpty(env.FLEETSYNC_CONFIG)) {
+    const v = parsed.data;
+    const url = v.FLEET_BASE_URL ?? (v.FLEET_COUNTRY ? baseUrlForCountry(v.FLEET_COUNTRY) : null);
+    if (url)
+      problems.push(
+        ...fastTimingProblems(
+          {
+            schedule: v.FLEETSYNC_SCHEDULE ?? null,
+            rateWindowMs: v.FLEETSYNC_RATE_WINDOW_MS,
+            allowFastTiming: v.FLEETSYNC_ALLOW_FAST_TIMING,
+          },
+          url,
+        ),
+      );
+  }
   if (problems.length || !parsed.success) {
     throw new FleetsyncError('E_CONFIG', `invalid configuration:\n  - ${problems.join('\n  - ')}`, {
       details: { problems },
@@ -373,6 +527,9 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     token: v.FLEETSYNC_TOKEN ?? null,
     allowedHosts: hostList(v.FLEETSYNC_ALLOWED_HOSTS ?? ''),
     rateWindowMs: v.FLEETSYNC_RATE_WINDOW_MS,
+    allowFastTiming: v.FLEETSYNC_ALLOW_FAST_TIMING,
+    ...(v.FLEETSYNC_LIMITS ? { limits: v.FLEETSYNC_LIMITS } : {}),
+    streams: v.FLEETSYNC_STREAMS ?? null,
     httpTimeoutMs: v.FLEETSYNC_HTTP_TIMEOUT_MS,
     concurrency: v.FLEETSYNC_CONCURRENCY,
     changelogUrl: v.FLEET_CHANGELOG_URL ?? null,
@@ -398,6 +555,44 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
       .filter(Boolean),
     reportDeadlineDays: v.FLEETSYNC_REPORT_DEADLINE_DAYS,
   });
+}
+
+/**
+ * A cron expression that fires more often than once a minute: six fields whose first (seconds)
+ * is anything but one second (every second, a step of seconds, a list such as `0,30 * * * * *`).
+ */
+export function firesEverySecond(cron: string): boolean {
+  const fields = cron.trim().split(/\s+/);
+  return fields.length === 6 && !/^\d{1,2}$/.test(fields[0]!);
+}
+
+/** The API's URL is on loopback: the simulator (`fleetsync simulate`, `demo`, tests). */
+export function isSimulatorUrl(url: string): boolean {
+  return isLoopbackHost(new URL(url).hostname);
+}
+
+/**
+ * Timing meant for the simulator against another API: a schedule by the second, or a rate window
+ * shorter than the documented 60 s (which would send more than the real limits allow and draw
+ * 429s). Allowed on loopback, or anywhere with FLEETSYNC_ALLOW_FAST_TIMING=true.
+ */
+export function fastTimingProblems(
+  c: Pick<Config, 'schedule' | 'rateWindowMs' | 'allowFastTiming'>,
+  url: string,
+  where = '',
+): string[] {
+  if (c.allowFastTiming || isSimulatorUrl(url)) return [];
+  const against = `against ${url}${where}, which is not the simulator on loopback (FLEETSYNC_ALLOW_FAST_TIMING=true allows it for a simulator elsewhere)`;
+  const out: string[] = [];
+  if (c.schedule && firesEverySecond(c.schedule))
+    out.push(
+      `FLEETSYNC_SCHEDULE: "${c.schedule}" runs more often than once a minute ${against}; use five fields, e.g. "0 2 * * *"`,
+    );
+  if (c.rateWindowMs < DEFAULT_RATE_WINDOW_MS)
+    out.push(
+      `FLEETSYNC_RATE_WINDOW_MS: ${c.rateWindowMs} ms is shorter than the API's documented ${DEFAULT_RATE_WINDOW_MS / 1000} s window ${against}; leave it unset`,
+    );
+  return out;
 }
 
 /** The secrets of a config, for the log redactor. */

@@ -72,7 +72,7 @@ export const ALERT_TIMEOUT_MS = 10_000;
 /**
  * kg CO₂ per litre burned (tank-to-wheel), used by the `costs` report unless the prices file
  * (FLEETSYNC_PRICES, `emission_factors_kg_per_l`) says otherwise: the widely published
- * combustion figures from the fuels' carbon content (README "Prices file" names sources and how
+ * combustion figures from the fuels' carbon content (docs/reports.md "CO₂ factors" names sources and how
  * official factors differ).
  */
 export const DEFAULT_EMISSION_FACTORS: Readonly<Record<string, number>> = Object.freeze({

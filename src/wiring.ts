@@ -8,6 +8,7 @@ import { createFleetClient, type FleetClient } from './api/client.ts';
 import { checkApiChangesAfterSync } from './changes/after-sync.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
+import { describeLimits } from './sync-options.ts';
 import type { Database } from './store/db.ts';
 import { runSync } from './sync/run.ts';
 import type { RunSummary, SyncDeps, SyncRequest } from './sync/types.ts';
@@ -28,6 +29,7 @@ export function fleetClientFor(a: AccountConfig, config: WiringConfig, log: Logg
     concurrency: config.concurrency,
     breakerFailures: config.breakerFailures,
     breakerMs: config.breakerMs,
+    ...(a.limits ? { limits: a.limits } : {}),
     log: log.child({ account: a.account }),
   });
 }
@@ -41,6 +43,8 @@ export function wireAccount(
   extra: Partial<SyncDeps> = {},
 ): { client: FleetClient; deps: SyncDeps } {
   const client = fleetClientFor(a, config, log);
+  // Limits granted case by case (FLEETSYNC_LIMITS, the account's `limits`): named at each start.
+  for (const line of describeLimits(a.limits)) log.info(line, { account: a.account });
   const deps: SyncDeps = {
     db,
     client,
@@ -48,6 +52,7 @@ export function wireAccount(
     timezone: a.timezone,
     baseUrl: a.baseUrl,
     windowMs: config.rateWindowMs,
+    ...(a.limits ? { limits: a.limits } : {}),
     concurrency: config.concurrency,
     ...(config.maxLateMs === undefined ? {} : { maxLateMs: config.maxLateMs }),
     log,
@@ -58,6 +63,10 @@ export function wireAccount(
   };
   return { client, deps };
 }
+
+/** The streams an account's runs pull when a run names none (FLEETSYNC_STREAMS, the account's `streams`). */
+export const accountStreams = (a: Pick<AccountConfig, 'streams'>): { streams?: readonly string[] } =>
+  a.streams ? { streams: a.streams } : {};
 
 /** One sync run of an account, then the API release-notes check beside it. */
 export async function syncAccount(deps: SyncDeps, req: SyncRequest): Promise<RunSummary> {

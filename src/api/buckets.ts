@@ -42,6 +42,22 @@ export const BUCKET_LIMITS: Record<BucketName, number> = {
   vision_status: 6,
 };
 
+/** Each bucket as the spec's Limits table names it (what FLEETSYNC_LIMITS and the log use). */
+export const BUCKET_SPEC_NAMES: Record<BucketName, string> = {
+  default: 'default',
+  fuel_consumed_bulk: 'POST /fuel/consumed',
+  fuel_level_bulk: 'POST /fuel/level',
+  ev_consumption: 'POST /vehicles/ev-consumption',
+  ev_range: 'POST /vehicles/range',
+  ev_soc: 'POST /vehicles/soc',
+  vext: 'GET /vehicles/vext',
+  vehicles_status: 'GET /vehicles/status',
+  vehicles_events: 'GET /vehicles/events',
+  vehicle_events: 'GET /vehicles/{registration}/events',
+  vehicle_idling: 'GET /vehicles/{registration}/events/idling',
+  vision_status: 'GET /vision/status',
+};
+
 export const DEFAULT_WINDOW_MS = DEFAULT_RATE_WINDOW_MS;
 export const DEFAULT_SAFETY_MARGIN = 0.02;
 /**

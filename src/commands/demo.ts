@@ -105,7 +105,7 @@ export const demoCommand: Command = {
       );
       ctx.stdout(formatSummary(summary) + '\n\n');
       if (ctx.stopSignal.aborted) return 1;
-      // Prices: FLEETSYNC_PRICES, else a demo file beside the database (README "Refuels, prices…").
+      // Prices: FLEETSYNC_PRICES, else a demo file beside the database (docs/reports.md, "The prices file").
       const pricesPath =
         ctx.env.FLEETSYNC_PRICES?.trim() || writeDemoPrices(fleet, join(dirname(dbPath), 'demo-prices.json'));
       const pcon = await db.connect();

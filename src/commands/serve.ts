@@ -43,12 +43,12 @@ export async function productionRunSync(
   } finally {
     con.closeSync();
   }
-  const { syncAccount, wireAccount } = await import('../wiring.ts');
+  const { accountStreams, syncAccount, wireAccount } = await import('../wiring.ts');
   return async (trigger) => {
     const runs = accounts.map(async (a) => {
       const { client, deps } = wireAccount(db, a, config, log, { signal });
       try {
-        return await syncAccount(deps, { trigger });
+        return await syncAccount(deps, { trigger, ...accountStreams(a) });
       } finally {
         await client.close();
       }

@@ -17,7 +17,7 @@ import { loadAccounts, selectAccounts } from '../accounts.ts';
 import { formatPlan, formatSummary, progressPrinter } from '../sync/report.ts';
 import { STREAMS, type StreamName } from '../sync/types.ts';
 import { isCalendarDay } from '../time.ts';
-import { syncAccount, wireAccount } from '../wiring.ts';
+import { accountStreams, syncAccount, wireAccount } from '../wiring.ts';
 import type { Command } from './command.ts';
 
 export function parseSyncArgs(values: Record<string, string | boolean | undefined>) {
@@ -81,6 +81,8 @@ export const syncCommand: Command = {
               password: '',
               timezone: config.timezone,
               changelogUrl: config.changelogUrl,
+              ...(config.limits ? { limits: config.limits } : {}),
+              ...(config.streams ? { streams: config.streams } : {}),
             },
           ]
         : loadAccounts(ctx.env, config),
@@ -103,14 +105,15 @@ export const syncCommand: Command = {
       }),
     );
     try {
-      const req = {
+      // --streams for this run, else the account's streams (FLEETSYNC_STREAMS, the accounts file).
+      const reqOf = (i: number) => ({
         fromDay: args.fromDay,
         toDay: args.toDay,
-        streams: args.streams,
+        ...(args.streams ? { streams: args.streams } : accountStreams(accounts[i]!)),
         trigger: 'cli' as const,
-      };
+      });
       if (args.planOnly) {
-        const plans = await Promise.all(perAccount.map((p) => planSync(p.deps, req)));
+        const plans = await Promise.all(perAccount.map((p, i) => planSync(p.deps, reqOf(i))));
         ctx.stdout(
           (args.json
             ? JSON.stringify(plans.length === 1 ? plans[0] : plans, null, 2)
@@ -128,7 +131,7 @@ export const syncCommand: Command = {
         return done.some((d) => d.status === 'not_applied') ? 3 : 0;
       }
       // Accounts have their own rate limits and rows: they sync side by side.
-      const summaries = await Promise.all(perAccount.map((p) => syncAccount(p.deps, req))).finally(
+      const summaries = await Promise.all(perAccount.map((p, i) => syncAccount(p.deps, reqOf(i)))).finally(
         async () => {
           // Alerts (FLEETSYNC_ALERT_WEBHOOK, FLEETSYNC_SMTP_URL): once per incident; never fail the run.
           // Without a channel the summary above says it all, and the file is left as the run left it.

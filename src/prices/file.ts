@@ -6,12 +6,12 @@
  * returns every problem (file and line), never only the first.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { parseTree, type Node as JsonNode, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { DEFAULT_EMISSION_FACTORS } from '../defaults.ts';
+import { MAX_LISTED_PROBLEMS, firstProblems, readUserText } from '../text-file.ts';
 
 /** Fuel types every prices file may name; an `emission_factors_kg_per_l` entry adds one. */
 export const BUILTIN_FUEL_TYPES = ['diesel', 'petrol', 'electric'] as const;
@@ -103,11 +103,21 @@ export const plate = (s: string) => s.replace(/\s+/g, '').toUpperCase();
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-const lineAt = (text: string, offset: number) => {
-  let n = 1;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) n++;
-  return n;
-};
+/** Offset → line (1-based), by binary search over the line starts (once per file, not per entry). */
+function lineIndex(text: string): (offset: number) => number {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+}
 
 /** Plain value of a JSON node (jsonc-parser's tree keeps offsets for the lines). */
 function valueOf(n: JsonNode): unknown {
@@ -135,8 +145,9 @@ const JSON_KEYS = [
 function readJson(text: string): Pick<RawPrices, 'currency' | 'entries' | 'problems'> {
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: false, disallowComments: true });
+  const at = lineIndex(text);
   const problems: Problem[] = errors.map((e) => ({
-    line: lineAt(text, e.offset),
+    line: at(e.offset),
     message: 'not valid JSON here',
   }));
   const entries: Entry[] = [];
@@ -148,7 +159,7 @@ function readJson(text: string): Pick<RawPrices, 'currency' | 'entries' | 'probl
   for (const prop of root.children ?? []) {
     const key = String(prop.children![0]!.value);
     const node = prop.children![1]!;
-    const line = lineAt(text, node.offset);
+    const line = at(node.offset);
     const kind = JSON_LISTS[key];
     if (kind) {
       if (node.type !== 'array') {
@@ -157,7 +168,7 @@ function readJson(text: string): Pick<RawPrices, 'currency' | 'entries' | 'probl
       }
       for (const item of node.children ?? []) {
         const v = valueOf(item);
-        const l = lineAt(text, item.offset);
+        const l = at(item.offset);
         if (!v || typeof v !== 'object' || Array.isArray(v))
           problems.push({ line: l, message: `an entry of ${key} must be an object` });
         else {
@@ -173,7 +184,7 @@ function readJson(text: string): Pick<RawPrices, 'currency' | 'entries' | 'probl
       for (const p of node.children ?? [])
         entries.push({
           kind: 'emission_factor',
-          line: lineAt(text, p.offset),
+          line: at(p.offset),
           fields: { fuel_type: p.children![0]!.value, kg_per_l: valueOf(p.children![1]!) },
         });
     } else if (key === 'grid_kg_per_kwh') {
@@ -210,7 +221,7 @@ function readCsv(text: string): Pick<RawPrices, 'currency' | 'entries' | 'proble
   const entries: Entry[] = [];
   let rows: { record: Record<string, string>; info: { lines: number } }[];
   try {
-    rows = parseCsv(text.replace(/^\uFEFF/, ''), {
+    rows = parseCsv(text, {
       columns: (h: string[]) => h.map((x) => x.trim().toLowerCase()),
       info: true,
       skip_empty_lines: true,
@@ -268,16 +279,27 @@ function readCsv(text: string): Pick<RawPrices, 'currency' | 'entries' | 'proble
   return { currency: null, entries, problems };
 }
 
+const shaOf = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The SHA-256 of the file's text as `readPricesFile` gives it; null when it cannot be read. */
+export function pricesFileSha(path: string): string | null {
+  try {
+    return shaOf(readUserText(path));
+  } catch {
+    return null; // readPricesFile names why
+  }
+}
+
 /** Reads the file; a file that cannot be read is one problem, not an exception. */
 export function readPricesFile(path: string): RawPrices {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readUserText(path);
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
     return { file: path, sha256: '', currency: null, entries: [], problems: [{ line: 0, message: why }] };
   }
-  const sha256 = createHash('sha256').update(text).digest('hex');
+  const sha256 = shaOf(text);
   const isJson = /\.json$/i.test(path) || (!/\.csv$/i.test(path) && /^\s*\{/.test(text));
   return { file: path, sha256, ...(isJson ? readJson(text) : readCsv(text)) };
 }
@@ -358,7 +380,9 @@ export function checkPrices(raw: RawPrices, known: Known): { prices: Prices | nu
         message: `valid_to ${t.v.valid_to} is before valid_from ${t.v.valid_from}`,
       });
     const k = `${t.v.geofence_id}\u0000${t.v.vehicle_class}`;
-    byKey.set(k, [...(byKey.get(k) ?? []), t]);
+    const list = byKey.get(k);
+    if (list) list.push(t);
+    else byKey.set(k, [t]);
   }
   for (const list of byKey.values()) {
     list.sort((a, b) =>
@@ -378,12 +402,13 @@ export function checkPrices(raw: RawPrices, known: Known): { prices: Prices | nu
 
   const vehicles: Prices['vehicles'] = [];
   const seenVehicle = new Map<number, number>();
+  const knownIds = known.vehicles ? new Set(known.vehicles.values()) : null;
   for (const { line, v } of of('vehicle')) {
     fuelTypeOk(v.fuel_type, line);
     let id: number | undefined;
     if (typeof v.vehicle === 'number') {
       id = v.vehicle;
-      if (known.vehicles && ![...known.vehicles.values()].includes(id))
+      if (knownIds && !knownIds.has(id))
         problems.push({ line, message: `unknown vehicle ${id}: no such vehicle_id in the account` });
     } else if (known.vehicles) {
       id = known.vehicles.get(plate(v.vehicle));
@@ -424,11 +449,19 @@ export function checkPrices(raw: RawPrices, known: Known): { prices: Prices | nu
   };
 }
 
-/** One message listing every problem: `FLEETSYNC_PRICES prices.csv: 3 problems` then `file:line: …`. */
+/**
+ * One message with the count and the first MAX_LISTED_PROBLEMS problems, by line:
+ * `FLEETSYNC_PRICES prices.csv: 3 problems` then `file:line: …`.
+ */
 export function describeProblems(file: string, problems: readonly Problem[]): string {
   const n = problems.length;
+  const lines = problems.map((p) => `${basename(file)}${p.line ? `:${p.line}` : ''}: ${p.message}`);
   return (
-    `FLEETSYNC_PRICES ${file}: ${n} problem${n === 1 ? '' : 's'}; nothing was changed\n` +
-    problems.map((p) => `  ${basename(file)}${p.line ? `:${p.line}` : ''}: ${p.message}`).join('\n')
+    `FLEETSYNC_PRICES ${file}: ${n.toLocaleString('en')} problem${n === 1 ? '' : 's'}; nothing was changed` +
+    (n > MAX_LISTED_PROBLEMS ? `; the first ${MAX_LISTED_PROBLEMS}:` : '') +
+    '\n' +
+    firstProblems(lines)
+      .map((l) => `  ${l}`)
+      .join('\n')
   );
 }

@@ -9,8 +9,18 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { resolve } from 'node:path';
 import { FleetsyncError } from '../errors.ts';
 import { inTransaction } from '../store/db.ts';
-import { loadSql } from '../store/queries.ts';
-import { checkPrices, describeProblems, plate, readPricesFile, type Known, type Prices } from './file.ts';
+import { loadSql, queryJs } from '../store/queries.ts';
+import { appendRows } from '../store/write.ts';
+import { MAX_LISTED_PROBLEMS } from '../text-file.ts';
+import {
+  checkPrices,
+  describeProblems,
+  plate,
+  pricesFileSha,
+  readPricesFile,
+  type Known,
+  type Prices,
+} from './file.ts';
 
 export const PRICES_ENV = 'FLEETSYNC_PRICES';
 
@@ -30,12 +40,15 @@ async function known(con: DuckDBConnection, account: string): Promise<Known> {
 
 /** Reads and checks a prices file against the account's data; throws E_CONFIG listing every problem. */
 export async function readPrices(con: DuckDBConnection, account: string, path: string): Promise<Prices> {
-  const raw = readPricesFile(resolve(path));
-  const { prices, problems } = checkPrices(raw, await known(con, account));
+  const { prices, problems } = checkPrices(readPricesFile(resolve(path)), await known(con, account));
   if (!prices)
-    throw new FleetsyncError('E_CONFIG', describeProblems(path, problems), { details: { problems } });
+    throw new FleetsyncError('E_CONFIG', describeProblems(path, problems), {
+      details: { problems: problems.slice(0, MAX_LISTED_PROBLEMS), count: problems.length },
+    });
   return prices;
 }
+
+const asDate = (day: string) => new Date(`${day}T00:00:00Z`);
 
 /** Replaces the account's stored prices with `p`, whole or not at all. */
 export async function storePrices(con: DuckDBConnection, account: string, p: Prices, nowMs: number) {
@@ -52,47 +65,59 @@ export async function storePrices(con: DuckDBConnection, account: string, p: Pri
       vehicle_class: p.defaults.vehicle_class,
       grid: p.gridKgPerKwh,
     });
-    for (const f of p.fuel)
-      await con.run('INSERT INTO price_fuel VALUES ($1, $2, $3, $4)', [
-        account,
-        f.fuel_type,
-        f.month,
-        f.price_per_l,
-      ]);
-    for (const t of p.tolls)
-      await con.run(loadSql('prices/insert_toll'), {
+    // Appended in bulk: a file of 100,000 tariffs was 100,000 statements (most of a minute).
+    await appendRows(
+      con,
+      'price_fuel',
+      p.fuel.map((f) => ({ account, fuel_type: f.fuel_type, period: f.month, price_per_l: f.price_per_l })),
+    );
+    await appendRows(
+      con,
+      'price_tolls',
+      p.tolls.map((t) => ({
         account,
         geofence_id: t.geofence_id,
         vehicle_class: t.vehicle_class,
-        valid_from: t.valid_from,
-        valid_to: t.valid_to ?? null,
+        valid_from: asDate(t.valid_from),
+        valid_to: t.valid_to ? asDate(t.valid_to) : null,
         charge: t.charge,
-      });
-    for (const v of p.vehicles)
-      await con.run('INSERT INTO price_vehicles VALUES ($1, $2, $3, $4)', [
+      })),
+    );
+    await appendRows(
+      con,
+      'price_vehicles',
+      p.vehicles.map((v) => ({
         account,
-        v.vehicle_id,
-        v.fuel_type ?? null,
-        v.vehicle_class ?? null,
-      ]);
-    for (const [fuelType, kg] of Object.entries(p.emissionFactors))
-      await con.run('INSERT INTO price_emission_factors VALUES ($1, $2, $3)', [account, fuelType, kg]);
+        vehicle_id: v.vehicle_id,
+        fuel_type: v.fuel_type ?? null,
+        vehicle_class: v.vehicle_class ?? null,
+      })),
+    );
+    await appendRows(
+      con,
+      'price_emission_factors',
+      Object.entries(p.emissionFactors).map(([fuel_type, kg_per_l]) => ({ account, fuel_type, kg_per_l })),
+    );
   });
 }
 
 /**
  * At start (serve, demo, export): when FLEETSYNC_PRICES names a file, check it and store it; a
- * bad file stops the command (exit 2) with every problem. Returns what was loaded, or null.
+ * bad file stops the command (exit 2) with its problems. A file whose contents (SHA-256) are
+ * those already stored is not read again: the tables are its index, so a large file costs its
+ * load once, not every export. Returns 'loaded', 'unchanged', or null without a file.
  */
 export async function loadPricesFromEnv(
   con: DuckDBConnection,
   account: string,
   env: Record<string, string | undefined>,
   nowMs: number,
-): Promise<Prices | null> {
+): Promise<'loaded' | 'unchanged' | null> {
   const path = env[PRICES_ENV]?.trim();
   if (!path) return null;
-  const prices = await readPrices(con, account, path);
-  await storePrices(con, account, prices, nowMs);
-  return prices;
+  const sha = pricesFileSha(resolve(path));
+  const stored = (await queryJs(con, 'prices/stored_sha', { account }))[0]?.sha256;
+  if (sha !== null && stored === sha) return 'unchanged';
+  await storePrices(con, account, await readPrices(con, account, path), nowMs);
+  return 'loaded';
 }

@@ -18,8 +18,20 @@ const day = z
   .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a calendar day YYYY-MM-DD' })
   .refine(isCalendarDay, { error: 'is not a calendar day' });
 
-/** Letters, digits, spaces and a few punctuation marks: no quotes, semicolons or comment marks. */
-const DEPARTMENT = /^[\p{L}\p{N} &._,()/+-]{1,64}$/u;
+/**
+ * A free-text value (a department name as the account writes it: `Children's Services`,
+ * `Sales – East`, `Ops: North`): any printable text up to 200 characters. Values are bound
+ * parameters, never part of the SQL, so quotes and punctuation are only text; control
+ * characters (a line break, NUL) are no name and are refused.
+ */
+export const MAX_TEXT_CHARS = 200;
+const freeText = (what: string) =>
+  z
+    .string()
+    .refine((s) => [...s].length <= MAX_TEXT_CHARS, {
+      error: `must be a ${what} of at most ${MAX_TEXT_CHARS} characters`,
+    })
+    .refine((s) => !/\p{Cc}/u.test(s), { error: `must be a ${what} without control characters` });
 
 const schema = z
   .strictObject({
@@ -34,11 +46,7 @@ const schema = z
       .regex(/^\d{1,15}$/, { error: 'must be a vehicle id (digits)' })
       .transform(Number)
       .optional(),
-    department: z
-      .string()
-      .regex(DEPARTMENT, { error: 'must be a department name (letters, digits, spaces, & . _ , ( ) / + -)' })
-      .refine((s) => !s.includes('--') && !s.includes('/*'), { error: 'must be a department name' })
-      .optional(),
+    department: freeText('department name').optional(),
     grain: z.enum(['day', 'week', 'month'], { error: 'must be day, week or month' }).optional(),
     limit: z
       .string()

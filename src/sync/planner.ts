@@ -8,6 +8,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { leastDurationMs, type BucketName } from '../api/client.ts';
+import { limitFor } from '../api/buckets.ts';
 import { FIRST_RUN_DAYS, MAX_WINDOW_RECORDS, PAGE_LIMIT } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import { queryJs } from '../store/queries.ts';
@@ -163,6 +164,7 @@ export async function buildPlan(
       fromDay: localDate(p.range.startMs, p.zone),
       toDay: localDate(p.range.endMs - 1, p.zone),
       requestsByBucket: byBucket,
+      limitsByBucket: Object.fromEntries(Object.keys(byBucket).map((b) => [b, limitFor(b, p.limits)])),
       requestsByStream: byStream,
       leastDurationMs: leastDurationMs(byBucket, limits),
       fuelPath,

@@ -1,4 +1,5 @@
 /** Text a scheduler (or a person) reads: the plan, a run summary, a progress bar. */
+import { BUCKET_LIMITS } from '../api/buckets.ts';
 import { fmt } from './stream.ts';
 import type { PlanSummary, RunSummary, SyncProgress } from './types.ts';
 
@@ -9,13 +10,24 @@ const table = (rows: string[][]) => {
     .join('\n');
 };
 
+/** A bucket's limit per window, marked when it is not the spec's ("2000 granted", "5 lowered"). */
+function limitText(bucket: string, limit: number | undefined): string {
+  if (limit === undefined) return '';
+  const documented = (BUCKET_LIMITS as Record<string, number>)[bucket];
+  if (documented === undefined || documented === limit) return String(limit);
+  return `${limit} ${limit > documented ? 'granted' : 'lowered'}`;
+}
+
 export function formatPlan(p: PlanSummary): string {
   const buckets = Object.entries(p.requestsByBucket).sort();
   const streams = Object.entries(p.requestsByStream).sort();
   return [
     `plan for ${p.account}: ${p.fromDay} .. ${p.toDay} (local days, inclusive)`,
     '',
-    table([['bucket', 'requests'], ...buckets.map(([k, v]) => [k, String(v)])]),
+    table([
+      ['bucket', 'requests', 'limit'],
+      ...buckets.map(([k, v]) => [k, String(v), limitText(k, p.limitsByBucket?.[k])]),
+    ]),
     '',
     table([['stream', 'requests'], ...streams.map(([k, v]) => [k, String(v)])]),
     '',

@@ -121,6 +121,8 @@ export interface PlanSummary {
   fromDay: string;
   toDay: string;
   requestsByBucket: Record<string, number>;
+  /** Requests per rate window each bucket of the plan is held to (the spec's, or as granted). */
+  limitsByBucket: Record<string, number>;
   requestsByStream: Record<string, number>;
   /** The least wall time the rate limits allow for this plan. */
   leastDurationMs: number;

@@ -36,7 +36,7 @@ export async function checkAccountZone(
     `account ${who.account} was first synced in ${recorded} and its windows are stored in that zone, ` +
       `but ${setting} is ${who.timezone}: nothing was sent or changed. ` +
       `Set the zone back to ${recorded}, or move the account to ${who.timezone} with ` +
-      '`fleetsync sync --rezone`, which pulls every window again in the new zone and replaces the old ones in one transaction (see README, "Changing the zone").',
+      '`fleetsync sync --rezone`, which pulls every window again in the new zone and replaces the old ones in one transaction (see docs/operations.md, "Changing the account\'s zone").',
     { details: { account: who.account, recordedZone: recorded, configuredZone: who.timezone } },
   );
 }

@@ -20,7 +20,7 @@ import { FleetsyncError, describeError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { checkLakeDir, publishAccount } from '../lake/publish.ts';
 import { openDatabase } from '../store/db.ts';
-import { syncAccount, wireAccount } from '../wiring.ts';
+import { accountStreams, syncAccount, wireAccount } from '../wiring.ts';
 
 export const SYNC_QUEUE = 'fleetsync-sync';
 export const TICK_QUEUE = 'fleetsync-tick';
@@ -210,6 +210,7 @@ export async function syncAccountJob(deps: WorkerDeps, job: SyncJob, jobId: stri
     log.info('job started', { job: jobId, account });
     const summary = await syncAccount(syncDeps, {
       trigger: 'schedule',
+      ...accountStreams(a),
       ...(job.fromDay ? { fromDay: job.fromDay } : {}),
       ...(job.toDay ? { toDay: job.toDay } : {}),
     });

@@ -56,9 +56,9 @@ describe('every report parameter is validated', () => {
     ['/api/reports/tolls?vehicle=1e3', /vehicle: must be a vehicle id/],
     ['/api/reports/tolls?vehicle=1234567890123456', /vehicle: must be a vehicle id/],
     ['/api/reports/tolls?vehicle=0x10', /vehicle: must be a vehicle id/],
-    ['/api/reports/tolls?department=Sales%27%3B%20DROP%20TABLE%20trips%3B--', /department/],
-    ['/api/reports/tolls?department=a%2F*b*%2F', /department/],
-    ['/api/reports/tolls?department=' + 'x'.repeat(65), /department/],
+    ['/api/reports/tolls?department=' + 'x'.repeat(201), /department: .*at most 200 characters/],
+    ['/api/reports/tolls?department=Sales%0AEast', /department: .*without control characters/],
+    ['/api/reports/tolls?department=Sales%00', /department: .*without control characters/],
     ['/api/reports/trend?grain=day%3B%20DELETE%20FROM%20ledger', /grain: must be day, week or month/],
     ['/api/reports/top_vehicles?limit=0', /limit: must be a whole number 1–1000/],
     ['/api/reports/top_vehicles?limit=100000', /limit: must be a whole number 1–1000/],
@@ -100,6 +100,15 @@ describe('names and paths', () => {
     const text = await res.text();
     expect(text).not.toMatch(/"devDependencies"|root:x:0:0/);
   });
+
+  it.each(['Sales%27%3B%20DROP%20TABLE%20trips%3B--', 'a%2F*b*%2F', 'x'.repeat(200)])(
+    'department=%s is only a name (bound): 200, no rows',
+    async (department) => {
+      const res = await get(`/api/reports/tolls?department=${department}`);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { rows: unknown[] }).rows).toEqual([]);
+    },
+  );
 
   it('a CSV download is named from validated values only', async () => {
     const res = await get(

@@ -179,7 +179,7 @@ describe('the file and its manifest describe the same export', () => {
     const data = readFileSync(out);
     expect(manifestOf(out)).toMatchObject({ sha256: sha256(data), bytes: data.length });
     expect(await verifyExport(out)).toMatchObject({ ok: true });
-    // The reader's check in the README, with coreutils.
+    // The reader's check in docs/reports.md, with coreutils.
     const check = `${manifestOf(out).sha256}  ${out}\n`;
     expect(execFileSync('sha256sum', ['-c', '-'], { input: check }).toString()).toContain(': OK');
     writeFileSync(out, Buffer.concat([data, Buffer.from('tampered\n')]));

@@ -235,8 +235,8 @@ describe('one vocabulary of reason codes', () => {
     expect(label.get('fuel_counter_went_down')).toBe('counter went down');
   });
 
-  it('the README lists the vocabulary as it is', async () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it('docs/reports.md lists the vocabulary as it is', async () => {
+    const readme = readFileSync(new URL('../../docs/reports.md', import.meta.url), 'utf8');
     const table = readme.slice(readme.indexOf('| Code | Stream | Label |'));
     const rows = [...table.matchAll(/^\| `([^`]+)` \| (\w+) \| ([^|(]+?)\s*(\(.*\))? \|$/gm)].map((m) => ({
       code: m[1],
