@@ -22,6 +22,9 @@ import { loadPricesFromEnv } from '../prices/store.ts';
 import { openDatabase } from '../store/db.ts';
 import type { Command } from './command.ts';
 
+/** What `--vehicle` takes as a registration. */
+const REGISTRATION = /^[\p{L}\p{N}][\p{L}\p{N} .-]{0,31}$/u;
+
 const usage =
   'fleetsync export <report> [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--month YYYY-MM] [--vehicle ID|REGISTRATION] ' +
   '[--department NAME] [--format csv|xlsx|parquet|arrow] [--headers machine|human] [--out FILE]';
@@ -74,9 +77,12 @@ export const exportCommand: Command = {
     const raw: Record<string, unknown> = {};
     for (const k of ['from', 'to', 'month', 'vehicle', 'department', 'grain', 'limit'])
       if (typeof values[k] === 'string') raw[k] = values[k];
-    // a registration ("AYY 002") is resolved to its id against the database, below
+    // a registration ("AYY 002": letters, digits, spaces, dots, dashes) is resolved to its id
+    // against the database, below; anything else is left to the parameter check (exit 2 before
+    // the database is opened)
     const vehicleText = typeof raw.vehicle === 'string' ? raw.vehicle : undefined;
-    if (vehicleText !== undefined && !/^\d+$/.test(vehicleText)) delete raw.vehicle;
+    if (vehicleText !== undefined && !/^\d+$/.test(vehicleText) && REGISTRATION.test(vehicleText))
+      delete raw.vehicle;
     const parse = (zone: string, future = true) => {
       try {
         return parseReportParams(raw, def, { zone, nowMs: now(), future });

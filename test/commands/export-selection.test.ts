@@ -65,6 +65,13 @@ describe('fleetsync export: --vehicle and --department say what they found', () 
     }
   });
 
+  it('a --vehicle that is neither an id nor a registration is refused before the database is read', async () => {
+    const r = await exportMileage('quote', '--vehicle', "1' OR 1=1");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--vehicle: must be a vehicle id');
+    expect(r.rows).toBeNull();
+  });
+
   it('a registration as typed selects the same rows as its id', async () => {
     const byId = await exportMileage('by-id', '--vehicle', '1');
     const byPlate = await exportMileage('by-plate', '--vehicle', 'AB 123 GP');
