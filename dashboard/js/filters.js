@@ -109,12 +109,24 @@ export async function setupFilters(form, status, onChange) {
   const from = el('input', { id: 'f-from', name: 'from', type: 'date' });
   const to = el('input', { id: 'f-to', name: 'to', type: 'date' });
   const vehicle = el('select', { id: 'f-vehicle', name: 'vehicle' });
-  vehicle.append(new Option('All vehicles', ''));
-  for (const v of vehicles)
-    vehicle.append(new Option(v.registration ?? `#${v.vehicle_id}`, String(v.vehicle_id)));
   const dept = el('select', { id: 'f-department', name: 'department' });
   dept.append(new Option('All departments', ''));
   for (const d of departments) dept.append(new Option(d, d));
+  /**
+   * The vehicle list follows the department: its vehicles only. `keep` (a vehicle outside it, as
+   * a shared link may give) stays listed, marked, so the page shows what the link asks for (the
+   * tiles then say "no vehicle matches").
+   * @param {string} keep
+   */
+  const fillVehicles = (keep) => {
+    vehicle.replaceChildren(new Option('All vehicles', ''));
+    for (const v of vehicles) {
+      const inDept = !dept.value || v.department === dept.value;
+      if (!inDept && String(v.vehicle_id) !== keep) continue;
+      const name = v.registration ?? `#${v.vehicle_id}`;
+      vehicle.append(new Option(inDept ? name : `${name} (not in ${dept.value})`, String(v.vehicle_id)));
+    }
+  };
   const zone = el('span', { class: 'zone' }, `Days and times in ${status.zone}`);
   form.append(
     el('label', {}, 'Period ', preset),
@@ -129,8 +141,9 @@ export async function setupFilters(form, status, onChange) {
   const range = presetRange(preset.value, today);
   from.value = range ? range.from : state.from;
   to.value = range ? range.to : state.to || today;
-  vehicle.value = state.vehicle;
   dept.value = state.department;
+  fillVehicles(state.vehicle);
+  vehicle.value = state.vehicle;
 
   const current = () => ({ from: from.value, to: to.value, vehicle: vehicle.value, department: dept.value });
   const emit = () => {
@@ -165,6 +178,13 @@ export async function setupFilters(form, status, onChange) {
       if (from.value && to.value) emit();
     });
   vehicle.addEventListener('change', emit);
-  dept.addEventListener('change', emit);
+  dept.addEventListener('change', () => {
+    // a vehicle outside the new department is deselected, not kept
+    const v = vehicles.find((x) => String(x.vehicle_id) === vehicle.value);
+    const keep = v && (!dept.value || v.department === dept.value) ? vehicle.value : '';
+    fillVehicles(keep);
+    vehicle.value = keep;
+    emit();
+  });
   emit();
 }

@@ -1,4 +1,4 @@
-import { hrefWith, NOT_SYNCED, startPage } from './page.js';
+import { hrefWith, NO_VEHICLE, NOT_SYNCED, startPage } from './page.js';
 import { dateTimeText, dayText, fmtQty } from './table.js';
 import { costTiles } from './costs.js';
 import { tile as makeTile } from './tiles.js';
@@ -17,13 +17,16 @@ grainSelect.value = 'week';
 function tiles(result, { tableDiv }) {
   /** @type {Partial<import('./types.d.ts').ReportRow<'kpis'>>} */
   const k = result.rows[0] ?? {};
-  // Coverage (issue 12): not one day of the range synced → every figure reads "not synced".
-  const unsynced = k.coverage === 'not_synced';
+  // Coverage (issue 12): not one day of the range synced → every figure reads "not synced"; a
+  // vehicle / department filter that matches no vehicle reads "no vehicle matches" (issue 25).
+  const none = k.coverage === 'no_vehicle';
+  const unsynced = k.coverage === 'not_synced' || none;
+  const blank = none ? NO_VEHICLE : NOT_SYNCED;
   /** @param {number | null | undefined} n */
-  const num = (n) => (n === null || n === undefined ? (unsynced ? NOT_SYNCED : '—') : fmtQty(n));
+  const num = (n) => (n === null || n === undefined ? (unsynced ? blank : '—') : fmtQty(n));
   /** @param {string} id @param {string} label @param {string} value @param {string} sub */
   const tile = (id, label, value, sub) =>
-    makeTile(`kpi-${id}`, label, value === '' && unsynced ? NOT_SYNCED : value, sub);
+    makeTile(`kpi-${id}`, label, value === '' && unsynced ? blank : value, sub);
   const rate =
     k.late_return_rate === null || k.late_return_rate === undefined
       ? ''
@@ -53,7 +56,7 @@ function tiles(result, { tableDiv }) {
       'tolls',
       'Toll passages',
       fmtQty(k.toll_passages),
-      `${unsynced ? 'trips not synced' : `${num(k.trips)} trips`}, ${fmtQty(k.vehicles ?? 0)} vehicles`,
+      `${unsynced ? (none ? NO_VEHICLE : 'trips not synced') : `${num(k.trips)} trips`}, ${fmtQty(k.vehicles ?? 0)} vehicles`,
     ),
     // the rate is over the checked-out bookings (picked up), not all bookings
     tile(
@@ -61,7 +64,9 @@ function tiles(result, { tableDiv }) {
       'Late returns',
       rate ? `${rate} late` : '',
       unsynced
-        ? 'bookings not synced'
+        ? none
+          ? NO_VEHICLE
+          : 'bookings not synced'
         : `${num(k.late_returns)} late of ${num(k.checked_out)} checked-out bookings`,
     ),
     // The last complete local day, inclusive: in words and ISO (the tile's value).
@@ -74,6 +79,14 @@ function tiles(result, { tableDiv }) {
         : 'never synced: run fleetsync sync',
     ),
   );
+  if (none) {
+    const p = document.createElement('p');
+    p.id = 'kpi-coverage';
+    p.className = 'coverage-note';
+    p.textContent = `${NO_VEHICLE}: no vehicle of the account is the chosen vehicle in the chosen department`;
+    tableDiv.prepend(p);
+    return;
+  }
   // A range not wholly synced says so above the tiles, with a link to the data-quality page.
   if (k.coverage && k.coverage !== 'complete' && typeof k.range_days === 'number' && k.range_days > 0) {
     const a = document.createElement('a');

@@ -146,6 +146,8 @@ export function chartData(rows, spec) {
 
 /** The legend entry of a chart's unsynced periods. */
 export const NOT_SYNCED = 'not synced';
+/** What a figure reads when the vehicle / department filter matches no vehicle (issue 25). */
+export const NO_VEHICLE = 'no vehicle matches';
 
 /** A grey diagonal hatch (falls back to plain grey where a canvas pattern is not available). */
 function hatch() {
@@ -372,6 +374,56 @@ async function showChangesBanner(main) {
   main.prepend(box);
 }
 
+/** What to do about a run that was not ok: the runs page's summary and the banner say it. */
+export const WHAT_TO_DO =
+  'Fix what the reason names, then Sync now on the Sync runs page (or wait for the next scheduled run): a run fills the gaps the last one left';
+
+/**
+ * What `fleetsync status` says is wrong (its verdict's lines: the last run failed or was partial
+ * and why, failed snapshots and windows); none when all is well.
+ * @param {StatusAnswer} status
+ * @returns {string[]}
+ */
+export function runProblems(status) {
+  return status.verdict.exit_code === 0 ? [] : status.verdict.problems;
+}
+
+/**
+ * A banner on every page while the last run failed or was partial (issue 25): the status
+ * verdict's words, what to do, and a link to the runs page. From GET /api/status, so any outcome
+ * the status reports (also one recorded outside the runs table) shows here.
+ * @param {HTMLElement} main
+ * @param {StatusAnswer} status
+ */
+function showRunBanner(main, status) {
+  const problems = runProblems(status);
+  if (problems.length === 0) return;
+  const box = document.createElement('aside');
+  box.id = 'run-banner';
+  box.className = 'banner banner-run';
+  const head = document.createElement('strong');
+  head.textContent = status.verdict.exit_code === 1 ? 'The last sync failed.' : 'The last sync was partial.';
+  const list = document.createElement('ul');
+  for (const p of problems.slice(0, 3)) {
+    const li = document.createElement('li');
+    li.textContent = p;
+    list.append(li);
+  }
+  if (problems.length > 3) {
+    const li = document.createElement('li');
+    li.textContent = `… and ${problems.length - 3} more (fleetsync status lists them all)`;
+    list.append(li);
+  }
+  const todo = document.createElement('p');
+  todo.textContent = `${WHAT_TO_DO}. `;
+  const a = document.createElement('a');
+  a.href = hrefWith('runs.html', {});
+  a.textContent = 'Sync runs →';
+  todo.append(a);
+  box.append(head, list, todo);
+  main.prepend(box);
+}
+
 /**
  * `serve --lake`: the accounts whose last worker job failed, that never published, or whose last
  * publish is stale — a failed job publishes nothing, so the pages' figures alone would not say so.
@@ -435,6 +487,7 @@ export async function startPage({ title, sections, header }) {
   const status = await getStatus();
   showJobsBanner(main, status);
   showChangesBanner(main).catch(() => {});
+  showRunBanner(main, status);
   let generation = 0;
   /** @type {(() => void) | null} */
   let again = null;

@@ -4,7 +4,7 @@
 // shows as running and then with its outcome without a reload; the runs table reloads whenever
 // the latest run changes.
 import { postSync, getStatus } from './api.js';
-import { startPage } from './page.js';
+import { runProblems, startPage, WHAT_TO_DO } from './page.js';
 import { dateTimeText } from './table.js';
 /** @typedef {import('./types.d.ts').StatusAnswer} StatusAnswer */
 
@@ -60,6 +60,9 @@ function createStatusBox() {
   const next = el('span', 'next-run');
   const state = el('span', 'sync-state');
   const last = el('p', 'last-run');
+  const why = el('p', 'last-run-problem');
+  why.className = 'run-problem';
+  why.hidden = true;
   const note = el('p', 'status-note', 'Status unavailable; retrying.');
   note.className = 'note';
   note.hidden = true;
@@ -71,7 +74,7 @@ function createStatusBox() {
   const outside = el('ul', 'runs-outside-db');
   outside.className = 'note';
   outside.hidden = true;
-  const nodes = [line, last, outside, note, btn, out];
+  const nodes = [line, last, why, outside, note, btn, out];
 
   /** @type {StatusAnswer | null} */
   let latest = null;
@@ -121,6 +124,10 @@ function createStatusBox() {
         ),
       ),
     );
+    // not ok: what `fleetsync status` says about it, and what to do
+    const problems = runProblems(st);
+    why.hidden = problems.length === 0;
+    why.textContent = problems.length ? `${problems.join(' · ')}. ${WHAT_TO_DO}` : '';
     btn.disabled = !st.sync.available || running || posting;
     btn.title = st.sync.available ? '' : 'no sync engine is wired into this server';
   }
@@ -210,20 +217,55 @@ function header(container, status) {
   box.start(status);
 }
 
+/** Errors listed in a runs row; the rest are counted (a long list made rows tall and blank). */
+const MAX_LISTED = 3;
+
+/**
+ * Why a run was not ok, from its errors: what stopped the run (stream "*"), else the first
+ * failure and how many there were; null without errors.
+ * @param {unknown} errors the runs row's errors (JSON text)
+ */
+export function runReason(errors) {
+  if (typeof errors !== 'string' || !errors.startsWith('[')) return null;
+  /** @type {{ stream?: string, scope?: string, reason?: string }[]} */
+  let list;
+  try {
+    list = JSON.parse(errors);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(list) || list.length === 0) return null;
+  const stop = list.find((e) => e?.stream === '*');
+  if (stop?.reason) return stop.reason;
+  const first = list[0];
+  const where = [first?.stream, first?.scope].filter(Boolean).join(' ');
+  const n = list.length;
+  return `${n} failure${n === 1 ? '' : 's'}, first: ${where ? `${where}: ` : ''}${first?.reason ?? 'no reason given'}`;
+}
+
 /**
  * A JSON cell of the runs report as people read it: the errors as a list ("odometer 12: rate
  * limited"), counts by key as "trips: 3, odometer: 1"; null when it is not JSON.
  * @param {string} col
  * @param {unknown} value
  * @param {string} text the cell's text (the outcome's label)
+ * @param {unknown} [errors] the row's errors (for the outcome cell: why the run was not ok)
  * @returns {Node | null}
  */
-export function runCell(col, value, text) {
+export function runCell(col, value, text, errors = null) {
   if (col === 'outcome' && typeof value === 'string') {
     const b = document.createElement('span');
     b.className = `badge badge-${value}`;
     b.textContent = text;
-    return b;
+    // a run that did not end ok says why in its row, beside the outcome (issue 25)
+    const why = value === 'ok' ? null : runReason(errors);
+    if (!why) return b;
+    const span = document.createElement('span');
+    span.className = 'run-reason';
+    span.textContent = why;
+    const cell = document.createElement('span');
+    cell.append(b, span);
+    return cell;
   }
   if (typeof value !== 'string' || !/^[[{]/.test(value)) return null;
   /** @type {unknown} */
@@ -237,7 +279,7 @@ export function runCell(col, value, text) {
     if (v.length === 0) return document.createTextNode('');
     const ul = document.createElement('ul');
     ul.className = 'cell-list';
-    for (const e of v) {
+    for (const e of v.slice(0, MAX_LISTED)) {
       const li = document.createElement('li');
       if (e && typeof e === 'object') {
         const { stream, scope, reason, ...rest } = /** @type {Record<string, unknown>} */ (e);
@@ -247,6 +289,11 @@ export function runCell(col, value, text) {
         );
         li.textContent = [where ? `${where}:` : '', reason ?? '', ...more].filter(Boolean).join(' ');
       } else li.textContent = String(e);
+      ul.append(li);
+    }
+    if (v.length > MAX_LISTED) {
+      const li = document.createElement('li');
+      li.textContent = `… and ${v.length - MAX_LISTED} more (the CSV has them all)`;
       ul.append(li);
     }
     return ul;
@@ -266,7 +313,7 @@ startPage({
       id: 'runs',
       title: 'Latest runs',
       report: 'runs',
-      tableOpts: { cellNode: (col, value, _row, text) => runCell(col, value, text) },
+      tableOpts: { cellNode: (col, value, row, text) => runCell(col, value, text, row.errors) },
     },
   ],
 });

@@ -3,9 +3,11 @@
 -- with a fuel figure or EV energy (vehicle-months with neither are not in them), toll charges over
 -- all. unknown_vehicle_months counts the vehicle-months with distance whose fuel cost or toll
 -- charges are unknown; cost_per_km (fuel cost + toll charges over distance) needs every one known.
+-- The vehicles without a department are one row per month, department 'no department' (issue 25),
+-- so the rows of a month add up to the fleet and none reads as an unknown department.
 WITH veh AS (SELECT * FROM vehicle_departments($account))
 SELECT
-  veh.department,
+  coalesce(veh.department, 'no department') AS department,
   c.period,
   count(DISTINCT c.vehicle_id)::INTEGER AS vehicles,
   round(sum(c.distance_m) / 1000.0, 3)::DOUBLE AS distance_km,
@@ -31,4 +33,4 @@ LEFT JOIN veh ON veh.vehicle_id = c.vehicle_id
 WHERE ($vehicle::BIGINT IS NULL OR c.vehicle_id = $vehicle::BIGINT)
   AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
 GROUP BY veh.department, c.period
-ORDER BY veh.department, c.period;
+ORDER BY veh.department IS NULL, veh.department, c.period;

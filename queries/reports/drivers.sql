@@ -6,6 +6,11 @@
 -- trip or booking has a row per month. A month whose trips (bookings) are not synced at all
 -- (no ledger window with data: done, flagged or still incomplete) is blank in distance and trips
 -- (bookings, late returns), never 0.
+-- Attribution has a remainder (issue 25): the trips (and bookings) without a driver id are one
+-- row per month, driver_id NULL and driver_name 'no driver recorded', so the rows of a month add
+-- up to all its trips; distance_share is a row's share of the month's trip distance (the drivers'
+-- shares together are the attributed share; blank when the month has no trip distance or its
+-- trips are not synced).
 WITH
 months AS (SELECT * FROM local_month_list($zone, $from_day, $to_day)),
 veh AS (SELECT * FROM vehicle_departments($account)),
@@ -14,7 +19,7 @@ tr AS (
   FROM trips AS t
   JOIN months ON t.start_time >= months.t0 AND t.start_time < months.t1
   LEFT JOIN veh ON veh.vehicle_id = t.vehicle_id
-  WHERE t.account = $account AND t.driver_id IS NOT NULL
+  WHERE t.account = $account
     AND ($vehicle::BIGINT IS NULL OR t.vehicle_id = $vehicle::BIGINT)
     AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
   GROUP BY ALL
@@ -51,20 +56,25 @@ ids AS (
   SELECT driver_id FROM driver_names($account)
   UNION SELECT driver_id FROM tr
   UNION SELECT driver_id FROM bk
+  UNION SELECT NULL
 ),
+month_m AS (SELECT period, sum(distance_m) AS distance_m FROM tr GROUP BY period),
 names AS (SELECT * FROM driver_names($account))
 SELECT
   ids.driver_id,
-  names.driver_name,
+  CASE WHEN ids.driver_id IS NULL THEN 'no driver recorded' ELSE names.driver_name END AS driver_name,
   cov.period,
   CASE WHEN cov.trips_synced THEN round(coalesce(tr.distance_m, 0) / 1000.0, 3) END::DOUBLE AS distance_km,
   CASE WHEN cov.trips_synced THEN coalesce(tr.trips, 0) END::INTEGER AS trips,
+  CASE WHEN cov.trips_synced THEN round(coalesce(tr.distance_m, 0) / nullif(month_m.distance_m, 0), 4) END::DOUBLE
+    AS distance_share,
   CASE WHEN cov.bookings_synced THEN coalesce(bk.bookings, 0) END::INTEGER AS bookings,
   CASE WHEN cov.bookings_synced THEN coalesce(bk.late_returns, 0) END::INTEGER AS late_returns,
   $zone::VARCHAR AS zone
 FROM ids
 CROSS JOIN cov
 LEFT JOIN names ON names.driver_id = ids.driver_id
-LEFT JOIN tr ON tr.driver_id = ids.driver_id AND tr.period = cov.period
-LEFT JOIN bk ON bk.driver_id = ids.driver_id AND bk.period = cov.period
-ORDER BY names.driver_name NULLS LAST, ids.driver_id, cov.period;
+LEFT JOIN tr ON tr.driver_id IS NOT DISTINCT FROM ids.driver_id AND tr.period = cov.period
+LEFT JOIN bk ON bk.driver_id IS NOT DISTINCT FROM ids.driver_id AND bk.period = cov.period
+LEFT JOIN month_m ON month_m.period = cov.period
+ORDER BY ids.driver_id IS NULL, names.driver_name NULLS LAST, ids.driver_id, cov.period;

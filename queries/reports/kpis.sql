@@ -4,7 +4,7 @@
 -- only) and data freshness.
 -- Coverage (issue 12, queries/models/coverage.sql): range_days = the range's local days that have
 -- ended, synced_days = those the odometer stream synced for every selected vehicle; coverage is
--- complete / partial / not_synced. When not one day of the range was synced, every figure is
+-- complete / partial / not_synced, or no_vehicle when the filter matches no vehicle. When not one day of the range was synced, every figure is
 -- blank (unknown), never 0. distance_km and fuel_used_l are monthly by rule (odometer and fuel
 -- windows are taken whole into their local month): month_span names the months they cover, so a
 -- one-day range shows them labelled as their month, not prorated.
@@ -91,8 +91,15 @@ SELECT
   (SELECT synced_days FROM cov)::INTEGER AS synced_days,
   (SELECT open_days FROM cov)::INTEGER AS open_days,
   (SELECT range_days FROM cov)::INTEGER AS range_days,
-  fleet_coverage_label(
-    (SELECT synced_days FROM cov), (SELECT synced_days + open_days FROM cov), (SELECT range_days FROM cov)
-  ) AS coverage,
+  -- a vehicle / department filter that matches none of the account's vehicles is not a sync gap
+  -- (issue 25): 'no_vehicle', so the page says "no vehicle matches", not "not synced"
+  CASE
+    WHEN ($vehicle::BIGINT IS NOT NULL OR $department::VARCHAR IS NOT NULL)
+      AND NOT EXISTS (SELECT 1 FROM veh) AND EXISTS (SELECT 1 FROM vehicle_departments($account))
+      THEN 'no_vehicle'
+    ELSE fleet_coverage_label(
+      (SELECT synced_days FROM cov), (SELECT synced_days + open_days FROM cov), (SELECT range_days FROM cov)
+    )
+  END AS coverage,
   (SELECT CASE WHEN min(period) = max(period) THEN min(period) ELSE min(period) || ' to ' || max(period) END
     FROM range_months($from_day, $to_day)) AS month_span;

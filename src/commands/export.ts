@@ -1,5 +1,5 @@
 /**
- * `fleetsync export <report> [--from D] [--to D] [--month YYYY-MM] [--vehicle ID]
+ * `fleetsync export <report> [--from D] [--to D] [--month YYYY-MM] [--vehicle ID|REGISTRATION]
  * [--department NAME] [--format csv|xlsx|parquet|arrow] [--headers machine|human] [--out FILE]`: writes one report (atomic) and
  * its `.manifest.json`, then prints where it wrote and how many rows.
  */
@@ -15,14 +15,18 @@ import {
   type HeaderStyle,
 } from '../reports/export.ts';
 import { parseReportParams, rangeNote } from '../reports/params.ts';
+import { resolveSelection } from '../reports/selection.ts';
 import { REPORT_NAMES, getReport } from '../reports/registry.ts';
 import { resolveZone } from '../reports/run.ts';
 import { loadPricesFromEnv } from '../prices/store.ts';
 import { openDatabase } from '../store/db.ts';
 import type { Command } from './command.ts';
 
+/** What `--vehicle` takes as a registration. */
+const REGISTRATION = /^[\p{L}\p{N}][\p{L}\p{N} .-]{0,31}$/u;
+
 const usage =
-  'fleetsync export <report> [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--month YYYY-MM] [--vehicle ID] ' +
+  'fleetsync export <report> [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--month YYYY-MM] [--vehicle ID|REGISTRATION] ' +
   '[--department NAME] [--format csv|xlsx|parquet|arrow] [--headers machine|human] [--out FILE]';
 
 export const exportCommand: Command = {
@@ -73,6 +77,12 @@ export const exportCommand: Command = {
     const raw: Record<string, unknown> = {};
     for (const k of ['from', 'to', 'month', 'vehicle', 'department', 'grain', 'limit'])
       if (typeof values[k] === 'string') raw[k] = values[k];
+    // a registration ("AYY 002": letters, digits, spaces, dots, dashes) is resolved to its id
+    // against the database, below; anything else is left to the parameter check (exit 2 before
+    // the database is opened)
+    const vehicleText = typeof raw.vehicle === 'string' ? raw.vehicle : undefined;
+    if (vehicleText !== undefined && !/^\d+$/.test(vehicleText) && REGISTRATION.test(vehicleText))
+      delete raw.vehicle;
     const parse = (zone: string, future = true) => {
       try {
         return parseReportParams(raw, def, { zone, nowMs: now(), future });
@@ -93,6 +103,13 @@ export const exportCommand: Command = {
         await loadPricesFromEnv(con, account, ctx.env, now());
         const zone = await resolveZone(con, account, config.timezone);
         const scope = { account, zone, nowMs: now(), fuelDropL: config.fuelDropL };
+        Object.assign(
+          raw,
+          await resolveSelection(con, scope, {
+            ...(vehicleText !== undefined ? { vehicle: vehicleText } : {}),
+            ...(typeof raw.department === 'string' ? { department: raw.department } : {}),
+          }),
+        );
         const params = parse(zone);
         const ext = format === 'arrow' ? 'arrow' : format;
         const out = resolve(

@@ -80,6 +80,9 @@ const LEDGER_STATUS = {
   pending: 'Pending',
   accepted_incomplete: 'Accepted incomplete',
 };
+/** The coverage of a row's grain (queries/models/coverage.sql). */
+const COVERAGE = { complete: 'Complete', partial: 'Partly synced', not_synced: 'Not synced' };
+
 const FUEL_SOURCE = {
   counter: 'Fuel counter',
   level_estimate: 'Level estimate',
@@ -196,7 +199,7 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   utilisation: percent('Utilisation'),
   covered_share: percent('Covered'),
   // coverage of a row's grain (queries/models/coverage.sql)
-  coverage: enumOf('Coverage', { complete: 'Complete', partial: 'Partly synced', not_synced: 'Not synced' }),
+  coverage: enumOf('Coverage', COVERAGE),
   synced_days: count('Days synced'),
   open_days: count('Days open for late data'),
   range_days: count('Days in range'),
@@ -207,6 +210,7 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
 
   // vehicle activity and drivers (utilisation, utilisation_days, drivers)
   driver_name: text('Driver'),
+  distance_share: percent('Share of trip distance'),
   driving_h: hours('Driving'),
   idle_h: hours('Idling'),
   idle_share: percent('Idle share of engine-on time'),
@@ -306,6 +310,8 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
 
 /** Per-report overrides, `<report>.<column>`. */
 const BY_REPORT: Readonly<Record<string, Entry>> = {
+  // a vehicle / department filter that matches no vehicle (issue 25)
+  'kpis.coverage': enumOf('Coverage', { ...COVERAGE, no_vehicle: 'No vehicle matches' }),
   'trend.period': { label: 'Period', display: 'text' },
   'fuel_drops.litres': litres('Litres lost'),
   'coverage.status': enumOf('Coverage', {

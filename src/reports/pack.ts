@@ -5,7 +5,8 @@
  * FLEETSYNC_SMTP_URL (nodemailer).
  *
  * `serve` checks on FLEETSYNC_REPORT_SCHEDULE (cron, account zone) for the month before the
- * current one: sent once it is complete ("complete through" covers its last day), or at
+ * current one: sent once it is complete ("complete through" covers its last day and the mileage
+ * and fuel exports of the month say `coverage = complete` on every row), or at
  * FLEETSYNC_REPORT_DEADLINE_DAYS after its end with "partial" in the subject and the reason. Every
  * pack sent is recorded in `report_packs` (schema 031); the schedule sends a month once, and
  * `fleetsync send-report --month YYYY-MM` sends again on request. The row is written after the
@@ -77,12 +78,42 @@ export function packConfig(config: Readonly<Config>): { smtpUrl: string; to: str
 const fmt = (n: number, places: number) =>
   n.toLocaleString('en-GB', { minimumFractionDigits: places, maximumFractionDigits: places });
 
-/** Whether `month` is complete for the account: "complete through" covers its last day. */
+/** The reports whose coverage columns the pack's completeness reads (tolls has none: per passage). */
+const COVERED_REPORTS = ['mileage', 'fuel'] as const;
+
+const pct = (share: number) => `${fmt(share * 100, 1)} %`;
+
+/**
+ * Whether `month` is complete for the account, by the exports' own rule: "complete through" covers
+ * its last day, and every row of the mileage and fuel exports of the month says `coverage =
+ * complete` (queries/models/coverage.sql: every ended vehicle-day of the month settled for the
+ * stream the figure uses). A first sync of the last 30 days leaves the month before complete
+ * through its last day but synced only from the day the sync began: partial, with the share of
+ * its vehicle-days synced (the mean of the rows' `covered_share`; every row of a month has the
+ * same number of days). `reasons` says why it is not complete, in words for the mail.
+ */
 async function completeness(con: DuckDBConnection, scope: ReportScope, month: string) {
   const meta = await reportMeta(con, scope);
   const last = lastDayOf(month);
-  const complete = meta.complete_through_day !== null && meta.complete_through_day >= last;
-  return { meta, last, complete };
+  const reasons: string[] = [];
+  if (meta.complete_through_day === null || meta.complete_through_day < last)
+    reasons.push(
+      `the data is ${meta.complete_through_text}; the month ends ${last}, so later days may still change`,
+    );
+  for (const name of COVERED_REPORTS) {
+    const def = requireReport(name);
+    const { rows } = await runReport(con, def, scope, parseReportParams({ month }, def, scope));
+    const short = rows.filter((r) => r.coverage !== 'complete').length;
+    if (rows.length === 0)
+      reasons.push(`${def.title}: no vehicle is known, so nothing of the month is synced`);
+    else if (short > 0) {
+      const share = rows.reduce((s, r) => s + (typeof r.covered_share === 'number' ? r.covered_share : 0), 0);
+      reasons.push(
+        `${def.title}: ${pct(share / rows.length)} of the month's vehicle-days synced (${short} of ${rows.length} rows partial or not synced)`,
+      );
+    }
+  }
+  return { meta, complete: reasons.length === 0, reason: reasons.length ? reasons.join('; ') : null };
 }
 
 /**
@@ -102,10 +133,7 @@ export async function sendMonthPack(
     const account = deps.config.account;
     const zone = await resolveZone(con, account, deps.config.timezone);
     const scope: ReportScope = { account, zone, nowMs: deps.now() };
-    const { meta, last, complete } = await completeness(con, scope, month);
-    const reason = complete
-      ? null
-      : `the data is ${meta.complete_through_text}; the month ends ${last}, so later days may still change`;
+    const { meta, complete, reason } = await completeness(con, scope, month);
     const lines: string[] = [];
     const attachments: { filename: string; path: string }[] = [];
     let excluded: Awaited<ReturnType<typeof excludedSummary>> | undefined;

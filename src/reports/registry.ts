@@ -551,6 +551,8 @@ const defs = [
       c('period', 'month'),
       c('distance_km', 'number', true),
       c('trips', 'integer', true),
+      // of the month's trip distance; the "no driver recorded" row's is what is not attributed
+      c('distance_share', 'number'),
       c('bookings', 'integer', true),
       c('late_returns', 'integer', true),
       c('zone', 'text'),

@@ -119,7 +119,13 @@ describe.skipIf(!haveChromium)('utilisation and drivers pages', () => {
       const body = (await page.textContent('#table-drivers'))!;
       for (const d of h.fleet.drivers) expect(body).toContain(`${d.first_name} ${d.last_name}`);
       const rows = await download(page, 'csv-drivers');
-      expect(new Set(rows.map((r) => r.driver_id))).toEqual(new Set(h.fleet.drivers.map((d) => d.driver_id)));
+      // every driver, and the trips without one: the "no driver recorded" rows (blank id)
+      expect(new Set(rows.map((r) => r.driver_id))).toEqual(
+        new Set(['', ...h.fleet.drivers.map((d) => d.driver_id)]),
+      );
+      expect(
+        rows.filter((r) => r.driver_id === '').every((r) => r.driver_name === 'no driver recorded'),
+      ).toBe(true);
       const api = await h.report('drivers');
       expect(sum(rows, 'distance_km')).toBeCloseTo(
         api.reduce((a, r) => a + Number(r.distance_km ?? 0), 0),

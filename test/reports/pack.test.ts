@@ -1,6 +1,8 @@
 /**
  * The month-end pack against a real SMTP server (smtp-server on port 0) and the hand-filled Sydney
- * database: March 2026 is complete (complete through 11 April), April is not. Exactly one pack per
+ * database: March 2026 is complete (complete through 31 March: here every vehicle-day of March
+ * settled for the stream each figure uses: the fixture's March ledger gets the fuel windows and
+ * vehicle 3's odometer), April is not. Exactly one pack per
  * month from the schedule, three XLSX attachments whose totals rows equal the CSV exports, again
  * only on `send-report`; April goes out at the deadline, marked partial with the reason.
  */
@@ -15,8 +17,18 @@ import { monthEndTick, sendMonthPack, type PackDeps } from '../../src/reports/pa
 import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport } from '../../src/reports/run.ts';
 import { runMain } from '../helpers/cli.ts';
+import { parseMail } from '../helpers/mail.ts';
 import { startSmtpReceiver, type SmtpReceiver } from '../helpers/receivers.ts';
-import { ACCOUNT, T, ZONE, openFixture, parseCsv, type FixtureDb } from '../helpers/report-fixture.ts';
+import {
+  ACCOUNT,
+  APR_START,
+  MAR_START,
+  T,
+  ZONE,
+  openFixture,
+  parseCsv,
+  type FixtureDb,
+} from '../helpers/report-fixture.ts';
 
 const PASSWORD = 's3cret-Pass';
 let fx: FixtureDb;
@@ -27,6 +39,19 @@ const log = memoryLogger('debug');
 
 beforeAll(async () => {
   fx = await openFixture();
+  // The fixture settles only vehicles 1 and 2's odometer in March; the exports would say the
+  // rest is not synced, and so would the pack. Settle March for every stream a figure uses.
+  for (const [stream, scope] of [
+    ['odometer', '3'],
+    ['fuel_consumed', '1'],
+    ['fuel_consumed', '2'],
+    ['fuel_level', '3'],
+  ])
+    await fx.con.run(
+      `INSERT INTO ledger (account, stream, scope, window_start, window_end, status, fetched_at, run_id)
+       VALUES ($1, $2, $3, to_timestamp($4 / 1000.0), to_timestamp($5 / 1000.0), 'done', to_timestamp($4 / 1000.0), 'run-pack')`,
+      [ACCOUNT, stream!, scope!, MAR_START, APR_START],
+    );
   smtp = await startSmtpReceiver(PASSWORD);
   env = {
     FLEETSYNC_ACCOUNT: ACCOUNT,
@@ -50,31 +75,6 @@ const deps = (nowIso: string, c: Readonly<Config> = config): PackDeps => ({
   log,
   now: () => T(nowIso),
 });
-
-/** The headers (unfolded), the text body and the attachments of a raw MIME message from nodemailer. */
-function parseMail(raw: string) {
-  const [head] = raw.split(/\r?\n\r?\n/);
-  const headers = head!.replace(/\r?\n[ \t]+/g, ' ');
-  const subject = /^Subject: (.*)$/m.exec(headers)?.[1] ?? '';
-  const boundary = /boundary="?([^";\r\n]+)"?/.exec(headers)?.[1];
-  const parts = boundary ? raw.split(`--${boundary}`).slice(1, -1) : [];
-  let text = '';
-  const attachments: { name: string; data: Buffer }[] = [];
-  for (const part of parts) {
-    const cut = part.search(/\r?\n\r?\n/);
-    const ph = part.slice(0, cut).replace(/\r?\n[ \t]+/g, ' ');
-    const body = part.slice(cut).trim();
-    const name = /filename="?([^";\r\n]+)"?/.exec(ph)?.[1];
-    if (name) attachments.push({ name, data: Buffer.from(body.replace(/\s+/g, ''), 'base64') });
-    else if (/text\/plain/.test(ph))
-      text = /quoted-printable/i.test(ph)
-        ? body
-            .replace(/=\r?\n/g, '')
-            .replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)))
-        : body;
-  }
-  return { subject, text, attachments };
-}
 
 /** The data rows of the Report sheet (below the header, without a totals row). */
 function xlsxRows(data: Buffer): unknown[][] {
@@ -138,7 +138,7 @@ describe('month-end pack by e-mail', () => {
     expect(tollRows.length).toBe(await csvRows('tolls', '2026-03', now));
     expect(tollRows.length).toBeGreaterThan(0);
     expect(await csvSum('mileage', '2026-03', 'distance_km', now)).toBeGreaterThan(0);
-    expect(mail.text).toContain('Complete: complete through 11 Apr 2026 (local).');
+    expect(mail.text).toContain('Complete: complete through 31 Mar 2026 (local).');
     expect(mail.text).toMatch(/Mileage per vehicle and month: \d+ rows; Distance: [\d,.]+ km/);
     expect(mail.text).toContain('Windows left out of the totals:');
 
@@ -156,7 +156,7 @@ describe('month-end pack by e-mail', () => {
 
   it('an incomplete month waits until the deadline, then goes out marked partial with the reason', async () => {
     const before = smtp.mails.length;
-    // April is complete through 11 April only; deadline 5 days → 6 May 00:00 local (5 May 14:00Z)
+    // April is complete through 31 March only; deadline 5 days → 6 May 00:00 local (5 May 14:00Z)
     expect(await monthEndTick(deps('2026-05-02T00:00:00Z'))).toBeNull();
     expect(await monthEndTick(deps('2026-05-05T13:59:00Z'))).toBeNull();
     expect(smtp.mails.length).toBe(before);
@@ -165,8 +165,12 @@ describe('month-end pack by e-mail', () => {
     expect(smtp.mails.length).toBe(before + 1);
     const mail = parseMail(smtp.mails.at(-1)!.raw);
     expect(mail.subject).toBe(`fleetsync ${ACCOUNT}: month-end pack 2026-04 (partial)`);
+    // mileage: vehicle 1 settled all 30 days, vehicle 2 1–11 April (10 done + 1 flagged, then
+    // incomplete), vehicle 3 none: (30 + 11 + 0) / 90 = 45.6 %; fuel: no April fuel window settled
     expect(mail.text).toContain(
-      'PARTIAL: the data is complete through 11 Apr 2026 (local); the month ends 2026-04-30, so later days may still change.',
+      'PARTIAL: the data is complete through 31 Mar 2026 (local); the month ends 2026-04-30, so later days may still change; ' +
+        "Mileage per vehicle and month: 45.6 % of the month's vehicle-days synced (2 of 3 rows partial or not synced); " +
+        "Fuel used per vehicle and month: 0.0 % of the month's vehicle-days synced (3 of 3 rows partial or not synced).",
     );
     expect(mail.attachments).toHaveLength(3);
     expect(await monthEndTick(deps('2026-05-20T00:00:00Z'))).toBeNull();

@@ -174,6 +174,42 @@ describe('report SQL against a hand-filled Sydney database', () => {
     expect(k!.complete_through).toBe('2026-04-12T00:00:00+10:00');
   });
 
+  it('kpis: a vehicle / department pair that matches no vehicle says no_vehicle, not not_synced (issue 25)', async () => {
+    // vehicle 1 is in Sales; April is synced for it
+    const [none] = await run('kpis', { month: '2026-04', vehicle: '1', department: 'Ops' });
+    expect(none).toMatchObject({ vehicles: 0, coverage: 'no_vehicle', distance_km: null });
+    const [nope] = await run('kpis', { month: '2026-04', department: 'Nope' });
+    expect(nope).toMatchObject({ vehicles: 0, coverage: 'no_vehicle' });
+    const [one] = await run('kpis', { month: '2026-04', vehicle: '1', department: 'Sales' });
+    expect(one).toMatchObject({ vehicles: 1, distance_km: 750 });
+    expect(one!.coverage).not.toBe('no_vehicle');
+  });
+
+  it('cost_departments: the vehicles without a department are a "no department" row (issue 25)', async () => {
+    await fx.con.run(
+      `INSERT INTO vehicles (account, vehicle_id, registration, description, fuel_canbus_consumed,
+         fuel_canbus_level, fuel_analog_level, electric_battery, electric_charging, synced_at)
+       VALUES ($1, 9, 'no dept 9', NULL, false, false, false, false, false, now())`,
+      [ACCOUNT],
+    );
+    await fx.con.run(
+      `INSERT INTO odometer_windows (account, vehicle_id, window_start, window_end, distance_m, odometer_reset, terminal_has_changed)
+       VALUES ($1, 9, '2026-04-01T00:00:00Z', '2026-04-02T00:00:00Z', 100000, false, false)`,
+      [ACCOUNT],
+    );
+    try {
+      const rows = await run('cost_departments', { month: '2026-04' });
+      expect(rows.filter((r) => r.department === null)).toEqual([]);
+      // last, and its figures are vehicle 9's: 100 km
+      expect(rows.at(-1)).toMatchObject({ department: 'no department', vehicles: 1, distance_km: 100 });
+      // the departments add up to the fleet: 750 km of vehicles 1–3 and vehicle 9's 100
+      expect(rows.reduce((a, r) => a + Number(r.distance_km ?? 0), 0)).toBeCloseTo(850, 6);
+    } finally {
+      await fx.con.run('DELETE FROM odometer_windows WHERE account = $1 AND vehicle_id = 9', [ACCOUNT]);
+      await fx.con.run('DELETE FROM vehicles WHERE account = $1 AND vehicle_id = 9', [ACCOUNT]);
+    }
+  });
+
   it('an account never synced (no vehicle yet): kpis and trend are blank and not synced, never 0', async () => {
     await fx.con.run(
       `INSERT INTO accounts VALUES ('never-synced', 'http://example.invalid/rest', '${ZONE}', now())`,

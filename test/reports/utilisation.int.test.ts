@@ -249,6 +249,34 @@ describe('drivers', () => {
     expect(booked).toBeGreaterThan(0);
   });
 
+  it('a "no driver recorded" row per month holds the trips without a driver; the shares add up (issue 25)', async () => {
+    const rows = await h.report('drivers');
+    const zone = h.fleet.timezone;
+    const trips = h.fleet.vehicles
+      .flatMap((v) => h.fleet.tripsOf(v.vehicle_id))
+      .filter((t) => t.start_ms >= h.fleet.startMs && t.start_ms < h.fleet.endMs);
+    for (const period of ['2026-03', '2026-04']) {
+      const start = localDayBounds(`${period}-01`, zone).startMs;
+      const end = localDayBounds(`${period === '2026-03' ? '2026-04' : '2026-05'}-01`, zone).startMs;
+      const month = trips.filter((t) => t.start_ms >= start && t.start_ms < end);
+      const none = month.filter((t) => t.driver_id === null || t.driver_id === undefined);
+      const km = (ts: typeof month) => ts.reduce((a, t) => a + Math.round(t.distance_m), 0) / 1000;
+      const rest = rows.filter((r) => r.period === period && r.driver_id === null);
+      expect(rest).toHaveLength(1);
+      expect(rest[0]).toMatchObject({ driver_name: 'no driver recorded', trips: none.length });
+      expect(rest[0]!.distance_km).toBeCloseTo(km(none), 2);
+      expect(none.length, 'the simulator has trips without a driver').toBeGreaterThan(0);
+      // the month's rows add up to all its trips, and their shares to 1
+      const mine = rows.filter((r) => r.period === period);
+      expect(mine.reduce((a, r) => a + Number(r.trips), 0)).toBe(month.length);
+      expect(mine.reduce((a, r) => a + Number(r.distance_km), 0)).toBeCloseTo(km(month), 1);
+      expect(mine.reduce((a, r) => a + Number(r.distance_share ?? 0), 0)).toBeCloseTo(1, 2);
+      expect(rest[0]!.distance_share).toBeCloseTo(km(none) / km(month), 3);
+    }
+    // the remainder rows come last
+    expect(rows.at(-1)!.driver_id).toBeNull();
+  });
+
   it('trips and bookings name their driver beside the id', async () => {
     const byId = new Map(h.fleet.drivers.map((d) => [d.driver_id, `${d.first_name} ${d.last_name}`]));
     const trips = await h.report('trips');
