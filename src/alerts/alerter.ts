@@ -15,7 +15,8 @@ import type { Database } from '../store/db.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import type { Clock } from '../time.ts';
 import { channelsFor, type AlertMessage, type Channel } from './channels.ts';
-import { judgeApiChanges, judgeRun, judgeStale, type Judgement } from './incidents.ts';
+import { unknownValuesOf } from '../status/report.ts';
+import { judgeApiChanges, judgeRun, judgeStale, judgeUnknownValues, type Judgement } from './incidents.ts';
 import { readAccountStates, recordFreshness } from './state.ts';
 
 export interface Alerter {
@@ -95,6 +96,10 @@ export function createAlerter(opts: AlerterOptions): Alerter {
         [...open.values()]
           .filter((s) => s.incident.startsWith('api_change:'))
           .map((s) => s.incident.slice('api_change:'.length)),
+      ),
+      ...judgeUnknownValues(
+        await unknownValuesOf(con),
+        [...open.values()].map((s) => [s.account, s.incident]),
       ),
     ].filter((j): j is Judgement => j !== null);
 

@@ -1,14 +1,18 @@
 /**
  * Wire item → normalized record (src/api/types.ts), one schema per record kind, built for the
  * account's zone (timestamps without an offset are read in it). Every alias of the wire notes is
- * accepted; unknown fields are ignored (zod objects strip them).
+ * accepted. What the API adds that this version does not know is kept, never fatal: a record's
+ * keys no schema field names go to its `extra_fields` (compact JSON of those keys only), and an
+ * enum value outside the known list is kept exactly as sent with its `*_known` flag false.
  */
 import { z } from 'zod';
 import {
   BOOKING_STATUSES,
+  CARPOOL_DRIVER_SETUP_STATUSES,
+  CARPOOL_VEHICLE_SETUP_STATUSES,
+  TRIP_TYPES,
   type Booking,
   type BookingRule,
-  type BookingStatus,
   type CarpoolDriver,
   type CarpoolVehicle,
   type Driver,
@@ -47,17 +51,50 @@ function need<T>(v: T | null | undefined, names: string, ctx: { issues: unknown[
   return false;
 }
 
-const bookingStatus = z.string().transform((s, ctx): BookingStatus => {
-  const up = s.trim().toUpperCase();
-  const full = up.startsWith('BOOKING_STATUS_') ? up : `BOOKING_STATUS_${up}`;
-  if ((BOOKING_STATUSES as readonly string[]).includes(full)) return full as BookingStatus;
-  ctx.issues.push({
-    code: 'custom',
-    message: `unknown booking_status ${JSON.stringify(s).slice(0, 40)}`,
-    input: s,
+/**
+ * The keys of a wire item that `shape` does not name, as compact JSON; null when there are none.
+ * A record keeps them so a later version can use them without pulling history again.
+ */
+export function extraFields(item: Record<string, unknown>, shape: object): string | null {
+  const extra = Object.entries(item).filter(([k]) => !Object.hasOwn(shape, k));
+  return extra.length === 0 ? null : JSON.stringify(Object.fromEntries(extra));
+}
+
+/** An item schema that keeps the keys `shape` does not name (read them with `extraFields`). */
+const keeping = <S extends z.core.$ZodLooseShape>(shape: S) => z.looseObject(shape);
+
+export interface OpenValue {
+  value: string;
+  known: boolean;
+}
+
+/**
+ * A wire enum whose list may grow after this version shipped: a known value (matched without
+ * regard to case, `prefix` optional on the wire) in its canonical spelling, any other non-empty
+ * value exactly as sent with `known: false` — stored and flagged, never a failure.
+ */
+function openEnum(known: readonly string[], prefix = '') {
+  return z.string().transform((s, ctx): OpenValue => {
+    const up = s.trim().toUpperCase();
+    if (up === '') {
+      ctx.issues.push({ code: 'custom', message: 'empty value', input: s });
+      return z.NEVER;
+    }
+    const full = prefix !== '' && !up.startsWith(prefix) ? `${prefix}${up}` : up;
+    const hit = known.find((k) => k.toUpperCase() === full);
+    return hit === undefined ? { value: s, known: false } : { value: hit, known: true };
   });
-  return z.NEVER;
-});
+}
+
+/** An optional open enum: missing, null and "" are null. */
+function optOpenEnum(known: readonly string[]) {
+  return z
+    .union([openEnum(known), z.literal(''), z.null()])
+    .optional()
+    .transform((v) => (typeof v === 'object' && v !== null ? v : null));
+}
+
+const bookingStatus = openEnum(BOOKING_STATUSES, 'BOOKING_STATUS_');
 
 const sensors = z
   .object({
@@ -80,60 +117,95 @@ function build(zone: string) {
   const T = ts(zone);
   const OT = optTs(zone);
 
-  const vehicle: z.ZodType<Vehicle> = z
-    .object({
-      vehicle_id: intId,
-      registration: z.string(),
-      vehicle_name: optStr,
-      client_vehicle_name: optStr,
-      client_vehicle_description: optStr,
-      manufacturer: optStr,
-      model: optStr,
-      model_year: optIntId,
-      chassis_number: optStr,
-      terminal_serial: optStr,
-      sensors,
-    })
-    .transform((v) => ({
-      vehicle_id: v.vehicle_id,
-      registration: v.registration,
-      vehicle_name: v.vehicle_name ?? v.client_vehicle_name,
-      description: v.client_vehicle_description,
-      manufacturer: v.manufacturer,
-      model: v.model,
-      model_year: v.model_year,
-      chassis_number: v.chassis_number,
-      terminal_serial: v.terminal_serial,
-      sensors: v.sensors,
-    }));
+  const vehicleShape = {
+    vehicle_id: intId,
+    registration: z.string(),
+    vehicle_name: optStr,
+    client_vehicle_name: optStr,
+    client_vehicle_description: optStr,
+    manufacturer: optStr,
+    model: optStr,
+    model_year: optIntId,
+    chassis_number: optStr,
+    terminal_serial: optStr,
+    sensors,
+    fuel_type: optStr,
+    engine_type: optStr,
+    vehicle_class: optStr,
+    vehicle_type: optStr,
+  };
+  const vehicle: z.ZodType<Vehicle> = keeping(vehicleShape).transform((v) => ({
+    vehicle_id: v.vehicle_id,
+    registration: v.registration,
+    vehicle_name: v.vehicle_name ?? v.client_vehicle_name,
+    description: v.client_vehicle_description,
+    manufacturer: v.manufacturer,
+    model: v.model,
+    model_year: v.model_year,
+    chassis_number: v.chassis_number,
+    terminal_serial: v.terminal_serial,
+    sensors: v.sensors,
+    fuel_type: v.fuel_type ?? v.engine_type,
+    vehicle_class: v.vehicle_class ?? v.vehicle_type,
+    extra_fields: extraFields(v, vehicleShape),
+  }));
 
-  const trip: z.ZodType<Trip> = z
-    .object({
-      trip_id: strId,
-      vehicle_id: intId,
-      registration: z.string(),
-      start_timestamp: T,
-      end_timestamp: T,
-      trip_distance: num,
-      start_odometer: optNum,
-      end_odometer: optNum,
-      driver_id: optStr,
-      start_location: optStr.catch(null),
-      end_location: optStr.catch(null),
-    })
-    .transform((t) => ({
-      trip_id: t.trip_id,
-      vehicle_id: t.vehicle_id,
-      registration: t.registration,
-      start_ms: t.start_timestamp,
-      end_ms: t.end_timestamp,
-      trip_distance_m: t.trip_distance,
-      start_odometer_m: t.start_odometer,
-      end_odometer_m: t.end_odometer,
-      driver_id: t.driver_id,
-      start_location: t.start_location,
-      end_location: t.end_location,
-    }));
+  const tripShape = {
+    trip_id: strId,
+    vehicle_id: intId,
+    registration: z.string(),
+    start_timestamp: T,
+    end_timestamp: T,
+    trip_distance: num,
+    start_odometer: optNum,
+    end_odometer: optNum,
+    driver_id: optStr,
+    start_location: optStr.catch(null),
+    end_location: optStr.catch(null),
+    trip_type: optOpenEnum(TRIP_TYPES),
+    is_private: optBool,
+    trip_title: optStr,
+    trip_extra_notes: optStr,
+    harsh_braking_events: optNum,
+    harsh_acceleration_events: optNum,
+    harsh_cornering_events: optNum,
+    road_speeding_events: optNum,
+    road_speeding_duration_seconds: optNum,
+    thresholds_speeding_events: optNum,
+    thresholds_speeding_duration_seconds: optNum,
+    max_speed: optNum,
+    start_geofence_name: optStr.catch(null),
+    end_geofence_name: optStr.catch(null),
+  };
+  const trip: z.ZodType<Trip> = keeping(tripShape).transform((t) => ({
+    trip_id: t.trip_id,
+    vehicle_id: t.vehicle_id,
+    registration: t.registration,
+    start_ms: t.start_timestamp,
+    end_ms: t.end_timestamp,
+    trip_distance_m: t.trip_distance,
+    start_odometer_m: t.start_odometer,
+    end_odometer_m: t.end_odometer,
+    driver_id: t.driver_id,
+    start_location: t.start_location,
+    end_location: t.end_location,
+    trip_type: t.trip_type?.value ?? null,
+    trip_type_known: t.trip_type?.known ?? true,
+    is_private: t.is_private,
+    trip_title: t.trip_title,
+    trip_extra_notes: t.trip_extra_notes,
+    harsh_braking_events: t.harsh_braking_events,
+    harsh_acceleration_events: t.harsh_acceleration_events,
+    harsh_cornering_events: t.harsh_cornering_events,
+    road_speeding_events: t.road_speeding_events,
+    road_speeding_duration_seconds: t.road_speeding_duration_seconds,
+    thresholds_speeding_events: t.thresholds_speeding_events,
+    thresholds_speeding_duration_seconds: t.thresholds_speeding_duration_seconds,
+    max_speed: t.max_speed,
+    start_geofence_name: t.start_geofence_name,
+    end_geofence_name: t.end_geofence_name,
+    extra_fields: extraFields(t, tripShape),
+  }));
 
   /** `registration` may be absent in single-vehicle answers: the client fills it from the request. */
   const odometer: z.ZodType<Omit<OdometerWindow, 'registration'> & { registration: string | null }> = z
@@ -279,69 +351,82 @@ function build(zone: string) {
       };
     });
 
-  const geofence: z.ZodType<Geofence> = z
-    .object({ geofence_id: strId, name: z.string(), description: optStr, colour: optStr, is_toll: optBool })
-    .transform((g) => ({ ...g, is_toll: g.is_toll ?? false }));
+  const geofenceShape = {
+    geofence_id: strId,
+    name: z.string(),
+    description: optStr,
+    colour: optStr,
+    is_toll: optBool,
+  };
+  const geofence: z.ZodType<Geofence> = keeping(geofenceShape).transform((g) => ({
+    geofence_id: g.geofence_id,
+    name: g.name,
+    description: g.description,
+    colour: g.colour,
+    is_toll: g.is_toll ?? false,
+    extra_fields: extraFields(g, geofenceShape),
+  }));
 
-  const visit: z.ZodType<GeofenceVisit> = z
-    .object({
-      vehicle_id: intId,
-      registration: z.string(),
-      geofence_id: strId,
-      geofence_name: optStr,
-      is_toll: optBool,
-      enter_timestamp: T,
-      exit_timestamp: OT,
-      duration_total: optNum,
-    })
-    .transform((v) => ({
-      vehicle_id: v.vehicle_id,
-      registration: v.registration,
-      geofence_id: v.geofence_id,
-      geofence_name: v.geofence_name,
-      is_toll: v.is_toll,
-      enter_ms: v.enter_timestamp,
-      exit_ms: v.exit_timestamp,
-      duration_s: v.duration_total,
-    }));
+  const visitShape = {
+    vehicle_id: intId,
+    registration: z.string(),
+    geofence_id: strId,
+    geofence_name: optStr,
+    is_toll: optBool,
+    enter_timestamp: T,
+    exit_timestamp: OT,
+    duration_total: optNum,
+  };
+  const visit: z.ZodType<GeofenceVisit> = keeping(visitShape).transform((v) => ({
+    vehicle_id: v.vehicle_id,
+    registration: v.registration,
+    geofence_id: v.geofence_id,
+    geofence_name: v.geofence_name,
+    is_toll: v.is_toll,
+    enter_ms: v.enter_timestamp,
+    exit_ms: v.exit_timestamp,
+    duration_s: v.duration_total,
+    extra_fields: extraFields(v, visitShape),
+  }));
 
-  const booking: z.ZodType<Booking> = z
-    .object({
-      booking_id: intId,
-      vehicle_id: intId,
-      registration: z.string(),
-      driver_id: strId,
-      department: optStr,
-      booking_status: bookingStatus,
-      is_approved: bool,
-      approved_by: optStr,
-      declined_by: optStr,
-      start_ts: T,
-      end_ts: T,
-      picked_up_at: OT,
-      returned_at: OT,
-      created_ts: T,
-      updated_ts: T,
-    })
-    .transform((b) => ({
-      booking_id: b.booking_id,
-      vehicle_id: b.vehicle_id,
-      registration: b.registration,
-      driver_id: b.driver_id,
-      department: b.department,
-      booking_status: b.booking_status,
-      is_approved: b.is_approved,
-      approved_by: b.approved_by,
-      declined_by: b.declined_by,
-      start_ms: b.start_ts,
-      end_ms: b.end_ts,
-      picked_up_ms: b.picked_up_at,
-      returned_ms: b.returned_at,
-      created_ms: b.created_ts,
-      updated_ms: b.updated_ts,
-    }));
+  const bookingShape = {
+    booking_id: intId,
+    vehicle_id: intId,
+    registration: z.string(),
+    driver_id: strId,
+    department: optStr,
+    booking_status: bookingStatus,
+    is_approved: bool,
+    approved_by: optStr,
+    declined_by: optStr,
+    start_ts: T,
+    end_ts: T,
+    picked_up_at: OT,
+    returned_at: OT,
+    created_ts: T,
+    updated_ts: T,
+  };
+  const booking: z.ZodType<Booking> = keeping(bookingShape).transform((b) => ({
+    booking_id: b.booking_id,
+    vehicle_id: b.vehicle_id,
+    registration: b.registration,
+    driver_id: b.driver_id,
+    department: b.department,
+    booking_status: b.booking_status.value,
+    booking_status_known: b.booking_status.known,
+    is_approved: b.is_approved,
+    approved_by: b.approved_by,
+    declined_by: b.declined_by,
+    start_ms: b.start_ts,
+    end_ms: b.end_ts,
+    picked_up_ms: b.picked_up_at,
+    returned_ms: b.returned_at,
+    created_ms: b.created_ts,
+    updated_ms: b.updated_ts,
+    extra_fields: extraFields(b, bookingShape),
+  }));
 
-  const carpoolDriver: z.ZodType<CarpoolDriver> = z.object({
+  const carpoolDriverShape = {
     driver_id: strId,
     first_name: optStr,
     last_name: optStr,
@@ -351,18 +436,43 @@ function build(zone: string) {
     allow_specific_vehicle_booking: bool,
     license_type_ids: intList,
     special_licenses: strList,
-    setup_status: z.enum(['SETUP_INCOMPLETE', 'ACTIVE_CARPOOL']),
-  });
+    setup_status: openEnum(CARPOOL_DRIVER_SETUP_STATUSES),
+  };
+  const carpoolDriver: z.ZodType<CarpoolDriver> = keeping(carpoolDriverShape).transform((d) => ({
+    driver_id: d.driver_id,
+    first_name: d.first_name,
+    last_name: d.last_name,
+    department: d.department,
+    can_book_carpool: d.can_book_carpool,
+    allow_system_auto_booking: d.allow_system_auto_booking,
+    allow_specific_vehicle_booking: d.allow_specific_vehicle_booking,
+    license_type_ids: d.license_type_ids,
+    special_licenses: d.special_licenses,
+    setup_status: d.setup_status.value,
+    setup_status_known: d.setup_status.known,
+    extra_fields: extraFields(d, carpoolDriverShape),
+  }));
 
-  const carpoolVehicle: z.ZodType<CarpoolVehicle> = z.object({
+  const carpoolVehicleShape = {
     vehicle_id: intId,
     registration: z.string(),
     category: optStr,
     department: optStr,
     default_location: optStr,
     license_class: optStr,
-    setup_status: z.enum(['SETUP_INCOMPLETE', 'READY']),
-  });
+    setup_status: openEnum(CARPOOL_VEHICLE_SETUP_STATUSES),
+  };
+  const carpoolVehicle: z.ZodType<CarpoolVehicle> = keeping(carpoolVehicleShape).transform((v) => ({
+    vehicle_id: v.vehicle_id,
+    registration: v.registration,
+    category: v.category,
+    department: v.department,
+    default_location: v.default_location,
+    license_class: v.license_class,
+    setup_status: v.setup_status.value,
+    setup_status_known: v.setup_status.known,
+    extra_fields: extraFields(v, carpoolVehicleShape),
+  }));
 
   const bookingRule: z.ZodType<BookingRule> = z
     .object({ booking_rule_id: intId, name: z.string(), value: z.unknown() })

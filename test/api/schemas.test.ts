@@ -275,7 +275,14 @@ describe('schema variants of the wire notes', () => {
     });
     expect(await c.getBooking(5)).toEqual(b);
     expect(await c.listGeofences()).toEqual([
-      { geofence_id: 'g-1', name: 'Toll A', description: null, colour: '#fff', is_toll: true },
+      {
+        geofence_id: 'g-1',
+        name: 'Toll A',
+        description: null,
+        colour: '#fff',
+        is_toll: true,
+        extra_fields: null,
+      },
     ]);
     const [v] = await c.listVisits(day.startMs, day.endMs, { isToll: true });
     expect(v).toEqual({
@@ -287,6 +294,7 @@ describe('schema variants of the wire notes', () => {
       enter_ms: WANT_MS,
       exit_ms: WANT_MS + 60_000,
       duration_s: 60,
+      extra_fields: null,
     });
     expect(await c.listBookingRules()).toEqual([{ booking_rule_id: 1, name: 'max_days', value: 3 }]);
   });

@@ -33,6 +33,22 @@ export const tripRow = (account: string, t: Trip) => ({
   driver_id: t.driver_id,
   start_location: t.start_location,
   end_location: t.end_location,
+  trip_type: t.trip_type,
+  trip_type_known: t.trip_type === null ? null : t.trip_type_known,
+  is_private: t.is_private,
+  trip_title: t.trip_title,
+  trip_extra_notes: t.trip_extra_notes,
+  harsh_braking_events: t.harsh_braking_events,
+  harsh_acceleration_events: t.harsh_acceleration_events,
+  harsh_cornering_events: t.harsh_cornering_events,
+  road_speeding_events: t.road_speeding_events,
+  road_speeding_duration_seconds: t.road_speeding_duration_seconds,
+  thresholds_speeding_events: t.thresholds_speeding_events,
+  thresholds_speeding_duration_seconds: t.thresholds_speeding_duration_seconds,
+  max_speed: t.max_speed,
+  start_geofence_name: t.start_geofence_name,
+  end_geofence_name: t.end_geofence_name,
+  extra_fields: t.extra_fields,
 });
 
 export function tripUnit(w: Window, estPages: number): Unit {
