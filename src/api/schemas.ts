@@ -60,6 +60,12 @@ export function extraFields(item: Record<string, unknown>, shape: object): strin
   return extra.length === 0 ? null : JSON.stringify(Object.fromEntries(extra));
 }
 
+/** A parsed item's own fields (those `shape` names) apart from its `extra_fields`. */
+function splitExtras<T extends object>(item: T, shape: object): { own: T; extra_fields: string | null } {
+  const own = Object.fromEntries(Object.entries(item).filter(([k]) => Object.hasOwn(shape, k))) as T;
+  return { own, extra_fields: extraFields(item as Record<string, unknown>, shape) };
+}
+
 /** An item schema that keeps the keys `shape` does not name (read them with `extraFields`). */
 const keeping = <S extends z.core.$ZodLooseShape>(shape: S) => z.looseObject(shape);
 
@@ -358,14 +364,10 @@ function build(zone: string) {
     colour: optStr,
     is_toll: optBool,
   };
-  const geofence: z.ZodType<Geofence> = keeping(geofenceShape).transform((g) => ({
-    geofence_id: g.geofence_id,
-    name: g.name,
-    description: g.description,
-    colour: g.colour,
-    is_toll: g.is_toll ?? false,
-    extra_fields: extraFields(g, geofenceShape),
-  }));
+  const geofence: z.ZodType<Geofence> = keeping(geofenceShape).transform((g) => {
+    const { own, extra_fields } = splitExtras(g, geofenceShape);
+    return { ...own, is_toll: own.is_toll ?? false, extra_fields };
+  });
 
   const visitShape = {
     vehicle_id: intId,
@@ -438,20 +440,19 @@ function build(zone: string) {
     special_licenses: strList,
     setup_status: openEnum(CARPOOL_DRIVER_SETUP_STATUSES),
   };
-  const carpoolDriver: z.ZodType<CarpoolDriver> = keeping(carpoolDriverShape).transform((d) => ({
-    driver_id: d.driver_id,
-    first_name: d.first_name,
-    last_name: d.last_name,
-    department: d.department,
-    can_book_carpool: d.can_book_carpool,
-    allow_system_auto_booking: d.allow_system_auto_booking,
-    allow_specific_vehicle_booking: d.allow_specific_vehicle_booking,
-    license_type_ids: d.license_type_ids,
-    special_licenses: d.special_licenses,
-    setup_status: d.setup_status.value,
-    setup_status_known: d.setup_status.known,
-    extra_fields: extraFields(d, carpoolDriverShape),
-  }));
+  /** A carpool record: its own fields, its setup_status split into value and flag, its extras. */
+  const carpoolRecord = <T extends { setup_status: OpenValue }>(item: T, shape: object) => {
+    const { own, extra_fields } = splitExtras(item, shape);
+    return {
+      ...own,
+      setup_status: own.setup_status.value,
+      setup_status_known: own.setup_status.known,
+      extra_fields,
+    };
+  };
+  const carpoolDriver: z.ZodType<CarpoolDriver> = keeping(carpoolDriverShape).transform((d) =>
+    carpoolRecord(d, carpoolDriverShape),
+  );
 
   const carpoolVehicleShape = {
     vehicle_id: intId,
@@ -462,17 +463,9 @@ function build(zone: string) {
     license_class: optStr,
     setup_status: openEnum(CARPOOL_VEHICLE_SETUP_STATUSES),
   };
-  const carpoolVehicle: z.ZodType<CarpoolVehicle> = keeping(carpoolVehicleShape).transform((v) => ({
-    vehicle_id: v.vehicle_id,
-    registration: v.registration,
-    category: v.category,
-    department: v.department,
-    default_location: v.default_location,
-    license_class: v.license_class,
-    setup_status: v.setup_status.value,
-    setup_status_known: v.setup_status.known,
-    extra_fields: extraFields(v, carpoolVehicleShape),
-  }));
+  const carpoolVehicle: z.ZodType<CarpoolVehicle> = keeping(carpoolVehicleShape).transform((v) =>
+    carpoolRecord(v, carpoolVehicleShape),
+  );
 
   const bookingRule: z.ZodType<BookingRule> = z
     .object({ booking_rule_id: intId, name: z.string(), value: z.unknown() })

@@ -6,35 +6,26 @@
  * a field the rules need still fails with E_PAYLOAD naming it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFleetClient, type FleetClient } from '../../src/api/client.ts';
+import type { FleetClient } from '../../src/api/client.ts';
 import { FleetsyncError } from '../../src/errors.ts';
 import { localDayBounds } from '../../src/time.ts';
-import { fakeClock, json, list, PASSWORD, startServer, type TestServer } from '../helpers/api.ts';
+import { json, list, scriptedClient, type ScriptedClient } from '../helpers/api.ts';
 
 const ZONE = 'Australia/Sydney';
 const day = localDayBounds('2026-03-01', ZONE);
 
-let srv: TestServer | undefined;
-let client: FleetClient | undefined;
+let open: ScriptedClient | undefined;
 afterEach(async () => {
-  await client?.close();
-  await srv?.close();
-  srv = client = undefined;
+  await open?.close();
+  open = undefined;
 });
 
-/** Serves `bodies[i]` to the i-th request. */
+/** The real client against a server answering `bodies[i]` to the i-th request. */
 async function serve(...bodies: unknown[]): Promise<FleetClient> {
-  const clock = fakeClock();
-  srv = await startServer((_r, res, n) => json(res, 200, bodies[n - 1] ?? { data: [] }), clock.now);
-  client = createFleetClient({
-    baseUrl: srv.baseUrl,
-    username: 'acme',
-    password: PASSWORD,
+  open = await scriptedClient((_r, res, n) => json(res, 200, bodies[n - 1] ?? { data: [] }), {
     timezone: ZONE,
-    now: clock.now,
-    sleep: clock.sleep,
   });
-  return client;
+  return open.client;
 }
 
 const booking = (status: string, extra: Record<string, unknown> = {}) => ({

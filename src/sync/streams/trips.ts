@@ -20,36 +20,18 @@ export function piecesFor(w: Window, records: number, max: number, zone: string)
   return splitEvenly(w, Math.ceil(records / (FILL * max)), zone);
 }
 
-export const tripRow = (account: string, t: Trip) => ({
-  account,
-  trip_id: t.trip_id,
-  vehicle_id: t.vehicle_id,
-  registration: t.registration,
-  start_time: t.start_ms,
-  end_time: t.end_ms,
-  trip_distance_m: t.trip_distance_m,
-  start_odometer_m: t.start_odometer_m,
-  end_odometer_m: t.end_odometer_m,
-  driver_id: t.driver_id,
-  start_location: t.start_location,
-  end_location: t.end_location,
-  trip_type: t.trip_type,
-  trip_type_known: t.trip_type === null ? null : t.trip_type_known,
-  is_private: t.is_private,
-  trip_title: t.trip_title,
-  trip_extra_notes: t.trip_extra_notes,
-  harsh_braking_events: t.harsh_braking_events,
-  harsh_acceleration_events: t.harsh_acceleration_events,
-  harsh_cornering_events: t.harsh_cornering_events,
-  road_speeding_events: t.road_speeding_events,
-  road_speeding_duration_seconds: t.road_speeding_duration_seconds,
-  thresholds_speeding_events: t.thresholds_speeding_events,
-  thresholds_speeding_duration_seconds: t.thresholds_speeding_duration_seconds,
-  max_speed: t.max_speed,
-  start_geofence_name: t.start_geofence_name,
-  end_geofence_name: t.end_geofence_name,
-  extra_fields: t.extra_fields,
-});
+/** A trip's row: the record's fields under their column names (its instants as start/end_time). */
+export const tripRow = (account: string, t: Trip) => {
+  const { start_ms, end_ms, ...same } = t;
+  return {
+    account,
+    ...same,
+    start_time: start_ms,
+    end_time: end_ms,
+    // a trip the API sent no type for has no type to know
+    trip_type_known: t.trip_type === null ? null : t.trip_type_known,
+  };
+};
 
 export function tripUnit(w: Window, estPages: number): Unit {
   return {
