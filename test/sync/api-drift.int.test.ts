@@ -358,3 +358,51 @@ describe('timestamps in both styles', () => {
     expect(iso).toEqual(space);
   }, 120_000);
 });
+
+describe('a database synced by an older version', () => {
+  it('pulls its trips windows again once: the private trips and the wire fields arrive', async () => {
+    const path = join(h.dir, 'older.duckdb');
+    const fromDay = new Date(h.fleet.endMs - 20 * DAY).toISOString().slice(0, 10);
+    const span = [
+      new Date(localDayBounds(fromDay, h.fleet.timezone).startMs).toISOString(),
+      new Date(localDayBounds(h.lastDay, h.fleet.timezone).endMs).toISOString(),
+    ];
+    const counts = async (d: Database) =>
+      (
+        (await queryDb(
+          d,
+          `SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE is_private)::INTEGER AS p,
+             count(*) FILTER (WHERE trip_type IS NULL OR harsh_braking_events IS NULL)::INTEGER AS bare
+           FROM trips WHERE start_time >= $1::TIMESTAMPTZ AND start_time < $2::TIMESTAMPTZ`,
+          span,
+        )) as { n: number; p: number; bare: number }[]
+      )[0]!;
+    let older = await openDatabase(path);
+    const req = { trigger: 'cli' as const, fromDay, toDay: h.lastDay, streams: ['trips'] };
+    expect((await syncAccount({ ...h.deps, db: older }, req)).outcome).toBe('ok');
+    const now = await counts(older);
+    expect(now.p).toBeGreaterThan(0);
+    // As an older fleetsync left it: no private trip, none of the wire's fields, 043 not applied.
+    await queryDb(older, 'DELETE FROM trips WHERE is_private');
+    await queryDb(
+      older,
+      'UPDATE trips SET trip_type = NULL, trip_type_known = NULL, is_private = NULL, harsh_braking_events = NULL',
+    );
+    await queryDb(older, `DELETE FROM schema_migrations WHERE name = '043_trips_pulled_again.sql'`);
+    expect(await counts(older)).toEqual({ n: now.n - now.p, p: 0, bare: now.n - now.p });
+    older.close();
+
+    older = await openDatabase(path);
+    try {
+      const windows = await queryDb(older, `SELECT DISTINCT status FROM ledger WHERE stream = 'trips'`);
+      expect(windows).toEqual([{ status: 'incomplete' }]);
+      // an incremental run (no dates): from the first stored window to today
+      expect(
+        (await syncAccount({ ...h.deps, db: older }, { trigger: 'cli', streams: ['trips'] })).outcome,
+      ).toBe('ok');
+      expect(await counts(older)).toEqual(now);
+    } finally {
+      older.close();
+    }
+  }, 120_000);
+});
