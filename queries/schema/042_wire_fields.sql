@@ -25,6 +25,9 @@ ALTER TABLE vehicles ADD COLUMN IF NOT EXISTS vehicle_class VARCHAR;          --
 ALTER TABLE vehicles ADD COLUMN IF NOT EXISTS extra_fields VARCHAR;
 
 ALTER TABLE geofences ADD COLUMN IF NOT EXISTS extra_fields VARCHAR;
+ALTER TABLE fuel_fills ADD COLUMN IF NOT EXISTS extra_fields VARCHAR;
+ALTER TABLE vehicle_activity ADD COLUMN IF NOT EXISTS extra_fields VARCHAR;
+ALTER TABLE drivers ADD COLUMN IF NOT EXISTS extra_fields VARCHAR;
 ALTER TABLE geofence_visits ADD COLUMN IF NOT EXISTS extra_fields VARCHAR;
 
 ALTER TABLE carpool_bookings ADD COLUMN IF NOT EXISTS booking_status_known BOOLEAN;

@@ -327,35 +327,37 @@ function build(zone: string) {
     return { vehicle_id: p.vehicle_id, registration: p.registration, ms, litres, accurate };
   });
 
-  const fuelFill: z.ZodType<Omit<FuelFill, 'registration'> & { registration: string | null }> = z
-    .object({
-      vehicle_id: optIntId,
-      registration: optStr,
-      fill_amount_litres: optNum,
-      fuel_filled: optNum,
-      fill_timestamp: OT,
-      event_ts: OT,
-      fill_odometer: optNum,
-      odometer: optNum,
-      fill_location: optStr.catch(null),
-      location: optStr.catch(null),
-      accurate: optBool,
-    })
-    .transform((f, ctx) => {
-      const amount = f.fill_amount_litres ?? f.fuel_filled;
-      const at = f.fill_timestamp ?? f.event_ts;
-      if (!need(amount, 'fill_amount_litres|fuel_filled', ctx) || !need(at, 'fill_timestamp|event_ts', ctx))
-        return z.NEVER;
-      return {
-        vehicle_id: f.vehicle_id,
-        registration: f.registration,
-        fill_ms: at,
-        amount_l: amount,
-        odometer_m: f.fill_odometer ?? f.odometer,
-        location: f.fill_location ?? f.location,
-        accurate: f.accurate,
-      };
-    });
+  const fuelFillShape = {
+    vehicle_id: optIntId,
+    registration: optStr,
+    fill_amount_litres: optNum,
+    fuel_filled: optNum,
+    fill_timestamp: OT,
+    event_ts: OT,
+    fill_odometer: optNum,
+    odometer: optNum,
+    fill_location: optStr.catch(null),
+    location: optStr.catch(null),
+    accurate: optBool,
+  };
+  const fuelFill: z.ZodType<Omit<FuelFill, 'registration'> & { registration: string | null }> = keeping(
+    fuelFillShape,
+  ).transform((f, ctx) => {
+    const amount = f.fill_amount_litres ?? f.fuel_filled;
+    const at = f.fill_timestamp ?? f.event_ts;
+    if (!need(amount, 'fill_amount_litres|fuel_filled', ctx) || !need(at, 'fill_timestamp|event_ts', ctx))
+      return z.NEVER;
+    return {
+      vehicle_id: f.vehicle_id,
+      registration: f.registration,
+      fill_ms: at,
+      amount_l: amount,
+      odometer_m: f.fill_odometer ?? f.odometer,
+      location: f.fill_location ?? f.location,
+      accurate: f.accurate,
+      extra_fields: extraFields(f, fuelFillShape),
+    };
+  });
 
   const geofenceShape = {
     geofence_id: strId,
@@ -472,65 +474,67 @@ function build(zone: string) {
     .transform((r) => ({ booking_rule_id: r.booking_rule_id, name: r.name, value: r.value ?? null }));
 
   /** Wire `idle_time_seconds`/`driving_time_seconds`, doc `idle_time`/`driving_time` (seconds either way). */
-  const activity: z.ZodType<VehicleActivity> = z
-    .object({
-      vehicle_id: intId,
-      registration: z.string(),
-      date: optStr,
-      first_ignition_on: OT,
-      last_ignition_off: OT,
-      idle_time_seconds: optNum,
-      idle_time: optNum,
-      driving_time_seconds: optNum,
-      driving_time: optNum,
-      drivers: z
-        .array(z.union([strId, z.object({ driver_id: strId }).transform((d) => d.driver_id)]))
-        .nullish()
-        .transform((d) => d ?? []),
-    })
-    .transform((a, ctx) => {
-      const idle = a.idle_time_seconds ?? a.idle_time;
-      const driving = a.driving_time_seconds ?? a.driving_time;
-      if (
-        !need(idle, 'idle_time_seconds|idle_time', ctx) ||
-        !need(driving, 'driving_time_seconds|driving_time', ctx)
-      )
-        return z.NEVER;
-      if (idle < 0 || driving < 0) {
-        ctx.issues.push({ code: 'custom', message: 'negative idle or driving seconds', input: a });
-        return z.NEVER;
-      }
-      return {
-        vehicle_id: a.vehicle_id,
-        registration: a.registration,
-        date: a.date,
-        first_ignition_on_ms: a.first_ignition_on,
-        last_ignition_off_ms: a.last_ignition_off,
-        idle_s: idle,
-        driving_s: driving,
-        driver_ids: [...new Set(a.drivers)],
-      };
-    });
+  const activityShape = {
+    vehicle_id: intId,
+    registration: z.string(),
+    date: optStr,
+    first_ignition_on: OT,
+    last_ignition_off: OT,
+    idle_time_seconds: optNum,
+    idle_time: optNum,
+    driving_time_seconds: optNum,
+    driving_time: optNum,
+    drivers: z
+      .array(z.union([strId, z.object({ driver_id: strId }).transform((d) => d.driver_id)]))
+      .nullish()
+      .transform((d) => d ?? []),
+  };
+  const activity: z.ZodType<VehicleActivity> = keeping(activityShape).transform((a, ctx) => {
+    const idle = a.idle_time_seconds ?? a.idle_time;
+    const driving = a.driving_time_seconds ?? a.driving_time;
+    if (
+      !need(idle, 'idle_time_seconds|idle_time', ctx) ||
+      !need(driving, 'driving_time_seconds|driving_time', ctx)
+    )
+      return z.NEVER;
+    if (idle < 0 || driving < 0) {
+      ctx.issues.push({ code: 'custom', message: 'negative idle or driving seconds', input: a });
+      return z.NEVER;
+    }
+    return {
+      vehicle_id: a.vehicle_id,
+      registration: a.registration,
+      date: a.date,
+      first_ignition_on_ms: a.first_ignition_on,
+      last_ignition_off_ms: a.last_ignition_off,
+      idle_s: idle,
+      driving_s: driving,
+      driver_ids: [...new Set(a.drivers)],
+      extra_fields: extraFields(a, activityShape),
+    };
+  });
 
   /** `groups` as names or as `{name}` objects. */
-  const driver: z.ZodType<Driver> = z
-    .object({
-      driver_id: strId,
-      first_name: optStr,
-      last_name: optStr,
-      status: optStr,
-      groups: z
-        .array(
-          z.union([
-            z.string(),
-            z.object({ name: z.string() }).transform((g) => g.name),
-            z.object({ group_name: z.string() }).transform((g) => g.group_name),
-          ]),
-        )
-        .nullish()
-        .transform((g) => g ?? []),
-    })
-    .transform((d) => ({ ...d, status: d.status === null ? null : d.status.toLowerCase() }));
+  const driverShape = {
+    driver_id: strId,
+    first_name: optStr,
+    last_name: optStr,
+    status: optStr,
+    groups: z
+      .array(
+        z.union([
+          z.string(),
+          z.object({ name: z.string() }).transform((g) => g.name),
+          z.object({ group_name: z.string() }).transform((g) => g.group_name),
+        ]),
+      )
+      .nullish()
+      .transform((g) => g ?? []),
+  };
+  const driver: z.ZodType<Driver> = keeping(driverShape).transform((d) => {
+    const { own, extra_fields } = splitExtras(d, driverShape);
+    return { ...own, status: own.status === null ? null : own.status.toLowerCase(), extra_fields };
+  });
 
   return {
     activity,

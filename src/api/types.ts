@@ -135,6 +135,7 @@ export interface FuelFill {
   odometer_m: number | null;
   location: string | null;
   accurate: boolean | null;
+  extra_fields: string | null;
 }
 
 export interface Geofence {
@@ -266,6 +267,7 @@ export interface VehicleActivity {
   driving_s: number;
   /** Ids of the drivers identified in the vehicle that day. */
   driver_ids: string[];
+  extra_fields: string | null;
 }
 
 /** GET /drivers: a fleet driver (all drivers, active or not). */
@@ -276,4 +278,5 @@ export interface Driver {
   /** As the API says it (`active`, `inactive`, …), lower case. */
   status: string | null;
   groups: string[];
+  extra_fields: string | null;
 }

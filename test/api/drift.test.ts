@@ -173,6 +173,27 @@ describe('values and fields this version does not know', () => {
     expect(b!.extra_fields).toBeNull();
   });
 
+  it('vehicle activity and drivers keep their unmapped keys too', async () => {
+    const c = await serve(
+      list([
+        {
+          vehicle_id: 17,
+          registration: 'ab 1',
+          date: '2026-03-01',
+          idle_time_seconds: 60,
+          driving_time_seconds: 600,
+          total_working_hours: '00:11',
+          drivers: [],
+        },
+      ]),
+      list([{ driver_id: 'd-1', first_name: 'Ann', status: 'ACTIVE', groups: [], licence_number: 'L-7' }]),
+    );
+    const [a] = await c.listVehicleActivity('2026-03-01');
+    expect(a!.extra_fields).toBe('{"total_working_hours":"00:11"}');
+    const [d] = await c.listDrivers();
+    expect(d).toMatchObject({ status: 'active', extra_fields: '{"licence_number":"L-7"}' });
+  });
+
   it('vehicles: fuel type and class where sent (engine_type / vehicle_type as the wire names them)', async () => {
     const v = { vehicle_id: 17, registration: 'ab 1', sensors: {} };
     const c = await serve(
