@@ -161,6 +161,24 @@ describe('values and fields this version does not know', () => {
     expect(odd).toMatchObject({ trip_type: 'Commute', trip_type_known: false, is_private: true });
   });
 
+  it('an informational field of an unexpected type is not mapped but kept as sent; the trip is not failed', async () => {
+    const c = await serve(
+      list([{ ...trip, harsh_braking_events: 'lots', is_private: 'maybe', trip_title: { x: 1 } }]),
+    );
+    const [t] = await c.listTrips(day.startMs, day.endMs);
+    expect(t).toMatchObject({
+      harsh_braking_events: null,
+      is_private: null,
+      trip_title: null,
+      harsh_cornering_events: 0,
+    });
+    expect(JSON.parse(t!.extra_fields!)).toMatchObject({
+      harsh_braking_events: 'lots',
+      is_private: 'maybe',
+      trip_title: { x: 1 },
+    });
+  });
+
   it('a booking keeps its unmapped keys; a record without them has none', async () => {
     const c = await serve(
       list([
