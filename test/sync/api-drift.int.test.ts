@@ -14,7 +14,7 @@ import type { SimBooking, SimDriver, SimTrip } from '../../src/simulator/model.t
 import { tripTraits } from '../../src/simulator/gen/trip-traits.ts';
 import { engineType, vehicleClassOf } from '../../src/simulator/wire.ts';
 import { openDatabase, type Database } from '../../src/store/db.ts';
-import { localDayBounds } from '../../src/time.ts';
+import { localDate, localDayBounds } from '../../src/time.ts';
 import { syncAccount } from '../../src/wiring.ts';
 import { runMain, type CliOutput } from '../helpers/cli.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
@@ -157,6 +157,20 @@ describe('an enum value this version does not know', () => {
       (r) => r.department === dept && Number(r.bookings) > 0,
     );
     expect(typeof later?.late_returns).toBe('number');
+  });
+
+  it("the driver's month with it: late returns blank; every other driver-month with bookings: a number", async () => {
+    const rows = await report('drivers');
+    const month = localDate(held.start_ms, h.fleet.timezone).slice(0, 7);
+    const withBookings = rows.filter((r) => Number(r.bookings) > 0);
+    const mine = withBookings.filter(
+      (r) => r.driver_id === held.driver_id && String(r.period).startsWith(month),
+    );
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.late_returns).toBeNull();
+    const others = withBookings.filter((r) => r !== mine[0]);
+    expect(others.length).toBeGreaterThan(3);
+    for (const r of others) expect(typeof r.late_returns, `${r.driver_id} ${r.period}`).toBe('number');
   });
 
   it('its window is stored, not failed: pulled again until the booking settles, with the reason', async () => {
