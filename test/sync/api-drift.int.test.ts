@@ -90,7 +90,7 @@ beforeAll(async () => {
       '--to',
       h.lastDay,
       '--streams',
-      'vehicles,trips,carpool,bookings',
+      'vehicles,trips,odometer,carpool,bookings',
     );
   runs.push(await sync());
   afterFirst = texts();
@@ -171,6 +171,22 @@ describe('an enum value this version does not know', () => {
     const others = withBookings.filter((r) => r !== mine[0]);
     expect(others.length).toBeGreaterThan(3);
     for (const r of others) expect(typeof r.late_returns, `${r.driver_id} ${r.period}`).toBe('number');
+  });
+
+  it('the fleet KPIs and the trend over it: late returns blank; a range without it: numbers', async () => {
+    const [k] = await report('kpis');
+    expect(Number(k!.bookings)).toBeGreaterThan(0);
+    expect([k!.late_returns, k!.checked_out, k!.late_return_rate]).toEqual([null, null, null]);
+    const trend = await report('trend', { from: h.firstDay, to: h.lastDay, grain: 'month' });
+    const month = localDate(held.start_ms, h.fleet.timezone).slice(0, 7);
+    for (const r of trend.filter((x) => Number(x.bookings) > 0))
+      expect(r.late_returns, String(r.period)).toEqual(
+        String(r.period).startsWith(month) ? null : expect.any(Number),
+      );
+    const after = new Date(held.end_ms + 2 * DAY).toISOString().slice(0, 10);
+    const [later] = await report('kpis', { from: after, to: h.lastDay });
+    expect(typeof later!.late_returns).toBe('number');
+    expect(typeof later!.checked_out).toBe('number');
   });
 
   it('its window is stored, not failed: pulled again until the booking settles, with the reason', async () => {
