@@ -436,3 +436,47 @@ describe('a database synced by an older version', () => {
     }
   }, 120_000);
 });
+
+describe('when the API moves on', () => {
+  it('the booking reaches a known status: stored, late again, its window done, the alert recovered', async () => {
+    db.close();
+    h.sim.setFaults({});
+    const before = texts().length;
+    const run = await runMain(
+      env,
+      'sync',
+      '--from',
+      h.firstDay,
+      '--to',
+      h.lastDay,
+      '--streams',
+      'vehicles,trips,odometer,carpool,bookings',
+    );
+    expect(run.code, run.stderr).toBe(0);
+    db = await openDatabase(env.FLEETSYNC_DB!);
+    const [row] = await queryDb(
+      db,
+      'SELECT booking_status, booking_status_known FROM carpool_bookings WHERE account = $1 AND booking_id = $2',
+      [ACCOUNT, held.booking_id],
+    );
+    expect(row).toEqual({ booking_status: 'BOOKING_STATUS_RETURNED_LATE', booking_status_known: true });
+    const mine = (await report('carpool')).find((r) => Number(r.booking_id) === held.booking_id);
+    expect(mine?.is_late).toBe(true);
+    const ledger = await queryDb(
+      db,
+      `SELECT status FROM ledger WHERE account = $1 AND stream = 'bookings'
+       AND window_start <= to_timestamp($2 / 1000) AND window_end > to_timestamp($2 / 1000)`,
+      [ACCOUNT, held.start_ms],
+    );
+    expect(ledger).toEqual([{ status: 'done' }]);
+    expect(await report('unknown_values')).toEqual([]);
+    expect(texts().slice(before)).toEqual([
+      expect.stringMatching(
+        /^fleetsync: recovered: account test: no stored record carries booking_status BOOKING_STATUS_ON_HOLD/,
+      ),
+      expect.stringMatching(
+        /^fleetsync: recovered: account test: no stored record carries setup_status PENDING_LICENCE_CHECK/,
+      ),
+    ]);
+  }, 120_000);
+});
