@@ -40,6 +40,18 @@ const runs: CliOutput[] = [];
 let status: CliOutput;
 let afterFirst: string[];
 
+/** `fleetsync sync` of the fleet's history, the streams these cases read. */
+const cliSync = () =>
+  runMain(
+    env,
+    'sync',
+    '--from',
+    h.firstDay,
+    '--to',
+    h.lastDay,
+    '--streams',
+    'vehicles,trips,odometer,carpool,bookings',
+  );
 const drift = (texts: string[]) => texts.filter((t) => t.includes('this version does not know'));
 const texts = () => hook.posts.map((p) => p.body.text);
 
@@ -81,21 +93,10 @@ beforeAll(async () => {
     FLEETSYNC_RATE_WINDOW_MS: '1000',
     FLEETSYNC_ALERT_WEBHOOK: `${hook.url}/hook`,
   };
-  const sync = () =>
-    runMain(
-      env,
-      'sync',
-      '--from',
-      h.firstDay,
-      '--to',
-      h.lastDay,
-      '--streams',
-      'vehicles,trips,odometer,carpool,bookings',
-    );
-  runs.push(await sync());
+  runs.push(await cliSync());
   afterFirst = texts();
   status = await runMain(env, 'status');
-  runs.push(await sync());
+  runs.push(await cliSync());
   db = await openDatabase(env.FLEETSYNC_DB!);
 }, 240_000);
 afterAll(async () => {
@@ -442,16 +443,7 @@ describe('when the API moves on', () => {
     db.close();
     h.sim.setFaults({});
     const before = texts().length;
-    const run = await runMain(
-      env,
-      'sync',
-      '--from',
-      h.firstDay,
-      '--to',
-      h.lastDay,
-      '--streams',
-      'vehicles,trips,odometer,carpool,bookings',
-    );
+    const run = await cliSync();
     expect(run.code, run.stderr).toBe(0);
     db = await openDatabase(env.FLEETSYNC_DB!);
     const [row] = await queryDb(
