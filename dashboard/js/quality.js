@@ -124,5 +124,6 @@ startPage({
     },
     { id: 'excluded', title: 'Excluded windows', report: 'excluded_windows' },
     { id: 'incomplete', title: 'Incomplete and failed windows', report: 'incomplete_windows' },
+    { id: 'unknown-values', title: 'Values this version does not know', report: 'unknown_values' },
   ],
 });

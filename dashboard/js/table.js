@@ -100,12 +100,13 @@ export function headerText(col) {
 /**
  * How a cell reads in the table, from the column's display kind (src/reports/columns.ts): fixed
  * decimals with thousands separators, percents ×100 with "%", local days and times as people
- * write them, durations h:mm:ss, codes by their labels, ids as they are. Unknown (null) is ''.
+ * write them, durations h:mm:ss, codes by their labels, ids as they are. Unknown (null) is '',
+ * and "unknown" for a yes/no (a blank there would read as "no").
  * @param {ColumnDef} col
  * @param {Cell | undefined} v
  */
 export function cellText(col, v) {
-  if (v === null || v === undefined) return '';
+  if (v === null || v === undefined) return col.display === 'boolean' ? 'unknown' : '';
   const label = labelOf(col, v);
   if (label !== undefined) return label;
   switch (col.display) {

@@ -1,5 +1,5 @@
--- One row per carpool booking whose scheduled window overlaps the range. Lateness comes only
--- from booking_status (ACTIVE_LATE, RETURNED_LATE), never from returned_at against end_time.
+-- One row per carpool booking whose scheduled window overlaps the range. Lateness is the model's
+-- booking_late (queries/models/booking_status.sql): NULL for a status this version does not know.
 WITH
 veh AS (SELECT * FROM vehicle_departments($account)),
 rng AS (SELECT * FROM local_days($zone, $from_day, $to_day))
@@ -11,7 +11,7 @@ SELECT
   b.driver_id,
   names.driver_name,
   b.booking_status,
-  b.booking_status IN ('BOOKING_STATUS_ACTIVE_LATE', 'BOOKING_STATUS_RETURNED_LATE') AS is_late,
+  booking_late(b.booking_status, b.booking_status_known) AS is_late,
   b.is_approved,
   iso_local(b.start_time, $zone) AS start_time,
   iso_local(b.end_time, $zone) AS end_time,

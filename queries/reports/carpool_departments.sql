@@ -34,13 +34,11 @@ b AS (
   SELECT
     coalesce(veh.department, '(none)') AS department,
     bk.*,
-    bk.booking_status IN (
-      'BOOKING_STATUS_ACTIVE', 'BOOKING_STATUS_ACTIVE_ALMOST_LATE', 'BOOKING_STATUS_ACTIVE_LATE',
-      'BOOKING_STATUS_RETURNED', 'BOOKING_STATUS_RETURNED_LATE', 'BOOKING_STATUS_FORCE_TERMINATED'
-    ) AS checked_out,
-    bk.booking_status IN ('BOOKING_STATUS_ACTIVE_LATE', 'BOOKING_STATUS_RETURNED_LATE') AS late,
+    booking_checked_out(bk.booking_status, bk.booking_status_known) AS checked_out,
+    booking_late(bk.booking_status, bk.booking_status_known) AS late,
+    booking_declined(bk.booking_status, bk.booking_status_known) AS declined,
     (epoch(decided.at) - epoch(bk.created_at)) / 3600.0 AS turnaround_h,
-    (bk.booking_status = 'BOOKING_STATUS_CANCELLED' AND bk.picked_up_at IS NULL
+    (booking_cancelled(bk.booking_status, bk.booking_status_known) AND bk.picked_up_at IS NULL
       AND (bk.is_approved OR ea.booking_id IS NOT NULL)
       AND bk.updated_at >= bk.start_time + INTERVAL 30 MINUTE) AS no_show,
     greatest(0, epoch(least(bk.end_time, rng.t1)) - epoch(greatest(bk.start_time, rng.t0))) / 3600.0 AS booked_h
@@ -62,11 +60,11 @@ agg AS (
   SELECT
     department,
     count(*) AS bookings,
-    count(*) FILTER (WHERE checked_out) AS checked_out,
-    count(*) FILTER (WHERE late) AS late_returns,
+    count_known(checked_out) AS checked_out,
+    count_known(late) AS late_returns,
     count(*) FILTER (WHERE is_approved) AS approved,
-    count(*) FILTER (WHERE booking_status = 'BOOKING_STATUS_DECLINED') AS declined,
-    count(*) FILTER (WHERE no_show) AS no_shows,
+    count_known(declined) AS declined,
+    count_known(no_show) AS no_shows,
     median(turnaround_h) AS turnaround_h,
     sum(booked_h) FILTER (WHERE is_approved AND booking_status <> 'BOOKING_STATUS_CANCELLED') AS booked_h
   FROM b
@@ -75,12 +73,14 @@ agg AS (
 SELECT
   coalesce(agg.department, pool.department) AS department,
   coalesce(agg.bookings, 0)::INTEGER AS bookings,
-  coalesce(agg.checked_out, 0)::INTEGER AS checked_out,
-  coalesce(agg.late_returns, 0)::INTEGER AS late_returns,
+  -- 0 for a department without bookings (no agg row); a count that depends on a status this
+  -- version does not know stays NULL (count_known).
+  if(agg.bookings IS NULL, 0, agg.checked_out)::INTEGER AS checked_out,
+  if(agg.bookings IS NULL, 0, agg.late_returns)::INTEGER AS late_returns,
   round(agg.late_returns / nullif(agg.checked_out, 0), 4)::DOUBLE AS late_return_rate,
   coalesce(agg.approved, 0)::INTEGER AS approved,
-  coalesce(agg.declined, 0)::INTEGER AS declined,
-  coalesce(agg.no_shows, 0)::INTEGER AS no_shows,
+  if(agg.bookings IS NULL, 0, agg.declined)::INTEGER AS declined,
+  if(agg.bookings IS NULL, 0, agg.no_shows)::INTEGER AS no_shows,
   round(agg.turnaround_h, 2)::DOUBLE AS median_approval_turnaround_h,
   round(coalesce(agg.booked_h, 0), 2)::DOUBLE AS booked_h,
   coalesce(pool.vehicles, 0)::INTEGER AS carpool_vehicles,

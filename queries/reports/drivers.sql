@@ -29,8 +29,7 @@ bk AS (
     b.driver_id,
     months.period,
     count(*) AS bookings,
-    count(*) FILTER (WHERE b.booking_status IN ('BOOKING_STATUS_ACTIVE_LATE', 'BOOKING_STATUS_RETURNED_LATE'))
-      AS late_returns
+    count_known(booking_late(b.booking_status, b.booking_status_known)) AS late_returns
   FROM carpool_bookings AS b
   JOIN months ON b.start_time >= months.t0 AND b.start_time < months.t1
   LEFT JOIN veh ON veh.vehicle_id = b.vehicle_id
@@ -69,7 +68,7 @@ SELECT
   CASE WHEN cov.trips_synced THEN round(coalesce(tr.distance_m, 0) / nullif(month_m.distance_m, 0), 4) END::DOUBLE
     AS distance_share,
   CASE WHEN cov.bookings_synced THEN coalesce(bk.bookings, 0) END::INTEGER AS bookings,
-  CASE WHEN cov.bookings_synced THEN coalesce(bk.late_returns, 0) END::INTEGER AS late_returns,
+  CASE WHEN cov.bookings_synced THEN if(bk.bookings IS NULL, 0, bk.late_returns) END::INTEGER AS late_returns,
   $zone::VARCHAR AS zone
 FROM ids
 CROSS JOIN cov

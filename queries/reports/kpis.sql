@@ -57,11 +57,8 @@ tr AS (
 bk AS (
   SELECT
     count(*) AS bookings,
-    count(*) FILTER (WHERE b.booking_status IN (
-      'BOOKING_STATUS_ACTIVE', 'BOOKING_STATUS_ACTIVE_ALMOST_LATE', 'BOOKING_STATUS_ACTIVE_LATE',
-      'BOOKING_STATUS_RETURNED', 'BOOKING_STATUS_RETURNED_LATE', 'BOOKING_STATUS_FORCE_TERMINATED'
-    )) AS checked_out,
-    count(*) FILTER (WHERE b.booking_status IN ('BOOKING_STATUS_ACTIVE_LATE', 'BOOKING_STATUS_RETURNED_LATE')) AS late
+    count_known(booking_checked_out(b.booking_status, b.booking_status_known)) AS checked_out,
+    count_known(booking_late(b.booking_status, b.booking_status_known)) AS late
   FROM carpool_bookings AS b
   WHERE b.account = $account AND b.vehicle_id IN (SELECT vehicle_id FROM veh)
     AND b.start_time < local_range_end($zone, $to_day) AND b.end_time > local_range_start($zone, $from_day)

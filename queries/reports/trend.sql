@@ -50,7 +50,7 @@ tl AS (
 bk AS (
   SELECT date_trunc($grain::VARCHAR, timezone($zone, b.start_time))::DATE AS p,
     count(*) AS n,
-    count(*) FILTER (WHERE b.booking_status IN ('BOOKING_STATUS_ACTIVE_LATE', 'BOOKING_STATUS_RETURNED_LATE')) AS late
+    count_known(booking_late(b.booking_status, b.booking_status_known)) AS late
   FROM carpool_bookings AS b
   WHERE b.account = $account AND b.vehicle_id IN (SELECT vehicle_id FROM veh)
     AND b.start_time >= local_range_start($zone, $from_day) AND b.start_time < local_range_end($zone, $to_day)
@@ -62,7 +62,7 @@ SELECT
   CASE WHEN known THEN round(coalesce(tr.m, 0) / 1000.0, 3) END::DOUBLE AS trip_distance_km,
   CASE WHEN known THEN coalesce(tl.n, 0) END::INTEGER AS toll_passages,
   CASE WHEN known THEN coalesce(bk.n, 0) END::INTEGER AS bookings,
-  CASE WHEN known THEN coalesce(bk.late, 0) END::INTEGER AS late_returns,
+  CASE WHEN known THEN if(bk.n IS NULL, 0, bk.late) END::INTEGER AS late_returns,
   fleet_coverage_label(coalesce(cov.synced_days, 0), coalesce(cov.pulled_days, 0), coalesce(cov.range_days, 0))
     AS coverage,
   round(cov.synced_days / nullif(cov.range_days, 0), 4)::DOUBLE AS covered_share

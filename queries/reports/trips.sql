@@ -1,5 +1,8 @@
--- One row per trip that starts on a local day of the range. trip distance is per trip only:
--- period totals come from mileage.sql (odometer windows), never from summing these.
+-- One row per trip that starts on a local day of the range, private trips included: the sync asks
+-- for them (incl_private=true) and the API sends them with a reduced data set, so a private trip's
+-- places may be blank (unknown, not "nowhere"). trip_type, the event counts and the rest are as
+-- the API sent them (blank when it did not). trip distance is per trip only: period totals come
+-- from mileage.sql (odometer windows), never from summing these.
 -- Exports run this at COPY speed (issue 16): the range bounds are constants (a table filter the
 -- scan prunes by), the rows are ordered on their keys before anything is formatted (the sort
 -- carries timestamps and ids, not text; a dashboard page is a top-N that formats only its
@@ -19,6 +22,20 @@ SELECT
   s.driver_name,
   s.start_location,
   s.end_location,
+  s.trip_type,
+  s.is_private,
+  s.trip_title,
+  s.trip_extra_notes,
+  s.harsh_braking_events,
+  s.harsh_acceleration_events,
+  s.harsh_cornering_events,
+  s.road_speeding_events,
+  s.road_speeding_duration_seconds,
+  s.thresholds_speeding_events,
+  s.thresholds_speeding_duration_seconds,
+  s.max_speed,
+  s.start_geofence_name,
+  s.end_geofence_name,
   strftime(local_at(s.start_time, s.start_off), '%Y-%m-%d') AS local_date,
   strftime(make_timestamp(epoch_us(s.start_time)), '%Y-%m-%d') AS utc_date,
   $zone::VARCHAR AS zone
@@ -37,6 +54,20 @@ FROM (
     names.driver_name,
     t.start_location,
     t.end_location,
+    t.trip_type,
+    t.is_private,
+    t.trip_title,
+    t.trip_extra_notes,
+    t.harsh_braking_events,
+    t.harsh_acceleration_events,
+    t.harsh_cornering_events,
+    t.road_speeding_events,
+    t.road_speeding_duration_seconds,
+    t.thresholds_speeding_events,
+    t.thresholds_speeding_duration_seconds,
+    t.max_speed,
+    t.start_geofence_name,
+    t.end_geofence_name,
     so.off AS start_off,
     -- a trip may end beyond the table's last quarter hour: its own conversion then
     coalesce(eo.off, offset_in(t.end_time, $zone)) AS end_off

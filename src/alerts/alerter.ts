@@ -21,7 +21,8 @@ import { queryJs } from '../store/queries.ts';
 import type { Clock } from '../time.ts';
 import { DEFAULT_TIMEZONE } from '../defaults.ts';
 import { channelsFor, type AlertMessage, type Channel } from './channels.ts';
-import { judgeApiChanges, judgeRun, judgeStale, type Judgement } from './incidents.ts';
+import { unknownValuesOf, type UnknownValue } from '../status/report.ts';
+import { judgeApiChanges, judgeRun, judgeStale, judgeUnknownValues, type Judgement } from './incidents.ts';
 import { readAccountStates, withOutcomes, type AccountState } from './state.ts';
 
 export interface Alerter {
@@ -60,7 +61,12 @@ const LOG_CHANNEL: Channel = { name: 'log', id: 'log', send: async () => {}, clo
 async function readDatabase(
   db: Database,
   log: Logger,
-): Promise<{ states: AccountState[]; flagged: StoredFlag[]; legacy: Record<string, unknown>[] } | null> {
+): Promise<{
+  states: AccountState[];
+  flagged: StoredFlag[];
+  unknown: UnknownValue[];
+  legacy: Record<string, unknown>[];
+} | null> {
   let con;
   try {
     con = await db.connect();
@@ -77,7 +83,13 @@ async function readDatabase(
     } catch (e) {
       log.debug('no incidents table', { error: describeError(e) });
     }
-    return { states, flagged, legacy };
+    let unknown: UnknownValue[] = [];
+    try {
+      unknown = await unknownValuesOf(con);
+    } catch (e) {
+      log.debug('unknown values not readable', { error: describeError(e) });
+    }
+    return { states, flagged, unknown, legacy };
   } catch (e) {
     log.warn('the database could not be read for alerts; judging the state file alone', {
       error: describeError(e),
@@ -138,6 +150,12 @@ export function createAlerter(opts: AlerterOptions): Alerter {
             Object.values(mem.open)
               .filter((o) => o.incident.startsWith('api_change:'))
               .map((o) => o.incident.slice('api_change:'.length)),
+          )
+        : []),
+      ...(fromDb
+        ? judgeUnknownValues(
+            fromDb.unknown,
+            Object.values(mem.open).map((o) => [o.account, o.incident]),
           )
         : []),
       ...(opts.judge?.(states) ?? []),

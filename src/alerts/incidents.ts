@@ -1,9 +1,11 @@
 /**
  * Incidents from state: which should be open now (a failed or partial last run, stale data, an
- * unacknowledged release note that changes an endpoint the sync uses), each with the text of its
+ * unacknowledged release note that changes an endpoint the sync uses, a value the API sent that
+ * this version does not know), each with the text of its
  * alert and of its "recovered". Pure: the alerter compares them with the stored incidents.
  */
 import type { StoredFlag } from '../changes/index.ts';
+import type { UnknownValue } from '../server/api-types.ts';
 import { formatIsoInZone } from '../time.ts';
 import { failedIn, isStale, unchangedForMs, type AccountState } from './state.ts';
 
@@ -105,6 +107,37 @@ export function judgeApiChanges(flagged: StoredFlag[], openVersions: string[]): 
         state: 'closed',
         cause: v,
         text: `fleetsync: acknowledged: the API release notes ${v} no longer need attention.`,
+      });
+  return out;
+}
+
+const UNKNOWN_PREFIX = 'unknown_value:';
+
+/**
+ * One incident per account, field and value the API sent that this version does not know: open
+ * while a stored record carries it (alerted once), closed when none does any more (the record
+ * moved on to a known value). `openIncidents`: the open incidents stored, as `[account, incident]`.
+ */
+export function judgeUnknownValues(values: UnknownValue[], openIncidents: [string, string][]): Judgement[] {
+  const out: Judgement[] = values.map((v) => ({
+    account: v.account,
+    incident: `${UNKNOWN_PREFIX}${v.field}:${v.value}`,
+    state: 'open',
+    // The value itself: more records in it later are the same incident, not an update.
+    cause: `${v.field}:${v.value}`,
+    text:
+      `fleetsync: account ${v.account}: ${v.text}. It is stored as sent; figures that depend on it are ` +
+      'blank until a version that knows it (see the data-quality page).',
+  }));
+  const now = new Set(out.map((j) => `${j.account}\u0000${j.incident}`));
+  for (const [account, incident] of openIncidents)
+    if (incident.startsWith(UNKNOWN_PREFIX) && !now.has(`${account}\u0000${incident}`))
+      out.push({
+        account,
+        incident,
+        state: 'closed',
+        cause: 'ok',
+        text: `fleetsync: recovered: account ${account}: no stored record carries ${incident.slice(UNKNOWN_PREFIX.length).replace(':', ' ')} any more.`,
       });
   return out;
 }

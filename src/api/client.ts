@@ -299,7 +299,8 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
 
     async listTrips(fromMs, toMs, registration, o) {
       const endpoint = registration === undefined ? 'GET /trips' : 'GET /trips/{registration}';
-      const query = window(endpoint, fromMs, toMs, CAP_31_DAYS);
+      // Private trips too (a reduced data set): the tax logbook needs private kilometres.
+      const query = { ...window(endpoint, fromMs, toMs, CAP_31_DAYS), incl_private: 'true' };
       const path = registration === undefined ? '/trips' : `/trips/${reg(registration)}`;
       return list({ method: 'GET', path, query, endpoint }, S.trip, o, (t) => t.trip_id);
     },

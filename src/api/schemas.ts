@@ -1,14 +1,18 @@
 /**
  * Wire item → normalized record (src/api/types.ts), one schema per record kind, built for the
  * account's zone (timestamps without an offset are read in it). Every alias of the wire notes is
- * accepted; unknown fields are ignored (zod objects strip them).
+ * accepted. What the API adds that this version does not know is kept, never fatal: a record's
+ * keys no schema field names go to its `extra_fields` (compact JSON of those keys only), and an
+ * enum value outside the known list is kept exactly as sent with its `*_known` flag false.
  */
 import { z } from 'zod';
 import {
   BOOKING_STATUSES,
+  CARPOOL_DRIVER_SETUP_STATUSES,
+  CARPOOL_VEHICLE_SETUP_STATUSES,
+  TRIP_TYPES,
   type Booking,
   type BookingRule,
-  type BookingStatus,
   type CarpoolDriver,
   type CarpoolVehicle,
   type Driver,
@@ -28,6 +32,7 @@ import {
 import {
   bool,
   intId,
+  SoftFields,
   intList,
   num,
   optBool,
@@ -47,17 +52,72 @@ function need<T>(v: T | null | undefined, names: string, ctx: { issues: unknown[
   return false;
 }
 
-const bookingStatus = z.string().transform((s, ctx): BookingStatus => {
+/**
+ * The keys of a wire item that `shape` does not name, as compact JSON; null when there are none.
+ * A record keeps them so a later version can use them without pulling history again.
+ */
+export function extraFields(item: Kept, shape: object, soft?: ReadonlySet<string>): string | null {
+  const wire = item[WIRE];
+  let extra: Record<string, unknown> | null = null;
+  for (const k in wire) if (!Object.hasOwn(shape, k) && !soft?.has(k)) (extra ??= {})[k] = wire[k];
+  return extra === null ? null : JSON.stringify(extra);
+}
+
+/** A parsed item's own fields (those `shape` names) apart from its `extra_fields`. */
+function splitExtras<T extends Kept>(
+  item: T,
+  shape: object,
+): { own: Omit<T, typeof WIRE>; extra_fields: string | null } {
+  const { [WIRE]: _wire, ...own } = item;
+  return { own, extra_fields: extraFields(item, shape) };
+}
+
+/** Where a parsed item keeps the wire object it came from (for its extra fields). */
+const WIRE = '__wire';
+interface Kept {
+  [WIRE]: Record<string, unknown>;
+}
+const isObject = (v: unknown): v is object => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * An item schema that keeps the wire object beside the fields `shape` names (read its other keys
+ * with `extraFields`). Not `z.looseObject`: that parses every unknown key (~10 µs a trip).
+ */
+const keeping = <S extends z.core.$ZodLooseShape>(shape: S) =>
+  z.preprocess(
+    (v) => (isObject(v) ? { ...v, [WIRE]: v } : v),
+    z.object({ ...shape, [WIRE]: z.custom<Record<string, unknown>>() }),
+  );
+
+export interface OpenValue {
+  value: string;
+  known: boolean;
+}
+
+/**
+ * A wire enum whose list may grow after this version shipped: a known value (matched without
+ * regard to case, `prefix` optional on the wire) in its canonical spelling, any other non-empty
+ * value exactly as sent with `known: false` — stored and flagged, never a failure.
+ */
+/** `s` as a value of `known` (case aside, `prefix` optional), else as sent and not known; null when blank. */
+function openValue(known: readonly string[], s: string, prefix = ''): OpenValue | null {
   const up = s.trim().toUpperCase();
-  const full = up.startsWith('BOOKING_STATUS_') ? up : `BOOKING_STATUS_${up}`;
-  if ((BOOKING_STATUSES as readonly string[]).includes(full)) return full as BookingStatus;
-  ctx.issues.push({
-    code: 'custom',
-    message: `unknown booking_status ${JSON.stringify(s).slice(0, 40)}`,
-    input: s,
+  if (up === '') return null;
+  const full = prefix !== '' && !up.startsWith(prefix) ? `${prefix}${up}` : up;
+  const hit = known.find((k) => k.toUpperCase() === full);
+  return hit === undefined ? { value: s, known: false } : { value: hit, known: true };
+}
+
+function openEnum(known: readonly string[], prefix = '') {
+  return z.string().transform((s, ctx): OpenValue => {
+    const v = openValue(known, s, prefix);
+    if (v !== null) return v;
+    ctx.issues.push({ code: 'custom', message: 'empty value', input: s });
+    return z.NEVER;
   });
-  return z.NEVER;
-});
+}
+
+const bookingStatus = openEnum(BOOKING_STATUSES, 'BOOKING_STATUS_');
 
 const sensors = z
   .object({
@@ -80,48 +140,58 @@ function build(zone: string) {
   const T = ts(zone);
   const OT = optTs(zone);
 
-  const vehicle: z.ZodType<Vehicle> = z
-    .object({
-      vehicle_id: intId,
-      registration: z.string(),
-      vehicle_name: optStr,
-      client_vehicle_name: optStr,
-      client_vehicle_description: optStr,
-      manufacturer: optStr,
-      model: optStr,
-      model_year: optIntId,
-      chassis_number: optStr,
-      terminal_serial: optStr,
-      sensors,
-    })
-    .transform((v) => ({
-      vehicle_id: v.vehicle_id,
-      registration: v.registration,
-      vehicle_name: v.vehicle_name ?? v.client_vehicle_name,
-      description: v.client_vehicle_description,
-      manufacturer: v.manufacturer,
-      model: v.model,
-      model_year: v.model_year,
-      chassis_number: v.chassis_number,
-      terminal_serial: v.terminal_serial,
-      sensors: v.sensors,
-    }));
+  const vehicleShape = {
+    vehicle_id: intId,
+    registration: z.string(),
+    vehicle_name: optStr,
+    client_vehicle_name: optStr,
+    client_vehicle_description: optStr,
+    manufacturer: optStr,
+    model: optStr,
+    model_year: optIntId,
+    chassis_number: optStr,
+    terminal_serial: optStr,
+    sensors,
+    fuel_type: optStr,
+    engine_type: optStr,
+    vehicle_class: optStr,
+    vehicle_type: optStr,
+  };
+  const vehicle: z.ZodType<Vehicle> = keeping(vehicleShape).transform((v) => ({
+    vehicle_id: v.vehicle_id,
+    registration: v.registration,
+    vehicle_name: v.vehicle_name ?? v.client_vehicle_name,
+    description: v.client_vehicle_description,
+    manufacturer: v.manufacturer,
+    model: v.model,
+    model_year: v.model_year,
+    chassis_number: v.chassis_number,
+    terminal_serial: v.terminal_serial,
+    sensors: v.sensors,
+    fuel_type: v.fuel_type ?? v.engine_type,
+    vehicle_class: v.vehicle_class ?? v.vehicle_type,
+    extra_fields: extraFields(v, vehicleShape),
+  }));
 
-  const trip: z.ZodType<Trip> = z
-    .object({
-      trip_id: strId,
-      vehicle_id: intId,
-      registration: z.string(),
-      start_timestamp: T,
-      end_timestamp: T,
-      trip_distance: num,
-      start_odometer: optNum,
-      end_odometer: optNum,
-      driver_id: optStr,
-      start_location: optStr.catch(null),
-      end_location: optStr.catch(null),
-    })
-    .transform((t) => ({
+  const tripShape = {
+    trip_id: strId,
+    vehicle_id: intId,
+    registration: z.string(),
+    start_timestamp: T,
+    end_timestamp: T,
+    trip_distance: num,
+    start_odometer: optNum,
+    end_odometer: optNum,
+    driver_id: optStr,
+    start_location: optStr.catch(null),
+    end_location: optStr.catch(null),
+  };
+  // The informational fields (SoftFields: read without zod, a value of another type kept as sent).
+  const trip: z.ZodType<Trip> = keeping(tripShape).transform((t) => {
+    const f = new SoftFields(t[WIRE]);
+    const type = f.str('trip_type');
+    const typed = type === null ? null : openValue(TRIP_TYPES, type);
+    const rec = {
       trip_id: t.trip_id,
       vehicle_id: t.vehicle_id,
       registration: t.registration,
@@ -133,7 +203,24 @@ function build(zone: string) {
       driver_id: t.driver_id,
       start_location: t.start_location,
       end_location: t.end_location,
-    }));
+      trip_type: typed?.value ?? null,
+      trip_type_known: typed?.known ?? true,
+      is_private: f.bool('is_private'),
+      trip_title: f.str('trip_title'),
+      trip_extra_notes: f.str('trip_extra_notes'),
+      harsh_braking_events: f.num('harsh_braking_events'),
+      harsh_acceleration_events: f.num('harsh_acceleration_events'),
+      harsh_cornering_events: f.num('harsh_cornering_events'),
+      road_speeding_events: f.num('road_speeding_events'),
+      road_speeding_duration_seconds: f.num('road_speeding_duration_seconds'),
+      thresholds_speeding_events: f.num('thresholds_speeding_events'),
+      thresholds_speeding_duration_seconds: f.num('thresholds_speeding_duration_seconds'),
+      max_speed: f.num('max_speed'),
+      start_geofence_name: f.str('start_geofence_name'),
+      end_geofence_name: f.str('end_geofence_name'),
+    };
+    return { ...rec, extra_fields: extraFields(t, tripShape, f.read) };
+  });
 
   /** `registration` may be absent in single-vehicle answers: the client fills it from the request. */
   const odometer: z.ZodType<Omit<OdometerWindow, 'registration'> & { registration: string | null }> = z
@@ -249,99 +336,110 @@ function build(zone: string) {
     return { vehicle_id: p.vehicle_id, registration: p.registration, ms, litres, accurate };
   });
 
-  const fuelFill: z.ZodType<Omit<FuelFill, 'registration'> & { registration: string | null }> = z
-    .object({
-      vehicle_id: optIntId,
-      registration: optStr,
-      fill_amount_litres: optNum,
-      fuel_filled: optNum,
-      fill_timestamp: OT,
-      event_ts: OT,
-      fill_odometer: optNum,
-      odometer: optNum,
-      fill_location: optStr.catch(null),
-      location: optStr.catch(null),
-      accurate: optBool,
-    })
-    .transform((f, ctx) => {
-      const amount = f.fill_amount_litres ?? f.fuel_filled;
-      const at = f.fill_timestamp ?? f.event_ts;
-      if (!need(amount, 'fill_amount_litres|fuel_filled', ctx) || !need(at, 'fill_timestamp|event_ts', ctx))
-        return z.NEVER;
-      return {
-        vehicle_id: f.vehicle_id,
-        registration: f.registration,
-        fill_ms: at,
-        amount_l: amount,
-        odometer_m: f.fill_odometer ?? f.odometer,
-        location: f.fill_location ?? f.location,
-        accurate: f.accurate,
-      };
-    });
+  const fuelFillShape = {
+    vehicle_id: optIntId,
+    registration: optStr,
+    fill_amount_litres: optNum,
+    fuel_filled: optNum,
+    fill_timestamp: OT,
+    event_ts: OT,
+    fill_odometer: optNum,
+    odometer: optNum,
+    fill_location: optStr.catch(null),
+    location: optStr.catch(null),
+    accurate: optBool,
+  };
+  const fuelFill: z.ZodType<Omit<FuelFill, 'registration'> & { registration: string | null }> = keeping(
+    fuelFillShape,
+  ).transform((f, ctx) => {
+    const amount = f.fill_amount_litres ?? f.fuel_filled;
+    const at = f.fill_timestamp ?? f.event_ts;
+    if (!need(amount, 'fill_amount_litres|fuel_filled', ctx) || !need(at, 'fill_timestamp|event_ts', ctx))
+      return z.NEVER;
+    return {
+      vehicle_id: f.vehicle_id,
+      registration: f.registration,
+      fill_ms: at,
+      amount_l: amount,
+      odometer_m: f.fill_odometer ?? f.odometer,
+      location: f.fill_location ?? f.location,
+      accurate: f.accurate,
+      extra_fields: extraFields(f, fuelFillShape),
+    };
+  });
 
-  const geofence: z.ZodType<Geofence> = z
-    .object({ geofence_id: strId, name: z.string(), description: optStr, colour: optStr, is_toll: optBool })
-    .transform((g) => ({ ...g, is_toll: g.is_toll ?? false }));
+  const geofenceShape = {
+    geofence_id: strId,
+    name: z.string(),
+    description: optStr,
+    colour: optStr,
+    is_toll: optBool,
+  };
+  const geofence: z.ZodType<Geofence> = keeping(geofenceShape).transform((g) => {
+    const { own, extra_fields } = splitExtras(g, geofenceShape);
+    return { ...own, is_toll: own.is_toll ?? false, extra_fields };
+  });
 
-  const visit: z.ZodType<GeofenceVisit> = z
-    .object({
-      vehicle_id: intId,
-      registration: z.string(),
-      geofence_id: strId,
-      geofence_name: optStr,
-      is_toll: optBool,
-      enter_timestamp: T,
-      exit_timestamp: OT,
-      duration_total: optNum,
-    })
-    .transform((v) => ({
-      vehicle_id: v.vehicle_id,
-      registration: v.registration,
-      geofence_id: v.geofence_id,
-      geofence_name: v.geofence_name,
-      is_toll: v.is_toll,
-      enter_ms: v.enter_timestamp,
-      exit_ms: v.exit_timestamp,
-      duration_s: v.duration_total,
-    }));
+  const visitShape = {
+    vehicle_id: intId,
+    registration: z.string(),
+    geofence_id: strId,
+    geofence_name: optStr,
+    is_toll: optBool,
+    enter_timestamp: T,
+    exit_timestamp: OT,
+    duration_total: optNum,
+  };
+  const visit: z.ZodType<GeofenceVisit> = keeping(visitShape).transform((v) => ({
+    vehicle_id: v.vehicle_id,
+    registration: v.registration,
+    geofence_id: v.geofence_id,
+    geofence_name: v.geofence_name,
+    is_toll: v.is_toll,
+    enter_ms: v.enter_timestamp,
+    exit_ms: v.exit_timestamp,
+    duration_s: v.duration_total,
+    extra_fields: extraFields(v, visitShape),
+  }));
 
-  const booking: z.ZodType<Booking> = z
-    .object({
-      booking_id: intId,
-      vehicle_id: intId,
-      registration: z.string(),
-      driver_id: strId,
-      department: optStr,
-      booking_status: bookingStatus,
-      is_approved: bool,
-      approved_by: optStr,
-      declined_by: optStr,
-      start_ts: T,
-      end_ts: T,
-      picked_up_at: OT,
-      returned_at: OT,
-      created_ts: T,
-      updated_ts: T,
-    })
-    .transform((b) => ({
-      booking_id: b.booking_id,
-      vehicle_id: b.vehicle_id,
-      registration: b.registration,
-      driver_id: b.driver_id,
-      department: b.department,
-      booking_status: b.booking_status,
-      is_approved: b.is_approved,
-      approved_by: b.approved_by,
-      declined_by: b.declined_by,
-      start_ms: b.start_ts,
-      end_ms: b.end_ts,
-      picked_up_ms: b.picked_up_at,
-      returned_ms: b.returned_at,
-      created_ms: b.created_ts,
-      updated_ms: b.updated_ts,
-    }));
+  const bookingShape = {
+    booking_id: intId,
+    vehicle_id: intId,
+    registration: z.string(),
+    driver_id: strId,
+    department: optStr,
+    booking_status: bookingStatus,
+    is_approved: bool,
+    approved_by: optStr,
+    declined_by: optStr,
+    start_ts: T,
+    end_ts: T,
+    picked_up_at: OT,
+    returned_at: OT,
+    created_ts: T,
+    updated_ts: T,
+  };
+  const booking: z.ZodType<Booking> = keeping(bookingShape).transform((b) => ({
+    booking_id: b.booking_id,
+    vehicle_id: b.vehicle_id,
+    registration: b.registration,
+    driver_id: b.driver_id,
+    department: b.department,
+    booking_status: b.booking_status.value,
+    booking_status_known: b.booking_status.known,
+    is_approved: b.is_approved,
+    approved_by: b.approved_by,
+    declined_by: b.declined_by,
+    start_ms: b.start_ts,
+    end_ms: b.end_ts,
+    picked_up_ms: b.picked_up_at,
+    returned_ms: b.returned_at,
+    created_ms: b.created_ts,
+    updated_ms: b.updated_ts,
+    extra_fields: extraFields(b, bookingShape),
+  }));
 
-  const carpoolDriver: z.ZodType<CarpoolDriver> = z.object({
+  const carpoolDriverShape = {
     driver_id: strId,
     first_name: optStr,
     last_name: optStr,
@@ -351,83 +449,101 @@ function build(zone: string) {
     allow_specific_vehicle_booking: bool,
     license_type_ids: intList,
     special_licenses: strList,
-    setup_status: z.enum(['SETUP_INCOMPLETE', 'ACTIVE_CARPOOL']),
-  });
+    setup_status: openEnum(CARPOOL_DRIVER_SETUP_STATUSES),
+  };
+  /** A carpool record: its own fields, its setup_status split into value and flag, its extras. */
+  const carpoolRecord = <T extends Kept & { setup_status: OpenValue }>(item: T, shape: object) => {
+    const { own, extra_fields } = splitExtras(item, shape);
+    return {
+      ...own,
+      setup_status: own.setup_status.value,
+      setup_status_known: own.setup_status.known,
+      extra_fields,
+    };
+  };
+  const carpoolDriver: z.ZodType<CarpoolDriver> = keeping(carpoolDriverShape).transform((d) =>
+    carpoolRecord(d, carpoolDriverShape),
+  );
 
-  const carpoolVehicle: z.ZodType<CarpoolVehicle> = z.object({
+  const carpoolVehicleShape = {
     vehicle_id: intId,
     registration: z.string(),
     category: optStr,
     department: optStr,
     default_location: optStr,
     license_class: optStr,
-    setup_status: z.enum(['SETUP_INCOMPLETE', 'READY']),
-  });
+    setup_status: openEnum(CARPOOL_VEHICLE_SETUP_STATUSES),
+  };
+  const carpoolVehicle: z.ZodType<CarpoolVehicle> = keeping(carpoolVehicleShape).transform((v) =>
+    carpoolRecord(v, carpoolVehicleShape),
+  );
 
   const bookingRule: z.ZodType<BookingRule> = z
     .object({ booking_rule_id: intId, name: z.string(), value: z.unknown() })
     .transform((r) => ({ booking_rule_id: r.booking_rule_id, name: r.name, value: r.value ?? null }));
 
   /** Wire `idle_time_seconds`/`driving_time_seconds`, doc `idle_time`/`driving_time` (seconds either way). */
-  const activity: z.ZodType<VehicleActivity> = z
-    .object({
-      vehicle_id: intId,
-      registration: z.string(),
-      date: optStr,
-      first_ignition_on: OT,
-      last_ignition_off: OT,
-      idle_time_seconds: optNum,
-      idle_time: optNum,
-      driving_time_seconds: optNum,
-      driving_time: optNum,
-      drivers: z
-        .array(z.union([strId, z.object({ driver_id: strId }).transform((d) => d.driver_id)]))
-        .nullish()
-        .transform((d) => d ?? []),
-    })
-    .transform((a, ctx) => {
-      const idle = a.idle_time_seconds ?? a.idle_time;
-      const driving = a.driving_time_seconds ?? a.driving_time;
-      if (
-        !need(idle, 'idle_time_seconds|idle_time', ctx) ||
-        !need(driving, 'driving_time_seconds|driving_time', ctx)
-      )
-        return z.NEVER;
-      if (idle < 0 || driving < 0) {
-        ctx.issues.push({ code: 'custom', message: 'negative idle or driving seconds', input: a });
-        return z.NEVER;
-      }
-      return {
-        vehicle_id: a.vehicle_id,
-        registration: a.registration,
-        date: a.date,
-        first_ignition_on_ms: a.first_ignition_on,
-        last_ignition_off_ms: a.last_ignition_off,
-        idle_s: idle,
-        driving_s: driving,
-        driver_ids: [...new Set(a.drivers)],
-      };
-    });
+  const activityShape = {
+    vehicle_id: intId,
+    registration: z.string(),
+    date: optStr,
+    first_ignition_on: OT,
+    last_ignition_off: OT,
+    idle_time_seconds: optNum,
+    idle_time: optNum,
+    driving_time_seconds: optNum,
+    driving_time: optNum,
+    drivers: z
+      .array(z.union([strId, z.object({ driver_id: strId }).transform((d) => d.driver_id)]))
+      .nullish()
+      .transform((d) => d ?? []),
+  };
+  const activity: z.ZodType<VehicleActivity> = keeping(activityShape).transform((a, ctx) => {
+    const idle = a.idle_time_seconds ?? a.idle_time;
+    const driving = a.driving_time_seconds ?? a.driving_time;
+    if (
+      !need(idle, 'idle_time_seconds|idle_time', ctx) ||
+      !need(driving, 'driving_time_seconds|driving_time', ctx)
+    )
+      return z.NEVER;
+    if (idle < 0 || driving < 0) {
+      ctx.issues.push({ code: 'custom', message: 'negative idle or driving seconds', input: a });
+      return z.NEVER;
+    }
+    return {
+      vehicle_id: a.vehicle_id,
+      registration: a.registration,
+      date: a.date,
+      first_ignition_on_ms: a.first_ignition_on,
+      last_ignition_off_ms: a.last_ignition_off,
+      idle_s: idle,
+      driving_s: driving,
+      driver_ids: [...new Set(a.drivers)],
+      extra_fields: extraFields(a, activityShape),
+    };
+  });
 
   /** `groups` as names or as `{name}` objects. */
-  const driver: z.ZodType<Driver> = z
-    .object({
-      driver_id: strId,
-      first_name: optStr,
-      last_name: optStr,
-      status: optStr,
-      groups: z
-        .array(
-          z.union([
-            z.string(),
-            z.object({ name: z.string() }).transform((g) => g.name),
-            z.object({ group_name: z.string() }).transform((g) => g.group_name),
-          ]),
-        )
-        .nullish()
-        .transform((g) => g ?? []),
-    })
-    .transform((d) => ({ ...d, status: d.status === null ? null : d.status.toLowerCase() }));
+  const driverShape = {
+    driver_id: strId,
+    first_name: optStr,
+    last_name: optStr,
+    status: optStr,
+    groups: z
+      .array(
+        z.union([
+          z.string(),
+          z.object({ name: z.string() }).transform((g) => g.name),
+          z.object({ group_name: z.string() }).transform((g) => g.group_name),
+        ]),
+      )
+      .nullish()
+      .transform((g) => g ?? []),
+  };
+  const driver: z.ZodType<Driver> = keeping(driverShape).transform((d) => {
+    const { own, extra_fields } = splitExtras(d, driverShape);
+    return { ...own, status: own.status === null ? null : own.status.toLowerCase(), extra_fields };
+  });
 
   return {
     activity,

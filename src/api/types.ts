@@ -23,6 +23,12 @@ export interface Vehicle {
   chassis_number: string | null;
   terminal_serial: string | null;
   sensors: VehicleSensors;
+  /** Wire `fuel_type`, else `engine_type` (`Diesel`, `Petrol`, `Electric`, …), as sent. */
+  fuel_type: string | null;
+  /** Wire `vehicle_class`, else `vehicle_type`, as sent. */
+  vehicle_class: string | null;
+  /** The wire keys no field above maps, as compact JSON (null when none): see `extraFields`. */
+  extra_fields: string | null;
 }
 
 export interface Trip {
@@ -37,7 +43,29 @@ export interface Trip {
   driver_id: string | null;
   start_location: string | null;
   end_location: string | null;
+  /** `None`, `Business` or `Private` as the API classifies the trip; another value is kept as sent. */
+  trip_type: string | null;
+  /** False when `trip_type` is a value this version does not know (it is stored as sent). */
+  trip_type_known: boolean;
+  is_private: boolean | null;
+  trip_title: string | null;
+  trip_extra_notes: string | null;
+  harsh_braking_events: number | null;
+  harsh_acceleration_events: number | null;
+  harsh_cornering_events: number | null;
+  road_speeding_events: number | null;
+  road_speeding_duration_seconds: number | null;
+  thresholds_speeding_events: number | null;
+  thresholds_speeding_duration_seconds: number | null;
+  /** As the API sends it (its unit is not documented: km/h on the accounts seen). */
+  max_speed: number | null;
+  start_geofence_name: string | null;
+  end_geofence_name: string | null;
+  extra_fields: string | null;
 }
+
+/** The values of `trip_type` this version knows (PUT /trips/{registration}). */
+export const TRIP_TYPES = ['None', 'Business', 'Private'] as const;
 
 /** GET /vehicles/{registration}/odometer for one window; `null` when the API answered `data: null|{}`. */
 export interface OdometerWindow {
@@ -107,6 +135,7 @@ export interface FuelFill {
   odometer_m: number | null;
   location: string | null;
   accurate: boolean | null;
+  extra_fields: string | null;
 }
 
 export interface Geofence {
@@ -115,6 +144,7 @@ export interface Geofence {
   description: string | null;
   colour: string | null;
   is_toll: boolean;
+  extra_fields: string | null;
 }
 
 export interface GeofenceVisit {
@@ -126,6 +156,7 @@ export interface GeofenceVisit {
   enter_ms: number;
   exit_ms: number | null;
   duration_s: number | null;
+  extra_fields: string | null;
 }
 
 export const BOOKING_STATUSES = [
@@ -144,8 +175,11 @@ export const BOOKING_STATUSES = [
 ] as const;
 export type BookingStatus = (typeof BOOKING_STATUSES)[number];
 
-/** Statuses after which a booking never changes again; others are re-pulled on later runs. */
-export const FINAL_BOOKING_STATUSES: ReadonlySet<BookingStatus> = new Set<BookingStatus>([
+/**
+ * Statuses after which a booking never changes again; others are re-pulled on later runs (a
+ * status this version does not know is not known to be final either).
+ */
+export const FINAL_BOOKING_STATUSES: ReadonlySet<string> = new Set<BookingStatus>([
   'BOOKING_STATUS_DECLINED',
   'BOOKING_STATUS_CANCELLED',
   'BOOKING_STATUS_RETURNED',
@@ -159,7 +193,10 @@ export interface Booking {
   registration: string;
   driver_id: string;
   department: string | null;
-  booking_status: BookingStatus;
+  /** A status of BOOKING_STATUSES, or one this version does not know, exactly as the API sent it. */
+  booking_status: string;
+  /** False when `booking_status` is not one of BOOKING_STATUSES. */
+  booking_status_known: boolean;
   is_approved: boolean;
   approved_by: string | null;
   declined_by: string | null;
@@ -169,6 +206,7 @@ export interface Booking {
   returned_ms: number | null;
   created_ms: number;
   updated_ms: number;
+  extra_fields: string | null;
 }
 
 export interface CarpoolDriver {
@@ -181,8 +219,14 @@ export interface CarpoolDriver {
   allow_specific_vehicle_booking: boolean;
   license_type_ids: number[];
   special_licenses: string[];
-  setup_status: 'SETUP_INCOMPLETE' | 'ACTIVE_CARPOOL';
+  /** One of CARPOOL_DRIVER_SETUP_STATUSES, or a value this version does not know, as sent. */
+  setup_status: string;
+  setup_status_known: boolean;
+  extra_fields: string | null;
 }
+
+export const CARPOOL_DRIVER_SETUP_STATUSES = ['SETUP_INCOMPLETE', 'ACTIVE_CARPOOL'] as const;
+export const CARPOOL_VEHICLE_SETUP_STATUSES = ['SETUP_INCOMPLETE', 'READY'] as const;
 
 export interface CarpoolVehicle {
   vehicle_id: number;
@@ -191,7 +235,10 @@ export interface CarpoolVehicle {
   department: string | null;
   default_location: string | null;
   license_class: string | null;
-  setup_status: 'SETUP_INCOMPLETE' | 'READY';
+  /** One of CARPOOL_VEHICLE_SETUP_STATUSES, or a value this version does not know, as sent. */
+  setup_status: string;
+  setup_status_known: boolean;
+  extra_fields: string | null;
 }
 
 export interface BookingRule {
@@ -223,6 +270,7 @@ export interface VehicleActivity {
   driving_s: number;
   /** Ids of the drivers identified in the vehicle that day. */
   driver_ids: string[];
+  extra_fields: string | null;
 }
 
 /** GET /drivers: a fleet driver (all drivers, active or not). */
@@ -233,4 +281,5 @@ export interface Driver {
   /** As the API says it (`active`, `inactive`, …), lower case. */
   status: string | null;
   groups: string[];
+  extra_fields: string | null;
 }

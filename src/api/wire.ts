@@ -50,6 +50,44 @@ export const optStr = z
   .optional()
   .transform((v) => (v === undefined || v === '' ? null : v));
 
+/**
+ * Informational fields of a wire item (the ones no rule needs: a trip's title, event counts, …),
+ * read without zod: a trip has many, and a zod union costs ~1 µs per field it tries. A field of
+ * the expected type is mapped (`read` lists it); one of another type is not mapped and stays in
+ * the record's extra_fields as sent, never a failure. Missing, null and "" are null.
+ */
+export class SoftFields {
+  readonly read = new Set<string>();
+  constructor(private readonly item: Record<string, unknown>) {}
+
+  private take<T>(key: string, v: T | undefined): T | null {
+    if (v === undefined) return null;
+    this.read.add(key);
+    return v;
+  }
+
+  num(key: string): number | null {
+    const v = this.item[key];
+    if (v === undefined || v === null || v === '') return this.take(key, null);
+    if (typeof v === 'number') return this.take(key, Number.isFinite(v) ? v : undefined);
+    return this.take(key, typeof v === 'string' && NUMERIC.test(v) ? Number(v) : undefined);
+  }
+
+  str(key: string): string | null {
+    const v = this.item[key];
+    if (v === undefined || v === null || v === '') return this.take(key, null);
+    return this.take(key, typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
+  }
+
+  bool(key: string): boolean | null {
+    const v = this.item[key];
+    if (v === undefined || v === null || v === '') return this.take(key, null);
+    if (typeof v === 'boolean') return this.take(key, v);
+    const s = String(v).toLowerCase();
+    return this.take(key, s === 'true' || s === '1' ? true : s === 'false' || s === '0' ? false : undefined);
+  }
+}
+
 interface ZoneMismatchParams {
   text: string;
   ms: number;

@@ -126,6 +126,21 @@ export interface FailedSnapshot {
   reason: string | null;
 }
 
+/**
+ * A value the API sent that this version does not know (a new enum value), kept as sent: how many
+ * stored records of an account carry it. A fact to show, not a failure (the verdict ignores it).
+ */
+export interface UnknownValue {
+  account: string;
+  record: string;
+  field: string;
+  value: string;
+  records: number;
+  example_id: string | null;
+  /** "1 booking in a status this version does not know: BOOKING_STATUS_ON_HOLD". */
+  text: string;
+}
+
 /** What `fleetsync status` concludes, with its exit code. */
 export interface StatusVerdict {
   /** 0: every account's last run ok and no window or snapshot failed; 3: partial; 1: a last run failed. */
@@ -172,6 +187,8 @@ export interface StatusReport {
   failed_snapshots: FailedSnapshot[];
   /** Last runs the database does not show (see RunOutsideDb); they decide the verdict. */
   runs_outside_db: RunOutsideDb[];
+  /** Values the API sent that this version does not know, per account (empty: none). */
+  unknown_values: UnknownValue[];
   verdict: StatusVerdict;
 }
 

@@ -67,6 +67,39 @@ export interface FaultOptions {
   pageFault?: PageFault;
   /** The largest `limit` the server honours (default 500): more pages for a test's small fleet. */
   pageLimit?: number;
+  /** The account that surprises: what the real API sends that a version did not know when it shipped. */
+  surprises?: Surprises;
+}
+
+/**
+ * Items of `kind` whose fields equal `where` (every item when it is empty or absent) are sent with
+ * `set`'s fields on top: a value the spec does not list (`booking_status: 'BOOKING_STATUS_ON_HOLD'`),
+ * a field nobody mapped yet (`fuel_card_id: 'FC-1'`).
+ */
+export interface PayloadChange {
+  kind: PayloadKind;
+  where?: Record<string, unknown>;
+  set: Record<string, unknown>;
+}
+
+export interface Surprises {
+  changes?: readonly PayloadChange[];
+  /** Response timestamps ISO-style, `2026-03-01T08:15:00+11:00`, instead of `2026-03-01 08:15:00+11`. */
+  isoTimestamps?: boolean;
+}
+
+const SPACE_STYLE = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})([+-]\d{2})(?::?(\d{2}))?$/;
+
+/** A wire value with every space-style timestamp in it (nested too) written ISO-style with `T`. */
+export function isoStyle(v: unknown): unknown {
+  if (typeof v === 'string') {
+    const m = SPACE_STYLE.exec(v);
+    return m ? `${m[1]}T${m[2]}${m[3]}:${m[4] ?? '00'}` : v;
+  }
+  if (Array.isArray(v)) return v.map(isoStyle);
+  if (typeof v === 'object' && v !== null)
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, isoStyle(x)]));
+  return v;
 }
 
 export type FaultKind = 'rate_limit' | 'server_error' | 'truncate' | 'reset' | 'hang' | 'non_json';
@@ -142,8 +175,27 @@ export class FaultInjector {
     }
   }
 
-  /** Applies `fieldFault` to one payload object of `kind` (in place on a copy). */
+  /** Whether payloads are changed at all (`fieldFault` or `surprises`). */
+  get changesPayloads(): boolean {
+    return this.opts.fieldFault !== undefined || this.opts.surprises !== undefined;
+  }
+
+  /** Applies `surprises`, then `fieldFault`, to one payload object of `kind` (on a copy). */
   mangle(kind: PayloadKind, item: Record<string, unknown>): Record<string, unknown> {
+    return this.fieldFault(kind, this.surprise(kind, item));
+  }
+
+  private surprise(kind: PayloadKind, item: Record<string, unknown>): Record<string, unknown> {
+    const s = this.opts.surprises;
+    if (!s) return item;
+    let out = item;
+    for (const c of s.changes ?? [])
+      if (c.kind === kind && Object.entries(c.where ?? {}).every(([k, v]) => out[k] === v))
+        out = { ...out, ...c.set };
+    return s.isoTimestamps ? (isoStyle(out) as Record<string, unknown>) : out;
+  }
+
+  private fieldFault(kind: PayloadKind, item: Record<string, unknown>): Record<string, unknown> {
     const f = this.opts.fieldFault;
     if (!f || f.kind !== kind || !(f.field in item)) return item;
     const out: Record<string, unknown> = {};

@@ -172,8 +172,7 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 }
 
 function mangleData(body: unknown, kind: PayloadKind, faults: FaultInjector): unknown {
-  if (!faults.options.fieldFault || typeof body !== 'object' || body === null || !('data' in body))
-    return body;
+  if (!faults.changesPayloads || typeof body !== 'object' || body === null || !('data' in body)) return body;
   const data = (body as { data: unknown }).data;
   const one = (x: unknown) =>
     typeof x === 'object' && x !== null && !Array.isArray(x)

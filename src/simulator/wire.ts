@@ -22,6 +22,7 @@ import type {
 } from './model.ts';
 import { carpoolDriverSetupStatus, carpoolVehicleSetupStatus } from './gen/carpool.ts';
 import { lastAtOrBefore } from './gen/series.ts';
+import { tripTraits } from './gen/trip-traits.ts';
 
 /** setup_status follows the generator's implementation of the spec rule (one source of truth). */
 export { carpoolDriverSetupStatus, carpoolVehicleSetupStatus };
@@ -83,10 +84,27 @@ export function vehicleWire(v: SimVehicle, now: number): Json {
     colour: 'White',
     chassis_number: v.chassis_number,
     engine_type: engineType(v),
+    vehicle_type: vehicleClassOf(v),
     is_under_maintenance: false,
     terminal_in_repair: false,
     sensors: { ...v.sensors },
   };
+}
+
+const CLASS_OF_MODEL: Readonly<Record<string, string>> = {
+  Hilux: 'Ute',
+  Ranger: 'Ute',
+  'D-Max': 'Ute',
+  Triton: 'Ute',
+  Amarok: 'Ute',
+  HiAce: 'Van',
+  'Staria Load': 'Van',
+  'CX-5': 'SUV',
+};
+
+/** The vehicle's class as the API's `vehicle_type` names it (a passenger car unless a ute, van or SUV). */
+export function vehicleClassOf(v: SimVehicle): string {
+  return CLASS_OF_MODEL[v.model] ?? 'Passenger car';
 }
 
 export function engineType(v: SimVehicle): string {
@@ -98,12 +116,17 @@ const hms = (s: number) =>
     .map((n) => String(n).padStart(2, '0'))
     .join(':');
 
+/**
+ * A trip as the API lists it. A private trip comes only with `incl_private=true` (routes/trips.ts)
+ * and with a reduced data set: this simulator's reading of "reduced" (the docs do not list it) is
+ * no places — locations, coordinates and geofence names are null — and no title or notes.
+ */
 export function tripWire(t: SimTrip, v: SimVehicle, fleet: Fleet): Json {
   const zone = fleet.timezone;
   const seconds = Math.round((t.end_ms - t.start_ms) / 1000);
   const driver = t.driver_id ? fleet.drivers.find((d) => d.driver_id === t.driver_id) : undefined;
-  const start = coordinatesOf(t.start_location);
-  const end = coordinatesOf(t.end_location);
+  const traits = tripTraits(t);
+  const hidden = traits.is_private;
   return {
     trip_id: t.trip_id,
     vehicle_id: t.vehicle_id,
@@ -113,26 +136,32 @@ export function tripWire(t: SimTrip, v: SimVehicle, fleet: Fleet): Json {
     end_timestamp: wireTs(t.end_ms, zone),
     trip_duration: hms(seconds),
     trip_duration_seconds: seconds,
-    start_location: t.start_location,
-    end_location: t.end_location,
-    start_coordinates: start,
-    end_coordinates: end,
+    start_location: hidden ? null : t.start_location,
+    end_location: hidden ? null : t.end_location,
+    start_coordinates: hidden ? null : coordinatesOf(t.start_location),
+    end_coordinates: hidden ? null : coordinatesOf(t.end_location),
     start_odometer: Math.round(t.start_odometer_m),
     end_odometer: Math.round(t.end_odometer_m),
     trip_distance: Math.round(t.distance_m),
-    start_geofence_name: '',
-    end_geofence_name: '',
-    max_speed: 0,
-    harsh_braking_events: 0,
-    harsh_cornering_events: 0,
-    harsh_acceleration_events: 0,
+    start_geofence_name: hidden ? '' : (traits.start_geofence_name ?? ''),
+    end_geofence_name: hidden ? '' : (traits.end_geofence_name ?? ''),
+    thresholds_speeding_events: traits.thresholds_speeding_events,
+    thresholds_speeding_duration_seconds: traits.thresholds_speeding_duration_seconds,
+    road_speeding_events: traits.road_speeding_events,
+    road_speeding_duration_seconds: traits.road_speeding_duration_seconds,
+    max_speed: traits.max_speed,
+    harsh_braking_events: traits.harsh_braking_events,
+    harsh_cornering_events: traits.harsh_cornering_events,
+    harsh_acceleration_events: traits.harsh_acceleration_events,
     idle_time: '00:00:00',
     idle_time_seconds: 0,
     driver_id: t.driver_id,
     driver_name: driver?.first_name ?? null,
     driver_surname: driver?.last_name ?? null,
-    trip_type: 'None',
-    is_private: false,
+    trip_type: traits.trip_type,
+    is_private: traits.is_private,
+    trip_title: hidden ? null : traits.trip_title,
+    trip_extra_notes: hidden ? null : traits.trip_extra_notes,
   };
 }
 

@@ -79,6 +79,7 @@ export async function askRunningServer(
     problem_windows: b.problem_windows ?? [],
     failed_snapshots: b.failed_snapshots ?? [],
     runs_outside_db: b.runs_outside_db ?? [],
+    unknown_values: b.unknown_values ?? [],
     verdict: b.verdict,
   };
   return { report, url: base };

@@ -16,15 +16,17 @@ import type {
   StatusReport,
   StatusRow,
   StatusVerdict,
+  UnknownValue,
 } from '../server/api-types.ts';
 import { DEFAULT_TIMEZONE } from '../defaults.ts';
 import { reportMeta, resolveZone } from '../reports/run.ts';
+import { prepareModelConnection } from '../store/models.ts';
 import { accountsIn } from '../store/accounts.ts';
 import { queryJs } from '../store/queries.ts';
 import { BUILTIN_STREAMS } from '../sync/streams/index.ts';
 import { formatIsoInZone, isValidTimeZone } from '../time.ts';
 
-export type { FailedSnapshot, StatusReport, StatusRow, StatusVerdict };
+export type { FailedSnapshot, StatusReport, StatusRow, StatusVerdict, UnknownValue };
 
 const PROBLEM_LIMIT = 50;
 const JSON_COLUMNS = new Set(['http_429', 'errors', 'windows_by_stream']);
@@ -84,6 +86,47 @@ async function completeThroughOf(con: DuckDBConnection, nowMs: number): Promise<
       complete_through_text: m.complete_through_text,
     });
   }
+  return out;
+}
+
+/** How a field's unknown value reads after the record's name ("1 booking in a status …"). */
+const UNKNOWN_PHRASE: Readonly<Record<string, string>> = {
+  booking_status: 'in a status',
+  setup_status: 'with a setup status',
+  trip_type: 'with a trip type',
+};
+
+/** "1 booking in a status this version does not know: BOOKING_STATUS_ON_HOLD". */
+export function unknownValueText(v: {
+  record: string;
+  field: string;
+  value: string;
+  records: number;
+}): string {
+  const what = v.records === 1 ? v.record : `${v.record}s`;
+  const phrase = UNKNOWN_PHRASE[v.field] ?? `with a ${v.field}`;
+  return `${v.records.toLocaleString('en-US')} ${what} ${phrase} this version does not know: ${v.value}`;
+}
+
+/** The values every account's stored records carry that this version does not know. */
+export async function unknownValuesOf(con: DuckDBConnection): Promise<UnknownValue[]> {
+  await prepareModelConnection(con);
+  const out: UnknownValue[] = [];
+  for (const account of await accountsIn(con))
+    for (const r of await queryJs(con, 'status/unknown_values', [account])) {
+      const v = {
+        record: String(r.record),
+        field: String(r.field),
+        value: String(r.value),
+        records: Number(r.records),
+      };
+      out.push({
+        account,
+        ...v,
+        example_id: r.example_id === null ? null : String(r.example_id),
+        text: unknownValueText(v),
+      });
+    }
   return out;
 }
 
@@ -170,6 +213,7 @@ export async function buildStatus(
     problem_windows: jsonRows(problems, o.zone),
     failed_snapshots: failedSnapshots,
     runs_outside_db: outside,
+    unknown_values: await unknownValuesOf(con),
     verdict: verdictOf(
       [
         ...last.filter((l) => !outside.some((x) => x.account === l.account)),
@@ -298,6 +342,10 @@ export function formatStatus(s: StatusReport, source?: string): string {
         s.failed_snapshots.map((f) => [f.account, f.stream, f.run_id, f.reason]),
       ),
     );
+  }
+  if (s.unknown_values.length) {
+    out.push('', 'values this version does not know (kept as sent; what depends on them is blank):');
+    for (const v of s.unknown_values) out.push(`  account ${v.account}: ${v.text}`);
   }
   out.push(
     '',

@@ -24,6 +24,8 @@ export const MODELS = [
   'activity_days',
   'coverage',
   'fuel_drops',
+  'booking_status',
+  'unknown_values',
 ];
 const prepared = new WeakSet<DuckDBConnection>();
 

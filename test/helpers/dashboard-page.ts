@@ -33,3 +33,14 @@ export const monthText = (ym: string) => `${MON[Number(ym.slice(5, 7)) - 1]} ${y
 /** A local ISO time "2026-03-07T05:00:00+11:00" as people write it: "7 Mar 2026, 05:00". */
 export const asPeopleWrite = (iso: string) =>
   `${Number(iso.slice(8, 10))} ${monthText(iso.slice(0, 7))}, ${iso.slice(11, 16)}`;
+
+/** A section's table as objects keyed by column name (data-col; the totals row left out). */
+export const sectionRows = (page: Page, id: string): Promise<Record<string, string>[]> =>
+  page.$$eval(`#table-${id} table`, (tables) => {
+    const t = tables[0] as HTMLTableElement | undefined;
+    if (!t) return [];
+    const head = Array.from(t.tHead!.rows[0]!.cells).map((c) => (c as HTMLElement).dataset.col!);
+    return Array.from(t.tBodies[0]!.rows)
+      .filter((r) => !r.classList.contains('totals'))
+      .map((r) => Object.fromEntries(Array.from(r.cells).map((c, i) => [head[i]!, c.textContent ?? ''])));
+  });

@@ -103,16 +103,8 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     lastDay,
     deps,
     sync: (req = {}) => syncAccount(deps, { trigger: 'cli', fromDay: firstDay, toDay: lastDay, ...req }),
-    async report(name, raw = { from: firstDay, to: lastDay }, opts = {}) {
-      const scope = { account: ACCOUNT, zone: fleet.timezone, nowMs: now(), ...opts };
-      const def = requireReport(name);
-      const con = await db.connect();
-      try {
-        return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
-      } finally {
-        con.closeSync();
-      }
-    },
+    report: (name, raw = { from: firstDay, to: lastDay }, opts = {}) =>
+      reportOn(db, name, raw, { account: ACCOUNT, zone: fleet.timezone, nowMs: now(), ...opts }),
     async close() {
       await client.close();
       db.close();
@@ -120,6 +112,22 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A named report's rows on a database (one connection, closed after). */
+export async function reportOn(
+  db: Database,
+  name: string,
+  raw: Record<string, string>,
+  scope: { account: string; zone: string; nowMs: number; fuelDropL?: number },
+): Promise<JsonRow[]> {
+  const def = requireReport(name);
+  const con = await db.connect();
+  try {
+    return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
+  } finally {
+    con.closeSync();
+  }
 }
 
 /** Rows of a query on a test database (one connection, closed after). */

@@ -1,12 +1,14 @@
 /**
  * GET /trips and GET /trips/{registration}: trips overlapping the window, returned whole, and only
  * once they have ended and reached the API (report delay). Window at most 31 days; ordered by
- * start then trip_id; paginated.
+ * start then trip_id; paginated. Private trips only with `incl_private=true` (a reduced data set,
+ * see tripWire).
  */
 import type { Fleet, SimTrip, SimVehicle } from '../model.ts';
 import { tripsOverlapping } from '../gen/truth.ts';
 import { WindowRows } from '../lookup.ts';
 import { tripWire } from '../wire.ts';
+import { tripTypeOf } from '../gen/trip-traits.ts';
 import {
   CAP_31_DAYS_S,
   pageOf,
@@ -64,7 +66,10 @@ function trips(ctx: RouteContext, vehicles: readonly SimVehicle[]): Reply {
     CAP_31_DAYS_S,
   );
   const page = pageOf(query);
-  const rows = visibleOverlapping(fleet, vehicles, w, ctx.now);
+  // Private trips only when asked for (`incl_private=true`), as the real API.
+  const all = visibleOverlapping(fleet, vehicles, w, ctx.now);
+  const rows =
+    query.get('incl_private') === 'true' ? all : all.filter(({ t }) => tripTypeOf(t) !== 'Private');
   return { kind: 'trip', body: paginateAs(rows, page, ({ t, v }) => tripWire(t, v, fleet)) };
 }
 

@@ -38,6 +38,7 @@ export function activityUnit(w: Window, day: string, estPages: number): Unit {
           idle_s: a.idle_s,
           driving_s: a.driving_s,
           driver_ids: JSON.stringify(a.driver_ids),
+          extra_fields: a.extra_fields,
         }));
       return pointWindow(ctx, {
         stream: 'activity',

@@ -29,10 +29,19 @@ export function bookingsUnit(w: Window, estPages: number, runId: string): Unit {
         signal: ctx.signal,
       });
       const seenMs = ctx.now();
+      // A status this version does not know is not known to be final: the booking is stored as
+      // sent and its window pulled again until it settles (a later status is then seen).
       const open = bookings.filter((b) => !FINAL_BOOKING_STATUSES.has(b.booking_status)).length;
+      const unknown = [
+        ...new Set(bookings.filter((b) => !b.booking_status_known).map((b) => b.booking_status)),
+      ];
       const s = settledStatus(ctx, w);
       const status = open > 0 ? 'incomplete' : s.status;
-      const reason = open > 0 ? `${open} booking(s) not yet in a final status` : s.reason;
+      const reason =
+        open > 0
+          ? `${open} booking(s) not yet in a final status` +
+            (unknown.length > 0 ? ` (statuses this version does not know: ${unknown.join(', ')})` : '')
+          : s.reason;
       return {
         ledger: [
           {
@@ -87,6 +96,7 @@ export function bookingsUnit(w: Window, estPages: number, runId: string): Unit {
               driver_id: b.driver_id,
               department: b.department,
               booking_status: b.booking_status,
+              booking_status_known: b.booking_status_known,
               is_approved: b.is_approved,
               approved_by: b.approved_by,
               declined_by: b.declined_by,
@@ -98,6 +108,7 @@ export function bookingsUnit(w: Window, estPages: number, runId: string): Unit {
               updated_at: b.updated_ms,
               first_seen_at: prev.get(b.booking_id)?.first ?? seenMs,
               last_seen_at: seenMs,
+              extra_fields: b.extra_fields,
             })),
           );
         },

@@ -218,6 +218,7 @@ export function fuelFillsUnit(v: VehicleRef, w: Window): Unit {
         odometer_m: f.odometer_m,
         location: f.location,
         accurate: f.accurate,
+        extra_fields: f.extra_fields,
       }));
       // Fills are points in time: one answer covers the window, the ledger says which part has
       // settled.

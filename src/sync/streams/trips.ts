@@ -20,20 +20,18 @@ export function piecesFor(w: Window, records: number, max: number, zone: string)
   return splitEvenly(w, Math.ceil(records / (FILL * max)), zone);
 }
 
-export const tripRow = (account: string, t: Trip) => ({
-  account,
-  trip_id: t.trip_id,
-  vehicle_id: t.vehicle_id,
-  registration: t.registration,
-  start_time: t.start_ms,
-  end_time: t.end_ms,
-  trip_distance_m: t.trip_distance_m,
-  start_odometer_m: t.start_odometer_m,
-  end_odometer_m: t.end_odometer_m,
-  driver_id: t.driver_id,
-  start_location: t.start_location,
-  end_location: t.end_location,
-});
+/** A trip's row: the record's fields under their column names (its instants as start/end_time). */
+export const tripRow = (account: string, t: Trip) => {
+  const { start_ms, end_ms, ...same } = t;
+  return {
+    account,
+    ...same,
+    start_time: start_ms,
+    end_time: end_ms,
+    // a trip the API sent no type for has no type to know
+    trip_type_known: t.trip_type === null ? null : t.trip_type_known,
+  };
+};
 
 export function tripUnit(w: Window, estPages: number): Unit {
   return {

@@ -37,6 +37,7 @@ export function visitsUnit(w: Window, estPages: number): Unit {
           geofence_name: v.geofence_name,
           is_toll: v.is_toll ?? true,
           duration_s: v.duration_s ?? (v.exit_ms === null ? null : (v.exit_ms - v.enter_ms) / 1000),
+          extra_fields: v.extra_fields,
         }));
       return pointWindow(ctx, {
         stream: 'visits',

@@ -1,0 +1,24 @@
+-- The booking-status rules, once. Lateness comes only from booking_status (ACTIVE_LATE,
+-- RETURNED_LATE), never from returned_at against end_time. A status the sync stored without
+-- knowing it (carpool_bookings.booking_status_known = FALSE: the API added it after this version)
+-- makes every figure that depends on it unknown: the flags below are NULL for it, never FALSE,
+-- and a count over bookings that include one is NULL (count_known). NULL `known` (a row stored
+-- before the flag existed, when only known statuses could be stored) is known.
+--   booking_late(status, known)         late by its status
+--   booking_checked_out(status, known)  the vehicle was picked up (active, returned or terminated)
+--   booking_declined(status, known)     declined
+--   booking_cancelled(status, known)    cancelled
+--   count_known(flag)                   rows whose flag is TRUE; NULL when any row's flag is NULL
+CREATE OR REPLACE TEMP MACRO booking_late(status, known) AS
+  CASE WHEN known IS NOT FALSE THEN status IN ('BOOKING_STATUS_ACTIVE_LATE', 'BOOKING_STATUS_RETURNED_LATE') END;
+CREATE OR REPLACE TEMP MACRO booking_checked_out(status, known) AS
+  CASE WHEN known IS NOT FALSE THEN status IN (
+    'BOOKING_STATUS_ACTIVE', 'BOOKING_STATUS_ACTIVE_ALMOST_LATE', 'BOOKING_STATUS_ACTIVE_LATE',
+    'BOOKING_STATUS_RETURNED', 'BOOKING_STATUS_RETURNED_LATE', 'BOOKING_STATUS_FORCE_TERMINATED'
+  ) END;
+CREATE OR REPLACE TEMP MACRO booking_declined(status, known) AS
+  CASE WHEN known IS NOT FALSE THEN status = 'BOOKING_STATUS_DECLINED' END;
+CREATE OR REPLACE TEMP MACRO booking_cancelled(status, known) AS
+  CASE WHEN known IS NOT FALSE THEN status = 'BOOKING_STATUS_CANCELLED' END;
+CREATE OR REPLACE TEMP MACRO count_known(flag) AS
+  CASE WHEN count(*) FILTER (WHERE flag IS NULL) = 0 THEN count(*) FILTER (WHERE flag) END;
