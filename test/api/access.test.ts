@@ -21,9 +21,7 @@ describe('endpoint access', () => {
     let missing = true;
     h = await scriptedClient(
       (r, res) =>
-        r.path === '/rest/vehicles/activity' && missing
-          ? json(res, 404, notFound)
-          : json(res, 200, list([])),
+        r.path === '/rest/vehicles/activity' && missing ? json(res, 404, notFound) : json(res, 200, list([])),
       { concurrency: 8 },
     );
     const { srv, client } = h;
