@@ -15,6 +15,7 @@ import type { Database } from '../store/db.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import type { Clock } from '../time.ts';
 import { channelsFor, type AlertMessage, type Channel } from './channels.ts';
+import { judgeEndpoints, readEndpointRows } from './endpoints.ts';
 import { judgeApiChanges, judgeRun, judgeStale, type Judgement } from './incidents.ts';
 import { readAccountStates, recordFreshness } from './state.ts';
 
@@ -96,6 +97,7 @@ export function createAlerter(opts: AlerterOptions): Alerter {
           .filter((s) => s.incident.startsWith('api_change:'))
           .map((s) => s.incident.slice('api_change:'.length)),
       ),
+      ...judgeEndpoints(await readEndpointRows(con, log)),
     ].filter((j): j is Judgement => j !== null);
 
     const result: CheckResult = { opened: [], closed: [], sent: [] };

@@ -1,4 +1,5 @@
 /** Text a scheduler (or a person) reads: the plan, a run summary, a progress bar. */
+import { ACCESS_WORDS } from '../api/access.ts';
 import { fmt } from './stream.ts';
 import type { PlanSummary, RunSummary, SyncProgress } from './types.ts';
 
@@ -37,6 +38,13 @@ export function formatSummary(s: RunSummary): string {
       (q429.length ? `, 429s: ${q429.map(([b, n]) => `${b}=${n}`).join(' ')}` : ', no 429s'),
     '',
     table([['stream', 'rows', 'requests', 'done', 'incomplete', 'flagged', 'failed'], ...rows]),
+    ...(s.skipped?.length
+      ? [
+          '',
+          'skipped (not a failure; each run asks once and resumes the stream when it answers):',
+          ...s.skipped.map((k) => `  ${k.stream}: ${k.endpoint} is ${ACCESS_WORDS[k.state]}`),
+        ]
+      : []),
     ...(s.errors.length
       ? [
           '',

@@ -16,6 +16,7 @@ import { describeError, isFleetsyncError } from '../errors.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import { SETTLE_MS } from '../defaults.ts';
 import { executeUnits, stopReason, stopsTheRun, streamContext, widenStopSignal } from './executor.ts';
+import { recordAccess, trustedEndpoints } from './access.ts';
 import { lockAccount } from './lock.ts';
 import { loadHorizons } from './ledger.ts';
 import { buildPlan, plannedVehicles, requestedStreams, resolveRange } from './planner.ts';
@@ -24,6 +25,8 @@ import { modelRules } from './rules.ts';
 import { pullSnapshots } from './snapshots.ts';
 import { BUILTIN_STREAMS } from './streams/index.ts';
 import { checkAccountZone } from './zone.ts';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Logger } from '../log.ts';
 import type { StreamDefinition } from './stream.ts';
 import type { PlanSummary, RunSummary, SyncDeps, SyncRequest } from './types.ts';
 import type { Unit } from './unit.ts';
@@ -79,7 +82,9 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
     throw e;
   }
   const run = newRunLog(deps.account, log, now, deps.client);
-  deps.client.rearm(); // a run starts with a closed breaker, whatever stopped the client before
+  // A run starts with a closed breaker, whatever stopped the client before, and probes once each
+  // endpoint not recorded as answering (a refused one, or one never asked): sync/access.ts.
+  deps.client.rearm(await trustedEndpoints(con, deps.account));
   // The last run's requests (maybe another process's: a worker's job right after another's) may
   // still count in the API's windows: no bucket sends until a window has passed since it ended.
   const [last] = await queryJs(con, 'sync/last_run_end', [deps.account]);
@@ -189,6 +194,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
       }
       if (isZoneMismatch(e)) refused = e;
     }
+    await recordRunAccess(con, deps, defs, run.summary, now, log);
     await run.finish(con).catch((e: unknown) => {
       // The full disk that stopped the run may refuse its row too: the summary still says what happened.
       if (!stopsTheRun(e)) throw e;
@@ -205,6 +211,30 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
     con.closeSync();
   }
   return run.summary;
+}
+
+/** Records what the run learned about the account's endpoints (never fails the run). */
+async function recordRunAccess(
+  con: DuckDBConnection,
+  deps: SyncDeps,
+  defs: readonly StreamDefinition[],
+  summary: RunSummary,
+  now: () => number,
+  log: Logger,
+): Promise<void> {
+  try {
+    const changes = await recordAccess(con, {
+      account: deps.account,
+      nowMs: now(),
+      view: deps.client.access(),
+      defs,
+      log,
+    });
+    if (changes.length) summary.accessChanges = changes;
+  } catch (e) {
+    if (!stopsTheRun(e)) throw e;
+    log.error('could not record the endpoints refused', { error: describeError(e) });
+  }
 }
 
 /** The plan alone (`sync --plan`): nothing is sent. */
