@@ -76,6 +76,11 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
   run_id: string | null;
   /** For a range that reaches past today: up to when it holds data (null otherwise). */
   range_note: string | null;
+  /**
+   * Endpoints the report's data need that the account may not read or does not have: its figures
+   * from them are not available for these credentials (blank, never 0). Empty when whole.
+   */
+  unavailable: EndpointRefusal[];
   columns: readonly ColumnInfo[];
   /** Rows of the whole result (all pages). */
   total: number;
@@ -125,6 +130,24 @@ export interface FailedSnapshot {
   reason: string | null;
 }
 
+/**
+ * An endpoint an account may not read (403: `not_permitted`) or does not have (404 on a
+ * collection: `not_available`); the streams that need it are skipped and each run asks once.
+ */
+export interface EndpointRefusal {
+  account: string;
+  endpoint: string;
+  state: 'not_permitted' | 'not_available';
+  /** "not permitted for these credentials" / "not available on this account". */
+  text: string;
+  /** When the current state began (first seen refused), and the last run that asked: ISO in the zone. */
+  since: string;
+  last_probed: string;
+  last_status: number | null;
+  /** The streams skipped while it lasts. */
+  streams: string[];
+}
+
 /** What `fleetsync status` concludes, with its exit code. */
 export interface StatusVerdict {
   /** 0: every account's last run ok and no window or snapshot failed; 3: partial; 1: a last run failed. */
@@ -154,6 +177,8 @@ export interface StatusReport {
   coverage: StatusRow[];
   problem_windows: StatusRow[];
   failed_snapshots: FailedSnapshot[];
+  /** Endpoints not permitted or not available, per account (not failures: the verdict ignores them). */
+  endpoints_refused: EndpointRefusal[];
   verdict: StatusVerdict;
 }
 

@@ -9,6 +9,7 @@ import { Router, type RequestHandler } from 'express';
 import { isStale, readAccountStates, unchangedForMs } from '../alerts/state.ts';
 import { isLoopbackHost } from '../config.ts';
 import { describeError } from '../errors.ts';
+import { endpointsRefused } from '../status/report.ts';
 import { formatIsoInZone } from '../time.ts';
 import { requireBearer } from './auth.ts';
 import type { Metrics } from './metrics.ts';
@@ -45,6 +46,7 @@ export async function assessHealth(deps: Omit<HealthDeps, 'metrics'>): Promise<H
     await con.run('SELECT 1');
     checks.database = 'ok';
     const accounts = await readAccountStates(con, deps.log);
+    const refused = await endpointsRefused(con, 'UTC');
     checks.accounts = accounts.map((s) => {
       const u = unchangedForMs(s, nowMs);
       const r = s.lastRun;
@@ -63,6 +65,16 @@ export async function assessHealth(deps: Omit<HealthDeps, 'metrics'>): Promise<H
           : null,
         complete_through: s.completeThroughMs === null ? null : formatIsoInZone(s.completeThroughMs, s.zone),
         unchanged_h: u === null ? null : Math.round(u / 360_000) / 10,
+        // Facts about the account, not failures: they do not make /healthz fail.
+        endpoints_refused: refused
+          .filter((e) => e.account === s.account)
+          .map((e) => ({
+            endpoint: e.endpoint,
+            state: e.state,
+            text: e.text,
+            since: e.since,
+            streams: e.streams,
+          })),
       };
     });
   } catch (e) {

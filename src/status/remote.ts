@@ -78,6 +78,7 @@ export async function askRunningServer(
     coverage: b.coverage ?? [],
     problem_windows: b.problem_windows ?? [],
     failed_snapshots: b.failed_snapshots ?? [],
+    endpoints_refused: b.endpoints_refused ?? [],
     verdict: b.verdict,
   };
   return { report, url: base };

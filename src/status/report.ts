@@ -7,8 +7,10 @@
  * objects), never JSON inside a string.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { ACCESS_WORDS } from '../api/access.ts';
 import type {
   CompleteThrough,
+  EndpointRefusal,
   FailedSnapshot,
   StatusReport,
   StatusRow,
@@ -24,7 +26,7 @@ import { formatIsoInZone, isValidTimeZone } from '../time.ts';
 export type { FailedSnapshot, StatusReport, StatusRow, StatusVerdict };
 
 const PROBLEM_LIMIT = 50;
-const JSON_COLUMNS = new Set(['http_429', 'errors', 'windows_by_stream']);
+const JSON_COLUMNS = new Set(['http_429', 'errors', 'windows_by_stream', 'skipped']);
 const SNAPSHOT_STREAMS = new Set<string>(BUILTIN_STREAMS.filter((d) => d.snapshot).map((d) => d.name));
 
 function parseJson(v: unknown): unknown {
@@ -82,6 +84,30 @@ async function completeThroughOf(con: DuckDBConnection, nowMs: number): Promise<
     });
   }
   return out;
+}
+
+/** The endpoints each account may not read or does not have; none where the table is absent (an old lake). */
+export async function endpointsRefused(con: DuckDBConnection, zone: string): Promise<EndpointRefusal[]> {
+  let rows: Record<string, unknown>[];
+  try {
+    rows = await queryJs(con, 'status/endpoints_refused');
+  } catch {
+    return []; // a lake published before endpoint_access existed: nothing recorded
+  }
+  const at = (v: unknown) => formatIsoInZone(v instanceof Date ? v.getTime() : Number(v), zone);
+  return rows.map((r) => {
+    const state = r.state === 'not_permitted' ? 'not_permitted' : 'not_available';
+    return {
+      account: String(r.account),
+      endpoint: String(r.endpoint),
+      state,
+      text: ACCESS_WORDS[state],
+      since: at(r.since),
+      last_probed: at(r.last_probed),
+      last_status: r.last_status === null ? null : Number(r.last_status),
+      streams: typeof r.streams === 'string' && r.streams ? r.streams.split(',') : [],
+    };
+  });
 }
 
 /** The last finished run of each account (ok, partial, failed or interrupted), JS values. */
@@ -158,6 +184,7 @@ export async function buildStatus(
     coverage: jsonRows(coverage, o.zone),
     problem_windows: jsonRows(problems, o.zone),
     failed_snapshots: failedSnapshots,
+    endpoints_refused: await endpointsRefused(con, o.zone),
     verdict: verdictOf(
       last,
       failedSnapshots,
@@ -242,6 +269,22 @@ export function formatStatus(s: StatusReport, source?: string): string {
       table(
         ['account', 'snapshot', 'run', 'reason'],
         s.failed_snapshots.map((f) => [f.account, f.stream, f.run_id, f.reason]),
+      ),
+    );
+  }
+  if (s.endpoints_refused?.length) {
+    out.push('', 'endpoints not permitted or not available (their streams are skipped; each run asks once):');
+    out.push(
+      table(
+        ['account', 'endpoint', 'state', 'since', 'last asked', 'streams skipped'],
+        s.endpoints_refused.map((e) => [
+          e.account,
+          e.endpoint,
+          e.text,
+          e.since,
+          e.last_probed,
+          e.streams.join(',') || '-',
+        ]),
       ),
     );
   }
