@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAIN_ACCOUNT_ONLY_READS } from '../../src/simulator/server.ts';
+import { reportMeta } from '../../src/reports/run.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { addDays } from '../../src/time.ts';
 import { runMain } from '../helpers/cli.ts';
@@ -182,4 +183,30 @@ describe('a module the account does not have', () => {
       ),
     ]);
   }, 180_000);
+});
+
+describe('complete through', () => {
+  it('moves on when a stream is skipped because the account lost its endpoint', async () => {
+    const through = async () => {
+      const con = await h.db.connect();
+      try {
+        return (await reportMeta(con, { account: ACCOUNT, zone: h.fleet.timezone, nowMs: h.now() }))
+          .complete_through_day;
+      } finally {
+        con.closeSync();
+      }
+    };
+    h.sim.setAccess({});
+    const first = addDays(h.firstDay, 1);
+    const streams = ['odometer', 'activity'];
+    const a = await h.sync({ streams, fromDay: first, toDay: addDays(first, 2) });
+    expect(a.outcome).toBe('ok');
+    expect(await through()).toBe(addDays(first, 2));
+
+    h.sim.setAccess({ missing: ['GET /vehicles/activity'] });
+    const b = await h.sync({ streams, fromDay: addDays(first, 3), toDay: addDays(first, 5) });
+    expect(b.outcome).toBe('ok');
+    expect(b.skipped?.map((s) => s.stream)).toEqual(['activity']);
+    expect(await through()).toBe(addDays(first, 5));
+  }, 120_000);
 });
