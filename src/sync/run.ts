@@ -16,7 +16,7 @@ import { describeError, isFleetsyncError } from '../errors.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import { SETTLE_MS } from '../defaults.ts';
 import { executeUnits, stopReason, stopsTheRun, streamContext, widenStopSignal } from './executor.ts';
-import { recordAccess, trustedEndpoints } from './access.ts';
+import { readAccess, recordAccess, stateWords, trustedEndpoints } from './access.ts';
 import { lockAccount } from './lock.ts';
 import { loadHorizons } from './ledger.ts';
 import { buildPlan, plannedVehicles, requestedStreams, resolveRange } from './planner.ts';
@@ -249,6 +249,11 @@ export async function planSync(deps: SyncDeps, req: SyncRequest): Promise<PlanSu
       vehicles: await plannedVehicles(con, deps.account),
       runId: 'plan',
     });
+    for (const a of await readAccess(con, deps.account))
+      if (a.state !== 'ok' && a.streams.some((n) => streams.has(n)))
+        summary.notes.push(
+          `${a.endpoint} is ${stateWords(a.state)} (since ${new Date(a.sinceMs).toISOString().slice(0, 10)}): the run asks it once and skips ${a.streams.join(', ')} unless it answers`,
+        );
     return summary;
   } finally {
     con.closeSync();

@@ -97,6 +97,12 @@ describe('a restricted subuser', () => {
       const [from, to] = [(w.window_start as Date).getTime(), (w.window_end as Date).getTime()];
       expect(Number(w.distance_m)).toBeCloseTo(h.fleet.truth.distanceM(Number(w.vehicle_id), from, to), -1);
     }
+    const status = await runMain(e, 'status');
+    expect(status.code, status.stdout).toBe(0);
+    expect(status.stdout).toMatch(/endpoints not permitted or not available/);
+    expect(status.stdout).toMatch(/GET \/drivers +not permitted for these credentials/);
+    expect(status.stdout).toMatch(/GET \/carpool\/vehicles +not permitted for these credentials .* carpool/);
+
     const access = await inDb('sub.duckdb', 'SELECT endpoint, state FROM endpoint_access WHERE state <> $1', [
       'ok',
     ]);
@@ -155,6 +161,11 @@ describe('a module the account does not have', () => {
         /^fleetsync: GET \/vehicles\/activity is not available on this account for account test/,
       ),
     ]);
+
+    const plan = await runMain(e, 'sync', '--plan', '--streams', 'activity');
+    expect(plan.stdout).toMatch(
+      /note: GET \/vehicles\/activity is not available on this account \(since \d{4}-\d\d-\d\d\): the run asks it once and skips activity/,
+    );
 
     h.sim.setAccess({});
     const back = await counted(
