@@ -6,12 +6,12 @@
  */
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFleetClient, type FleetClient } from '../../src/api/client.ts';
+import type { FleetClient } from '../../src/api/client.ts';
 import type { RunningServer } from '../../src/server/start.ts';
-import { syncAccount } from '../../src/wiring.ts';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
 import { serveHarness } from '../helpers/harness-dashboard.ts';
+import { syncRestrictedSubuser } from '../helpers/restricted.ts';
 import { startHarness, type Harness } from '../helpers/synced.ts';
 
 const haveChromium = checkChromium();
@@ -23,19 +23,7 @@ let browser: Browser;
 beforeAll(async () => {
   if (!haveChromium) return;
   h = await startHarness({ fleet: { vehicles: 4, days: 10 } });
-  h.sim.setAccess({ missing: ['GET /vehicles/activity'], subuser: { forbidden: ['GET /drivers'] } });
-  sub = createFleetClient({
-    baseUrl: h.sim.baseUrl,
-    username: 'demo',
-    password: 'demo-sub',
-    timezone: h.fleet.timezone,
-    windowMs: 1000,
-  });
-  const run = await syncAccount(
-    { ...h.deps, client: sub },
-    { trigger: 'cli', fromDay: h.firstDay, toDay: h.lastDay },
-  );
-  expect(run.outcome).toBe('ok');
+  sub = (await syncRestrictedSubuser(h)).client;
   srv = await serveHarness(h);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }, 120_000);

@@ -5,11 +5,11 @@
  * the reports that need them carry `unavailable` and blank figures, never 0; the others do not.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFleetClient, type FleetClient } from '../../src/api/client.ts';
+import type { FleetClient } from '../../src/api/client.ts';
 import type { RunningServer } from '../../src/server/start.ts';
 import type { ReportAnswer, StatusAnswer } from '../../src/server/api-types.ts';
-import { syncAccount } from '../../src/wiring.ts';
 import { serveHarness } from '../helpers/harness-dashboard.ts';
+import { syncRestrictedSubuser } from '../helpers/restricted.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
@@ -18,19 +18,9 @@ let srv: RunningServer;
 
 beforeAll(async () => {
   h = await startHarness({ fleet: { vehicles: 4, days: 10 } });
-  h.sim.setAccess({ missing: ['GET /vehicles/activity'], subuser: { forbidden: ['GET /drivers'] } });
-  sub = createFleetClient({
-    baseUrl: h.sim.baseUrl,
-    username: 'demo',
-    password: 'demo-sub',
-    timezone: h.fleet.timezone,
-    windowMs: 1000,
-  });
-  const run = await syncAccount(
-    { ...h.deps, client: sub },
-    { trigger: 'cli', fromDay: h.firstDay, toDay: h.lastDay },
-  );
-  expect(run.outcome).toBe('ok');
+  const synced = await syncRestrictedSubuser(h);
+  sub = synced.client;
+  const run = synced.run;
   expect(run.skipped?.map((s) => [s.stream, s.state])).toEqual([
     ['drivers', 'not_permitted'],
     ['activity', 'not_available'],
