@@ -117,6 +117,8 @@ export interface RunCounters {
     Partial<Record<'done' | 'incomplete' | 'flagged' | 'failed', number>>
   > | null;
   errors: { stream: string; scope: string; window: string; reason: string }[] | null;
+  /** The streams the run left out: an endpoint not permitted or not available (null: none). */
+  skipped: { stream: string; endpoint: string; state: string; reason: string }[] | null;
 }
 
 /** The newest row of the `runs` report, its counters as objects. */
