@@ -73,9 +73,11 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
   const log = deps.log.child({ account: deps.account });
   const con = await deps.db.connect();
   let recorded: string | null;
+  let trusted: string[];
   try {
     // Before anything is sent: a zone other than the recorded one would shift every window.
     recorded = await checkAccountZone(con, deps);
+    trusted = await trustedEndpoints(con, deps.account);
   } catch (e) {
     unlock();
     con.closeSync();
@@ -84,7 +86,7 @@ export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSumm
   const run = newRunLog(deps.account, log, now, deps.client);
   // A run starts with a closed breaker, whatever stopped the client before, and probes once each
   // endpoint not recorded as answering (a refused one, or one never asked): sync/access.ts.
-  deps.client.rearm(await trustedEndpoints(con, deps.account));
+  deps.client.rearm(trusted);
   // The last run's requests (maybe another process's: a worker's job right after another's) may
   // still count in the API's windows: no bucket sends until a window has passed since it ended.
   const [last] = await queryJs(con, 'sync/last_run_end', [deps.account]);
