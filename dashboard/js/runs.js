@@ -104,6 +104,14 @@ function createStatusBox() {
       ? `Last run ${r.run_id} (${r.trigger}): ${r.outcome} · started ${shown(r.started_at)}` +
         (r.ended_at ? ` · ended ${shown(r.ended_at)} · ${r.requests} requests` : '')
       : 'No sync run yet.';
+    const skipped = r?.skipped ?? [];
+    if (skipped.length) {
+      const s = el('span', 'last-skipped');
+      s.textContent = ` · skipped (not permitted or not available for these credentials): ${skipped
+        .map((k) => `${k.stream} (${k.endpoint})`)
+        .join(', ')}`;
+      last.append(s);
+    }
     btn.disabled = !st.sync.available || running || posting;
     btn.title = st.sync.available ? '' : 'no sync engine is wired into this server';
   }

@@ -78,4 +78,18 @@ describe.skipIf(!haveChromium)('endpoints refused, on the dashboard', () => {
       await m.page.close();
     }
   });
+
+  it('the runs page names the streams the last run skipped', async () => {
+    const { page, problems } = await openDashboard(browser, new URL('runs.html', srv.url).href);
+    try {
+      await expect
+        .poll(() => page.locator('#last-skipped').textContent())
+        .toBe(
+          ' · skipped (not permitted or not available for these credentials): drivers (GET /drivers), activity (GET /vehicles/activity)',
+        );
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
 });
