@@ -136,7 +136,17 @@ export function createRequester(o: RequesterOptions): Requester {
   const fail = (code: ErrorCode, msg: string, cause: unknown, details: Record<string, unknown>) =>
     new FleetsyncError(code, o.redact(msg), { cause, details });
 
+  /** A request passes the endpoint gate (access.ts) first: one probe for an endpoint not known to answer. */
   async function send(call: ApiCall, co: CallOptions = {}): Promise<ApiResult | null> {
+    const probe = await o.gate.enter(call.endpoint, waitSignal(co.signal, breaker));
+    try {
+      return await exchange(call, co);
+    } finally {
+      o.gate.leave(call.endpoint, probe);
+    }
+  }
+
+  async function exchange(call: ApiCall, co: CallOptions): Promise<ApiResult | null> {
     const bucket: BucketName = bucketFor(call.method, call.path);
     const path = basePath + call.path + queryString(call.query);
     const { signal, meter } = co;
@@ -195,138 +205,129 @@ export function createRequester(o: RequesterOptions): Requester {
       return r;
     };
 
-    const probe = await o.gate.enter(call.endpoint, waitSignal(signal, breaker));
-    try {
-      return await exchange();
-    } finally {
-      o.gate.leave(call.endpoint, probe);
-    }
-
-    async function exchange(): Promise<ApiResult | null> {
-      for (;;) {
-        signal?.throwIfAborted();
-        breaker.check();
-        if (attempts > 0) {
-          totals.retries++;
-          retriesByBucket[bucket] = (retriesByBucket[bucket] ?? 0) + 1;
-          if (meter) meter.retries++;
-        }
-        const ticket = await wait((s) => o.buckets.acquire(bucket, s), signal);
-        const t0 = o.now();
-        let res: HttpResponse | undefined;
-        let transportError: unknown;
-        try {
-          res = await limit(async () => {
-            breaker.check(); // stopped while this request waited for a slot: it is never sent
-            ticket.sent();
-            try {
-              return judge(
-                await sendHttp(o.dispatcher, origin, o.authorization, {
-                  method: call.method,
-                  path,
-                  body: call.body,
-                  signal,
-                  timeoutMs: o.timeoutMs,
-                }),
-              );
-            } catch (e) {
-              if (!isAbort(e, signal))
-                breaker.failed(
-                  `${call.endpoint}: ${o.redact(describeTransportError(e, o.timeoutMs))}`,
-                  o.now(),
-                );
-              throw e;
-            } finally {
-              ticket.answered();
-            }
-          });
-        } catch (e) {
-          if (isAbort(e, signal) || e === breaker.stopped()) throw e;
-          transportError = e ?? new Error('unknown transport failure');
-        }
-        attempts++;
-        totals.requests++;
-        requestsByBucket[bucket] = (requestsByBucket[bucket] ?? 0) + 1;
-        if (meter) meter.requests++;
-        o.log.debug('api request', {
-          method: call.method,
-          path: call.path,
-          status: res?.status ?? 'error',
-          ms: o.now() - t0,
-          bucket,
-          attempt: attempts,
-        });
-
-        if (!res) {
-          await retryAfterFailure(
-            describeTransportError(transportError, o.timeoutMs),
-            'E_NETWORK',
-            transportError,
-          );
-          continue;
-        }
-        const status = res.status;
-        if (status !== 429) servedByBucket[bucket] = (servedByBucket[bucket] ?? 0) + 1;
-        if (status === 429) {
-          n429++;
-          http429ByBucket[bucket] = (http429ByBucket[bucket] ?? 0) + 1;
-          if (meter) meter.http429++;
-          const served = servedByBucket[bucket] ?? 0;
-          const bucketServed = n429 > 1 && served > servedAtLast429;
-          servedAtLast429 = served;
-          if (rateLimitGivesUp(n429, bucketServed, o.policy))
-            throw fail(
-              'E_RATE_LIMIT',
-              `${call.endpoint}: still rate limited after ${n429} answers of 429 (bucket ${bucket})`,
-              new Error(o.redact(apiErrorMessage(res.text))),
-              { ...details(), status },
+    for (;;) {
+      signal?.throwIfAborted();
+      breaker.check();
+      if (attempts > 0) {
+        totals.retries++;
+        retriesByBucket[bucket] = (retriesByBucket[bucket] ?? 0) + 1;
+        if (meter) meter.retries++;
+      }
+      const ticket = await wait((s) => o.buckets.acquire(bucket, s), signal);
+      const t0 = o.now();
+      let res: HttpResponse | undefined;
+      let transportError: unknown;
+      try {
+        res = await limit(async () => {
+          breaker.check(); // stopped while this request waited for a slot: it is never sent
+          ticket.sent();
+          try {
+            return judge(
+              await sendHttp(o.dispatcher, origin, o.authorization, {
+                method: call.method,
+                path,
+                body: call.body,
+                signal,
+                timeoutMs: o.timeoutMs,
+              }),
             );
-          const d = pauseAfter429(res.headers, n429, o.now(), o.policy, o.random);
-          if (d.anomaly && !warnedHeaders) {
-            warnedHeaders = true; // once per client: a misbehaving server must not flood the log
-            o.log.warn('api rate-limit headers unusable', { bucket, anomaly: d.anomaly });
+          } catch (e) {
+            if (!isAbort(e, signal))
+              breaker.failed(
+                `${call.endpoint}: ${o.redact(describeTransportError(e, o.timeoutMs))}`,
+                o.now(),
+              );
+            throw e;
+          } finally {
+            ticket.answered();
           }
-          o.buckets.pause(bucket, o.now() + d.delayMs);
-          // Full jitter on top of the bucket's pause: the requests a 429 sent back are spread over
-          // [0, backoff] after it, not released in lock-step to draw the same 429s again.
-          const jitter = fullJitterMs(n429 - 1, o.policy.base429Ms, o.policy.maxPauseMs / 3, o.random);
-          const delay = Math.min(o.policy.maxPauseMs, d.delayMs + jitter);
-          o.log.debug('api 429: bucket paused', {
-            endpoint: call.endpoint,
-            bucket,
-            pause_ms: d.delayMs,
-            retry_ms: delay,
-            n429,
-          });
-          const slept = o.now();
-          await wait((s) => o.sleep(delay, s), signal);
-          o.buckets.addWait(bucket, o.now() - slept);
-          continue;
+        });
+      } catch (e) {
+        if (isAbort(e, signal) || e === breaker.stopped()) throw e;
+        transportError = e ?? new Error('unknown transport failure');
+      }
+      attempts++;
+      totals.requests++;
+      requestsByBucket[bucket] = (requestsByBucket[bucket] ?? 0) + 1;
+      if (meter) meter.requests++;
+      o.log.debug('api request', {
+        method: call.method,
+        path: call.path,
+        status: res?.status ?? 'error',
+        ms: o.now() - t0,
+        bucket,
+        attempt: attempts,
+      });
+
+      if (!res) {
+        await retryAfterFailure(
+          describeTransportError(transportError, o.timeoutMs),
+          'E_NETWORK',
+          transportError,
+        );
+        continue;
+      }
+      const status = res.status;
+      if (status !== 429) servedByBucket[bucket] = (servedByBucket[bucket] ?? 0) + 1;
+      if (status === 429) {
+        n429++;
+        http429ByBucket[bucket] = (http429ByBucket[bucket] ?? 0) + 1;
+        if (meter) meter.http429++;
+        const served = servedByBucket[bucket] ?? 0;
+        const bucketServed = n429 > 1 && served > servedAtLast429;
+        servedAtLast429 = served;
+        if (rateLimitGivesUp(n429, bucketServed, o.policy))
+          throw fail(
+            'E_RATE_LIMIT',
+            `${call.endpoint}: still rate limited after ${n429} answers of 429 (bucket ${bucket})`,
+            new Error(o.redact(apiErrorMessage(res.text))),
+            { ...details(), status },
+          );
+        const d = pauseAfter429(res.headers, n429, o.now(), o.policy, o.random);
+        if (d.anomaly && !warnedHeaders) {
+          warnedHeaders = true; // once per client: a misbehaving server must not flood the log
+          o.log.warn('api rate-limit headers unusable', { bucket, anomaly: d.anomaly });
         }
-        if (status === 401 || status === 403) breaker.check(); // judge() stopped the client
-        const refusal = accessRefusal(call.endpoint, status, o.redact(apiErrorMessage(res.text)), details());
-        if (refusal) {
-          o.gate.refuse(call.endpoint, refusal);
-          throw refusal;
-        }
-        if (status < 500 && status !== 408) o.gate.open(call.endpoint, status >= 200 && status < 300);
-        if (status === 404 && call.notFoundIsNull) return null;
-        if (status >= 500 || status === 408) {
-          const reason = `HTTP ${status} ${apiErrorMessage(res.text)}`;
-          await retryAfterFailure(reason, 'E_HTTP', new Error(o.redact(reason)));
-          continue;
-        }
-        if (status < 200 || status >= 300)
-          throw fail('E_HTTP', `${call.endpoint}: HTTP ${status} ${apiErrorMessage(res.text)}`, undefined, {
-            ...details(),
-            status,
-          });
-        if (res.text.trim() === '') return { json: null, text: '' };
-        try {
-          return { json: JSON.parse(res.text) as unknown, text: res.text };
-        } catch (e) {
-          await retryAfterFailure('body is not JSON (truncated?)', 'E_PAYLOAD', e, res.text);
-        }
+        o.buckets.pause(bucket, o.now() + d.delayMs);
+        // Full jitter on top of the bucket's pause: the requests a 429 sent back are spread over
+        // [0, backoff] after it, not released in lock-step to draw the same 429s again.
+        const jitter = fullJitterMs(n429 - 1, o.policy.base429Ms, o.policy.maxPauseMs / 3, o.random);
+        const delay = Math.min(o.policy.maxPauseMs, d.delayMs + jitter);
+        o.log.debug('api 429: bucket paused', {
+          endpoint: call.endpoint,
+          bucket,
+          pause_ms: d.delayMs,
+          retry_ms: delay,
+          n429,
+        });
+        const slept = o.now();
+        await wait((s) => o.sleep(delay, s), signal);
+        o.buckets.addWait(bucket, o.now() - slept);
+        continue;
+      }
+      if (status === 401 || status === 403) breaker.check(); // judge() stopped the client
+      const refusal = accessRefusal(call.endpoint, status, o.redact(apiErrorMessage(res.text)), details());
+      if (refusal) {
+        o.gate.refuse(call.endpoint, refusal);
+        throw refusal;
+      }
+      if (status < 500 && status !== 408) o.gate.open(call.endpoint, status >= 200 && status < 300);
+      if (status === 404 && call.notFoundIsNull) return null;
+      if (status >= 500 || status === 408) {
+        const reason = `HTTP ${status} ${apiErrorMessage(res.text)}`;
+        await retryAfterFailure(reason, 'E_HTTP', new Error(o.redact(reason)));
+        continue;
+      }
+      if (status < 200 || status >= 300)
+        throw fail('E_HTTP', `${call.endpoint}: HTTP ${status} ${apiErrorMessage(res.text)}`, undefined, {
+          ...details(),
+          status,
+        });
+      if (res.text.trim() === '') return { json: null, text: '' };
+      try {
+        return { json: JSON.parse(res.text) as unknown, text: res.text };
+      } catch (e) {
+        await retryAfterFailure('body is not JSON (truncated?)', 'E_PAYLOAD', e, res.text);
       }
     }
   }
