@@ -74,8 +74,11 @@ export interface AccessView {
 }
 
 export interface EndpointGate {
-  /** Waits until a request of `endpoint` may be sent; throws its refusal if it has one. True: this request is the probe. */
-  enter(endpoint: string, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Waits until a request of `endpoint` may be sent; throws its refusal if it has one. True: this
+   * request is the probe. `signal` is asked for only when the request has to wait.
+   */
+  enter(endpoint: string, signal?: () => AbortSignal): Promise<boolean>;
   /** An answer that is not a refusal: the endpoint is open (`ok`: it answered 2xx). */
   open(endpoint: string, ok: boolean): void;
   refuse(endpoint: string, e: FleetsyncError): void;
@@ -123,7 +126,7 @@ export function createGate(): EndpointGate {
           probing.set(endpoint, { done, release });
           return true;
         }
-        await waitFor(p.done, signal);
+        await waitFor(p.done, signal?.());
       }
     },
     open(endpoint, isOk) {

@@ -138,7 +138,7 @@ export function createRequester(o: RequesterOptions): Requester {
 
   /** A request passes the endpoint gate (access.ts) first: one probe for an endpoint not known to answer. */
   async function send(call: ApiCall, co: CallOptions = {}): Promise<ApiResult | null> {
-    const probe = await o.gate.enter(call.endpoint, waitSignal(co.signal, breaker));
+    const probe = await o.gate.enter(call.endpoint, () => waitSignal(co.signal, breaker));
     try {
       return await exchange(call, co);
     } finally {
