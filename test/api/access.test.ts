@@ -5,6 +5,7 @@
  * one is not sent again in the run, and the next run (rearm) probes it once more.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { createGate } from '../../src/api/access.ts';
 import { json, list, rejection, scriptedClient, type ScriptedClient } from '../helpers/api.ts';
 
 let h: ScriptedClient | undefined;
@@ -82,5 +83,23 @@ describe('endpoint access', () => {
     await Promise.all(Array.from({ length: 4 }, () => h!.client.listVehicleActivity(DAY)));
     // Untrusted: the probe alone, then the 3 others at once; trusted: all 4 at once.
     expect([probed, most]).toEqual([3, 4]);
+  });
+});
+
+describe('the gate alone', () => {
+  it('a waiter leaves on abort with the reason; a probe that ends without a verdict hands over to the next', async () => {
+    const gate = createGate();
+    expect(await gate.enter('GET /x')).toBe(true); // the probe
+    const ctl = new AbortController();
+    const aborted = gate.enter('GET /x', () => ctl.signal);
+    const next = gate.enter('GET /x');
+    const stop = new Error('stopped');
+    ctl.abort(stop);
+    await expect(aborted).rejects.toBe(stop);
+    gate.leave('GET /x', true); // no answer (aborted, say): the next request probes
+    expect(await next).toBe(true);
+    gate.open('GET /x', true);
+    expect(await gate.enter('GET /x')).toBe(false);
+    expect(gate.view()).toEqual({ answered: ['GET /x'], refused: [] });
   });
 });
