@@ -10,7 +10,9 @@ export type ErrorCode =
   | 'E_DB_LOCKED' // the DuckDB file is held by another process
   | 'E_DB' // any other database failure
   | 'E_HTTP' // a non-success HTTP status that retries could not fix
-  | 'E_AUTH' // 401/403 from the API
+  | 'E_AUTH' // 401 from the API (or 403 on every endpoint tried: the credentials read nothing)
+  | 'E_NOT_PERMITTED' // 403 on one endpoint while the credentials read others (src/api/access.ts)
+  | 'E_ENDPOINT_MISSING' // 404 on a collection endpoint: not available on this account (src/api/access.ts)
   | 'E_RATE_LIMIT' // 429s beyond the retry budget
   | 'E_NETWORK' // connection reset, DNS, timeouts beyond the retry budget
   | 'E_API_DOWN' // the circuit breaker: nothing but connection errors, timeouts or 5xx for a while

@@ -335,6 +335,41 @@ export function emptyMessage(status, result) {
 }
 
 /**
+ * What a report cannot show because the account may not read (403) or does not have (404) an
+ * endpoint its data come from: named above its table, in place of figures that would read as 0.
+ * @param {import('./types.d.ts').ReportAnswer<unknown>} result
+ */
+export function unavailableMessage(result) {
+  const u = result.unavailable ?? [];
+  if (!u.length) return null;
+  const what = u.map(
+    (e) => `${e.endpoint} is ${e.text} (since ${e.since.slice(0, 10)}; ${e.streams.join(', ')} not synced)`,
+  );
+  return `Not available for these credentials: ${what.join('; ')}. Every sync asks once and fills it in when the API answers.`;
+}
+
+/**
+ * Shows (or hides) a section's "not available for these credentials" note.
+ * @param {HTMLElement} sec
+ * @param {import('./types.d.ts').ReportAnswer<unknown>} result
+ */
+function showUnavailable(sec, result) {
+  const text = unavailableMessage(result);
+  let p = /** @type {HTMLElement | null} */ (sec.querySelector('p.unavailable'));
+  if (!text) {
+    if (p) p.hidden = true;
+    return;
+  }
+  if (!p) {
+    p = document.createElement('p');
+    p.className = 'note unavailable';
+    sec.querySelector('h2')?.after(p);
+  }
+  p.hidden = false;
+  p.textContent = text;
+}
+
+/**
  * The note of a range that reaches past today: up to when it holds data (hidden otherwise).
  * @param {HTMLElement} el
  * @param {({ range_note?: string | null } | undefined)[]} results
@@ -526,6 +561,7 @@ export async function startPage({ title, sections, header }) {
           try {
             const result = await getReport(s.report, q);
             if (mine !== generation) return result;
+            showUnavailable(sec, result);
             if (s.render)
               await s.render(result, {
                 tableDiv,
@@ -548,7 +584,7 @@ export async function startPage({ title, sections, header }) {
                 typeof s.tableOpts === 'function' ? s.tableOpts(filter, drill) : (s.tableOpts ?? {});
               if (s.table !== false)
                 renderTable(tableDiv, result.columns, result.rows, {
-                  empty: emptyMessage(status, result),
+                  empty: unavailableMessage(result) ?? emptyMessage(status, result),
                   // A paged report: say how many rows there are, totals over all of them (SQL).
                   total: result.total,
                   totals: result.totals,

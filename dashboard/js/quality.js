@@ -113,8 +113,44 @@ async function calendar(result, { tableDiv, all, current }) {
   tableDiv.replaceChildren(legend, count, scrollBox(table, 'Coverage calendar'));
 }
 
+/**
+ * The endpoints this account may not read (403) or does not have (404): named, with the streams
+ * left out while it lasts, so that no page's empty figure reads as a measured zero.
+ * @type {import('./types.d.ts').HeaderHook}
+ */
+function endpointsHeader(box, status) {
+  const mine = (status.endpoints_refused ?? []).filter((e) => e.account === status.account);
+  if (!mine.length) {
+    box.replaceChildren();
+    return;
+  }
+  const sec = document.createElement('section');
+  sec.className = 'card';
+  sec.id = 'sec-endpoints';
+  const h = document.createElement('h2');
+  h.textContent = 'Not permitted or not available for these credentials';
+  const ul = document.createElement('ul');
+  ul.id = 'endpoints-refused';
+  for (const e of mine) {
+    const li = document.createElement('li');
+    li.dataset.endpoint = e.endpoint;
+    li.dataset.state = e.state;
+    li.textContent =
+      `${e.endpoint} is ${e.text} (HTTP ${e.last_status ?? '?'} since ${e.since.slice(0, 16).replace('T', ' ')}, ` +
+      `last asked ${e.last_probed.slice(0, 16).replace('T', ' ')}): ${e.streams.join(', ') || 'no stream'} not synced.`;
+    ul.append(li);
+  }
+  const p = document.createElement('p');
+  p.className = 'note';
+  p.textContent =
+    'Not a failure: the runs stay ok. Every sync asks each of these once and resumes its streams when the API answers; an alert goes out when one changes.';
+  sec.append(h, ul, p);
+  box.replaceChildren(sec);
+}
+
 startPage({
   title: 'Data quality',
+  header: endpointsHeader,
   sections: [
     {
       id: 'coverage',

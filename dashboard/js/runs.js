@@ -128,6 +128,14 @@ function createStatusBox() {
     const problems = runProblems(st);
     why.hidden = problems.length === 0;
     why.textContent = problems.length ? `${problems.join(' · ')}. ${WHAT_TO_DO}` : '';
+    const skipped = r?.skipped ?? [];
+    if (skipped.length) {
+      const s = el('span', 'last-skipped');
+      s.textContent = ` · skipped (not permitted or not available for these credentials): ${skipped
+        .map((k) => `${k.stream} (${k.endpoint})`)
+        .join(', ')}`;
+      last.append(s);
+    }
     btn.disabled = !st.sync.available || running || posting;
     btn.title = st.sync.available ? '' : 'no sync engine is wired into this server';
   }

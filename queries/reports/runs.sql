@@ -14,6 +14,8 @@ SELECT
   r.http_429::VARCHAR AS http_429,
   r.windows_by_stream::VARCHAR AS windows_by_stream,
   r.errors::VARCHAR AS errors,
+  -- the streams left out: an endpoint not permitted for these credentials or not available
+  r.skipped::VARCHAR AS skipped,
   r.notes,
   $zone::VARCHAR AS zone
 FROM runs AS r

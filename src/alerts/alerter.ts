@@ -24,6 +24,7 @@ import { channelsFor, type AlertMessage, type Channel } from './channels.ts';
 import { unknownValuesOf, type UnknownValue } from '../status/report.ts';
 import { judgeApiChanges, judgeRun, judgeStale, judgeUnknownValues, type Judgement } from './incidents.ts';
 import { readAccountStates, withOutcomes, type AccountState } from './state.ts';
+import { judgeEndpoints, readEndpointRows, type EndpointRow } from './endpoints.ts';
 
 export interface Alerter {
   /** Judges the state now and sends each channel what it has not been sent yet. */
@@ -65,6 +66,7 @@ async function readDatabase(
   states: AccountState[];
   flagged: StoredFlag[];
   unknown: UnknownValue[];
+  endpoints: EndpointRow[];
   legacy: Record<string, unknown>[];
 } | null> {
   let con;
@@ -89,7 +91,8 @@ async function readDatabase(
     } catch (e) {
       log.debug('unknown values not readable', { error: describeError(e) });
     }
-    return { states, flagged, unknown, legacy };
+    const endpoints = await readEndpointRows(con, log);
+    return { states, flagged, unknown, endpoints, legacy };
   } catch (e) {
     log.warn('the database could not be read for alerts; judging the state file alone', {
       error: describeError(e),
@@ -158,6 +161,7 @@ export function createAlerter(opts: AlerterOptions): Alerter {
             Object.values(mem.open).map((o) => [o.account, o.incident]),
           )
         : []),
+      ...(fromDb ? judgeEndpoints(fromDb.endpoints) : []),
       ...(opts.judge?.(states) ?? []),
     ].filter((j): j is Judgement => j !== null);
 

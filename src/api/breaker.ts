@@ -1,6 +1,7 @@
 /**
- * What stops a client from sending any more requests: the API refusing the credentials (401 or
- * 403: against the real API, repeated refusals can lock the account) or a circuit breaker that
+ * What stops a client from sending any more requests: the API refusing the credentials (401:
+ * against the real API, repeated refusals can lock the account; or 403 on FORBIDDEN_ENDPOINTS
+ * different endpoints before any answered: the credentials read nothing) or a circuit breaker that
  * opens when the API has answered nothing but connection errors, timeouts or 5xx for `failures`
  * requests in a row or for `ms` milliseconds, whichever comes first. Once stopped, requests in
  * flight finish, and every wait (a backoff, a bucket, a concurrency slot) ends with the error
@@ -30,13 +31,25 @@ export interface Breaker {
   failed(reason: string, nowMs: number): void;
   /** The API refused the credentials: stop at once with `e`. */
   refused(e: FleetsyncError): void;
+  /** A 2xx answer: the credentials read something. */
+  succeeded(): void;
+  /**
+   * A 403 on `endpoint` (not permitted: access.ts). Before any 2xx since the reset, 403s on
+   * FORBIDDEN_ENDPOINTS different endpoints stop the client: the credentials read nothing.
+   */
+  forbidden(endpoint: string): void;
   reset(): void;
 }
+
+/** 403s on this many different endpoints, with no 2xx in between, mean the credentials read nothing. */
+export const FORBIDDEN_ENDPOINTS = 3;
 
 export function createBreaker(o: BreakerOptions & { origin: string }): Breaker {
   let streak = 0;
   let since = 0;
   let stop: FleetsyncError | null = null;
+  let readSomething = false;
+  const forbidden = new Set<string>();
   let ctl = new AbortController();
   const arm = () => {
     ctl = new AbortController();
@@ -76,9 +89,25 @@ export function createBreaker(o: BreakerOptions & { origin: string }): Breaker {
       );
     },
     refused: halt,
+    succeeded() {
+      readSomething = true;
+    },
+    forbidden(endpoint) {
+      forbidden.add(endpoint);
+      if (readSomething || forbidden.size < FORBIDDEN_ENDPOINTS) return;
+      halt(
+        new FleetsyncError(
+          'E_AUTH',
+          `HTTP 403 on ${[...forbidden].join(', ')} and nothing answered: the API refuses these credentials every read (check FLEET_USERNAME/FLEET_PASSWORD and the region)`,
+          { details: { status: 403, endpoints: [...forbidden] } },
+        ),
+      );
+    },
     reset() {
       streak = 0;
       stop = null;
+      readSomething = false;
+      forbidden.clear();
       arm();
     },
   };

@@ -3,6 +3,7 @@
  * window [fromMs, toMs), returning normalized records (src/api/types.ts). Under it: request.ts
  * (buckets, concurrency, retries, metering), paginate.ts, schemas.ts, windows.ts.
  */
+import { createGate, type AccessView } from './access.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
@@ -165,8 +166,14 @@ export interface FleetClient {
   /** GET /drivers: every driver of the fleet. */
   listDrivers(o?: CallOptions): Promise<Driver[]>;
   stats(): ClientStats;
-  /** A new run starts here: the breaker closes and a refusal of the credentials is forgotten. */
-  rearm(): void;
+  /**
+   * A new run starts here: the breaker closes and a refusal of the credentials is forgotten, and
+   * so are the endpoints refused (access.ts); those in `trusted` (recorded as answering) go
+   * without a probe, every other endpoint's first request goes alone.
+   */
+  rearm(trusted?: Iterable<string>): void;
+  /** The endpoints answered and refused since the last rearm (access.ts). */
+  access(): AccessView;
   /** The account's previous requests ended `agoMs` ago (maybe another process's): see buckets.ts holdWindowSince. */
   holdWindowSince(agoMs: number): void;
   /** The latest send or answer (epoch ms) and the sends not answered yet: see buckets.ts activity. */
@@ -205,8 +212,10 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
     ms: opts.breakerMs ?? DEFAULT_BREAKER_MS,
     origin: new URL(opts.baseUrl).origin,
   });
+  const gate = createGate();
   const requester = createRequester({
     breaker,
+    gate,
     baseUrl: opts.baseUrl,
     authorization: basicAuth(opts.username, opts.password),
     dispatcher,
@@ -417,7 +426,11 @@ export function createFleetClient(opts: FleetClientOptions): FleetClient {
     listDrivers: (o) => list({ method: 'GET', path: '/drivers', endpoint: 'GET /drivers' }, S.driver, o),
 
     stats: () => requester.stats(),
-    rearm: () => breaker.reset(),
+    rearm: (trusted = []) => {
+      breaker.reset();
+      gate.reset(trusted);
+    },
+    access: () => gate.view(),
     holdWindowSince: (agoMs) => buckets.holdWindowSince(agoMs),
     activity: () => buckets.activity(),
     usage: (bucket) => ({

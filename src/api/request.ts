@@ -9,6 +9,7 @@ import type { Dispatcher } from 'undici';
 import pLimit from 'p-limit';
 import { FleetsyncError, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { accessRefusal, type EndpointGate } from './access.ts';
 import type { Breaker } from './breaker.ts';
 import { bucketFor, type BucketName, type BucketSet } from './buckets.ts';
 import { describeTransportError, isAbort, sendHttp, type HttpResponse } from './http.ts';
@@ -73,6 +74,8 @@ export interface RequesterOptions {
   log: Logger;
   redact: Redact;
   breaker: Breaker;
+  /** Endpoints refused or not yet known to answer (access.ts). */
+  gate: EndpointGate;
 }
 
 export interface Requester {
@@ -136,7 +139,17 @@ export function createRequester(o: RequesterOptions): Requester {
   const fail = (code: ErrorCode, msg: string, cause: unknown, details: Record<string, unknown>) =>
     new FleetsyncError(code, o.redact(msg), { cause, details });
 
+  /** A request passes the endpoint gate (access.ts) first: one probe for an endpoint not known to answer. */
   async function send(call: ApiCall, co: CallOptions = {}): Promise<ApiResult | null> {
+    const probe = await o.gate.enter(call.endpoint, () => waitSignal(co.signal, breaker));
+    try {
+      return await exchange(call, co);
+    } finally {
+      o.gate.leave(call.endpoint, probe);
+    }
+  }
+
+  async function exchange(call: ApiCall, co: CallOptions): Promise<ApiResult | null> {
     const bucket: BucketName = bucketFor(call.method, call.path);
     const path = basePath + call.path + queryString(call.query);
     const { signal, meter } = co;
@@ -170,9 +183,13 @@ export function createRequester(o: RequesterOptions): Requester {
     /**
      * The breaker's view of an answer, taken before the concurrency slot is freed, so that no
      * request queued for the slot is sent after a refusal or the failure that opens the breaker.
+     * A 403 refuses one endpoint (access.ts), unless nothing at all has answered (breaker.ts).
      */
     const judge = (r: HttpResponse): HttpResponse => {
-      if (r.status === 401 || r.status === 403)
+      if (r.status === 403) {
+        breaker.answered();
+        breaker.forbidden(call.endpoint);
+      } else if (r.status === 401)
         // The credentials are refused: no further request (repeated refusals can lock the account).
         breaker.refused(
           fail(
@@ -184,7 +201,10 @@ export function createRequester(o: RequesterOptions): Requester {
         );
       else if (r.status >= 500 || r.status === 408)
         breaker.failed(`${call.endpoint}: HTTP ${r.status} ${o.redact(apiErrorMessage(r.text))}`, o.now());
-      else breaker.answered();
+      else {
+        breaker.answered();
+        if (r.status >= 200 && r.status < 300) breaker.succeeded();
+      }
       return r;
     };
 
@@ -289,6 +309,12 @@ export function createRequester(o: RequesterOptions): Requester {
         continue;
       }
       if (status === 401 || status === 403) breaker.check(); // judge() stopped the client
+      const refusal = accessRefusal(call.endpoint, status, o.redact(apiErrorMessage(res.text)), details());
+      if (refusal) {
+        o.gate.refuse(call.endpoint, refusal);
+        throw refusal;
+      }
+      if (status < 500 && status !== 408) o.gate.open(call.endpoint, status >= 200 && status < 300);
       if (status === 404 && call.notFoundIsNull) return null;
       if (status >= 500 || status === 408) {
         const reason = `HTTP ${status} ${apiErrorMessage(res.text)}`;

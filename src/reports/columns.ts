@@ -289,6 +289,7 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   http_429: text('HTTP 429 by bucket'),
   windows_by_stream: text('Windows by stream'),
   errors: text('Errors'),
+  skipped: text('Skipped: not permitted or not available'),
   notes: text('Notes'),
 
   // refuels and costs (refuels, fuel_reconciliation, costs, toll_charges); money is in the

@@ -436,6 +436,7 @@ const defs = [
       c('http_429', 'text'),
       c('windows_by_stream', 'text'),
       c('errors', 'text'),
+      c('skipped', 'text'),
       c('notes', 'text'),
       c('zone', 'text'),
     ],

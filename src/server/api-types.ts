@@ -77,6 +77,11 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
   run_id: string | null;
   /** For a range that reaches past today: up to when it holds data (null otherwise). */
   range_note: string | null;
+  /**
+   * Endpoints the report's data need that the account may not read or does not have: its figures
+   * from them are not available for these credentials (blank, never 0). Empty when whole.
+   */
+  unavailable: EndpointRefusal[];
   columns: readonly ColumnInfo[];
   /** Rows of the whole result (all pages). */
   total: number;
@@ -113,6 +118,8 @@ export interface RunCounters {
     Partial<Record<'done' | 'incomplete' | 'flagged' | 'failed', number>>
   > | null;
   errors: { stream: string; scope: string; window: string; reason: string }[] | null;
+  /** The streams the run left out: an endpoint not permitted or not available (null: none). */
+  skipped: { stream: string; endpoint: string; state: string; reason: string }[] | null;
 }
 
 /** The newest row of the `runs` report, its counters as objects. */
@@ -139,6 +146,24 @@ export interface UnknownValue {
   example_id: string | null;
   /** "1 booking in a status this version does not know: BOOKING_STATUS_ON_HOLD". */
   text: string;
+}
+
+/**
+ * An endpoint an account may not read (403: `not_permitted`) or does not have (404 on a
+ * collection: `not_available`); the streams that need it are skipped and each run asks once.
+ */
+export interface EndpointRefusal {
+  account: string;
+  endpoint: string;
+  state: 'not_permitted' | 'not_available';
+  /** "not permitted for these credentials" / "not available on this account". */
+  text: string;
+  /** When the current state began (first seen refused), and the last run that asked: ISO in the zone. */
+  since: string;
+  last_probed: string;
+  last_status: number | null;
+  /** The streams skipped while it lasts. */
+  streams: string[];
 }
 
 /** What `fleetsync status` concludes, with its exit code. */
@@ -189,6 +214,8 @@ export interface StatusReport {
   runs_outside_db: RunOutsideDb[];
   /** Values the API sent that this version does not know, per account (empty: none). */
   unknown_values: UnknownValue[];
+  /** Endpoints not permitted or not available, per account (not failures: the verdict ignores them). */
+  endpoints_refused: EndpointRefusal[];
   verdict: StatusVerdict;
 }
 

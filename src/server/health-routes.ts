@@ -19,6 +19,7 @@ import { outcomesFor } from '../outcome/outcomes.ts';
 import { isLoopbackHost } from '../config.ts';
 import { describeError } from '../errors.ts';
 import { outcomeProblems } from '../lake/outcomes.ts';
+import { endpointsRefused, type EndpointRefusal } from '../status/report.ts';
 import { formatIsoInZone } from '../time.ts';
 import { requireBearer } from './auth.ts';
 import type { Metrics } from './metrics.ts';
@@ -53,12 +54,14 @@ export async function assessHealth(deps: Omit<HealthDeps, 'metrics'>): Promise<H
   // died, is the account's last run whatever the database says.
   const doc = outcomesFor(deps.db.path, deps.log).read();
   let fromDb: AccountState[] | null = null;
+  let refused: EndpointRefusal[] = [];
   let con;
   try {
     con = await deps.db.connect();
     await con.run('SELECT 1');
     checks.database = 'ok';
     fromDb = await readAccountStates(con, deps.log);
+    refused = await endpointsRefused(con, 'UTC');
   } catch (e) {
     checks.database = 'error';
     reasons.push(`database: ${describeError(e)}`);
@@ -102,6 +105,16 @@ export async function assessHealth(deps: Omit<HealthDeps, 'metrics'>): Promise<H
           : null,
         complete_through: s.completeThroughMs === null ? null : formatIsoInZone(s.completeThroughMs, s.zone),
         unchanged_h: u === null ? null : Math.round(u / 360_000) / 10,
+        // Facts about the account, not failures: they do not make /healthz fail.
+        endpoints_refused: refused
+          .filter((e) => e.account === s.account)
+          .map((e) => ({
+            endpoint: e.endpoint,
+            state: e.state,
+            text: e.text,
+            since: e.since,
+            streams: e.streams,
+          })),
       };
     });
   }

@@ -33,7 +33,8 @@ import {
 } from '../reports/run.ts';
 import type { Clock } from '../time.ts';
 import { accountOf, withoutAccount } from './account-routes.ts';
-import type { ReportAnswer, ReportsIndexAnswer } from './api-types.ts';
+import type { EndpointRefusal, ReportAnswer, ReportsIndexAnswer } from './api-types.ts';
+import { unavailableFor } from '../reports/needs.ts';
 import { createHeavyQueue, type HeavyQueue } from './heavy-queue.ts';
 import { createConnectionPool, createReportCache } from './report-cache.ts';
 
@@ -146,6 +147,7 @@ function answerHead(
   note: string | null,
   columns: ReturnType<typeof describeColumns>,
   result: ReportTotals,
+  unavailable: EndpointRefusal[],
 ): string {
   const head = {
     report: def.name,
@@ -160,6 +162,7 @@ function answerHead(
     },
     ...meta,
     range_note: note,
+    unavailable,
     columns,
     total: result.total,
     ...(page ? { offset: page.offset, limit: page.limit } : {}),
@@ -244,7 +247,8 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       const note = rangeNote(params, scope, meta.complete_through_text);
       setMeta(res, meta, totals.total, note);
       res.set({ 'Cache-Control': 'no-store', 'Content-Type': 'application/json; charset=utf-8' });
-      await write(res, answerHead(def, params, page, meta, note, columns, totals) + '[');
+      const unavailable = await unavailableFor(con, scope.account, def.name, scope.zone);
+      await write(res, answerHead(def, params, page, meta, note, columns, totals, unavailable) + '[');
       for await (const chunk of chunks) {
         if (res.destroyed) break; // the client left: the connection (mid-result) is closed
         let text = '';
@@ -346,8 +350,11 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
         res.set('Cache-Control', 'no-store');
         // The answer's JSON with the rows' text kept from when it was computed (rows come last).
         res.set('Content-Type', 'application/json');
+        const unavailable = await unavailableFor(con, scope.account, def.name, scope.zone);
         res.send(
-          answerHead(def, params, page, meta, note, cached.columns, cached.result) + cached.rowsJson + '}',
+          answerHead(def, params, page, meta, note, cached.columns, cached.result, unavailable) +
+            cached.rowsJson +
+            '}',
         );
         deps.log.debug('report json', { report: def.name, rows: cached.rows, ms: Date.now() - started });
         return;

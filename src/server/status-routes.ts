@@ -38,7 +38,7 @@ export interface StatusDeps {
 /** The run row's counters as objects (the runs report gives them as JSON text for CSV). */
 function objectsOf(row: Record<string, unknown>): Record<string, unknown> {
   const out = { ...row };
-  for (const k of ['http_429', 'windows_by_stream', 'errors'])
+  for (const k of ['http_429', 'windows_by_stream', 'errors', 'skipped'])
     if (typeof out[k] === 'string') {
       try {
         out[k] = JSON.parse(out[k]) as unknown;

@@ -43,6 +43,34 @@ export const DEFAULT_CREDENTIALS: SimulatorCredentials = {
   subPassword: 'demo-sub',
 };
 
+/**
+ * What the account may read (switchable per run with `setAccess`): modules it does not have (a
+ * collection endpoint answering 404 to everyone) and a restricted subuser — the vehicles it sees
+ * (its listings and per-vehicle paths; another vehicle's paths answer 404) and the
+ * main-account-only reads it is refused (403), as the spec describes. Endpoints are written as
+ * the API docs' templates: `GET /vehicles/activity`, `GET /drivers`.
+ */
+export interface SimulatorAccess {
+  missing?: readonly string[];
+  subuser?: { vehicleIds?: readonly number[]; forbidden?: readonly string[] };
+}
+
+/** A subuser restricted as the issue describes: 403 on GET /drivers and GET /carpool/vehicles. */
+export const MAIN_ACCOUNT_ONLY_READS = ['GET /drivers', 'GET /carpool/vehicles'] as const;
+
+/** The fleet as a restricted subuser sees it: only its vehicles, their bookings and carpool vehicles. */
+export function fleetSeenBy(fleet: Fleet, vehicleIds: readonly number[]): Fleet {
+  const ids = new Set(vehicleIds);
+  const vehicles = fleet.vehicles.filter((v) => ids.has(v.vehicle_id));
+  const regs = new Set(vehicles.map((v) => v.registration));
+  return {
+    ...fleet,
+    vehicles,
+    bookings: fleet.bookings.filter((b) => regs.has(b.registration)),
+    carpoolVehicles: fleet.carpoolVehicles.filter((v) => regs.has(v.registration)),
+  };
+}
+
 export interface SimulatorOptions {
   fleet: Fleet;
   port?: number;
@@ -63,6 +91,8 @@ export interface SimulatorOptions {
    * response timestamps written in it (their offsets follow it); the data stay the same instants.
    */
   timezone?: string;
+  /** Modules missing and the subuser's restrictions (default: everything readable by both). */
+  access?: SimulatorAccess;
 }
 
 export interface SimulatorStats {
@@ -74,6 +104,8 @@ export interface SimulatorStats {
   rateLimited: Record<BucketName, number>;
   /** Injected faults per kind (an injected 429 counts here, never in rateLimited). */
   faults: Record<FaultKind, number>;
+  /** Authenticated requests per endpoint template (`GET /vehicles/activity`), whatever the answer. */
+  endpoints: Record<string, number>;
 }
 
 export interface SimulatorHandle {
@@ -83,6 +115,8 @@ export interface SimulatorHandle {
   stats(): SimulatorStats;
   resetStats(): void;
   setFaults(f: FaultOptions): void;
+  /** What the account may read from now on (modules missing, the subuser's restrictions). */
+  setAccess(a: SimulatorAccess): void;
   /** Publishes a new release list (the changelog files change ETag and Last-Modified). */
   setReleases(releases: readonly Release[]): void;
   releases(): readonly Release[];
@@ -117,6 +151,7 @@ function emptyStats(): SimulatorStats {
     requests: perBucket(),
     rateLimited: perBucket(),
     faults: { rate_limit: 0, server_error: 0, truncate: 0, reset: 0, hang: 0, non_json: 0 },
+    endpoints: {},
   };
 }
 
@@ -201,6 +236,14 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
     modifiedMs: publishedAt(initialReleases, null, null),
   };
   let origin = '';
+  let access: SimulatorAccess = opts.access ?? {};
+  let subFleet: Fleet = fleet;
+  const setAccess = (a: SimulatorAccess) => {
+    access = a;
+    const ids = a.subuser?.vehicleIds;
+    subFleet = ids ? fleetSeenBy(fleet, ids) : fleet;
+  };
+  setAccess(access);
 
   const send = (
     res: http.ServerResponse,
@@ -236,6 +279,9 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
     const bucket = bucketFor(method, path);
     stats.total++;
     stats.requests[bucket]++;
+    const found = match(method, path);
+    const endpoint = found ? `${method} ${found.route.path}` : `${method} ${path}`;
+    stats.endpoints[endpoint] = (stats.endpoints[endpoint] ?? 0) + 1;
 
     const fault = faults.next(bucket);
     const latency = faults.options.latencyMs ?? 0;
@@ -273,8 +319,10 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
     try {
       if (deliveryWriteForbidden(method, path, who === 'sub'))
         throw new ApiError(403, 'Forbidden: delivery writes need the main account credentials.');
-      const found = match(method, path);
       if (!found) throw new ApiError(404, `No route for ${method} ${path}.`);
+      if (access.missing?.includes(endpoint)) throw new ApiError(404, `No route for ${method} ${path}.`);
+      if (who === 'sub' && access.subuser?.forbidden?.includes(endpoint))
+        throw new ApiError(403, 'Forbidden: this read needs the main account credentials.');
       let body: unknown;
       if (rawBody.trim() !== '') {
         try {
@@ -287,7 +335,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
       /** The route's answer to this request, or to its page `page`. */
       const answer = (page?: number) =>
         found.route.handler({
-          fleet,
+          fleet: who === 'sub' ? subFleet : fleet,
           now: at,
           params: found.params,
           ...pageRequest(method, url.searchParams, body, page, pageLimit),
@@ -368,6 +416,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
       stats = emptyStats();
     },
     setFaults: (f) => faults.set(f),
+    setAccess,
     setReleases: (releases) => {
       const copy = [...releases];
       published = { releases: copy, modifiedMs: publishedAt(copy, now(), published.modifiedMs) };

@@ -80,6 +80,7 @@ export async function askRunningServer(
     failed_snapshots: b.failed_snapshots ?? [],
     runs_outside_db: b.runs_outside_db ?? [],
     unknown_values: b.unknown_values ?? [],
+    endpoints_refused: b.endpoints_refused ?? [],
     verdict: b.verdict,
   };
   return { report, url: base };

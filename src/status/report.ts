@@ -7,11 +7,13 @@
  * objects), never JSON inside a string.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { ACCESS_WORDS } from '../api/access.ts';
 import { runsOutsideDb } from '../outcome/runs.ts';
 import type { OutcomeDoc } from '../outcome/outcomes.ts';
 import type {
   CompleteThrough,
   RunOutsideDb,
+  EndpointRefusal,
   FailedSnapshot,
   StatusReport,
   StatusRow,
@@ -26,10 +28,10 @@ import { queryJs } from '../store/queries.ts';
 import { BUILTIN_STREAMS } from '../sync/streams/index.ts';
 import { formatIsoInZone, isValidTimeZone } from '../time.ts';
 
-export type { FailedSnapshot, StatusReport, StatusRow, StatusVerdict, UnknownValue };
+export type { EndpointRefusal, FailedSnapshot, StatusReport, StatusRow, StatusVerdict, UnknownValue };
 
 const PROBLEM_LIMIT = 50;
-const JSON_COLUMNS = new Set(['http_429', 'errors', 'windows_by_stream']);
+const JSON_COLUMNS = new Set(['http_429', 'errors', 'windows_by_stream', 'skipped']);
 const SNAPSHOT_STREAMS = new Set<string>(BUILTIN_STREAMS.filter((d) => d.snapshot).map((d) => d.name));
 
 function parseJson(v: unknown): unknown {
@@ -130,6 +132,30 @@ export async function unknownValuesOf(con: DuckDBConnection): Promise<UnknownVal
   return out;
 }
 
+/** The endpoints each account may not read or does not have; none where the table is absent (an old lake). */
+export async function endpointsRefused(con: DuckDBConnection, zone: string): Promise<EndpointRefusal[]> {
+  let rows: Record<string, unknown>[];
+  try {
+    rows = await queryJs(con, 'status/endpoints_refused');
+  } catch {
+    return []; // a lake published before endpoint_access existed: nothing recorded
+  }
+  const at = (v: unknown) => formatIsoInZone(v instanceof Date ? v.getTime() : Number(v), zone);
+  return rows.map((r) => {
+    const state = r.state === 'not_permitted' ? 'not_permitted' : 'not_available';
+    return {
+      account: String(r.account),
+      endpoint: String(r.endpoint),
+      state,
+      text: ACCESS_WORDS[state],
+      since: at(r.since),
+      last_probed: at(r.last_probed),
+      last_status: r.last_status === null ? null : Number(r.last_status),
+      streams: typeof r.streams === 'string' && r.streams ? r.streams.split(',') : [],
+    };
+  });
+}
+
 /** The last finished run of each account (ok, partial, failed or interrupted), JS values. */
 export async function lastRuns(con: DuckDBConnection): Promise<Record<string, unknown>[]> {
   return queryJs(con, 'alerts/last_runs');
@@ -214,6 +240,7 @@ export async function buildStatus(
     failed_snapshots: failedSnapshots,
     runs_outside_db: outside,
     unknown_values: await unknownValuesOf(con),
+    endpoints_refused: await endpointsRefused(con, o.zone),
     verdict: verdictOf(
       [
         ...last.filter((l) => !outside.some((x) => x.account === l.account)),
@@ -346,6 +373,22 @@ export function formatStatus(s: StatusReport, source?: string): string {
   if (s.unknown_values.length) {
     out.push('', 'values this version does not know (kept as sent; what depends on them is blank):');
     for (const v of s.unknown_values) out.push(`  account ${v.account}: ${v.text}`);
+  }
+  if (s.endpoints_refused?.length) {
+    out.push('', 'endpoints not permitted or not available (their streams are skipped; each run asks once):');
+    out.push(
+      table(
+        ['account', 'endpoint', 'state', 'since', 'last asked', 'streams skipped'],
+        s.endpoints_refused.map((e) => [
+          e.account,
+          e.endpoint,
+          e.text,
+          e.since,
+          e.last_probed,
+          e.streams.join(',') || '-',
+        ]),
+      ),
+    );
   }
   out.push(
     '',

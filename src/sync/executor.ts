@@ -3,11 +3,13 @@
  * the requests), longest request chains first, and commits each window through its stream's
  * group committer on a writer connection of its own. A failed window is counted and recorded in
  * the ledger (where nothing is stored yet) and the run goes on — unless the failure is one that
- * stops the run (see `stopsTheRun`): then nothing more is written.
+ * stops the run (see `stopsTheRun`): then nothing more is written. A unit whose endpoint is not
+ * permitted or not available skips its stream for the run (sync/access.ts): no window fails.
  */
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { isAccessRefusal } from '../api/access.ts';
 import { isZoneMismatch } from '../api/wire.ts';
 import { describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -167,6 +169,8 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
     const label = windowLabel(unit.window);
     let cut = false; // stopped with the run: neither done nor failed, the next run pulls it
     try {
+      // An endpoint it needs is refused (access.ts): its window stays a gap for the next run's probe.
+      if (run.skips(unit.stream)) return;
       // The slot covers the requests only: a unit waiting for its commit does not hold back the
       // next unit's requests (the first window's burst goes out as fast as it can). Memory stays
       // bounded per window in flight: while its stream's writer has too many rows waiting, a unit
@@ -226,6 +230,12 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
         // The run's stop reason says it once (run.ts); the windows in flight add nothing to it.
         stop.by ??= e;
         cut = true;
+        run.count(unit.stream, null, 0, meter.requests);
+        return;
+      }
+      if (isAccessRefusal(e)) {
+        // Not permitted or not available: the stream is skipped for the run, nothing is failed.
+        run.skip(unit.stream, e);
         run.count(unit.stream, null, 0, meter.requests);
         return;
       }

@@ -1,5 +1,6 @@
 /** Text a scheduler (or a person) reads: the plan, a run summary, a progress bar. */
 import { BUCKET_LIMITS } from '../api/buckets.ts';
+import { ACCESS_WORDS } from '../api/access.ts';
 import { fmt } from './stream.ts';
 import type { PlanSummary, RunSummary, SyncProgress } from './types.ts';
 
@@ -49,6 +50,13 @@ export function formatSummary(s: RunSummary): string {
       (q429.length ? `, 429s: ${q429.map(([b, n]) => `${b}=${n}`).join(' ')}` : ', no 429s'),
     '',
     table([['stream', 'rows', 'requests', 'done', 'incomplete', 'flagged', 'failed'], ...rows]),
+    ...(s.skipped?.length
+      ? [
+          '',
+          'skipped (not a failure; each run asks once and resumes the stream when it answers):',
+          ...s.skipped.map((k) => `  ${k.stream}: ${k.endpoint} is ${ACCESS_WORDS[k.state]}`),
+        ]
+      : []),
     ...(s.errors.length
       ? [
           '',

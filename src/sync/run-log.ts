@@ -8,16 +8,24 @@ import { DEFAULT_WORKING_HOURS, type WorkingHours } from '../working-hours.ts';
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FleetClient, RequestMeter } from '../api/client.ts';
-import { describeError } from '../errors.ts';
+import { refusalOf } from '../api/access.ts';
+import { describeError, type FleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { execute } from '../store/queries.ts';
 import { localDate, type Clock } from '../time.ts';
-import type { RunSummary, StreamCounts, SyncRequest } from './types.ts';
+import type { RunSummary, SkippedStream, StreamCounts, SyncRequest } from './types.ts';
 import type { Window } from './windows.ts';
 
 export interface RunLog {
   readonly runId: string;
   readonly summary: RunSummary;
+  /**
+   * A stream is left out: an endpoint it needs refused (`e`, api/access.ts). Not a failure; true
+   * the first time for the stream.
+   */
+  skip(stream: string, e: FleetsyncError): boolean;
+  /** Has the run left `stream` out? */
+  skips(stream: string): boolean;
   /** A window or snapshot failed: the run is partial and goes on; the first 50 failures are kept. */
   fail(stream: string, scope: string, window: string, e: unknown): void;
   /** Counts a window status (or none) and rows and requests under a stream. */
@@ -40,6 +48,7 @@ export function newRunLog(
 } {
   const startedMs = now();
   const runId = `${new Date(startedMs).toISOString().replace(/[-:]/g, '').slice(0, 15)}-${randomUUID().slice(0, 8)}`;
+  const skipped: SkippedStream[] = [];
   const summary: RunSummary = {
     run_id: runId,
     account,
@@ -51,12 +60,21 @@ export function newRunLog(
     http429ByBucket: {},
     streams: {},
     errors: [],
+    skipped,
   };
   const total = newMeter();
   const before = client.stats();
   return {
     runId,
     summary,
+    skip(stream, e) {
+      if (skipped.some((s) => s.stream === stream)) return false;
+      const r = refusalOf(e);
+      skipped.push({ stream, endpoint: r.endpoint, state: r.state, reason: r.message });
+      log.warn('stream skipped', { stream, endpoint: r.endpoint, state: r.state });
+      return true;
+    },
+    skips: (stream) => skipped.some((s) => s.stream === stream),
     fail(stream, scope, window, e) {
       summary.outcome = 'partial';
       if (summary.errors.length < 50)
@@ -106,6 +124,7 @@ export function newRunLog(
         JSON.stringify(summary.requestsByBucket),
         JSON.stringify(summary.retriesByBucket),
       ]);
+      if (skipped.length) await execute(con, 'sync/run_skipped', [runId, JSON.stringify(skipped)]);
       log.info('sync finished', {
         run: runId,
         outcome: summary.outcome,

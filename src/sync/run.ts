@@ -17,6 +17,7 @@ import { execute, queryJs } from '../store/queries.ts';
 import { OUTCOME_ACTIVITY_MS, SETTLE_MS } from '../defaults.ts';
 import { isAlive, outcomesFor, type RunHandle, type RunOutcome } from '../outcome/outcomes.ts';
 import { executePlan, stopReason, stopsTheRun, streamContext, widenStopSignal } from './executor.ts';
+import { readAccess, recordAccess, stateWords, trustedEndpoints } from './access.ts';
 import { lockAccount } from './lock.ts';
 import { buildPlan, plannedVehicles, requestedStreams, resolveRange } from './planner.ts';
 import { newRunLog, startRunLog } from './run-log.ts';
@@ -24,6 +25,9 @@ import { modelRules } from './rules.ts';
 import { pullSnapshots } from './snapshots.ts';
 import { BUILTIN_STREAMS } from './streams/index.ts';
 import { checkAccountZone } from './zone.ts';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Logger } from '../log.ts';
+import type { StreamDefinition } from './stream.ts';
 import type { PlanSummary, RunSummary, SyncDeps, SyncRequest } from './types.ts';
 
 export type { SyncDeps } from './types.ts';
@@ -72,16 +76,20 @@ async function runLocked(
   const log = deps.log.child({ account: deps.account });
   const con = await deps.db.connect();
   let recorded: string | null;
+  let trusted: string[];
   try {
     // Before anything is sent: a zone other than the recorded one would shift every window.
     recorded = await checkAccountZone(con, deps);
+    trusted = await trustedEndpoints(con, deps.account);
   } catch (e) {
     con.closeSync();
     throw e;
   }
   const run = newRunLog(deps.account, log, now, deps.client);
   handle.named(run.runId);
-  deps.client.rearm(); // a run starts with a closed breaker, whatever stopped the client before
+  // A run starts with a closed breaker, whatever stopped the client before, and probes once each
+  // endpoint not recorded as answering (a refused one, or one never asked): sync/access.ts.
+  deps.client.rearm(trusted);
   // The last run's requests (maybe another process's: a worker's job right after another's, or a
   // run killed before it could end its row: its last request is in the state file) may still
   // count in the API's windows: no bucket sends until a window has passed since the last of them.
@@ -149,6 +157,7 @@ async function runLocked(
     }
     clearInterval(activity);
     noteActivity();
+    await recordRunAccess(con, deps, defs, run.summary, now, log);
     await run.finish(con).then(
       async () => {
         const [row] = await queryJs(con, 'sync/run_recorded', [run.runId, run.summary.outcome]);
@@ -178,6 +187,30 @@ async function runLocked(
   return run.summary;
 }
 
+/** Records what the run learned about the account's endpoints (never fails the run). */
+async function recordRunAccess(
+  con: DuckDBConnection,
+  deps: SyncDeps,
+  defs: readonly StreamDefinition[],
+  summary: RunSummary,
+  now: () => number,
+  log: Logger,
+): Promise<void> {
+  try {
+    const changes = await recordAccess(con, {
+      account: deps.account,
+      nowMs: now(),
+      view: deps.client.access(),
+      defs,
+      log,
+    });
+    if (changes.length) summary.accessChanges = changes;
+  } catch (e) {
+    if (!stopsTheRun(e)) throw e;
+    log.error('could not record the endpoints refused', { error: describeError(e) });
+  }
+}
+
 /** The plan alone (`sync --plan`): nothing is sent. */
 export async function planSync(deps: SyncDeps, req: SyncRequest): Promise<PlanSummary> {
   const con = await deps.db.connect();
@@ -190,6 +223,11 @@ export async function planSync(deps: SyncDeps, req: SyncRequest): Promise<PlanSu
       vehicles: await plannedVehicles(con, deps.account),
       runId: 'plan',
     });
+    for (const a of await readAccess(con, deps.account))
+      if (a.state !== 'ok' && a.streams.some((n) => streams.has(n)))
+        summary.notes.push(
+          `${a.endpoint} is ${stateWords(a.state)} (since ${new Date(a.sinceMs).toISOString().slice(0, 10)}): the run asks it once and skips ${a.streams.join(', ')} unless it answers`,
+        );
     return summary;
   } finally {
     con.closeSync();

@@ -2,10 +2,12 @@
  * The snapshot stage: before the plan, every snapshot stream asked for — or needed by a stream
  * asked for (the per-vehicle streams need the vehicle list) — is pulled whole, in registry order.
  * A failed snapshot is counted and the run goes on with what is stored, unless the failure
- * stops the run (refused credentials, the breaker, the storage: executor.stopsTheRun).
+ * stops the run (refused credentials, the breaker, the storage: executor.stopsTheRun). A snapshot
+ * whose endpoint is not permitted or not available is skipped (sync/access.ts), not failed.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FleetClient } from '../api/client.ts';
+import { isAccessRefusal } from '../api/access.ts';
 import { isZoneMismatch } from '../api/wire.ts';
 import type { Logger } from '../log.ts';
 import type { Clock } from '../time.ts';
@@ -47,6 +49,12 @@ export async function pullSnapshots(
       x.log.info('snapshot', { stream: def.name, rows, requests: meter.requests, ms: Date.now() - t0 });
     } catch (e) {
       if (stopsTheRun(e)) throw e;
+      if (isAccessRefusal(e)) {
+        // Not permitted or not available: a fact about the account, not a failure (access.ts).
+        run.skip(def.name, e);
+        run.count(def.name, null, 0, meter.requests);
+        continue;
+      }
       run.count(def.name, 'failed', 0, meter.requests);
       run.fail(def.name, '*', 'snapshot', e);
       if (isZoneMismatch(e)) throw e; // the API answers in another zone: the run stops

@@ -10,6 +10,8 @@ import type { Database } from '../store/db.ts';
 import type { Clock } from '../time.ts';
 import type { WindowStatus } from './ledger.ts';
 import type { StreamDefinition } from './stream.ts';
+import type { AccessState } from '../api/access.ts';
+import type { AccessChange } from './access.ts';
 import type { Unit } from './unit.ts';
 
 export interface SyncDeps {
@@ -107,6 +109,20 @@ export interface RunSummary {
   reason?: string;
   /** First few failures: stream, scope, window, reason. */
   errors: { stream: string; scope: string; window: string; reason: string }[];
+  /**
+   * Streams left out of this run because an endpoint they need is not permitted for these
+   * credentials (403) or not available on this account (404): not failures (sync/access.ts).
+   */
+  skipped?: SkippedStream[];
+  /** Endpoints whose state changed in this run (newly refused, or available again). */
+  accessChanges?: AccessChange[];
+}
+
+export interface SkippedStream {
+  stream: string;
+  endpoint: string;
+  state: AccessState;
+  reason: string;
 }
 
 export interface PlanSummary {

@@ -81,15 +81,47 @@ describe('the circuit breaker', () => {
 });
 
 describe('refused credentials', () => {
-  it('a 403 stops the client like a 401, and requests already waiting are not sent', async () => {
+  it('a 401 stops the client at once, and requests already waiting are not sent', async () => {
     const { srv, client } = await setup(
-      (_r, res, n) => (n === 1 ? json(res, 403, { error: { message: 'Forbidden' } }) : ok(res)),
+      (_r, res, n) => (n === 1 ? json(res, 401, { error: { message: 'Unauthenticated' } }) : ok(res)),
       { concurrency: 1 },
     );
     const errors = await Promise.all(Array.from({ length: 5 }, () => fail(client.listVehicles())));
     expect(errors.map((e) => e?.code)).toEqual(['E_AUTH', 'E_AUTH', 'E_AUTH', 'E_AUTH', 'E_AUTH']);
-    expect(errors[0]?.message).toMatch(/^HTTP 403 on GET \/vehicles: Forbidden \(check FLEET_USERNAME/);
+    expect(errors[0]?.message).toMatch(/^HTTP 401 on GET \/vehicles: Unauthenticated \(check FLEET_USERNAME/);
     expect(srv.seen).toHaveLength(1);
+  });
+
+  it('a 403 on one endpoint refuses that endpoint only: one request, the others still answer', async () => {
+    const { srv, client } = await setup(
+      (r, res) =>
+        r.path === '/rest/drivers' ? json(res, 403, { error: { message: 'Forbidden' } }) : ok(res),
+      { concurrency: 4 },
+    );
+    expect(await client.listVehicles()).toHaveLength(1);
+    const errors = await Promise.all(Array.from({ length: 5 }, () => fail(client.listDrivers())));
+    expect(errors.map((e) => e?.code)).toEqual(Array(5).fill('E_NOT_PERMITTED'));
+    expect(errors[0]?.message).toMatch(
+      /^GET \/drivers: HTTP 403 Forbidden: not permitted for these credentials/,
+    );
+    expect(srv.seen.filter((s) => s.path === '/rest/drivers')).toHaveLength(1);
+    expect(await client.listVehicles()).toHaveLength(1);
+    expect(client.access().refused).toEqual([
+      expect.objectContaining({ endpoint: 'GET /drivers', state: 'not_permitted', status: 403 }),
+    ]);
+  });
+
+  it('403 on three endpoints before anything answered: the credentials read nothing, E_AUTH', async () => {
+    const { srv, client } = await setup((_r, res) => json(res, 403, { error: { message: 'Forbidden' } }));
+    expect((await fail(client.listVehicles()))?.code).toBe('E_NOT_PERMITTED');
+    expect((await fail(client.listGeofences()))?.code).toBe('E_NOT_PERMITTED');
+    const e = await fail(client.listDrivers());
+    expect(e?.code).toBe('E_AUTH');
+    expect(e?.message).toMatch(
+      /HTTP 403 on GET \/vehicles, GET \/geofences, GET \/drivers and nothing answered/,
+    );
+    expect((await fail(client.listCarpoolVehicles()))?.code).toBe('E_AUTH');
+    expect(srv.seen).toHaveLength(3);
   });
 });
 

@@ -15,14 +15,19 @@ export interface HarnessDashboard {
   close(): Promise<void>;
 }
 
-export async function startHarnessDashboard(h: Harness): Promise<HarnessDashboard> {
-  const srv = await startServer({
+/** `serve`'s server on port 0 over the harness' database, with its clock and zone. */
+export function serveHarness(h: Harness): Promise<RunningServer> {
+  return startServer({
     db: h.db,
     config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone }),
     log: silentLogger,
     now: h.now,
     port: 0,
   });
+}
+
+export async function startHarnessDashboard(h: Harness): Promise<HarnessDashboard> {
+  const srv = await serveHarness(h);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   return {
     srv,

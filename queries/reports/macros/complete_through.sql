@@ -25,6 +25,13 @@ CREATE OR REPLACE TEMP MACRO snapshot_hold(acct) AS (
   )
   SELECT min(coalesce(whole_at, '-infinity'::TIMESTAMPTZ)) FROM per WHERE failed_last > 0
 );
+-- refused_ledger_streams(acct): the ledger streams whose endpoint the account may not read or does
+-- not have (endpoint_access, src/sync/access.ts): skipped by every run while it lasts, so they
+-- hold nothing back — "complete through" is about what the credentials can read.
+CREATE OR REPLACE TEMP MACRO refused_ledger_streams(acct) AS TABLE
+  SELECT DISTINCT unnest(string_split(ledger_streams, ',')) AS stream
+  FROM endpoint_access
+  WHERE account = acct AND state <> 'ok' AND coalesce(ledger_streams, '') <> '';
 CREATE OR REPLACE TEMP MACRO complete_through(acct) AS (
   SELECT CASE WHEN h = '-infinity'::TIMESTAMPTZ THEN NULL ELSE least(c, h) END
   FROM (SELECT snapshot_hold(acct) AS h, least(
@@ -32,12 +39,14 @@ CREATE OR REPLACE TEMP MACRO complete_through(acct) AS (
       SELECT min(e) FROM (
         SELECT max(window_end) AS e FROM ledger
         WHERE account = acct AND status IN ('done', 'flagged') AND stream <> 'bookings'
+          AND stream NOT IN (SELECT stream FROM refused_ledger_streams(acct))
         GROUP BY stream, scope
       )
     ),
     (
       SELECT min(l.window_start) FROM ledger AS l
       WHERE l.account = acct AND l.status IN ('incomplete', 'failed') AND l.stream <> 'bookings'
+        AND l.stream NOT IN (SELECT stream FROM refused_ledger_streams(acct))
         AND NOT EXISTS (
           SELECT 1 FROM ledger AS d
           WHERE d.account = l.account AND d.stream = l.stream AND d.scope = l.scope

@@ -1,0 +1,57 @@
+/**
+ * The streams each report reads (by their `streams/*.ts` names), so that a report whose data come
+ * from an endpoint the account may not read or does not have (sync/access.ts) says so — "not
+ * available for these credentials" on the dashboard — instead of showing an empty or zero
+ * figure (driver names included: a report that names drivers lists `drivers`). Reports not listed
+ * read no stream an account can be refused (runs, coverage, vehicles); test/reports/needs.test.ts
+ * checks the list against the reports' SQL.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { EndpointRefusal } from '../server/api-types.ts';
+import { endpointsRefused } from '../status/report.ts';
+
+const FUEL = ['fuel', 'fuel_level_history'];
+const CARPOOL = ['bookings', 'carpool'];
+
+export const REPORT_STREAMS: Readonly<Record<string, readonly string[]>> = {
+  mileage: ['odometer'],
+  mileage_windows: ['odometer'],
+  excluded_odometer_windows: ['odometer'],
+  fuel: FUEL,
+  fuel_windows: FUEL,
+  excluded_fuel_windows: FUEL,
+  refuels: [...FUEL, 'trips', 'drivers'],
+  fuel_drops: FUEL,
+  fuel_reconciliation: FUEL,
+  excluded_windows: ['odometer', ...FUEL],
+  tolls: ['visits'],
+  toll_gantries: ['visits'],
+  toll_charges: ['visits'],
+  trips: ['trips', 'drivers'],
+  carpool: [...CARPOOL, 'drivers'],
+  carpool_departments: CARPOOL,
+  carpool_status: CARPOOL,
+  setup_health: ['carpool'],
+  kpis: ['odometer', ...FUEL, 'visits', 'trips', ...CARPOOL],
+  trend: ['odometer', ...FUEL, 'trips', ...CARPOOL],
+  top_vehicles: ['odometer', ...FUEL, 'trips'],
+  costs: ['odometer', ...FUEL, 'visits'],
+  cost_departments: ['odometer', ...FUEL, 'visits'],
+  utilisation: ['activity'],
+  utilisation_days: ['activity'],
+  drivers: ['drivers', 'trips', ...CARPOOL],
+};
+
+/** The endpoints refused to `account` that a report's streams need (none: the report is whole). */
+export async function unavailableFor(
+  con: DuckDBConnection,
+  account: string,
+  report: string,
+  zone: string,
+): Promise<EndpointRefusal[]> {
+  const streams = REPORT_STREAMS[report] ?? [];
+  if (!streams.length) return [];
+  return (await endpointsRefused(con, zone)).filter(
+    (e) => e.account === account && e.streams.some((s) => streams.includes(s)),
+  );
+}

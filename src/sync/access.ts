@@ -1,0 +1,115 @@
+/**
+ * The account's endpoints as facts (DESIGN.md principle 8): which the credentials may not read
+ * (403) and which the account does not have (404 on a collection endpoint), recorded per account
+ * and endpoint in `endpoint_access` (queries/schema/044). A run trusts the endpoints recorded
+ * `ok` (no probe), probes every other one once (src/api/access.ts), skips the streams that need a
+ * refused one (executor, snapshots) and records what it learned: a refusal keeps its `since`
+ * while it lasts, an endpoint that answers again becomes `ok` with a new `since`. The alerter
+ * (src/alerts/incidents.ts judgeEndpoints) opens one incident per refused endpoint and closes it
+ * when it answers again, so the alert goes out on a change, not every night.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { ACCESS_WORDS, type AccessState, type AccessView } from '../api/access.ts';
+import type { Logger } from '../log.ts';
+import { execute, queryJs } from '../store/queries.ts';
+import type { StreamDefinition } from './stream.ts';
+import { iso } from '../time.ts';
+
+export type EndpointState = AccessState | 'ok';
+
+export interface EndpointAccess {
+  endpoint: string;
+  state: EndpointState;
+  sinceMs: number;
+  lastProbedMs: number;
+  lastStatus: number | null;
+  message: string | null;
+  streams: string[];
+  ledgerStreams: string[];
+}
+
+/** A change of an endpoint's state in this run. */
+export interface AccessChange {
+  endpoint: string;
+  from: EndpointState | null;
+  to: EndpointState;
+  streams: string[];
+}
+
+const list = (v: unknown) => (typeof v === 'string' && v !== '' ? v.split(',') : []);
+const ms = (v: unknown) => (v instanceof Date ? v.getTime() : Number(v));
+
+export async function readAccess(con: DuckDBConnection, account: string): Promise<EndpointAccess[]> {
+  return (await queryJs(con, 'sync/endpoint_access_read', [account])).map((r) => ({
+    endpoint: String(r.endpoint),
+    state: String(r.state) as EndpointState,
+    sinceMs: ms(r.since),
+    lastProbedMs: ms(r.last_probed),
+    lastStatus: r.last_status === null ? null : Number(r.last_status),
+    message: r.message === null ? null : String(r.message),
+    streams: list(r.streams),
+    ledgerStreams: list(r.ledger_streams),
+  }));
+}
+
+/** The endpoints recorded as answering: a run sends them without a probe. */
+export async function trustedEndpoints(con: DuckDBConnection, account: string): Promise<string[]> {
+  return (await readAccess(con, account)).filter((a) => a.state === 'ok').map((a) => a.endpoint);
+}
+
+/** The streams (and their ledger streams) that call `endpoint`. */
+export function streamsNeeding(defs: readonly StreamDefinition[], endpoint: string) {
+  const needing = defs.filter((d) => d.endpoints.includes(endpoint));
+  return { streams: needing.map((d) => d.name), ledgerStreams: needing.flatMap((d) => d.ledgerStreams) };
+}
+
+/** How a state reads in a sentence. */
+export const stateWords = (s: EndpointState) => (s === 'ok' ? 'available' : ACCESS_WORDS[s]);
+
+/**
+ * Records what the run learned about the account's endpoints and returns the changes: each
+ * endpoint refused in the run (with its status and message) and each one that answered.
+ */
+export async function recordAccess(
+  con: DuckDBConnection,
+  x: { account: string; nowMs: number; view: AccessView; defs: readonly StreamDefinition[]; log: Logger },
+): Promise<AccessChange[]> {
+  const before = new Map((await readAccess(con, x.account)).map((a) => [a.endpoint, a]));
+  const seen: { endpoint: string; state: EndpointState; status: number | null; message: string | null }[] = [
+    ...x.view.refused.map((r) => ({ ...r })),
+    ...x.view.answered.map((endpoint) => ({ endpoint, state: 'ok' as const, status: 200, message: null })),
+  ];
+  const changes: AccessChange[] = [];
+  for (const s of seen) {
+    const was = before.get(s.endpoint);
+    const { streams, ledgerStreams } = streamsNeeding(x.defs, s.endpoint);
+    const since = was && was.state === s.state ? was.sinceMs : x.nowMs;
+    await execute(con, 'sync/endpoint_access_upsert', [
+      x.account,
+      s.endpoint,
+      s.state,
+      iso(since),
+      iso(x.nowMs),
+      s.status,
+      s.message,
+      streams.join(','),
+      ledgerStreams.join(','),
+    ]);
+    if (was?.state === s.state || (!was && s.state === 'ok')) continue;
+    changes.push({ endpoint: s.endpoint, from: was?.state ?? null, to: s.state, streams });
+    if (s.state === 'ok')
+      x.log.info('endpoint available again', {
+        endpoint: s.endpoint,
+        was: was?.state,
+        streams: streams.join(','),
+      });
+    else
+      x.log.warn('endpoint refused', {
+        endpoint: s.endpoint,
+        state: s.state,
+        streams: streams.join(','),
+        message: s.message,
+      });
+  }
+  return changes;
+}

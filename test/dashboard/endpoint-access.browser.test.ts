@@ -1,0 +1,95 @@
+/**
+ * The dashboard of an account without GET /vehicles/activity (404) whose subuser may not read
+ * GET /drivers (403), synced over HTTP, in Chromium: the utilisation page says "Not available for
+ * these credentials" above its figures and shows no 0 for the unknown hours; the data-quality page
+ * names both endpoints; the mileage page, whose data the account can read, says nothing of it.
+ */
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FleetClient } from '../../src/api/client.ts';
+import type { RunningServer } from '../../src/server/start.ts';
+import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { openDashboard } from '../helpers/dashboard-page.ts';
+import { serveHarness } from '../helpers/harness-dashboard.ts';
+import { syncRestrictedSubuser } from '../helpers/restricted.ts';
+import { startHarness, type Harness } from '../helpers/synced.ts';
+
+const haveChromium = checkChromium();
+let h: Harness;
+let sub: FleetClient;
+let srv: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!haveChromium) return;
+  h = await startHarness({ fleet: { vehicles: 4, days: 10 } });
+  sub = (await syncRestrictedSubuser(h)).client;
+  srv = await serveHarness(h);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await srv?.close();
+  await sub?.close();
+  await h?.close();
+});
+
+const url = (page: string) => new URL(`${page}?from=${h.firstDay}&to=${h.lastDay}`, srv.url).href;
+
+describe.skipIf(!haveChromium)('endpoints refused, on the dashboard', () => {
+  it('utilisation says not available for these credentials, never 0 hours', async () => {
+    const { page, problems } = await openDashboard(browser, url('utilisation.html'));
+    try {
+      const note = page.locator('#sec-tiles p.unavailable');
+      await expect
+        .poll(() => note.textContent())
+        .toMatch(
+          /^Not available for these credentials: GET \/vehicles\/activity is not available on this account \(since \d{4}-\d\d-\d\d; activity not synced\)/,
+        );
+      const driving = (await page.textContent('#util-driving .value'))!.trim();
+      expect(driving).not.toMatch(/^0/);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('the data-quality page names both endpoints; mileage has no such note', async () => {
+    const { page, problems } = await openDashboard(browser, url('quality.html'));
+    try {
+      const items = page.locator('#endpoints-refused li');
+      await expect.poll(() => items.count()).toBe(2);
+      expect(await items.nth(0).getAttribute('data-endpoint')).toBe('GET /drivers');
+      expect(await items.nth(0).textContent()).toMatch(
+        /GET \/drivers is not permitted for these credentials \(HTTP 403 since/,
+      );
+      expect(await items.nth(1).textContent()).toMatch(
+        /GET \/vehicles\/activity is not available on this account \(HTTP 404 since .*\): activity not synced\./,
+      );
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+    const m = await openDashboard(browser, url('mileage.html'));
+    try {
+      await m.page.waitForSelector('body[data-loading="false"]');
+      expect(await m.page.locator('p.unavailable:visible').count()).toBe(0);
+    } finally {
+      await m.page.close();
+    }
+  });
+
+  it('the runs page names the streams the last run skipped', async () => {
+    const { page, problems } = await openDashboard(browser, new URL('runs.html', srv.url).href);
+    try {
+      await expect
+        .poll(() => page.locator('#last-skipped').textContent())
+        .toBe(
+          ' · skipped (not permitted or not available for these credentials): drivers (GET /drivers), activity (GET /vehicles/activity)',
+        );
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});
