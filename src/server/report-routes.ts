@@ -243,11 +243,12 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       const { def, scope, params, page } = a;
       const meta = await reportMeta(con, scope, metaCache);
       const columns = describeColumns(def, await reasonCodes(con));
+      // Before the rows' stream opens: another statement on this connection would end it.
+      const unavailable = await unavailableFor(con, scope.account, def.name, scope.zone);
       const { rows: chunks, ...totals } = await streamReport(con, def, scope, params, page);
       const note = rangeNote(params, scope, meta.complete_through_text);
       setMeta(res, meta, totals.total, note);
       res.set({ 'Cache-Control': 'no-store', 'Content-Type': 'application/json; charset=utf-8' });
-      const unavailable = await unavailableFor(con, scope.account, def.name, scope.zone);
       await write(res, answerHead(def, params, page, meta, note, columns, totals, unavailable) + '[');
       for await (const chunk of chunks) {
         if (res.destroyed) break; // the client left: the connection (mid-result) is closed
