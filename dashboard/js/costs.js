@@ -11,6 +11,17 @@ const tile = (id, label, value, sub) => makeTile(`kpi-${id}`, label, value, sub)
 /** @typedef {import('./types.d.ts').ReportRow<'costs'>} CostRow */
 
 /**
+ * The line under the toll-charges tile: its reason when the charges are unknown (passages, none
+ * with a tariff: '—', never 0.00), "partial" when some passages have no tariff (issue 25).
+ * @param {boolean} known @param {number} passages @param {number} noTariff
+ */
+function tollNote(known, passages, noTariff) {
+  const counted = `${fmtQty(passages)} passages, ${fmtQty(noTariff)} without a tariff`;
+  if (!known) return passages > 0 ? `unknown: ${counted}` : counted;
+  return noTariff > 0 ? `partial: ${counted} (not counted)` : counted;
+}
+
+/**
  * @param {import('./types.d.ts').ReportAnswerOf<'costs'>} result
  * @param {import('./types.d.ts').SectionParts} parts
  */
@@ -43,7 +54,7 @@ export function costTiles(result, { tableDiv }) {
       'toll-charges',
       'Toll charges',
       known('toll_charges_known') ? fmtQty(t.toll_charges_known, currency, 2) : '',
-      `${fmtQty(t.toll_passages ?? 0)} passages, ${fmtQty(noTariff)} without a tariff (not counted)`,
+      tollNote(known('toll_charges_known'), t.toll_passages ?? 0, noTariff),
     ),
     tile(
       'co2',

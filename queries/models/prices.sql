@@ -94,7 +94,8 @@ CREATE OR REPLACE TEMP MACRO toll_passage_charges(acct, zone) AS TABLE
 -- charges, and CO₂ (litres × the fuel type's factor; kWh × the grid factor for an electric
 -- vehicle). Unknown stays NULL: no price or factor; toll visits not synced in the month (passages
 -- too); any passage of the month without a tariff (toll_charges NULL; charged_known sums the
--- passages with one); no fuel figure; no synced EV energy day.
+-- passages with one, and is NULL too when no passage of the month has one); no fuel figure; no
+-- synced EV energy day.
 CREATE OR REPLACE TEMP MACRO vehicle_month_costs(acct, zone, from_day, to_day) AS TABLE
   WITH
   rng AS (SELECT * FROM local_months(zone, from_day, to_day)),
@@ -173,8 +174,12 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_costs(acct, zone, from_day, to_day) A
     CASE WHEN prof.fuel_type = 'electric' THEN ev.energy_kwh ELSE fuel.used_l END * pf.price_per_l AS fuel_cost,
     CASE WHEN vs.period IS NOT NULL THEN coalesce(tolls.passages, 0) END AS passages,
     CASE WHEN vs.period IS NOT NULL THEN coalesce(tolls.no_tariff, 0) END AS no_tariff,
-    CASE WHEN vs.period IS NOT NULL AND prof.vehicle_class IS NOT NULL THEN coalesce(tolls.charged, 0) END
-      AS charged_known,
+    -- blank, not 0, when the month has passages and none of them has a tariff (issue 25)
+    CASE
+      WHEN vs.period IS NOT NULL AND prof.vehicle_class IS NOT NULL
+        AND NOT (coalesce(tolls.passages, 0) > 0 AND tolls.charged IS NULL)
+        THEN coalesce(tolls.charged, 0)
+    END AS charged_known,
     CASE
       WHEN vs.period IS NULL OR prof.vehicle_class IS NULL THEN NULL
       WHEN coalesce(tolls.no_tariff, 0) > 0 THEN NULL

@@ -5,18 +5,20 @@
 -- charges are unknown; cost_per_km (fuel cost + toll charges over distance) needs every one known.
 -- The vehicles without a department are one row per month, department 'no department' (issue 25),
 -- so the rows of a month add up to the fleet and none reads as an unknown department.
+-- Sums are of the costs report's rounded per-vehicle figures (each rounded as that report rounds
+-- it), so a department's row, and the table's total, tie to the costs rows and tiles to the cent.
 WITH veh AS (SELECT * FROM vehicle_departments($account))
 SELECT
   coalesce(veh.department, 'no department') AS department,
   c.period,
   count(DISTINCT c.vehicle_id)::INTEGER AS vehicles,
-  round(sum(c.distance_m) / 1000.0, 3)::DOUBLE AS distance_km,
-  round(sum(c.used_l), 3)::DOUBLE AS fuel_used_l,
-  round(CASE WHEN bool_and(c.fuel_cost IS NOT NULL OR coalesce(c.used_l, c.energy_kwh) IS NULL) THEN sum(c.fuel_cost) END, 2)::DOUBLE
+  round(sum(round(c.distance_m / 1000.0, 3)), 3)::DOUBLE AS distance_km,
+  round(sum(round(c.used_l, 3)), 3)::DOUBLE AS fuel_used_l,
+  (CASE WHEN bool_and(c.fuel_cost IS NOT NULL OR coalesce(c.used_l, c.energy_kwh) IS NULL) THEN round(sum(round(c.fuel_cost, 2)), 2) END)::DOUBLE
     AS fuel_cost,
   (CASE WHEN bool_and(c.passages IS NOT NULL) THEN sum(c.passages) END)::INTEGER AS toll_passages,
   (CASE WHEN bool_and(c.no_tariff IS NOT NULL) THEN sum(c.no_tariff) END)::INTEGER AS toll_no_tariff,
-  round(CASE WHEN bool_and(c.toll_charges IS NOT NULL) THEN sum(c.toll_charges) END, 2)::DOUBLE AS toll_charges,
+  (CASE WHEN bool_and(c.toll_charges IS NOT NULL) THEN round(sum(round(c.toll_charges, 2)), 2) END)::DOUBLE AS toll_charges,
   round(
     CASE
       WHEN bool_and(c.fuel_cost IS NOT NULL AND c.toll_charges IS NOT NULL)
@@ -24,7 +26,7 @@ SELECT
     END,
     4
   )::DOUBLE AS cost_per_km,
-  round(CASE WHEN bool_and(c.co2_kg IS NOT NULL OR coalesce(c.used_l, c.energy_kwh) IS NULL) THEN sum(c.co2_kg) END, 3)::DOUBLE AS co2_kg,
+  (CASE WHEN bool_and(c.co2_kg IS NOT NULL OR coalesce(c.used_l, c.energy_kwh) IS NULL) THEN round(sum(round(c.co2_kg, 3)), 3) END)::DOUBLE AS co2_kg,
   count(*) FILTER (WHERE c.distance_m > 0 AND (c.fuel_cost IS NULL OR c.toll_charges IS NULL))::INTEGER
     AS unknown_vehicle_months,
   any_value(c.currency) AS currency

@@ -4,7 +4,8 @@
  * then renamed onto the target, so a file appears whole or not at all. CSV: UTF-8 with a BOM,
  * header row, blank = unknown (NULL), text cells neutralised for spreadsheets (xl_text), numbers
  * untouched. A `<file>.manifest.json` sidecar states generation time, zone, run, "complete
- * through" and the file's SHA-256 and size, and is moved into place before the file (see
+ * through", the totals with the unknown (blank) rows per totalled column (`totals_blank`; a column
+ * with any is listed in `totals_partial`) and the file's SHA-256 and size, and is moved into place before the file (see
  * exportReport), so a reader can always tell whether the pair belongs together (verifyExport).
  */
 import { DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
@@ -23,6 +24,7 @@ import { writeXlsx } from './xlsx.ts';
 import {
   bindings,
   prepareBound,
+  sqlTotals,
   reportMeta,
   toJsonCell,
   type MetaCache,
@@ -240,6 +242,9 @@ export async function exportReport(
     }
     meta ??= await reportMeta(con, scope, opts.metaCache);
     if (opts.manifest !== false) {
+      // the totals of the columns a total means something for, and per column the rows with no
+      // value: a total with unknown rows covers only the others (partial), as the API's totals say
+      const sums = def.columns.some((c) => c.total) ? await sqlTotals(con, def, sql, values) : null;
       const manifest = {
         report: def.name,
         file: basename(outPath),
@@ -253,6 +258,13 @@ export async function exportReport(
         ...meta,
         range_note: rangeNote(params, scope, meta.complete_through_text),
         columns: def.columns.map((c) => c.name),
+        ...(sums
+          ? {
+              totals: sums.totals,
+              totals_blank: sums.totals_blank,
+              totals_partial: Object.keys(sums.totals_blank).filter((c) => sums.totals_blank[c]! > 0),
+            }
+          : {}),
         ...(opts.headers === 'human' && format === 'csv' ? { headers: 'human' } : {}),
       };
       await writeFile(mtmp, JSON.stringify(manifest, null, 2) + '\n');

@@ -197,8 +197,11 @@ const jsonRows = (columns: readonly string[], rows: Record<string, unknown>[]): 
 
 type Totals = Pick<ReportResult, 'total' | 'totals' | 'totals_blank'>;
 
-/** Row count and the totals of the whole result, counted and summed in SQL. */
-async function sqlTotals(
+/**
+ * Row count and the totals of the whole result, counted and summed in SQL (also the totals and
+ * unknown rows per totalled column an export's manifest states).
+ */
+export async function sqlTotals(
   con: DuckDBConnection,
   def: ReportDef,
   sql: string,

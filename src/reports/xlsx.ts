@@ -5,7 +5,8 @@
  * account zone's wall time, as Excel date cells), identifiers as text, enum codes by their labels,
  * blank (unknown) as an empty cell — never 0 —, a frozen header row, an autofilter, widths by
  * column kind, and a totals row (SUBTOTAL formulas whose cached values are the sums the API's
- * `totals` give) only for the columns the registry marks `total`. Text cells get the same
+ * `totals` give) only for the columns the registry marks `total`, with a row under it naming, per column, the unknown rows the total leaves out
+ * ("partial: 3 rows unknown"). Text cells get the same
  * spreadsheet-formula neutralising as CSV (xl_text). An "About" sheet states what the manifest
  * holds: account, zone, range, complete through, the windows left out, generated at.
  */
@@ -119,6 +120,9 @@ const colLetter = (i: number): string => {
   return s;
 };
 
+/** What a totals row leaves out of a column: "partial: 3 rows unknown". */
+export const partialNote = (n: number): string => `partial: ${n} row${n === 1 ? '' : 's'} unknown`;
+
 export interface ExcludedSummary {
   windows: number;
   byReason: { reason: string; label: string; windows: number; hours: number }[];
@@ -225,6 +229,7 @@ export async function writeXlsx(
 
   const sums = cols.map(() => 0);
   const known = cols.map(() => false);
+  const blank = cols.map(() => 0);
   let rows = 0;
   const result = await (await prepareBound(con, select, values)).stream();
   for await (const chunk of result.yieldRowObjectJs()) {
@@ -235,7 +240,7 @@ export async function writeXlsx(
           if (p.total && typeof v === 'number') {
             sums[i]! += v;
             known[i] = true;
-          }
+          } else if (p.total && (v === null || v === '')) blank[i]!++;
           return cellValue(p, v);
         }),
       );
@@ -259,7 +264,20 @@ export async function writeXlsx(
     );
     totals.font = { bold: true };
     totals.commit();
+    // a total over rows of which some are unknown covers only the others: the row under it says
+    // so per column (issue 25), the number itself stays a number
+    if (blank.some((n) => n > 0)) {
+      const note = ws.addRow(
+        cols.map((p, i) => {
+          if (i === 0 && !p.total) return 'Not in the total';
+          return p.total && blank[i]! > 0 ? partialNote(blank[i]!) : null;
+        }),
+      );
+      note.font = { italic: true };
+      note.commit();
+    }
   }
+  const partial = cols.filter((p, i) => p.total && blank[i]! > 0);
   ws.autoFilter = { from: { row: 1, column: 1 }, to: { row: last, column: cols.length } };
   ws.commit();
 
@@ -289,7 +307,16 @@ export async function writeXlsx(
           : `${excluded.windows} (${excluded.byReason.map((r) => `${r.label}: ${r.windows}, ${r.hours} h`).join('; ')})`,
     ],
     ['Rows', rows],
-    ['Blank cells', 'unknown (not synced or no reading), never zero'],
+    ['Blank cells', 'unknown (not synced, no reading, no price or tariff), never zero'],
+    [
+      'Totals',
+      !cols.some((p) => p.total)
+        ? 'none: no column of this report is summed'
+        : partial.length === 0
+          ? 'the totals row sums every row; no summed column has an unknown row'
+          : `partial: the totals row sums the rows with a value; blank (unknown) rows are not in it. ` +
+            `The row under it says how many per column: ${partial.map((p) => `${humanHeader(p)} ${partialNote(blank[cols.indexOf(p)]!)}`).join('; ')}`,
+    ],
     [
       'Generated at',
       `${formatZoned(Date.parse(ctx.meta.generated_at), ctx.meta.zone)} (${ctx.meta.generated_at})`,

@@ -45,7 +45,8 @@ afterAll(async () => {
 
 const open = (path: string) => openDashboard(browser, new URL(path, srv.url).href);
 
-async function loadPrices() {
+/** Loads a prices file; `tariffs: false` gives no gantry a tariff (every passage unpriced). */
+async function loadPrices({ tariffs = true } = {}) {
   const zone = h.fleet.timezone;
   const months = [...new Set([localMonth(h.fleet.startMs, zone), localMonth(h.fleet.endMs - 1, zone)])];
   const tolls = h.fleet.geofences.filter((g) => g.is_toll);
@@ -57,7 +58,7 @@ async function loadPrices() {
       defaults: { fuel_type: 'diesel', vehicle_class: 'light' },
       fuel_prices: months.map((m) => ({ fuel_type: 'diesel', month: m, price_per_l: 1.9 })),
       // one gantry has no tariff: its passages are blank, not free
-      toll_tariffs: tolls.slice(1).map((g, i) => ({
+      toll_tariffs: tolls.slice(tariffs ? 1 : tolls.length).map((g, i) => ({
         geofence_id: g.geofence_id,
         vehicle_class: 'light',
         valid_from: '2026-01-01',
@@ -118,7 +119,10 @@ describe('the costs on the dashboard', () => {
       .filter((v) => v.geofence_id === untariffed.geofence_id).length;
     expect(truthNoTariff).toBeGreaterThan(0);
     expect(sum(csv, 'toll_no_tariff')).toBe(truthNoTariff);
-    expect(await page.textContent('#kpi-toll-charges .sub')).toContain(`${truthNoTariff} without a tariff`);
+    // the charges leave those passages out: partial, and says so
+    expect(await page.textContent('#kpi-toll-charges .sub')).toMatch(
+      new RegExp(`^partial: .* ${truthNoTariff} without a tariff`),
+    );
     // the department table under the tiles: its download's passages add up to the tile's
     const deps = await download(page, 'cost-departments');
     expect(deps.length).toBeGreaterThan(0);
@@ -127,6 +131,27 @@ describe('the costs on the dashboard', () => {
     expect(await page.locator('#table-cost-departments tbody tr:not(.totals)').count()).toBe(deps.length);
     expect(problems).toEqual([]);
     await page.close();
+  });
+
+  it('no passage with a tariff: the toll-charges tile is blank with its reason, never 0.00 (issue 25)', async () => {
+    await loadPrices({ tariffs: false });
+    try {
+      const { page, problems } = await open(`index.html?${range}`);
+      const csv = await download(page, 'costs');
+      const passages = h.fleet.truth.tollVisits(h.fleet.startMs, h.fleet.endMs).length;
+      expect(passages).toBeGreaterThan(0);
+      expect(sum(csv, 'toll_passages')).toBe(passages);
+      // every vehicle-month with passages has its known charges blank, not 0
+      for (const r of csv.filter((r) => Number(r.toll_passages) > 0)) expect(r.toll_charges_known).toBe('');
+      expect(await tileValue(page, 'toll-charges')).toBe('—');
+      expect(await page.textContent('#kpi-toll-charges .sub')).toBe(
+        `unknown: ${new Intl.NumberFormat('en-US').format(passages)} passages, ${new Intl.NumberFormat('en-US').format(passages)} without a tariff`,
+      );
+      expect(problems).toEqual([]);
+      await page.close();
+    } finally {
+      await loadPrices();
+    }
   });
 
   it('the tolls page: a passage without a tariff reads "No tariff" with a blank charge', async () => {

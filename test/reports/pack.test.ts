@@ -76,11 +76,11 @@ const deps = (nowIso: string, c: Readonly<Config> = config): PackDeps => ({
   now: () => T(nowIso),
 });
 
-/** The data rows of the Report sheet (below the header, without a totals row). */
+/** The data rows of the Report sheet (below the header, without the totals row and the partial note under it). */
 function xlsxRows(data: Buffer): unknown[][] {
   const ws = XLSX.read(data, { type: 'buffer' }).Sheets.Report!;
   const rows = XLSX.utils.sheet_to_json(ws, { header: 1, blankrows: false }) as unknown[][];
-  return rows.slice(1).filter((r) => r[0] !== 'Total');
+  return rows.slice(1).filter((r) => r[0] !== 'Total' && r[0] !== 'Not in the total');
 }
 
 /** The totals row of the Report sheet: header label → cached value. */
@@ -88,8 +88,8 @@ function xlsxTotals(data: Buffer): Record<string, number> {
   const ws = XLSX.read(data, { type: 'buffer' }).Sheets.Report!;
   const rows = XLSX.utils.sheet_to_json(ws, { header: 1, blankrows: false }) as unknown[][];
   const [header, ...rest] = rows;
-  const totals = rest.at(-1)!;
-  expect(totals[0]).toBe('Total');
+  const totals = rest.find((r) => r[0] === 'Total')!;
+  expect(totals).toBeDefined();
   return Object.fromEntries(
     header!.map((h, i) => [String(h), totals[i]]).filter(([, v]) => typeof v === 'number'),
   ) as Record<string, number>;

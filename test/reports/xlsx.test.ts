@@ -118,7 +118,17 @@ describe('XLSX export read back with SheetJS', () => {
       const totalCols = cols.filter((c) => c.total);
       const totalsRow = csv.length + 1;
       const range = XLSX.utils.decode_range(ws['!ref']!);
-      expect(range.e.r).toBe(totalCols.length ? totalsRow : csv.length);
+      // under the totals, a row naming the unknown rows of each partial total (issue 25)
+      const partial = totalCols.filter((c) => (api.totals_blank[c.name] ?? 0) > 0);
+      expect(range.e.r).toBe(totalCols.length ? totalsRow + (partial.length ? 1 : 0) : csv.length);
+      cols.forEach((c, j) => {
+        if (!c.total) return;
+        const n = api.totals_blank[c.name] ?? 0;
+        const note = ws[XLSX.utils.encode_cell({ r: totalsRow + 1, c: j })]?.v;
+        expect(note, `${name} note ${c.name}`).toBe(
+          n > 0 ? `partial: ${n} row${n === 1 ? '' : 's'} unknown` : undefined,
+        );
+      });
       expect(ws['!autofilter']?.ref).toBe(
         XLSX.utils.encode_range({ s: { r: 0, c: 0 }, e: { r: Math.max(csv.length, 0), c: cols.length - 1 } }),
       );

@@ -40,12 +40,18 @@ describe('XLSX and human-header downloads', () => {
     const json = (await (await get(`/api/reports/mileage${Q}`)).json()) as {
       rows: unknown[];
       totals: Record<string, number>;
+      totals_blank: Record<string, number>;
     };
     expect(rows[0]).toContain('Distance (km)');
-    expect(rows).toHaveLength(json.rows.length + 2); // header, rows, totals
-    const totals = rows.at(-1)!;
+    // header, rows, totals, and (some mileage rows are blank) the partial note under the totals
+    expect(json.totals_blank.distance_km).toBeGreaterThan(0);
+    expect(rows).toHaveLength(json.rows.length + 3);
+    const [totals, note] = rows.slice(-2) as [unknown[], unknown[]];
     expect(totals[0]).toBe('Total');
-    expect(totals[rows[0]!.indexOf('Distance (km)')]).toBeCloseTo(json.totals.distance_km!, 6);
+    const distance = rows[0]!.indexOf('Distance (km)');
+    expect(totals[distance]).toBeCloseTo(json.totals.distance_km!, 6);
+    const n = json.totals_blank.distance_km!;
+    expect(note[distance]).toBe(`partial: ${n} row${n === 1 ? '' : 's'} unknown`);
     expect(wb.SheetNames).toContain('About');
   });
 
