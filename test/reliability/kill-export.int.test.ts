@@ -44,7 +44,9 @@ beforeAll(async () => {
   const con = await db.connect();
   // Big enough that writing the trips report takes a while: the kill lands mid-COPY.
   await con.run(`
-    INSERT INTO trips
+    INSERT INTO trips (account, trip_id, vehicle_id, registration, start_time, end_time,
+                       trip_distance_m, start_odometer_m, end_odometer_m, driver_id,
+                       start_location, end_location)
     SELECT 'acme', 'trip-' || i, 1000 + i % 50, 'REG-' || (i % 50),
            TIMESTAMPTZ '2026-03-01 00:00:00+00' + to_seconds(i * 11),
            TIMESTAMPTZ '2026-03-01 00:00:00+00' + to_seconds(i * 11 + 600),
