@@ -97,6 +97,20 @@ describe('a restricted subuser', () => {
       const [from, to] = [(w.window_start as Date).getTime(), (w.window_end as Date).getTime()];
       expect(Number(w.distance_m)).toBeCloseTo(h.fleet.truth.distanceM(Number(w.vehicle_id), from, to), -1);
     }
+    // GET /carpool/drivers answers though GET /carpool/vehicles is refused: its list is stored whole.
+    const carpoolDrivers = await inDb(
+      'sub.duckdb',
+      'SELECT driver_id FROM carpool_drivers ORDER BY driver_id',
+    );
+    expect(carpoolDrivers.map((d) => String(d.driver_id))).toEqual(
+      h.fleet.drivers
+        .filter((d) => !d.deactivated)
+        .map((d) => d.driver_id)
+        .sort(),
+    );
+    expect(await inDb('sub.duckdb', 'SELECT count(*)::INTEGER AS n FROM carpool_vehicles')).toEqual([
+      { n: 0 },
+    ]);
     const status = await runMain(e, 'status');
     expect(status.code, status.stdout).toBe(0);
     expect(status.stdout).toMatch(/endpoints not permitted or not available/);
