@@ -154,7 +154,7 @@ describe('report SQL against a hand-filled Sydney database', () => {
       expect(known.carpool_vehicles).toBeGreaterThan(0);
       await fx.con.run(
         `INSERT INTO endpoint_access (account, endpoint, state, since, last_probed, last_status, message, streams, ledger_streams)
-         VALUES ($1, 'GET /carpool/vehicles', 'not_permitted', now(), now(), 403, 'x', '["carpool"]', '[]')`,
+         VALUES ($1, 'GET /carpool/vehicles', 'not_permitted', now(), now(), 403, 'x', 'carpool', '')`,
         [ACCOUNT],
       );
       for (const r of await run('carpool_departments', { month: '2026-04' }))
