@@ -69,6 +69,7 @@ describe('a restricted subuser', () => {
       expect(r.stdout).toMatch(/: OK in /);
       expect(r.stdout).toMatch(/drivers: GET \/drivers is not permitted for these credentials/);
       expect(r.stdout).toMatch(/carpool: GET \/carpool\/vehicles is not permitted for these credentials/);
+      expect(r.stdout + r.stderr).not.toMatch(/\.:/); // the API's sentence, then ours: no ".:"
       expect(r.stderr).not.toMatch(/FLEET_USERNAME\/FLEET_PASSWORD/);
       expect([r.cost('GET /drivers'), r.cost('GET /carpool/vehicles')], `run ${run}`).toEqual([1, 1]);
     }
