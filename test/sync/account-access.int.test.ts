@@ -47,7 +47,8 @@ async function counted(e: Record<string, string>, ...argv: string[]) {
   const out = await runMain(e, ...argv);
   const after = h.sim.stats().endpoints;
   const cost = (endpoint: string) => (after[endpoint] ?? 0) - (before[endpoint] ?? 0);
-  return { ...out, cost };
+  const total = () => Object.keys(after).reduce((n, endpoint) => n + cost(endpoint), 0);
+  return { ...out, cost, total };
 }
 
 async function inDb(file: string, sql: string, params: (string | number)[] = []) {
@@ -72,6 +73,8 @@ describe('a restricted subuser', () => {
       expect(r.stdout + r.stderr).not.toMatch(/\.:/); // the API's sentence, then ours: no ".:"
       expect(r.stderr).not.toMatch(/FLEET_USERNAME\/FLEET_PASSWORD/);
       expect([r.cost('GET /drivers'), r.cost('GET /carpool/vehicles')], `run ${run}`).toEqual([1, 1]);
+      // The run's request count is every request the simulator answered for it.
+      expect(Number(/ — (\d+) requests,/.exec(r.stdout)?.[1]), `run ${run}`).toBe(r.total());
     }
     expect(hook.posts.map((p) => p.body.text)).toEqual([
       expect.stringMatching(/^fleetsync: GET \/carpool\/vehicles is not permitted for these credentials/),
