@@ -184,6 +184,8 @@ describe('a module the account does not have', () => {
     expect(plan.stdout).toMatch(
       /note: GET \/vehicles\/activity is not available on this account \(since \d{4}-\d\d-\d\d\): the run asks it once and skips activity/,
     );
+    // It plans what a run sends for it: the one probe (costs above), not a request per window.
+    expect(Number(/^activity +(\d+)$/m.exec(plan.stdout)?.[1]), plan.stdout).toBe(1);
 
     h.sim.setAccess({});
     const back = await counted(
