@@ -345,7 +345,9 @@ export function unavailableMessage(result) {
   const what = u.map(
     (e) => `${e.endpoint} is ${e.text} (since ${e.since.slice(0, 10)}; ${e.streams.join(', ')} not synced)`,
   );
-  return `Not available for these credentials: ${what.join('; ')}. Every sync asks once and fills it in when the API answers.`;
+  // Each endpoint reads by its state (403: not permitted for these credentials; 404: not
+  // available on this account): the lead names neither.
+  return `Not available: ${what.join('; ')}. Every sync asks once and fills it in when the API answers.`;
 }
 
 /**
@@ -584,7 +586,10 @@ export async function startPage({ title, sections, header }) {
                 typeof s.tableOpts === 'function' ? s.tableOpts(filter, drill) : (s.tableOpts ?? {});
               if (s.table !== false)
                 renderTable(tableDiv, result.columns, result.rows, {
-                  empty: unavailableMessage(result) ?? emptyMessage(status, result),
+                  // The note above the table says why (showUnavailable): not said twice.
+                  empty: unavailableMessage(result)
+                    ? 'No rows: see the note above.'
+                    : emptyMessage(status, result),
                   // A paged report: say how many rows there are, totals over all of them (SQL).
                   total: result.total,
                   totals: result.totals,

@@ -38,9 +38,13 @@ b AS (
     booking_late(bk.booking_status, bk.booking_status_known) AS late,
     booking_declined(bk.booking_status, bk.booking_status_known) AS declined,
     (epoch(decided.at) - epoch(bk.created_at)) / 3600.0 AS turnaround_h,
-    (booking_cancelled(bk.booking_status, bk.booking_status_known) AND bk.picked_up_at IS NULL
+    -- A status this version does not know leaves the no-show unknown (NULL), whatever else holds:
+    -- `NULL AND FALSE` would read as FALSE.
+    CASE WHEN booking_cancelled(bk.booking_status, bk.booking_status_known) IS NOT NULL THEN
+      booking_cancelled(bk.booking_status, bk.booking_status_known) AND bk.picked_up_at IS NULL
       AND (bk.is_approved OR ea.booking_id IS NOT NULL)
-      AND bk.updated_at >= bk.start_time + INTERVAL 30 MINUTE) AS no_show,
+      AND bk.updated_at >= bk.start_time + INTERVAL 30 MINUTE
+    END AS no_show,
     greatest(0, epoch(least(bk.end_time, rng.t1)) - epoch(greatest(bk.start_time, rng.t0))) / 3600.0 AS booked_h
   FROM carpool_bookings AS bk
   CROSS JOIN rng
@@ -48,6 +52,14 @@ b AS (
   LEFT JOIN decided ON decided.booking_id = bk.booking_id
   LEFT JOIN ever_approved AS ea ON ea.booking_id = bk.booking_id
   WHERE bk.account = $account AND bk.start_time < rng.t1 AND bk.end_time > rng.t0
+),
+-- The carpool vehicle list is unknown while GET /carpool/vehicles is refused (endpoint_access):
+-- its counts and hours are then NULL, never 0.
+pool_known AS (
+  SELECT NOT EXISTS (
+    SELECT 1 FROM endpoint_access
+    WHERE account = $account AND endpoint = 'GET /carpool/vehicles' AND state <> 'ok'
+  ) AS known
 ),
 pool AS (
   SELECT coalesce(veh.department, '(none)') AS department, count(*) AS vehicles
@@ -83,12 +95,14 @@ SELECT
   if(agg.bookings IS NULL, 0, agg.no_shows)::INTEGER AS no_shows,
   round(agg.turnaround_h, 2)::DOUBLE AS median_approval_turnaround_h,
   round(coalesce(agg.booked_h, 0), 2)::DOUBLE AS booked_h,
-  coalesce(pool.vehicles, 0)::INTEGER AS carpool_vehicles,
-  round(coalesce(pool.vehicles, 0) * (epoch((SELECT t1 FROM rng)) - epoch((SELECT t0 FROM rng))) / 3600.0, 2)::DOUBLE
-    AS available_h,
-  round(coalesce(agg.booked_h, 0)
-    / nullif(pool.vehicles * (epoch((SELECT t1 FROM rng)) - epoch((SELECT t0 FROM rng))) / 3600.0, 0), 4)::DOUBLE
-    AS utilisation
+  if((SELECT known FROM pool_known), coalesce(pool.vehicles, 0), NULL)::INTEGER AS carpool_vehicles,
+  if((SELECT known FROM pool_known),
+    round(coalesce(pool.vehicles, 0) * (epoch((SELECT t1 FROM rng)) - epoch((SELECT t0 FROM rng))) / 3600.0, 2),
+    NULL)::DOUBLE AS available_h,
+  if((SELECT known FROM pool_known),
+    round(coalesce(agg.booked_h, 0)
+      / nullif(pool.vehicles * (epoch((SELECT t1 FROM rng)) - epoch((SELECT t0 FROM rng))) / 3600.0, 0), 4),
+    NULL)::DOUBLE AS utilisation
 FROM agg
 FULL OUTER JOIN pool ON pool.department = agg.department
 ORDER BY 1;

@@ -51,16 +51,18 @@ export function accessRefusal(
   apiMessage: string,
   details: Record<string, unknown>,
 ): FleetsyncError | null {
+  // The API's message ends a sentence ("… main account credentials."); ours goes on after a colon.
+  const said = apiMessage.replace(/[.\s]+$/, '');
   if (status === 403)
     return new FleetsyncError(
       'E_NOT_PERMITTED',
-      `${endpoint}: HTTP 403 ${apiMessage}: ${ACCESS_WORDS.not_permitted} (the stream that needs it is skipped; an Administrator can grant it)`,
+      `${endpoint}: HTTP 403 ${said}: ${ACCESS_WORDS.not_permitted} (the stream that needs it is skipped; an Administrator can grant it)`,
       { details: { ...details, status } },
     );
   if (status === 404 && isCollection(endpoint))
     return new FleetsyncError(
       'E_ENDPOINT_MISSING',
-      `${endpoint}: HTTP 404 ${apiMessage}: ${ACCESS_WORDS.not_available} (the stream that needs it is skipped)`,
+      `${endpoint}: HTTP 404 ${said}: ${ACCESS_WORDS.not_available} (the stream that needs it is skipped)`,
       { details: { ...details, status } },
     );
   return null;

@@ -1,9 +1,10 @@
 /**
- * The streams each report reads (by their `streams/*.ts` names), so that a report whose data come
+ * The streams each report reads (by their `streams/*.ts` names) — or, for a stream that calls
+ * several endpoints, the one endpoint (`METHOD /path`) whose data it reads — so that a report whose data come
  * from an endpoint the account may not read or does not have (sync/access.ts) says so — "not
  * available for these credentials" on the dashboard — instead of showing an empty or zero
  * figure (driver names included: a report that names drivers lists `drivers`). Reports not listed
- * read no stream an account can be refused (runs, coverage, vehicles); test/reports/needs.test.ts
+ * read no stream an account can be refused (runs, coverage); test/reports/needs.test.ts
  * checks the list against the reports' SQL.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -11,7 +12,9 @@ import type { EndpointRefusal } from '../server/api-types.ts';
 import { endpointsRefused } from '../status/report.ts';
 
 const FUEL = ['fuel', 'fuel_level_history'];
-const CARPOOL = ['bookings', 'carpool'];
+const CARPOOL = ['bookings'];
+const CARPOOL_VEHICLES = 'GET /carpool/vehicles';
+const CARPOOL_DRIVERS = 'GET /carpool/drivers';
 
 export const REPORT_STREAMS: Readonly<Record<string, readonly string[]>> = {
   mileage: ['odometer'],
@@ -29,9 +32,10 @@ export const REPORT_STREAMS: Readonly<Record<string, readonly string[]>> = {
   toll_charges: ['visits'],
   trips: ['trips', 'drivers'],
   carpool: [...CARPOOL, 'drivers'],
-  carpool_departments: CARPOOL,
+  carpool_departments: [...CARPOOL, CARPOOL_VEHICLES],
   carpool_status: CARPOOL,
-  setup_health: ['carpool'],
+  setup_health: [CARPOOL_VEHICLES, CARPOOL_DRIVERS],
+  vehicles: [CARPOOL_VEHICLES], // its `carpool` column
   kpis: ['odometer', ...FUEL, 'visits', 'trips', ...CARPOOL],
   trend: ['odometer', ...FUEL, 'trips', ...CARPOOL],
   top_vehicles: ['odometer', ...FUEL, 'trips'],
@@ -52,6 +56,7 @@ export async function unavailableFor(
   const streams = REPORT_STREAMS[report] ?? [];
   if (!streams.length) return [];
   return (await endpointsRefused(con, zone)).filter(
-    (e) => e.account === account && e.streams.some((s) => streams.includes(s)),
+    (e) =>
+      e.account === account && (streams.includes(e.endpoint) || e.streams.some((s) => streams.includes(s))),
   );
 }

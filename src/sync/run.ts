@@ -223,15 +223,44 @@ export async function planSync(deps: SyncDeps, req: SyncRequest): Promise<PlanSu
       vehicles: await plannedVehicles(con, deps.account),
       runId: 'plan',
     });
+    const defs = deps.streams ?? BUILTIN_STREAMS;
     for (const a of await readAccess(con, deps.account))
-      if (a.state !== 'ok' && a.streams.some((n) => streams.has(n)))
+      if (a.state !== 'ok' && a.streams.some((n) => streams.has(n))) {
+        for (const name of a.streams) planProbeOnly(summary, defs, name, a.endpoint);
         summary.notes.push(
           `${a.endpoint} is ${stateWords(a.state)} (since ${new Date(a.sinceMs).toISOString().slice(0, 10)}): the run asks it once and skips ${a.streams.join(', ')} unless it answers`,
         );
+      }
     return summary;
   } finally {
     con.closeSync();
   }
+}
+
+/**
+ * A stream whose one endpoint is recorded refused costs the run one request, the probe (api/access.ts
+ * gate): its planned requests become 1, taken off its bucket too. A stream that also calls other
+ * endpoints keeps its plan (they are still sent).
+ */
+function planProbeOnly(
+  summary: PlanSummary,
+  defs: readonly StreamDefinition[],
+  name: string,
+  endpoint: string,
+) {
+  const def = defs.find((d) => d.name === name);
+  const planned = summary.requestsByStream[name] ?? 0;
+  if (
+    !def ||
+    planned <= 1 ||
+    def.endpoints.length !== 1 ||
+    def.endpoints[0] !== endpoint ||
+    def.buckets.length !== 1
+  )
+    return;
+  summary.requestsByStream[name] = 1;
+  const bucket = def.buckets[0]!;
+  if (summary.requestsByBucket[bucket] !== undefined) summary.requestsByBucket[bucket] -= planned - 1;
 }
 
 function planInput(

@@ -32,7 +32,7 @@ describe('endpoint access', () => {
     );
     expect(errors.map((e) => e?.code)).toEqual(Array(10).fill('E_ENDPOINT_MISSING'));
     expect(errors[0]?.message).toMatch(
-      /^GET \/vehicles\/activity: HTTP 404 Not found\.: not available on this account/,
+      /^GET \/vehicles\/activity: HTTP 404 Not found: not available on this account/,
     );
     expect(activity()).toBe(1);
     expect(client.access().refused.map((r) => [r.endpoint, r.state])).toEqual([

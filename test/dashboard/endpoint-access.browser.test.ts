@@ -44,7 +44,7 @@ describe.skipIf(!haveChromium)('endpoints refused, on the dashboard', () => {
       await expect
         .poll(() => note.textContent())
         .toMatch(
-          /^Not available for these credentials: GET \/vehicles\/activity is not available on this account \(since \d{4}-\d\d-\d\d; activity not synced\)/,
+          /^Not available: GET \/vehicles\/activity is not available on this account \(since \d{4}-\d\d-\d\d; activity not synced\)/,
         );
       const driving = (await page.textContent('#util-driving .value'))!.trim();
       expect(driving).not.toMatch(/^0/);

@@ -137,6 +137,38 @@ describe('report SQL against a hand-filled Sydney database', () => {
     expect(sales.median_approval_turnaround_h).toBe(3.5);
   });
 
+  it('carpool_departments: an unknown booking status leaves no-shows blank, a refused vehicle list leaves the pool blank', async () => {
+    // 106: a copy of 101 (returned, so picked up: no no-show by the known rules) in a status this
+    // version does not know — whether it is a no-show is unknown.
+    await fx.con.run(
+      `INSERT INTO carpool_bookings SELECT * REPLACE (106 AS booking_id,
+         'BOOKING_STATUS_ON_HOLD' AS booking_status, false AS booking_status_known)
+       FROM carpool_bookings WHERE account = $1 AND booking_id = 101`,
+      [ACCOUNT],
+    );
+    try {
+      const known = (await run('carpool_departments', { month: '2026-04' })).find(
+        (r) => r.department === 'Sales',
+      )!;
+      expect(known).toMatchObject({ bookings: 6, no_shows: null, approved: 5 });
+      expect(known.carpool_vehicles).toBeGreaterThan(0);
+      await fx.con.run(
+        `INSERT INTO endpoint_access (account, endpoint, state, since, last_probed, last_status, message, streams, ledger_streams)
+         VALUES ($1, 'GET /carpool/vehicles', 'not_permitted', now(), now(), 403, 'x', 'carpool', '')`,
+        [ACCOUNT],
+      );
+      for (const r of await run('carpool_departments', { month: '2026-04' }))
+        expect(r, String(r.department)).toMatchObject({
+          carpool_vehicles: null,
+          available_h: null,
+          utilisation: null,
+        });
+    } finally {
+      await fx.con.run('DELETE FROM carpool_bookings WHERE account = $1 AND booking_id = 106', [ACCOUNT]);
+      await fx.con.run('DELETE FROM endpoint_access WHERE account = $1', [ACCOUNT]);
+    }
+  });
+
   it('setup health names why a driver or vehicle is incomplete', async () => {
     const rows = await run('setup_health');
     expect(rows.map((r) => [r.kind, r.id, r.reason])).toEqual([

@@ -47,7 +47,8 @@ async function counted(e: Record<string, string>, ...argv: string[]) {
   const out = await runMain(e, ...argv);
   const after = h.sim.stats().endpoints;
   const cost = (endpoint: string) => (after[endpoint] ?? 0) - (before[endpoint] ?? 0);
-  return { ...out, cost };
+  const total = () => Object.keys(after).reduce((n, endpoint) => n + cost(endpoint), 0);
+  return { ...out, cost, total };
 }
 
 async function inDb(file: string, sql: string, params: (string | number)[] = []) {
@@ -69,8 +70,11 @@ describe('a restricted subuser', () => {
       expect(r.stdout).toMatch(/: OK in /);
       expect(r.stdout).toMatch(/drivers: GET \/drivers is not permitted for these credentials/);
       expect(r.stdout).toMatch(/carpool: GET \/carpool\/vehicles is not permitted for these credentials/);
+      expect(r.stdout + r.stderr).not.toMatch(/\.:/); // the API's sentence, then ours: no ".:"
       expect(r.stderr).not.toMatch(/FLEET_USERNAME\/FLEET_PASSWORD/);
       expect([r.cost('GET /drivers'), r.cost('GET /carpool/vehicles')], `run ${run}`).toEqual([1, 1]);
+      // The run's request count is every request the simulator answered for it.
+      expect(Number(/ — (\d+) requests,/.exec(r.stdout)?.[1]), `run ${run}`).toBe(r.total());
     }
     expect(hook.posts.map((p) => p.body.text)).toEqual([
       expect.stringMatching(/^fleetsync: GET \/carpool\/vehicles is not permitted for these credentials/),
@@ -97,6 +101,20 @@ describe('a restricted subuser', () => {
       const [from, to] = [(w.window_start as Date).getTime(), (w.window_end as Date).getTime()];
       expect(Number(w.distance_m)).toBeCloseTo(h.fleet.truth.distanceM(Number(w.vehicle_id), from, to), -1);
     }
+    // GET /carpool/drivers answers though GET /carpool/vehicles is refused: its list is stored whole.
+    const carpoolDrivers = await inDb(
+      'sub.duckdb',
+      'SELECT driver_id FROM carpool_drivers ORDER BY driver_id',
+    );
+    expect(carpoolDrivers.map((d) => String(d.driver_id))).toEqual(
+      h.fleet.drivers
+        .filter((d) => !d.deactivated)
+        .map((d) => d.driver_id)
+        .sort(),
+    );
+    expect(await inDb('sub.duckdb', 'SELECT count(*)::INTEGER AS n FROM carpool_vehicles')).toEqual([
+      { n: 0 },
+    ]);
     const status = await runMain(e, 'status');
     expect(status.code, status.stdout).toBe(0);
     expect(status.stdout).toMatch(/endpoints not permitted or not available/);
@@ -166,6 +184,8 @@ describe('a module the account does not have', () => {
     expect(plan.stdout).toMatch(
       /note: GET \/vehicles\/activity is not available on this account \(since \d{4}-\d\d-\d\d\): the run asks it once and skips activity/,
     );
+    // It plans what a run sends for it: the one probe (costs above), not a request per window.
+    expect(Number(/^activity +(\d+)$/m.exec(plan.stdout)?.[1]), plan.stdout).toBe(1);
 
     h.sim.setAccess({});
     const back = await counted(
