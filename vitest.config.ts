@@ -16,6 +16,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The default output, then the ten slowest files (docs/architecture.md, "Tests").
+    reporters: ['default', './test/helpers/slowest-files.ts'],
     // A developer's `.env` in the checkout never reaches a CLI the tests start (see src/env-file.ts).
     env: { FLEETSYNC_ENV_FILE: '/dev/null' },
     projects: [

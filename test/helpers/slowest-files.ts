@@ -1,0 +1,30 @@
+/**
+ * A vitest reporter beside the default one: at the end of a run, the ten test files that took
+ * longest (import, hooks and tests), so the next engineer sees where the suite's time goes.
+ */
+import { relative } from 'node:path';
+import type { Reporter, TestModule } from 'vitest/node';
+
+export const SLOWEST_SHOWN = 10;
+
+/** The files, slowest first: [path relative to the root, project, seconds]. */
+export function slowestFiles(modules: readonly TestModule[], root: string, n = SLOWEST_SHOWN) {
+  return modules
+    .map((m) => {
+      const d = m.diagnostic();
+      const ms =
+        d.environmentSetupDuration + d.prepareDuration + d.collectDuration + d.setupDuration + d.duration;
+      return { file: relative(root, m.moduleId), project: m.project.name, s: ms / 1000 };
+    })
+    .sort((a, b) => b.s - a.s)
+    .slice(0, n);
+}
+
+export default class SlowestFiles implements Reporter {
+  onTestRunEnd(modules: readonly TestModule[]): void {
+    if (modules.length < 2) return;
+    const rows = slowestFiles(modules, process.cwd());
+    const lines = rows.map((r) => `  ${r.s.toFixed(1).padStart(7)} s  ${r.file} (${r.project})`);
+    process.stdout.write(`\nThe ${rows.length} slowest test files:\n${lines.join('\n')}\n`);
+  }
+}
