@@ -5,23 +5,19 @@
  * violation on either page with the new content, at desk and phone width.
  */
 import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { silentLogger } from '../../src/log.ts';
-import { startServer, type RunningServer } from '../../src/server/start.ts';
 import type { SimBooking } from '../../src/simulator/model.ts';
 import { localDate } from '../../src/time.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { sectionRows } from '../helpers/dashboard-page.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+import { startHarnessDashboard, type HarnessDashboard } from '../helpers/harness-dashboard.ts';
+import { startHarness, type Harness } from '../helpers/synced.ts';
 
 const haveChromium = checkChromium();
 const ON_HOLD = 'BOOKING_STATUS_ON_HOLD';
 
 let h: Harness;
-let srv: RunningServer;
-let browser: Browser;
+let dash: HarnessDashboard;
 let held: SimBooking;
 
 beforeAll(async () => {
@@ -40,18 +36,10 @@ beforeAll(async () => {
     },
   });
   expect((await h.sync({ streams: ['vehicles', 'carpool', 'bookings'] })).outcome).toBe('ok');
-  srv = await startServer({
-    db: h.db,
-    config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone }),
-    log: silentLogger,
-    now: h.now,
-    port: 0,
-  });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  dash = await startHarnessDashboard(h);
 }, 120_000);
 afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
+  await dash?.close();
   await h?.close();
 });
 
@@ -63,12 +51,12 @@ describe.skipIf(!haveChromium)('a value this version does not know, on the dashb
     it(`the booking reads Late "unknown"; data quality lists the value (${width} px)`, async () => {
       const day = localDate(held.start_ms, h.fleet.timezone);
       // axe needs a page of its own browser context
-      const ctx = await browser.newContext({ locale: 'en-US', viewport: { width, height } });
+      const ctx = await dash.browser.newContext({ locale: 'en-US', viewport: { width, height } });
       const open = async (path: string) => {
         const page = await ctx.newPage();
         const problems: string[] = [];
         page.on('pageerror', (e) => problems.push(e.message));
-        await page.goto(new URL(`${path}?from=${day}&to=${day}`, srv.url).href);
+        await page.goto(new URL(`${path}?from=${day}&to=${day}`, dash.srv.url).href);
         await page.waitForSelector('body[data-loading="false"]');
         return { page, problems };
       };
