@@ -20,6 +20,7 @@ import {
   type HistoryRates,
   type PlanContext,
   type PlannedVehicle,
+  type FillsPath,
   type StreamDefinition,
 } from './stream.ts';
 import { BUILTIN_STREAMS } from './streams/index.ts';
@@ -40,6 +41,8 @@ export interface PlanInput {
   limits?: Partial<Record<BucketName, number>>;
   /** Force a fuel path (tests, benchmarks); default: whichever the limits finish sooner. */
   fuelPath?: 'per_vehicle_get' | 'bulk_post';
+  /** Force the fills path (tests): every fills window per vehicle, or fleet-wide days; default: fewer requests per month. */
+  fillsPath?: FillsPath;
   /** Windows reaching past this instant are fetched in two pieces (see settledPieces): one more request each. */
   settledBeforeMs?: number;
   /** The declared streams (default: the built-in registry). */
@@ -94,6 +97,8 @@ async function historyRates(con: DuckDBConnection, account: string, vehicles: nu
     tripsPerDay: num(r?.trips_per_day, Math.max(1, vehicles) * 4),
     visitsPerDay: num(r?.visits_per_day, Math.max(1, vehicles)),
     bookingsPerDay: num(r?.bookings_per_day, 5),
+    // Before the first sync: a fill per vehicle a day (a tank lasts days; pages are 500 fills).
+    fillsPerDay: num(r?.fills_per_day, Math.max(1, vehicles)),
   };
 }
 
@@ -122,6 +127,7 @@ export async function buildPlan(
     rates: await historyRates(con, p.account, p.vehicles.length),
     maxWindowRecords: p.maxWindowRecords ?? MAX_WINDOW_RECORDS,
     ...(p.fuelPath ? { fuelPath: p.fuelPath } : {}),
+    ...(p.fillsPath ? { fillsPath: p.fillsPath } : {}),
     grid: (g, range = p.range) =>
       g === 'month'
         ? monthWindows(range.startMs, range.endMs, p.zone)

@@ -277,6 +277,7 @@ function planInput(
     windowMs: deps.windowMs,
     limits: deps.limits,
     fuelPath: deps.fuelPath,
+    fillsPath: deps.fillsPath,
     settledBeforeMs: now() - (deps.settleMs ?? SETTLE_MS),
     definitions: deps.streams ?? BUILTIN_STREAMS,
     maxWindowRecords: deps.maxWindowRecords,

@@ -29,7 +29,12 @@ export interface HistoryRates {
   tripsPerDay: number;
   visitsPerDay: number;
   bookingsPerDay: number;
+  /** Fuel fills of the whole fleet per local day. */
+  fillsPerDay: number;
 }
+
+/** How fuel fills are read: GET /fuel/fills/{registration} per vehicle-month, or GET /fuel/fills per fleet day. */
+export type FillsPath = 'per_vehicle' | 'fleet_day';
 
 /** What a stream's planner sees: the wanted range, the vehicles, the ledger and the limits. */
 export interface PlanContext {
@@ -46,6 +51,8 @@ export interface PlanContext {
   planned: readonly Unit[];
   /** Force a fuel path (tests, benchmarks); default: whichever the limits finish sooner. */
   fuelPath?: 'per_vehicle_get' | 'bulk_post';
+  /** Force the fills path (tests); default: per local month, whichever sends fewer requests. */
+  fillsPath?: FillsPath;
   /** The grid's windows over `range` (default: the wanted range), clipped to it. */
   grid(grid: 'month' | 'day', range?: Window): Window[];
   /** Ledger rows of a ledger stream overlapping `range` (default: the wanted range), by scope. */

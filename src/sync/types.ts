@@ -9,7 +9,7 @@ import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import type { Clock } from '../time.ts';
 import type { WindowStatus } from './ledger.ts';
-import type { StreamDefinition } from './stream.ts';
+import type { FillsPath, StreamDefinition } from './stream.ts';
 import type { AccessState } from '../api/access.ts';
 import type { AccessChange } from './access.ts';
 import type { Unit } from './unit.ts';
@@ -43,6 +43,8 @@ export interface SyncDeps {
   /** Units of work in flight at once (default DEFAULT_CONCURRENCY); the buckets pace the requests. */
   concurrency?: number;
   fuelPath?: 'per_vehicle_get' | 'bulk_post';
+  /** Force how fuel fills are read (tests); default: per local month, whichever sends fewer requests. */
+  fillsPath?: FillsPath;
   onProgress?: (p: SyncProgress) => void;
   /** The release-notes records URL (default: derived from baseUrl); `false` skips the check beside the sync. */
   changelogUrl?: string | false;

@@ -130,26 +130,28 @@ describe('refuels', () => {
     for (const r of rows) expect(r.driver_name).toBe(names.get(String(r.driver_id)));
   });
 
-  it('reconciles the month: litres filled as the fills, used as the fuel report, blank where fills are not synced', async () => {
+  it('reconciles the month: litres filled as the fills, used as the fuel report, for the counter vehicle and the level-sensor one; blank without a level sensor', async () => {
     const rec = await h.report('fuel_reconciliation', range());
     const fuel = await h.report('fuel', range());
     for (const m of months) {
       const { startMs, endMs } = localMonthBounds(m, h.fleet.timezone);
-      const r = rec.find((x) => x.vehicle_id === level.vehicle_id && x.period === m)!;
-      const filled = h.fleet.fillsOf(level.vehicle_id).filter((f) => f.at_ms >= startMs && f.at_ms < endMs);
-      expect(r.fills).toBe(filled.length);
-      expect(r.filled_l).toBeCloseTo(
-        filled.reduce((s, f) => s + f.litres, 0),
-        2,
-      );
-      const used = fuel.find((x) => x.vehicle_id === level.vehicle_id && x.period === m)!.fuel_used_l;
-      expect(r.used_l).toBe(used);
-      expect(r.difference_l).toBeCloseTo(Number(r.filled_l) - Number(used), 2);
-      // the counter vehicle's fills are not synced: blank, not 0
-      const c = rec.find((x) => x.vehicle_id === can.vehicle_id && x.period === m)!;
-      expect(c.filled_l).toBeNull();
-      expect(c.difference_l).toBeNull();
-      expect(Number(c.used_l)).toBeGreaterThan(0);
+      // the counter vehicle has a CAN level sensor too: its fills are pulled as the analog one's
+      for (const v of [level, can]) {
+        const r = rec.find((x) => x.vehicle_id === v.vehicle_id && x.period === m)!;
+        const filled = h.fleet.fillsOf(v.vehicle_id).filter((f) => f.at_ms >= startMs && f.at_ms < endMs);
+        expect(r.fills).toBe(filled.length);
+        expect(r.filled_l).toBeCloseTo(
+          filled.reduce((s, f) => s + f.litres, 0),
+          2,
+        );
+        const used = fuel.find((x) => x.vehicle_id === v.vehicle_id && x.period === m)!.fuel_used_l;
+        expect(Number(used)).toBeGreaterThan(0);
+        expect(r.used_l).toBe(used);
+        expect(r.difference_l).toBeCloseTo(Number(r.filled_l) - Number(used), 2);
+      }
+      // the electric vehicle has no level sensor: no fills are synced, blank, not 0
+      const e = rec.find((x) => x.vehicle_id === ev.vehicle_id && x.period === m);
+      if (e) expect([e.filled_l, e.fills, e.difference_l]).toEqual([null, null, null]);
     }
   });
 });

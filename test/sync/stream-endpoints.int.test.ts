@@ -1,7 +1,7 @@
 /**
  * The streams' declared endpoints are the endpoints the sync calls — the change watch protects
  * exactly those (it used to keep a hand-made copy of them). Every request of a full sync, over
- * both fuel-counter paths, is recorded on the wire and matched against the declarations.
+ * both fuel-counter paths and both fills paths, is recorded on the wire and matched against the declarations.
  */
 import { join } from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
@@ -35,7 +35,11 @@ const pattern = (endpoint: string) => {
   return new RegExp(`^${method} ${segs.join('/')}$`);
 };
 
-async function syncRecording(name: string, fuelPath: 'per_vehicle_get' | 'bulk_post') {
+async function syncRecording(
+  name: string,
+  fuelPath: 'per_vehicle_get' | 'bulk_post',
+  fillsPath: 'per_vehicle' | 'fleet_day',
+) {
   const recorder: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
     const path = String(opts.path)
       .split('?')[0]!
@@ -54,7 +58,7 @@ async function syncRecording(name: string, fuelPath: 'per_vehicle_get' | 'bulk_p
   const db = await openDatabase(join(h.dir, `${name}.duckdb`));
   try {
     return await runSync(
-      { ...h.deps, db, client, fuelPath },
+      { ...h.deps, db, client, fuelPath, fillsPath },
       { trigger: 'cli', fromDay: h.firstDay, toDay: h.lastDay },
     );
   } finally {
@@ -64,8 +68,8 @@ async function syncRecording(name: string, fuelPath: 'per_vehicle_get' | 'bulk_p
 
 describe('declared endpoints', () => {
   it('are exactly the endpoints a full sync sends requests to', async () => {
-    expect((await syncRecording('get', 'per_vehicle_get')).outcome).toBe('ok');
-    expect((await syncRecording('post', 'bulk_post')).outcome).toBe('ok');
+    expect((await syncRecording('get', 'per_vehicle_get', 'per_vehicle')).outcome).toBe('ok');
+    expect((await syncRecording('post', 'bulk_post', 'fleet_day')).outcome).toBe('ok');
     const declared = BUILTIN_STREAMS.flatMap((d) => d.endpoints);
     const undeclared = [...seen].filter((r) => !declared.some((e) => pattern(e).test(r)));
     expect(undeclared).toEqual([]);

@@ -6,13 +6,31 @@
  *   code fuel_counter_went_down and left out of fuel used, never negative. Two equivalent paths:
  *   per-vehicle GET over ≤31-day windows (default bucket) or bulk POST over ≤24 h for up to 100
  *   vehicles (10/min); the planner picks the one that finishes sooner.
- * - level-sensor vehicles: the level estimate per window (`fuel_level`) and the fills (`fuel_fills`,
- *   a fill listed twice stored once).
+ * - level-sensor vehicles without the counter: the level estimate per window (`fuel_level`).
+ * - every level-sensor vehicle (CAN or analog level, counter or not): the fills (`fuel_fills`, a
+ *   fill listed twice stored once), per local month whichever sends fewer requests: per vehicle
+ *   (GET /fuel/fills/{registration}, one month window each) or fleet-wide per local day (GET
+ *   /fuel/fills, ≤ 24 h, a ledger row per vehicle that lacked the day). Both draw on the default
+ *   bucket.
  */
 import type { FuelConsumed, FuelFill, FuelLevel } from '../../api/types.ts';
 import { BULK_MAX_VEHICLES } from '../../defaults.ts';
-import { emptyStatus, isCovered, settledPieces, settledStatus, type LedgerEntry } from '../ledger.ts';
-import { addRequests, defineStream, fmt, requestsByBucket } from '../stream.ts';
+import {
+  emptyStatus,
+  isCovered,
+  pointLedger,
+  settledPieces,
+  settledStatus,
+  type LedgerEntry,
+} from '../ledger.ts';
+import {
+  addRequests,
+  defineStream,
+  fmt,
+  requestsByBucket,
+  type PlanContext,
+  type PlannedVehicle,
+} from '../stream.ts';
 import { iso } from '../../time.ts';
 import { pointWindow, vehicleWindowRange, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
 import { splitAtMidnight, type Window } from '../windows.ts';
@@ -210,16 +228,7 @@ export function fuelFillsUnit(v: VehicleRef, w: Window): Unit {
         meter,
         signal: ctx.signal,
       });
-      const rows = fills.map((f) => ({
-        account: ctx.account,
-        vehicle_id: v.vehicle_id,
-        fill_time: f.fill_ms,
-        amount_l: f.amount_l,
-        odometer_m: f.odometer_m,
-        location: f.location,
-        accurate: f.accurate,
-        extra_fields: f.extra_fields,
-      }));
+      const rows = fills.map((f) => fillRow(ctx.account, v.vehicle_id, f));
       // Fills are points in time: one answer covers the window, the ledger says which part has
       // settled.
       return pointWindow(ctx, {
@@ -228,13 +237,132 @@ export function fuelFillsUnit(v: VehicleRef, w: Window): Unit {
         table: 'fuel_fills',
         at: 'fill_time',
         vehicleId: v.vehicle_id,
-        key: ['account', 'vehicle_id', 'fill_time'],
+        key: FILL_KEY,
         rows,
         times: fills.map((f) => f.fill_ms),
         requests: meter.requests,
       });
     },
   };
+}
+
+const fillRow = (account: string, vehicleId: number, f: FuelFill) => ({
+  account,
+  vehicle_id: vehicleId,
+  fill_time: f.fill_ms,
+  amount_l: f.amount_l,
+  odometer_m: f.odometer_m,
+  location: f.location,
+  accurate: f.accurate,
+  extra_fields: f.extra_fields,
+});
+
+const FILL_KEY = ['account', 'vehicle_id', 'fill_time'] as const;
+
+/**
+ * GET /fuel/fills (every vehicle) over one local day (≤ 24 h), for the level-sensor vehicles
+ * `need` whose fills of the day are not stored yet: a ledger row and a replaced range per vehicle
+ * of `need`. The fills of vehicles already stored for the day are left as they are; a fill of a
+ * vehicle the plan did not expect fills from (no level sensor listed) is kept, merged by its key.
+ */
+export function fuelFillsDayUnit(
+  need: readonly VehicleRef[],
+  known: readonly PlannedVehicle[],
+  w: Window,
+  estRequests = 1,
+): Unit {
+  return {
+    stream: 'fuel',
+    ledgerStream: 'fuel_fills',
+    scope: need.map((v) => v.vehicle_id).join(','),
+    window: w,
+    bucket: 'default',
+    estRequests,
+    label: `fuel fills (fleet, ${need.length} vehicles) ${iso(w.startMs).slice(0, 13)}`,
+    async fetch(ctx, meter) {
+      const fills = await ctx.client.listAllFuelFills(w.startMs, w.endMs, { meter, signal: ctx.signal });
+      const byReg = new Map(known.map((v) => [v.registration, v.vehicle_id]));
+      const levelIds = new Set(known.filter((v) => v.fuel_level).map((v) => v.vehicle_id));
+      const needIds = new Set(need.map((v) => v.vehicle_id));
+      const kept: { id: number; f: FuelFill }[] = [];
+      let unplaced = 0;
+      for (const f of fills) {
+        const id = f.vehicle_id ?? byReg.get(f.registration);
+        if (id === undefined) unplaced++;
+        else if (needIds.has(id) || !levelIds.has(id)) kept.push({ id, f });
+      }
+      if (unplaced)
+        ctx.log.warn('fuel fills of vehicles not in the vehicle list left out', {
+          window: iso(w.startMs),
+          fills: unplaced,
+        });
+      const rows = kept.map(({ id, f }) => fillRow(ctx.account, id, f));
+      return {
+        ledger: need.flatMap((v, i) =>
+          pointLedger(
+            ctx,
+            'fuel_fills',
+            String(v.vehicle_id),
+            w,
+            kept.filter((k) => k.id === v.vehicle_id).map((k) => k.f.fill_ms),
+            i === 0 ? meter.requests : 0,
+          ),
+        ),
+        deletes: need.map((v) => ({
+          table: 'fuel_fills',
+          eq: { vehicle_id: v.vehicle_id },
+          at: 'fill_time',
+          startMs: w.startMs,
+          endMs: w.endMs,
+        })),
+        inserts: [{ table: 'fuel_fills', key: FILL_KEY, rows }],
+        rows: rows.length,
+      };
+    },
+  };
+}
+
+const requestsOf = (units: readonly Unit[]) => units.reduce((s, u) => s + u.estRequests, 0);
+
+/**
+ * The fills of every level-sensor vehicle, month by month: per vehicle (a request per vehicle
+ * whose month is not yet stored) or fleet-wide per day (a request, or its pages, per day some
+ * vehicle lacks), whichever sends fewer requests. A long backfill of a small fleet reads per
+ * vehicle (2 requests a month for 2 vehicles, not 30); a nightly run of a fleet reads the few
+ * open days fleet-wide (4 requests, not one per vehicle).
+ */
+async function fillUnits(ctx: PlanContext): Promise<Unit[]> {
+  const level = ctx.vehicles.filter((v) => v.fuel_level);
+  if (level.length === 0) return [];
+  const ledger = await ctx.ledger('fuel_fills');
+  const days = ctx.grid('day');
+  const out: Unit[] = [];
+  const tally = { fleetDays: 0, vehicleWindows: 0, perVehicleOnly: 0 };
+  for (const m of ctx.grid('month')) {
+    const perVehicle: Unit[] = [];
+    for (const v of level)
+      for (const w of await ctx.gaps('fuel_fills', [m], String(v.vehicle_id)))
+        perVehicle.push(fuelFillsUnit(v, w));
+    const fleet: Unit[] = [];
+    for (const d of days.filter((x) => x.startMs >= m.startMs && x.endMs <= m.endMs)) {
+      const need = level.filter((v) => !isCovered(d, ledger.get(String(v.vehicle_id))));
+      if (need.length)
+        fleet.push(fuelFillsDayUnit(need, ctx.vehicles, d, ctx.pages(ctx.rates.fillsPerDay, d)));
+    }
+    const fleetWins =
+      ctx.fillsPath === 'fleet_day' ||
+      (ctx.fillsPath !== 'per_vehicle' && fleet.length > 0 && requestsOf(fleet) < requestsOf(perVehicle));
+    out.push(...(fleetWins ? fleet : perVehicle));
+    tally.perVehicleOnly += requestsOf(perVehicle);
+    if (fleetWins) tally.fleetDays += fleet.length;
+    else tally.vehicleWindows += perVehicle.length;
+  }
+  ctx.note(
+    `fuel fills of ${level.length} level-sensor vehicle(s): ${requestsOf(out)} request(s) on the default bucket — ` +
+      `GET /fuel/fills fleet-wide for ${tally.fleetDays} day(s), GET /fuel/fills/{registration} for ` +
+      `${tally.vehicleWindows} vehicle-month(s) (per vehicle only: ${tally.perVehicleOnly})`,
+  );
+  return out;
 }
 
 export const fuel = defineStream({
@@ -247,6 +375,7 @@ export const fuel = defineStream({
     'POST /fuel/consumed',
     'GET /fuel/level/{registration}',
     'GET /fuel/fills/{registration}',
+    'GET /fuel/fills',
   ],
   buckets: ['default', 'fuel_consumed_bulk'],
   tables: ['fuel_consumed', 'fuel_level', 'fuel_fills'],
@@ -267,12 +396,10 @@ export const fuel = defineStream({
         postUnits.push(fuelConsumedBulkUnit(need.slice(i, i + BULK_MAX_VEHICLES), w));
     }
     const levelUnits: Unit[] = [];
-    for (const v of ctx.vehicles.filter((x) => !x.fuel_canbus_consumed && x.fuel_level)) {
+    for (const v of ctx.vehicles.filter((x) => !x.fuel_canbus_consumed && x.fuel_level))
       for (const w of await ctx.gaps('fuel_level', months, String(v.vehicle_id)))
         levelUnits.push(fuelLevelUnit(v, w, ctx.pieces(w)));
-      for (const w of await ctx.gaps('fuel_fills', months, String(v.vehicle_id)))
-        levelUnits.push(fuelFillsUnit(v, w));
-    }
+    levelUnits.push(...(await fillUnits(ctx)));
     // The two counter paths store the same litres: take the one the limits finish sooner, given
     // everything else planned so far.
     const others = requestsByBucket([...ctx.planned, ...levelUnits]);
