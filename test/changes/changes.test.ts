@@ -95,7 +95,7 @@ describe('endpoint matching', () => {
     expect(syncEndpointsIn(['GET /rest/fuel/fills/:reg', 'GET /vision/status'])).toEqual([
       'GET /fuel/fills/{registration}',
     ]);
-    expect(SYNC_ENDPOINTS).toHaveLength(16); // with activity, drivers, the fuel level series and EV energy
+    expect(SYNC_ENDPOINTS).toHaveLength(17); // with activity, drivers, the fuel level series, EV energy and all-vehicle fills
   });
 
   it('puts the feed beside /rest for a simulator, on the docs site for the real service, or the override', () => {

@@ -10,8 +10,8 @@ import { checkApiChanges } from '../../src/changes/check.ts';
 import { DEFAULT_RELEASES } from '../../src/simulator/changelog.ts';
 import { byCriticalPath } from '../../src/sync/executor.ts';
 import { buildPlan, plannedVehicles } from '../../src/sync/planner.ts';
+import type { StreamDefinition } from '../../src/sync/stream.ts';
 import { BUILTIN_STREAMS, endpointsOf, streamNames } from '../../src/sync/streams/index.ts';
-import { SYNC_ENDPOINTS } from '../../src/changes/endpoints.ts';
 import { dayRange, dayWindows } from '../../src/sync/windows.ts';
 import { ALL_FILLS_SCHEMA, allFills } from '../helpers/declared-stream.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
@@ -104,8 +104,12 @@ describe('a stream declared in one file', () => {
   });
 
   it('is protected by the change watch: a breaking note on GET /fuel/fills is flagged', async () => {
-    expect(endpointsOf(STREAMS_WITH_TEST)).toContain('GET /fuel/fills');
-    expect(SYNC_ENDPOINTS).not.toContain('GET /fuel/fills');
+    // The built-in fuel stream reads GET /fuel/fills too (fleet-wide fills, issue 25): what the
+    // declaration protects on its own is shown beside the other built-in streams.
+    const others = BUILTIN_STREAMS.filter((d) => !d.endpoints.includes('GET /fuel/fills'));
+    expect(others.length).toBe(BUILTIN_STREAMS.length - 1);
+    expect(endpointsOf([...others, allFills])).toContain('GET /fuel/fills');
+    expect(endpointsOf(others)).not.toContain('GET /fuel/fills');
     h.sim.setReleases([
       ...DEFAULT_RELEASES,
       {
@@ -121,18 +125,26 @@ describe('a stream declared in one file', () => {
         ],
       },
     ]);
-    const s = await h.sync();
-    expect(s.apiChanges?.flagged).toEqual([
+    const flagged = [
       expect.objectContaining({ version: '1.26.1121.1', kind: 'breaking', endpoints: ['GET /fuel/fills'] }),
-    ]);
-    // The built-in streams alone do not use it: the same note flags nothing for them.
-    const plain = await checkApiChanges({
-      db: h.db,
-      baseUrl: h.sim.baseUrl,
-      log: h.log,
-      now: h.now,
-      feedUrl: `${new URL(h.sim.baseUrl).origin}/changelog/records.json?builtin`,
-    });
+    ];
+    const s = await h.sync();
+    expect(s.apiChanges?.flagged).toEqual(flagged);
+    // The same feed read fresh for two registries: with the declared stream the note is flagged,
+    // the other built-in streams alone flag nothing.
+    const check = (defs: readonly StreamDefinition[], tag: string) =>
+      checkApiChanges({
+        db: h.db,
+        baseUrl: h.sim.baseUrl,
+        log: h.log,
+        now: h.now,
+        feedUrl: `${new URL(h.sim.baseUrl).origin}/changelog/records.json?${tag}`,
+        syncEndpoints: endpointsOf(defs),
+      });
+    const declared = await check([...others, allFills], 'declared');
+    expect(declared.status).toBe('updated');
+    expect(declared.flagged).toEqual(flagged);
+    const plain = await check(others, 'others');
     expect(plain.status).toBe('updated');
     expect(plain.flagged).toEqual([]);
   });
