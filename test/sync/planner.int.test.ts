@@ -2,6 +2,7 @@
  * The planner: gaps from the ledger, and the cheaper of the two equivalent fuel-counter paths
  * under the limits (per-vehicle GET over 31 days on the shared default bucket, or bulk POST over
  * 24 hours for 100 vehicles on its own 10/min bucket). The bulk path must store the same litres.
+ * The fills: per vehicle-month or fleet-wide per day, whichever sends fewer requests.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,6 +68,25 @@ describe('the planner', () => {
     expect(large.summary.requestsByStream.fuel_level_history).toBe(3000);
     expect(large.summary.leastDurationMs).toBe(6 * 60_000);
     expect(large.summary.leastDurationMs).toBeGreaterThan(large.summary.fuelPath.postMs);
+  });
+
+  it('plans the fills of every level-sensor vehicle, month by month the path of fewer requests', async () => {
+    const fills = (p: Awaited<ReturnType<typeof plan>>) => {
+      const u = p.units.filter((x) => x.ledgerStream === 'fuel_fills');
+      return {
+        requests: u.reduce((s, x) => s + x.estRequests, 0),
+        fleetWide: u.filter((x) => x.scope.includes(',')),
+      };
+    };
+    // 20 vehicles over March and April: a request per vehicle-month (40), not one per day (61).
+    const small = fills(await plan(20, '2026-03-01', '2026-04-30'));
+    expect(small.requests).toBe(40);
+    expect(small.fleetWide).toEqual([]);
+    // 3000 vehicles over one day: GET /fuel/fills for the fleet, its pages estimated at a fill per
+    // vehicle before the first sync (3000 / 500 a page = 6), not 3000 per-vehicle requests.
+    const large = fills(await plan(3000, '2026-04-10', '2026-04-10'));
+    expect(large.requests).toBe(6);
+    expect(large.fleetWide.map((u) => u.scope.split(',').length)).toEqual([3000]);
   });
 
   it('plans month windows per vehicle and day windows for toll visits, 25-hour DST days split', async () => {
