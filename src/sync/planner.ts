@@ -13,6 +13,7 @@ import { FIRST_RUN_DAYS, MAX_WINDOW_RECORDS, PAGE_LIMIT } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import { queryJs } from '../store/queries.ts';
 import { addDays, localDate } from '../time.ts';
+import { readAccess } from './access.ts';
 import { isCovered, readLedger, type LedgerRowRead } from './ledger.ts';
 import {
   addRequests,
@@ -114,6 +115,9 @@ export async function buildPlan(
     if (!ledgers.has(key)) ledgers.set(key, await readLedger(con, p.account, s, range));
     return ledgers.get(key)!;
   };
+  const refused = new Set(
+    (await readAccess(con, p.account)).filter((a) => a.state !== 'ok').map((a) => a.endpoint),
+  );
   const cut = p.settledBeforeMs === undefined ? null : settledCut(p.settledBeforeMs, p.zone);
   const units: Unit[] = [];
   const notes: string[] = [];
@@ -144,6 +148,7 @@ export async function buildPlan(
       fuelPath = f;
     },
     note: (text) => notes.push(text),
+    refused: (endpoint) => refused.has(endpoint),
   };
   for (const def of defs)
     if (def.plan && p.streams.has(def.name)) units.push(...(await def.plan({ ...ctx, planned: [...units] })));

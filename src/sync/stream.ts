@@ -65,6 +65,8 @@ export interface PlanContext {
   pages(recordsPerDay: number, w: Window): number;
   /** The least wall time the rate limits allow for requests per bucket. */
   leastDurationMs(requestsByBucket: Record<string, number>): number;
+  /** Whether an earlier run recorded `endpoint` (`METHOD /path`) refused for the account (sync/access.ts). */
+  refused(endpoint: string): boolean;
   /** A line for the plan's notes. */
   note(text: string): void;
   /** The fuel stream reports which counter path it chose, and what each would take (PlanSummary.fuelPath). */

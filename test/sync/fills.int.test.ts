@@ -217,7 +217,7 @@ describe('the plan of the fills', () => {
       expect(await storedFills(path, v), v.registration).toEqual(truthFills(v));
   }, 120_000);
 
-  it('a nightly run reads the open days fleet-wide (a request a day), a backfill of few vehicles per vehicle-month', async () => {
+  it('a nightly run reads the open days fleet-wide: a request a day, not one per vehicle', async () => {
     const zone = h.fleet.timezone;
     // The fleet's last 3 days not yet stored for any vehicle: 3 fleet-wide requests beat 10 per vehicle.
     const last = dayWindows(h.fleet.startMs, h.fleet.endMs, zone).slice(-3);
@@ -333,6 +333,70 @@ describe('within the default bucket', () => {
     } finally {
       db.close();
       await client.close();
+    }
+  }, 120_000);
+});
+
+describe('an account without GET /fuel/fills', () => {
+  let g: Harness;
+  beforeAll(async () => {
+    g = await startHarness({
+      fleet: { seed: 3, vehicles: 6, days: 12 },
+      sim: { access: { missing: ['GET /fuel/fills'] } },
+    });
+  }, 60_000);
+  afterAll(() => g?.close());
+
+  it('the fleet-wide day falls back to per vehicle: fuel is not skipped, the fills are the truth; the next plan reads per vehicle', async () => {
+    const level = g.fleet.vehicles.filter(hasLevel);
+    const days = dayWindows(g.fleet.startMs, g.fleet.endMs, g.fleet.timezone);
+    g.sim.resetStats();
+    const s = await runSync(
+      { ...g.deps, fillsPath: 'fleet_day' },
+      { trigger: 'cli', fromDay: g.firstDay, toDay: g.lastDay, streams: ['fuel'] },
+    );
+    expect(s.outcome).toBe('ok');
+    expect(s.skipped ?? []).toEqual([]);
+    const sent = g.sim.stats().endpoints;
+    // one probe of the missing endpoint, then each day per level-sensor vehicle
+    expect(sent['GET /fuel/fills']).toBe(1);
+    expect(sent['GET /fuel/fills/{registration}']).toBe(days.length * level.length);
+    const rows = await g.report('refuels');
+    for (const v of g.fleet.vehicles) {
+      const truth = g.fleet
+        .fillsOf(v.vehicle_id)
+        .filter((f) => f.at_ms >= g.fleet.startMs && f.at_ms < g.fleet.endMs)
+        .map((f) => f.at_ms);
+      expect(
+        rows.filter((r) => r.vehicle_id === v.vehicle_id).map((r) => ms(r.fill_time)),
+        v.registration,
+      ).toEqual(truth);
+    }
+    // The refusal is recorded: the next plan of open days reads them per vehicle, though
+    // fleet-wide would be fewer requests.
+    const last = days.slice(-3);
+    await queryDb(
+      g.db,
+      "DELETE FROM ledger WHERE account = $1 AND stream = 'fuel_fills' AND window_end > $2::TIMESTAMPTZ",
+      [ACCOUNT, new Date(last[0]!.startMs).toISOString()],
+    );
+    const con = await g.db.connect();
+    try {
+      const p = await buildPlan(con, {
+        account: ACCOUNT,
+        zone: g.fleet.timezone,
+        range: { startMs: last[0]!.startMs, endMs: last.at(-1)!.endMs },
+        streams: new Set(STREAMS),
+        vehicles: await plannedVehicles(con, ACCOUNT),
+        runId: 'plan',
+        windowMs: 60_000,
+      });
+      const f = fillRequests(p.units);
+      expect(f.total).toBe(level.length);
+      expect(f.units.every((u) => !u.scope.includes(','))).toBe(true);
+      expect(p.summary.notes.join('\n')).toContain('GET /fuel/fills is recorded refused for this account');
+    } finally {
+      con.closeSync();
     }
   }, 120_000);
 });

@@ -13,6 +13,8 @@
  *   /fuel/fills, ≤ 24 h, a ledger row per vehicle that lacked the day). Both draw on the default
  *   bucket.
  */
+import { isAccessRefusal } from '../../api/access.ts';
+import type { RequestMeter } from '../../api/client.ts';
 import type { FuelConsumed, FuelFill, FuelLevel } from '../../api/types.ts';
 import { BULK_MAX_VEHICLES } from '../../defaults.ts';
 import {
@@ -258,6 +260,7 @@ const fillRow = (account: string, vehicleId: number, f: FuelFill) => ({
 });
 
 const FILL_KEY = ['account', 'vehicle_id', 'fill_time'] as const;
+const ALL_FILLS = 'GET /fuel/fills';
 
 /**
  * GET /fuel/fills (every vehicle) over one local day (≤ 24 h), for the level-sensor vehicles
@@ -280,7 +283,7 @@ export function fuelFillsDayUnit(
     estRequests,
     label: `fuel fills (fleet, ${need.length} vehicles) ${iso(w.startMs).slice(0, 13)}`,
     async fetch(ctx, meter) {
-      const fills = await ctx.client.listAllFuelFills(w.startMs, w.endMs, { meter, signal: ctx.signal });
+      const fills = await allFillsOrEach(ctx, meter, need, w);
       const byReg = new Map(known.map((v) => [v.registration, v.vehicle_id]));
       const levelIds = new Set(known.filter((v) => v.fuel_level).map((v) => v.vehicle_id));
       const needIds = new Set(need.map((v) => v.vehicle_id));
@@ -322,6 +325,32 @@ export function fuelFillsDayUnit(
   };
 }
 
+/**
+ * The day's fills from GET /fuel/fills; where the account may not read it or does not have it
+ * (403, or 404: the gate records the refusal and sends it no more this run), the same day per
+ * vehicle of `need`, so the fuel stream is not skipped for it. The next plan reads per vehicle.
+ */
+async function allFillsOrEach(
+  ctx: StreamContext,
+  meter: RequestMeter,
+  need: readonly VehicleRef[],
+  w: Window,
+): Promise<FuelFill[]> {
+  try {
+    return await ctx.client.listAllFuelFills(w.startMs, w.endMs, { meter, signal: ctx.signal });
+  } catch (e) {
+    if (!isAccessRefusal(e)) throw e;
+    const each: FuelFill[] = [];
+    for (const v of need)
+      for (const f of await ctx.client.listFuelFills(v.registration, w.startMs, w.endMs, {
+        meter,
+        signal: ctx.signal,
+      }))
+        each.push({ ...f, vehicle_id: f.vehicle_id ?? v.vehicle_id });
+    return each;
+  }
+}
+
 const requestsOf = (units: readonly Unit[]) => units.reduce((s, u) => s + u.estRequests, 0);
 
 /**
@@ -338,6 +367,8 @@ async function fillUnits(ctx: PlanContext): Promise<Unit[]> {
   const days = ctx.grid('day');
   const out: Unit[] = [];
   const tally = { fleetDays: 0, vehicleWindows: 0, perVehicleOnly: 0 };
+  // An account that refused the fleet-wide endpoint (recorded by an earlier run) is read per vehicle.
+  const fleetRefused = ctx.refused(ALL_FILLS);
   for (const m of ctx.grid('month')) {
     const perVehicle: Unit[] = [];
     for (const v of level)
@@ -351,12 +382,17 @@ async function fillUnits(ctx: PlanContext): Promise<Unit[]> {
     }
     const fleetWins =
       ctx.fillsPath === 'fleet_day' ||
-      (ctx.fillsPath !== 'per_vehicle' && fleet.length > 0 && requestsOf(fleet) < requestsOf(perVehicle));
+      (ctx.fillsPath !== 'per_vehicle' &&
+        !fleetRefused &&
+        fleet.length > 0 &&
+        requestsOf(fleet) < requestsOf(perVehicle));
     out.push(...(fleetWins ? fleet : perVehicle));
     tally.perVehicleOnly += requestsOf(perVehicle);
     if (fleetWins) tally.fleetDays += fleet.length;
     else tally.vehicleWindows += perVehicle.length;
   }
+  if (fleetRefused)
+    ctx.note(`fuel fills: ${ALL_FILLS} is recorded refused for this account: read per vehicle`);
   ctx.note(
     `fuel fills of ${level.length} level-sensor vehicle(s): ${requestsOf(out)} request(s) on the default bucket — ` +
       `GET /fuel/fills fleet-wide for ${tally.fleetDays} day(s), GET /fuel/fills/{registration} for ` +
@@ -375,7 +411,7 @@ export const fuel = defineStream({
     'POST /fuel/consumed',
     'GET /fuel/level/{registration}',
     'GET /fuel/fills/{registration}',
-    'GET /fuel/fills',
+    ALL_FILLS,
   ],
   buckets: ['default', 'fuel_consumed_bulk'],
   tables: ['fuel_consumed', 'fuel_level', 'fuel_fills'],
