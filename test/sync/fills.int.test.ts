@@ -44,6 +44,20 @@ const storedFills = async (dbPath: string | null, v: SimVehicle) => {
 /** Writes the harness database's log into its file, so that a copy of the file holds everything. */
 const checkpoint = () => queryDb(h.db, 'CHECKPOINT');
 
+/** The refuels rows of each vehicle are the truth's fills of the harness's history, in order. */
+function expectTruthFills(x: Harness, rows: readonly { vehicle_id?: unknown; fill_time?: unknown }[]) {
+  for (const v of x.fleet.vehicles) {
+    const truth = x.fleet
+      .fillsOf(v.vehicle_id)
+      .filter((f) => f.at_ms >= x.fleet.startMs && f.at_ms < x.fleet.endMs)
+      .map((f) => f.at_ms);
+    expect(
+      rows.filter((r) => r.vehicle_id === v.vehicle_id).map((r) => ms(r.fill_time)),
+      v.registration,
+    ).toEqual(truth);
+  }
+}
+
 beforeAll(async () => {
   // 12 vehicles: CAN (counter + CAN level) in most slots, analog level in slots 5 and 9,
   // electric in slot 3, no fuel sensor in slot 8 (src/simulator/gen/vehicles.ts).
@@ -320,16 +334,7 @@ describe('within the default bucket', () => {
           nowMs: g.now(),
         },
       );
-      for (const v of g.fleet.vehicles) {
-        const truth = g.fleet
-          .fillsOf(v.vehicle_id)
-          .filter((f) => f.at_ms >= g.fleet.startMs && f.at_ms < g.fleet.endMs)
-          .map((f) => f.at_ms);
-        expect(
-          rows.filter((r) => r.vehicle_id === v.vehicle_id).map((r) => ms(r.fill_time)),
-          v.registration,
-        ).toEqual(truth);
-      }
+      expectTruthFills(g, rows);
     } finally {
       db.close();
       await client.close();
@@ -362,16 +367,7 @@ describe('an account without GET /fuel/fills', () => {
     expect(sent['GET /fuel/fills']).toBe(1);
     expect(sent['GET /fuel/fills/{registration}']).toBe(days.length * level.length);
     const rows = await g.report('refuels');
-    for (const v of g.fleet.vehicles) {
-      const truth = g.fleet
-        .fillsOf(v.vehicle_id)
-        .filter((f) => f.at_ms >= g.fleet.startMs && f.at_ms < g.fleet.endMs)
-        .map((f) => f.at_ms);
-      expect(
-        rows.filter((r) => r.vehicle_id === v.vehicle_id).map((r) => ms(r.fill_time)),
-        v.registration,
-      ).toEqual(truth);
-    }
+    expectTruthFills(g, rows);
     // The refusal is recorded: the next plan of open days reads them per vehicle, though
     // fleet-wide would be fewer requests.
     const last = days.slice(-3);
