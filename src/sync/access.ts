@@ -57,9 +57,12 @@ export async function trustedEndpoints(con: DuckDBConnection, account: string): 
   return (await readAccess(con, account)).filter((a) => a.state === 'ok').map((a) => a.endpoint);
 }
 
-/** The streams (and their ledger streams) that call `endpoint`. */
+/** The streams (and their ledger streams) skipped while `endpoint` is refused: those that call it, unless they read another way. */
 export function streamsNeeding(defs: readonly StreamDefinition[], endpoint: string) {
-  const needing = defs.filter((d) => d.endpoints.includes(endpoint));
+  // A stream that reads another way where this endpoint is refused (fallbackEndpoints) goes on.
+  const needing = defs.filter(
+    (d) => d.endpoints.includes(endpoint) && !d.fallbackEndpoints?.includes(endpoint),
+  );
   return { streams: needing.map((d) => d.name), ledgerStreams: needing.flatMap((d) => d.ledgerStreams) };
 }
 

@@ -93,6 +93,11 @@ export interface StreamDefinition<Name extends string = string> {
   /** The API endpoints it calls (`METHOD /path`, templates as in the API docs): the change watch protects these. */
   endpoints: readonly string[];
   buckets: readonly BucketName[];
+  /**
+   * Endpoints of `endpoints` the stream reads another way when the account refuses them (403, or
+   * 404 on a collection): their refusal is recorded and alerted, but does not skip the stream.
+   */
+  fallbackEndpoints?: readonly string[];
   /** The tables it writes. */
   tables: readonly string[];
   /**

@@ -368,7 +368,14 @@ describe('an account without GET /fuel/fills', () => {
     expect(sent['GET /fuel/fills/{registration}']).toBe(days.length * level.length);
     const rows = await g.report('refuels');
     expectTruthFills(g, rows);
-    // The refusal is recorded: the next plan of open days reads them per vehicle, though
+    // The refusal is recorded as a fact about the account, skipping no stream (fuel reads per vehicle).
+    const [access] = await queryDb(
+      g.db,
+      "SELECT state, streams FROM endpoint_access WHERE account = $1 AND endpoint = 'GET /fuel/fills'",
+      [ACCOUNT],
+    );
+    expect(access).toEqual({ state: 'not_available', streams: '' });
+    // The next plan of open days reads them per vehicle, though
     // fleet-wide would be fewer requests.
     const last = days.slice(-3);
     await queryDb(

@@ -413,6 +413,8 @@ export const fuel = defineStream({
     'GET /fuel/fills/{registration}',
     ALL_FILLS,
   ],
+  // Refused, the fleet-wide fills are read per vehicle (allFillsOrEach): fuel is not skipped for it.
+  fallbackEndpoints: [ALL_FILLS],
   buckets: ['default', 'fuel_consumed_bulk'],
   tables: ['fuel_consumed', 'fuel_level', 'fuel_fills'],
   startOrder: 4,
