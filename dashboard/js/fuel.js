@@ -63,7 +63,7 @@ startPage({
       title: 'Fuel filled vs used per vehicle and month (L)',
       report: 'fuel_reconciliation',
       when: (_f, d) => !d.month,
-      note: 'Litres filled (the fills) against litres used (the fuel report). Filled is blank where fills are not synced for the vehicle (vehicles with a fuel counter), never 0. The chart compares the vehicle-months whose fills are known, so both bars cover the same vehicles.',
+      note: 'Litres filled (the fills) against litres used (the fuel report). Filled is blank where fills are not synced for the vehicle-month (a vehicle without a level sensor, or a month not pulled yet), never 0. The chart compares the vehicle-months whose fills are known, so both bars cover the same vehicles.',
       chart: {
         type: 'bar',
         x: 'period',

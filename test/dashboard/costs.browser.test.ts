@@ -17,7 +17,7 @@ import { localMonth } from '../../src/time.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
 import { parseCsv } from '../helpers/report-fixture.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+import { ACCOUNT, queryDb, startHarness, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
 let srv: RunningServer;
@@ -27,6 +27,13 @@ let range: string;
 beforeAll(async () => {
   h = await startHarness({ fleet: { seed: 7, vehicles: 6, days: 45, endDay: '2026-04-20' } });
   expect((await h.sync()).outcome).toBe('ok');
+  // The counter vehicle's fills not pulled yet, as a database synced before every level-sensor
+  // vehicle's fills were pulled stands until its next run: its reconciliation rows are blank.
+  for (const sql of [
+    'DELETE FROM fuel_fills WHERE account = $1 AND vehicle_id = $2',
+    "DELETE FROM ledger WHERE account = $1 AND stream = 'fuel_fills' AND scope = $2::VARCHAR",
+  ])
+    await queryDb(h.db, sql, [ACCOUNT, h.fleet.vehicles[0]!.vehicle_id]);
   srv = await startServer({
     db: h.db,
     config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone }),
@@ -191,7 +198,7 @@ describe('the costs on the dashboard', () => {
     const csv = await download(page, 'reconciliation');
     const known = csv.filter((r) => r.filled_l !== '');
     expect(known.length).toBeGreaterThan(0);
-    expect(known.length).toBeLessThan(csv.length); // counter vehicles: fills not synced, blank
+    expect(known.length).toBeLessThan(csv.length); // the counter vehicle: fills not synced, blank
     const chart = await page.evaluate(() => {
       const c = document.getElementById('chart-reconciliation') as HTMLCanvasElement;
       const ch = (
