@@ -403,3 +403,36 @@ describe('an account without GET /fuel/fills', () => {
     }
   }, 120_000);
 });
+
+describe('nights after a first run', () => {
+  let g: Harness;
+  beforeAll(async () => {
+    // The clock 5 days before the history ends: the first run's month windows end in open days.
+    g = await startHarness({ fleet: { seed: 9, vehicles: 12, days: 40 }, nowOffsetMs: -5 * 86_400_000 });
+  }, 60_000);
+  afterAll(() => g?.close());
+
+  it('the month tail left open per vehicle is not said incomplete over the days the nights pull fleet-wide', async () => {
+    const incremental = { trigger: 'cli' as const, streams: ['fuel'] };
+    expect((await runSync(g.deps, incremental)).outcome).toBe('ok');
+    for (let night = 0; night < 4; night++) {
+      g.advance(86_400_000);
+      expect((await runSync(g.deps, incremental)).outcome).toBe('ok');
+    }
+    const rows = await queryDb(
+      g.db,
+      `SELECT scope, epoch_ms(window_start) AS s, epoch_ms(window_end) AS e, status
+       FROM ledger WHERE account = $1 AND stream = 'fuel_fills' ORDER BY scope, window_start`,
+      [ACCOUNT],
+    );
+    const settled = rows.filter((r) => r.status === 'done' || r.status === 'flagged');
+    const open = rows.filter((r) => r.status === 'incomplete' || r.status === 'failed');
+    // the nights pulled days fleet-wide beside the first run's month windows
+    expect(settled.some((r) => Number(r.e) - Number(r.s) <= 25 * 3_600_000)).toBe(true);
+    expect(open.length).toBeGreaterThan(0); // the last days are still open
+    const overlapping = open.filter((o) =>
+      settled.some((d) => d.scope === o.scope && Number(d.s) < Number(o.e) && Number(d.e) > Number(o.s)),
+    );
+    expect(overlapping).toEqual([]);
+  }, 120_000);
+});

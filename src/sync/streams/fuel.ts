@@ -33,6 +33,7 @@ import {
   type PlanContext,
   type PlannedVehicle,
 } from '../stream.ts';
+import { execute } from '../../store/queries.ts';
 import { iso } from '../../time.ts';
 import { pointWindow, vehicleWindowRange, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
 import { splitAtMidnight, type Window } from '../windows.ts';
@@ -319,6 +320,16 @@ export function fuelFillsDayUnit(
           endMs: w.endMs,
         })),
         inserts: [{ table: 'fuel_fills', key: FILL_KEY, rows }],
+        // An open tail of a month window pulled per vehicle before reaches into this day: dropped,
+        // so "incomplete" is not said over days that are done.
+        custom: (con) =>
+          execute(con, 'sync/ledger_drop_open_overlap', [
+            ctx.account,
+            'fuel_fills',
+            need.map((v) => v.vehicle_id).join(','),
+            iso(w.startMs),
+            iso(w.endMs),
+          ]),
         rows: rows.length,
       };
     },
