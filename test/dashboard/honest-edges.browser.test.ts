@@ -55,6 +55,9 @@ describe.skipIf(!haveChromium)('honest at the edges (issue 25), in Chromium', ()
       expect(await page.locator('#kpi-distance').innerText()).toContain('no vehicle matches');
       expect(await page.locator('#kpi-fuel').innerText()).toContain('no vehicle matches');
       expect(text).not.toContain('not synced');
+      // the cost tiles too (their own report has no row for such a filter)
+      for (const id of ['fuel-cost', 'toll-charges', 'co2'])
+        expect(await page.locator(`#kpi-${id}`).innerText(), id).toContain('no vehicle matches');
       await page.screenshot({ path: '/tmp/honest-no-vehicle.png', fullPage: false });
       // the same vehicle in its own department: figures (April: 750 km for vehicle 1)
       await page.selectOption('#f-department', 'Sales');
