@@ -196,7 +196,8 @@ startPage({
             rows,
           ),
       },
-      tableOpts: { hide: ['zone', 'department'] },
+      // coverage feeds the chart; the table's synced column says it
+      tableOpts: { hide: ['zone', 'department', 'coverage'] },
     },
   ],
 });
