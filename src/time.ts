@@ -178,6 +178,11 @@ export function formatIsoInZone(ms: number, zone: string): string {
   return `${formatLocal(ms, zone).replace(' ', 'T')}${offsetText(offsetMinutes(ms, zone), 'long')}`;
 }
 
+/** A Date (or none) as formatIsoInZone writes it: ISO with the zone's offset; null for none. */
+export function isoInZoneOrNull(d: Date | null | undefined, zone: string): string | null {
+  return d ? formatIsoInZone(d.getTime(), zone) : null;
+}
+
 /**
  * Parses every response timestamp form the wire notes list: `YYYY-MM-DD HH:MM:SS` with `T` or
  * space, optional fraction, and an offset `Z`, `+HH`, `+HHMM` or `+HH:MM`. A timestamp without an

@@ -1,5 +1,6 @@
 // Drivers: distance and trips per driver (from the trips' driver ids), carpool bookings and late
-// returns, per local month, by name (the id stays in the download).
+// returns, per local month, by name (the id stays in the download; a driver without a known name
+// reads as their id).
 import { startPage } from './page.js';
 import { fmtQty } from './table.js';
 /** @typedef {import('./types.d.ts').AnyRow} AnyRow */
@@ -63,7 +64,7 @@ startPage({
           /** @type {Map<unknown, AnyRow>} */
           const by = new Map();
           for (const r of rows) {
-            const k = r.driver_name ?? r.driver_id;
+            const k = r.driver_name ?? (r.driver_id === null ? null : `${r.driver_id} (no name known)`);
             const acc = by.get(k) ?? { driver_name: k, distance_km: null };
             if (typeof r.distance_km === 'number')
               acc.distance_km = Number(acc.distance_km ?? 0) + r.distance_km;
@@ -75,7 +76,19 @@ startPage({
           );
         },
       },
-      tableOpts: { hide: ['zone', 'driver_id'] },
+      tableOpts: {
+        hide: ['zone', 'driver_id'],
+        // no name known (GET /drivers refused, or a driver not listed): the id, said as such,
+        // never a blank Driver cell
+        cellNode: (col, value, row) => {
+          if (col !== 'driver_name' || value !== null || row.driver_id === null) return null;
+          const s = document.createElement('span');
+          s.className = 'no-name';
+          s.textContent = `${row.driver_id} (no name known)`;
+          s.title = 'The driver list gave no name for this id';
+          return s;
+        },
+      },
     },
   ],
 });

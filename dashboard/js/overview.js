@@ -1,6 +1,7 @@
 import { hrefWith, NO_VEHICLE, NOT_SYNCED, startPage } from './page.js';
-import { dateTimeText, dayText, fmtQty } from './table.js';
+import { dateTimeText, fmtQty } from './table.js';
 import { costTiles } from './costs.js';
+import { spanNote, wholeMonthsNote } from './period.js';
 import { tile as makeTile } from './tiles.js';
 
 const grainSelect = document.createElement('select');
@@ -34,23 +35,22 @@ function tiles(result, { tableDiv }) {
   /** @param {number | null | undefined} n */
   const excluded = (n) =>
     n === null || n === undefined ? '' : `${fmtQty(n)} window${n === 1 ? '' : 's'} excluded`;
-  // Distance and fuel are monthly by rule (windows go whole into their local month): say which.
-  // (as people write a month: 'months Sep 2026 to Nov 2026', not 2026-09)
-  const months = k.month_span
-    ? `months ${k.month_span.replace(/\d{4}-\d{2}/g, (m) => dayText(m))} (whole months)`
-    : '';
+  // Distance and fuel come from windows taken whole (issue 25: one period per screen): the
+  // range's when its windows lie inside it, else the whole months, said on the tile with their
+  // own coverage ("Oct 2026, whole months; partial: 12 of 31 days synced").
+  const span = unsynced ? '' : spanNote(k);
   tableDiv.replaceChildren(
     tile(
       'distance',
       'Fleet distance (odometer)',
       fmtQty(k.distance_km, 'km', 1),
-      [months, excluded(k.excluded_odometer_windows)].filter(Boolean).join('; '),
+      [span, excluded(k.excluded_odometer_windows)].filter(Boolean).join('; '),
     ),
     tile(
       'fuel',
       'Fuel used',
       fmtQty(k.fuel_used_l, 'L', 1),
-      [months, excluded(k.excluded_fuel_windows)].filter(Boolean).join('; '),
+      [span, excluded(k.excluded_fuel_windows)].filter(Boolean).join('; '),
     ),
     tile(
       'tolls',
@@ -104,12 +104,29 @@ function tiles(result, { tableDiv }) {
   }
 }
 
+/**
+ * A section title that says so when its figures are whole months the range only cuts (issue 25).
+ * @param {string} title
+ * @param {import('./types.d.ts').Filter} f
+ * @param {string} [what] which of its figures are monthly ('' = all)
+ */
+function withMonths(title, f, what = '') {
+  const note = f.from && f.to ? wholeMonthsNote(f.from, f.to) : '';
+  return note ? `${title} (${what}${note})` : title;
+}
+
 startPage({
   title: 'Overview',
   sections: [
     { id: 'kpis', title: 'Key figures', report: 'kpis', render: tiles },
     { id: 'costs', title: 'Costs and CO₂', report: 'costs', render: costTiles },
-    { id: 'cost-departments', title: 'Costs and CO₂ per department', report: 'cost_departments' },
+    // per local month: over a range that is not whole months, the heading says which months
+    {
+      id: 'cost-departments',
+      title: 'Costs and CO₂ per department',
+      report: 'cost_departments',
+      heading: (f) => withMonths('Costs and CO₂ per department', f),
+    },
     {
       id: 'trend',
       title: 'Trend',
@@ -130,6 +147,8 @@ startPage({
       id: 'top',
       title: 'Top vehicles by distance',
       report: 'top_vehicles',
+      // distance and fuel per vehicle are its whole months (toll passages and trips the range's)
+      heading: (f) => withMonths('Top vehicles by distance', f, 'distance and fuel: '),
       chart: { type: 'bar', x: 'registration', y: ['distance_km'], labels: ['distance (km)'], yTitle: 'km' },
       note: 'Click a vehicle to open its months, windows and trips.',
       tableOpts: {

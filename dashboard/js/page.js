@@ -80,6 +80,12 @@ async function accountSelector(top) {
 
 /**
  * Groups rows by `x` and sums (or counts) each y column: the chart's data, straight from the rows.
+ * Coverage (issues 12 and 25), the same on every chart: a label all of whose rows were never
+ * synced is a hatched gap ("not synced"), not a zero bar; a label partly synced (a row partial, or
+ * some rows not synced) is drawn lighter and hatched in its dataset's colour, with its own legend
+ * entry ("partly synced") and its coverage in the tooltip ("partly synced: 6.5 % of days"); a
+ * partly synced label with no figure yet (a day still open for late data) is a lighter band
+ * ("open for late data").
  * @param {readonly AnyRow[]} rows
  * @param {ChartSpec} spec
  */
@@ -88,12 +94,18 @@ export function chartData(rows, spec) {
   const labels = [];
   /** @type {Map<string, number[]>} */
   const sums = new Map();
-  // Coverage (issue 12): a label all of whose rows were never synced is a gap, not a zero bar.
   /** @type {Map<string, boolean>} */
   const unsynced = new Map();
+  /** @type {Map<string, { partial: boolean, shares: number[], known: boolean }>} */
+  const cover = new Map();
   for (const r of rows) {
     const key = String(r[spec.x] ?? '(none)');
     unsynced.set(key, (unsynced.get(key) ?? true) && r.coverage === 'not_synced');
+    const c = cover.get(key) ?? { partial: false, shares: [], known: false };
+    if (r.coverage === 'partial' || r.coverage === 'not_synced') c.partial = true;
+    if (typeof r.covered_share === 'number') c.shares.push(r.covered_share);
+    if (spec.y.some((col) => typeof r[col] === 'number')) c.known = true;
+    cover.set(key, c);
     if (!sums.has(key)) {
       labels.push(key);
       sums.set(
@@ -109,45 +121,87 @@ export function chartData(rows, spec) {
   }
   if (spec.sortX) labels.sort();
   const gaps = labels.filter((l) => unsynced.get(l));
+  const doughnut = spec.type === 'doughnut';
+  const partial = doughnut ? [] : labels.filter((l) => !unsynced.get(l) && cover.get(l)?.partial);
+  // a partly synced label without any figure (open for late data): a band, like a gap
+  const open = partial.filter((l) => !cover.get(l)?.known && spec.agg !== 'count');
+  /** @type {Record<string, string>} */
+  const notes = {};
+  for (const l of gaps) notes[l] = NOT_SYNCED;
+  for (const l of partial) {
+    const shares = cover.get(l)?.shares ?? [];
+    notes[l] = open.includes(l)
+      ? `${OPEN_LATE}: no figure yet`
+      : shares.length
+        ? `${PARTLY_SYNCED}: ${percentText(shares.reduce((a, b) => a + b, 0) / shares.length)} of days`
+        : PARTLY_SYNCED;
+  }
   const datasets = spec.y.map((col, i) => ({
     label: spec.labels?.[i] ?? col,
-    data: labels.map((l) => (unsynced.get(l) ? null : Math.round((sums.get(l)?.[i] ?? 0) * 1000) / 1000)),
-    backgroundColor:
-      spec.type === 'doughnut' ? labels.map((_, j) => COLOURS[j % COLOURS.length]) : COLOURS[i],
+    data: labels.map((l) =>
+      unsynced.get(l) || open.includes(l) ? null : Math.round((sums.get(l)?.[i] ?? 0) * 1000) / 1000,
+    ),
+    backgroundColor: doughnut
+      ? labels.map((_, j) => COLOURS[j % COLOURS.length])
+      : partial.length
+        ? labels.map((l) => (partial.includes(l) ? lighter(COLOURS[i] ?? '#2563eb') : COLOURS[i]))
+        : COLOURS[i],
     borderColor: COLOURS[i],
     ...(spec.axes?.[i] ? { yAxisID: spec.axes[i] } : {}),
   }));
-  if (!gaps.length || spec.type === 'doughnut') return { labels, datasets, gaps };
-  // A hatched band over each unsynced label, as tall as the first axis' highest bar, with its
-  // own legend entry: "not synced".
+  if ((!gaps.length && !partial.length) || doughnut) return { labels, datasets, gaps, partial, notes };
+  // A hatched band over each unsynced label (and a lighter one over each open label), as tall as
+  // the first axis' highest bar, with its own legend entry; an empty dataset gives the partly
+  // synced bars theirs.
   const top = Math.max(
     1,
     ...datasets.flatMap((d, i) => ((spec.axes?.[i] ?? 'y') === 'y' ? d.data : [])).map((v) => v ?? 0),
   );
+  /** @param {string} label @param {string[]} which @param {CanvasPattern | string} fill */
+  const band = (label, which, fill) => ({
+    label,
+    data: labels.map((l) => (which.includes(l) ? top : null)),
+    backgroundColor: fill,
+    borderColor: 'rgba(120, 120, 120, 0.8)',
+    grouped: false,
+    barPercentage: 1,
+    categoryPercentage: 1,
+    order: 1,
+    ...(spec.axes ? { yAxisID: 'y' } : {}),
+  });
   return {
     labels,
     gaps,
+    partial,
+    notes,
     datasets: [
       ...datasets,
-      {
-        label: NOT_SYNCED,
-        data: labels.map((l) => (unsynced.get(l) ? top : null)),
-        backgroundColor: hatch(),
-        borderColor: 'rgba(120, 120, 120, 0.8)',
-        grouped: false,
-        barPercentage: 1,
-        categoryPercentage: 1,
-        order: 1,
-        ...(spec.axes ? { yAxisID: 'y' } : {}),
-      },
+      ...(gaps.length ? [band(NOT_SYNCED, gaps, hatch())] : []),
+      ...(open.length ? [band(OPEN_LATE, open, lighter('#9ca3af'))] : []),
+      ...(partial.length > open.length
+        ? [
+            {
+              label: PARTLY_SYNCED,
+              data: labels.map(() => null),
+              backgroundColor: lighter(COLOURS[0] ?? '#2563eb'),
+            },
+          ]
+        : []),
     ],
   };
 }
 
 /** The legend entry of a chart's unsynced periods. */
 export const NOT_SYNCED = 'not synced';
+/** The legend entry of a chart's partly synced periods (issue 25). */
+export const PARTLY_SYNCED = 'partly synced';
+/** The legend entry of periods still open for late data, not yet with a figure. */
+export const OPEN_LATE = 'open for late data';
 /** What a figure reads when the vehicle / department filter matches no vehicle (issue 25). */
 export const NO_VEHICLE = 'no vehicle matches';
+
+/** @param {number} share 0–1 */
+const percentText = (share) => `${(Math.round(share * 1000) / 10).toLocaleString('en-US')} %`;
 
 /** A grey diagonal hatch (falls back to plain grey where a canvas pattern is not available). */
 function hatch() {
@@ -166,6 +220,32 @@ function hatch() {
 }
 
 /**
+ * A partly synced bar's fill: the colour at a third of its strength with diagonal stripes of it
+ * (a plain lighter colour where a canvas pattern is not available).
+ * @param {string} colour '#rrggbb'
+ */
+function lighter(colour) {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16));
+  const soft = `rgba(${r}, ${g}, ${b}, 0.3)`;
+  const c = document.createElement('canvas');
+  c.width = c.height = 8;
+  const x = c.getContext('2d');
+  if (!x) return soft;
+  x.fillStyle = soft;
+  x.fillRect(0, 0, 8, 8);
+  x.strokeStyle = `rgba(${r}, ${g}, ${b}, 0.85)`;
+  x.lineWidth = 2;
+  x.beginPath();
+  x.moveTo(0, 8);
+  x.lineTo(8, 0);
+  x.stroke();
+  const p = x.createPattern(c, 'repeat');
+  if (!p) return soft;
+  // the pattern keeps its colour's name, for a test or a reader of the chart's data
+  return Object.assign(p, { partlySynced: colour });
+}
+
+/**
  * @param {HTMLCanvasElement} canvas
  * @param {ChartSpec} spec
  * @param {readonly AnyRow[]} rows
@@ -174,19 +254,29 @@ function hatch() {
  *   the chart's data keeps the values themselves
  */
 function drawChart(canvas, spec, rows, columns = []) {
-  const { gaps, ...data } = chartData(rows, spec);
+  const { gaps, partial, notes, ...data } = chartData(rows, spec);
   const xCol = columns.find((c) => c.name === spec.x);
   /** @param {unknown} v */
   const shown = (v) => (xCol && typeof v === 'string' && v !== '(none)' ? cellText(xCol, v) || v : String(v));
   // The unsynced periods in the DOM too (for a screen reader, and to find them).
   canvas.dataset.notSynced = gaps.join(' ');
-  canvas.setAttribute('aria-label', gaps.length ? `${NOT_SYNCED}: ${gaps.join(', ')}` : '');
+  canvas.dataset.partlySynced = partial.join(' ');
+  canvas.setAttribute(
+    'aria-label',
+    [
+      gaps.length ? `${NOT_SYNCED}: ${gaps.join(', ')}` : '',
+      partial.length ? `${PARTLY_SYNCED}: ${partial.map((l) => `${shown(l)} (${notes[l]})`).join(', ')}` : '',
+    ]
+      .filter(Boolean)
+      .join('; '),
+  );
   // a ranking gets the height its bars need, each label readable
   const box = canvas.parentElement;
   if (spec.horizontal && box) box.style.height = `${Math.max(280, data.labels.length * 20 + 90)}px`;
   const existing = Chart.getChart(canvas);
   if (existing) {
     existing.data = data;
+    /** @type {any} */ (existing).$coverageNotes = notes;
     existing.update();
     return;
   }
@@ -228,7 +318,7 @@ function drawChart(canvas, spec, rows, columns = []) {
       scales.y = category;
     } else scales.x = category;
   }
-  new Chart(canvas, {
+  const chart = new Chart(canvas, {
     type: spec.type ?? 'bar',
     data,
     options: {
@@ -250,12 +340,34 @@ function drawChart(canvas, spec, rows, columns = []) {
                       .map((/** @type {{ text: string }} */ item) => ({ ...item, text: shown(item.text) })),
                 },
               }
-            : {}),
+            : {
+                labels: {
+                  // a dataset with partly synced bars keeps its own colour in the legend (its
+                  // fill is per bar); the lighter hatch has its own entry, "partly synced"
+                  /** @param {any} chart */
+                  generateLabels: (chart) =>
+                    Chart.defaults.plugins.legend.labels
+                      .generateLabels(chart)
+                      .map((/** @type {import('chart.js').LegendItem} */ item) => {
+                        const ds = chart.data.datasets[item.datasetIndex ?? -1];
+                        return Array.isArray(ds?.backgroundColor)
+                          ? { ...item, fillStyle: ds.borderColor, strokeStyle: ds.borderColor }
+                          : item;
+                      }),
+                },
+              }),
         },
         tooltip: {
           callbacks: {
             /** @param {{ label: string }[]} items */
             title: (items) => items.map((i) => shown(i.label)),
+            // a period's coverage when it is not complete: "partly synced: 6.5 % of days"
+            /** @param {{ label: string, chart: any }[]} items */
+            footer: (items) => {
+              const label = items[0]?.label;
+              const n = /** @type {Record<string, string>} */ (items[0]?.chart.$coverageNotes ?? {});
+              return label !== undefined && n[label] ? n[label] : '';
+            },
             ...(spec.type === 'doughnut'
               ? {
                   /** @param {{ label: string, formattedValue: string }} item */
@@ -267,6 +379,7 @@ function drawChart(canvas, spec, rows, columns = []) {
       },
     },
   });
+  /** @type {any} */ (chart).$coverageNotes = notes;
 }
 
 /** @param {Section} s */

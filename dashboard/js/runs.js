@@ -275,6 +275,9 @@ export function runCell(col, value, text, errors = null) {
     cell.append(b, span);
     return cell;
   }
+  // the streams asked for, a comma list: spaced, so the cell wraps instead of widening the table
+  if (col === 'streams' && typeof value === 'string')
+    return document.createTextNode(value.split(',').join(', '));
   if (typeof value !== 'string' || !/^[[{]/.test(value)) return null;
   /** @type {unknown} */
   let v;
@@ -283,6 +286,7 @@ export function runCell(col, value, text, errors = null) {
   } catch {
     return null;
   }
+  if (col === 'skipped' && Array.isArray(v)) return skippedCell(v);
   if (Array.isArray(v)) {
     if (v.length === 0) return document.createTextNode('');
     const ul = document.createElement('ul');
@@ -307,10 +311,54 @@ export function runCell(col, value, text, errors = null) {
     return ul;
   }
   if (v && typeof v === 'object') {
-    const parts = Object.entries(v).map(([k, x]) => `${k}: ${typeof x === 'object' ? JSON.stringify(x) : x}`);
-    return document.createTextNode(parts.length ? parts.join(', ') : '');
+    // {"trips": {"done": 3, "failed": 1}} reads "trips 3 done, 1 failed; …" (counts of 0 left out)
+    const parts = Object.entries(v).map(([k, x]) =>
+      x && typeof x === 'object'
+        ? `${k} ${
+            Object.entries(x)
+              .filter(([, n]) => n !== 0)
+              .map(([what, n]) => `${typeof n === 'object' ? JSON.stringify(n) : n} ${what}`)
+              .join(', ') || 'none'
+          }`
+        : `${k}: ${x}`,
+    );
+    return document.createTextNode(
+      parts.length ? parts.join(Object.values(v).some((x) => x && typeof x === 'object') ? '; ' : ', ') : '',
+    );
   }
   return null;
+}
+
+/** The words of an endpoint's access state, short (the reason is the cell's tooltip). */
+const STATE_WORDS = /** @type {Record<string, string>} */ ({
+  not_permitted: 'not permitted',
+  not_available: 'not available',
+});
+
+/**
+ * The streams a run skipped, one line: "drivers (GET /drivers): not permitted; activity (GET
+ * /vehicles/activity): not available", the API's words in the tooltip, so the row stays one line
+ * high instead of a list of long messages.
+ * @param {unknown[]} list
+ */
+function skippedCell(list) {
+  const span = document.createElement('span');
+  span.className = 'skipped';
+  /** @type {string[]} */
+  const shown = [];
+  /** @type {string[]} */
+  const why = [];
+  for (const e of list) {
+    const { stream, endpoint, state, reason } = /** @type {Record<string, unknown>} */ (
+      e && typeof e === 'object' ? e : { stream: String(e) }
+    );
+    const words = typeof state === 'string' ? (STATE_WORDS[state] ?? state) : '';
+    shown.push(`${stream}${endpoint ? ` (${endpoint})` : ''}${words ? `: ${words}` : ''}`);
+    if (reason) why.push(`${stream}: ${reason}`);
+  }
+  span.textContent = shown.join('; ');
+  if (why.length) span.title = why.join('\n');
+  return span;
 }
 
 startPage({

@@ -35,6 +35,25 @@ function sumBy(rows, key, cols) {
   return [...out.values()];
 }
 
+/**
+ * The day's coverage over its vehicle-days, for the chart (issue 25): complete when every one is,
+ * not synced when none was pulled, else partial (some open for late data, or some not synced).
+ * @param {AnyRow[]} sums rows of sumBy(rows, key, …)
+ * @param {AnyRow[]} rows the report's rows
+ * @param {string} key
+ * @returns {AnyRow[]}
+ */
+function withCoverage(sums, rows, key) {
+  /** @type {Map<unknown, Set<unknown>>} */
+  const seen = new Map();
+  for (const r of rows) seen.set(r[key], (seen.get(r[key]) ?? new Set()).add(r.coverage));
+  return sums.map((s) => {
+    const c = seen.get(s[key]) ?? new Set();
+    const one = c.size === 1 ? [...c][0] : null;
+    return { ...s, coverage: one === 'complete' || one === 'not_synced' ? one : 'partial' };
+  });
+}
+
 /** Utilisation (days used ÷ days available) and idle share of aggregated rows. */
 const withShares = (/** @type {AnyRow[]} */ rows) =>
   rows.map((r) => ({
@@ -113,7 +132,11 @@ startPage({
         y: ['driving_h', 'idle_h'],
         labels: ['driving (h)', 'idling (h)'],
         yTitle: 'h',
-        rows: (rows) => asRowsOf(sumBy(rows, 'day', ['driving_h', 'idle_h', 'after_hours_h']), rows),
+        rows: (rows) =>
+          asRowsOf(
+            withCoverage(sumBy(rows, 'day', ['driving_h', 'idle_h', 'after_hours_h']), rows, 'day'),
+            rows,
+          ),
       },
       table: false,
     },
@@ -173,7 +196,8 @@ startPage({
             rows,
           ),
       },
-      tableOpts: { hide: ['zone', 'department'] },
+      // coverage feeds the chart; the table's synced column says it
+      tableOpts: { hide: ['zone', 'department', 'coverage'] },
     },
   ],
 });

@@ -3,6 +3,8 @@
 -- activity_days(acct, zone, from_day, to_day): every known vehicle × local day of the range
 -- (both inclusive), with
 --   synced        the day's GET /vehicles/activity window is done in the ledger;
+--   open_late     not synced, but pulled and still open for late data (an incomplete window
+--                 inside the look-back): its figures are not shown yet, and it is not a gap;
 --   driving_s, idle_s   engine-on seconds that day as the API gave them; NULL when the day was
 --                 never synced, or the API did not list the vehicle that day (unknown, never 0);
 --   working_day   the day is one of the account's working weekdays (account_working_hours,
@@ -31,16 +33,24 @@ CREATE OR REPLACE TEMP MACRO activity_days(acct, zone, from_day, to_day) AS TABL
     CROSS JOIN wh
   ),
   done AS (
-    SELECT stream, window_start, window_end FROM ledger
-    WHERE account = acct AND stream IN ('activity', 'trips') AND status IN ('done', 'flagged')
+    SELECT stream, window_start, window_end, status IN ('done', 'flagged') AS settled FROM ledger
+    WHERE account = acct AND stream IN ('activity', 'trips') AND status IN ('done', 'flagged', 'incomplete')
   ),
   cov AS (
     SELECT
       days.*,
-      EXISTS (SELECT 1 FROM done WHERE stream = 'activity' AND window_start <= days.t0 AND window_end >= days.t1)
-        AS synced,
-      EXISTS (SELECT 1 FROM done WHERE stream = 'trips' AND window_start <= days.t0 AND window_end >= days.t1)
-        AS trips_synced
+      EXISTS (
+        SELECT 1 FROM done
+        WHERE settled AND stream = 'activity' AND window_start <= days.t0 AND window_end >= days.t1
+      ) AS synced,
+      EXISTS (
+        SELECT 1 FROM done
+        WHERE settled AND stream = 'trips' AND window_start <= days.t0 AND window_end >= days.t1
+      ) AS trips_synced,
+      EXISTS (
+        SELECT 1 FROM done
+        WHERE NOT settled AND stream = 'activity' AND window_start <= days.t0 AND window_end >= days.t1
+      ) AS pulled_open
     FROM days
   ),
   veh AS (
@@ -71,6 +81,7 @@ CREATE OR REPLACE TEMP MACRO activity_days(acct, zone, from_day, to_day) AS TABL
     cov.day,
     cov.t0 AS day_start,
     cov.synced,
+    NOT cov.synced AND cov.pulled_open AS open_late,
     cov.working_day,
     CASE WHEN cov.synced THEN a.driving_s END AS driving_s,
     CASE WHEN cov.synced THEN a.idle_s END AS idle_s,

@@ -1,32 +1,81 @@
 -- Fleet KPIs for the range (one row): odometer distance and fuel from the same models as
--- mileage.sql and fuel.sql (queries/models/; so the tiles tie to those CSVs), toll passages,
--- trips, carpool late-return rate (late ÷ bookings that were checked out, from booking_status
--- only) and data freshness.
+-- mileage.sql and fuel.sql (queries/models/; so the tiles tie to those CSVs), toll passages and
+-- their charges (toll_passage_charges, as toll_charges.sql), trips, carpool late-return rate (late
+-- ÷ bookings that were checked out, from booking_status only) and data freshness.
 -- Coverage (issue 12, queries/models/coverage.sql): range_days = the range's local days that have
 -- ended, synced_days = those the odometer stream synced for every selected vehicle; coverage is
 -- complete / partial / not_synced, or no_vehicle when the filter matches no vehicle. When not one day of the range was synced, every figure is
--- blank (unknown), never 0. distance_km and fuel_used_l are monthly by rule (odometer and fuel
--- windows are taken whole into their local month): month_span names the months they cover, so a
--- one-day range shows them labelled as their month, not prorated.
+-- blank (unknown), never 0.
+-- One period per screen (issue 25): toll passages, toll charges, trips and bookings are the
+-- range's. Distance and fuel come from odometer and fuel windows, which are taken whole: when
+-- every window of the selection that overlaps the range lies inside it (the ledger holds the
+-- range in pieces: whole months, or the pieces a sync split at midnight), they are the range's
+-- (span_basis 'range'); otherwise they are the whole local months the range touches
+-- (span_basis 'whole_months', as mileage.sql and fuel.sql count them). span_from / span_to name
+-- the local days they cover and span_coverage / span_synced_days / span_open_days / span_days
+-- that span's coverage, so a figure never borrows the range's "complete". months_* are the whole
+-- months' coverage (what the monthly costs report rests on).
 WITH
 cov AS (
   SELECT count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days,
     count(*) FILTER (WHERE pulled AND NOT synced) AS open_days
   FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
 ),
+mcov AS (
+  SELECT count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days,
+    count(*) FILTER (WHERE pulled AND NOT synced) AS open_days
+  FROM fleet_day_coverage(
+    $account, $zone, months_first_day($from_day), months_last_day($to_day), $now, $vehicle::BIGINT, $department::VARCHAR
+  )
+),
 known AS (SELECT NOT (range_days > 0 AND synced_days + open_days = 0) AS k FROM cov),
+rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 veh AS (
   SELECT * FROM vehicle_departments($account)
   WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
     AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
+),
+-- the odometer and fuel windows of the selection in the whole months, and whether each
+-- overlaps the range and lies inside it
+odo_w AS (
+  SELECT o.*, o.window_start < rng.t1 AND o.window_end > rng.t0 AS touches,
+    o.window_start >= rng.t0 AND o.window_end <= rng.t1 AS inside
+  FROM odometer_windows_classified($account, $zone, $from_day, $to_day) AS o, rng
+  WHERE o.vehicle_id IN (SELECT vehicle_id FROM veh)
+),
+fuel_w AS (
+  SELECT f.*, f.window_start < rng.t1 AND f.window_end > rng.t0 AS touches,
+    f.window_start >= rng.t0 AND f.window_end <= rng.t1 AS inside
+  FROM fuel_windows_classified($account, $zone, $from_day, $to_day) AS f, rng
+  WHERE f.vehicle_id IN (SELECT vehicle_id FROM veh)
+),
+-- one basis for distance and fuel: the range when every overlapping window of both lies inside it
+basis AS (
+  SELECT coalesce(
+    (SELECT bool_and(inside) FILTER (WHERE touches) FROM odo_w) IS NOT FALSE
+      AND (SELECT bool_and(inside) FILTER (WHERE touches) FROM fuel_w) IS NOT FALSE,
+    true) AS in_range
+),
+span AS (
+  SELECT
+    CASE WHEN in_range THEN $from_day::DATE ELSE months_first_day($from_day) END AS d0,
+    CASE WHEN in_range THEN $to_day::DATE ELSE months_last_day($to_day) END AS d1,
+    in_range
+  FROM basis
+),
+scov AS (
+  SELECT
+    CASE WHEN (SELECT in_range FROM span) THEN (SELECT range_days FROM cov) ELSE (SELECT range_days FROM mcov) END AS range_days,
+    CASE WHEN (SELECT in_range FROM span) THEN (SELECT synced_days FROM cov) ELSE (SELECT synced_days FROM mcov) END AS synced_days,
+    CASE WHEN (SELECT in_range FROM span) THEN (SELECT open_days FROM cov) ELSE (SELECT open_days FROM mcov) END AS open_days
 ),
 odo AS (
   -- per vehicle and month first, rounded as mileage.sql rounds, so the tile equals the CSV's sum
   SELECT sum(round(distance_m / 1000.0, 3)) AS distance_km, sum(excluded) AS excluded
   FROM (
     SELECT sum(o.counted_m) AS distance_m, count(*) FILTER (WHERE NOT o.counted) AS excluded
-    FROM odometer_windows_classified($account, $zone, $from_day, $to_day) AS o
-    WHERE o.vehicle_id IN (SELECT vehicle_id FROM veh)
+    FROM odo_w AS o
+    WHERE o.touches OR NOT (SELECT in_range FROM span)
     GROUP BY o.vehicle_id, o.period
   ) AS per_month
 ),
@@ -35,8 +84,8 @@ fuel AS (
   SELECT sum(round(used_l, 3)) AS used_l, sum(excluded) AS excluded
   FROM (
     SELECT sum(f.used_l) AS used_l, count(*) FILTER (WHERE f.excluded) AS excluded
-    FROM fuel_windows_classified($account, $zone, $from_day, $to_day) AS f
-    WHERE f.vehicle_id IN (SELECT vehicle_id FROM veh)
+    FROM fuel_w AS f
+    WHERE f.touches OR NOT (SELECT in_range FROM span)
     GROUP BY f.vehicle_id, f.period, f.source
   ) AS per_month
 ),
@@ -47,6 +96,14 @@ tolls AS (
   WHERE gv.account = $account AND coalesce(g.is_toll, gv.is_toll, false)
     AND gv.vehicle_id IN (SELECT vehicle_id FROM veh)
     AND gv.enter_time >= local_range_start($zone, $from_day) AND gv.enter_time < local_range_end($zone, $to_day)
+),
+-- the range's passages with their charges: the toll_charges report's rows, summed as it sums them
+charges AS (
+  SELECT count(*) AS n, count(*) FILTER (WHERE tp.charge IS NULL) AS no_tariff,
+    sum(round(tp.charge, 2)) AS charged
+  FROM toll_passage_charges($account, $zone) AS tp, rng
+  WHERE tp.enter_time >= rng.t0 AND tp.enter_time < rng.t1
+    AND tp.vehicle_id IN (SELECT vehicle_id FROM veh)
 ),
 tr AS (
   SELECT count(*) AS n
@@ -63,6 +120,10 @@ bk AS (
   WHERE b.account = $account AND b.vehicle_id IN (SELECT vehicle_id FROM veh)
     AND b.start_time < local_range_end($zone, $to_day) AND b.end_time > local_range_start($zone, $from_day)
 ),
+nomatch AS (
+  SELECT ($vehicle::BIGINT IS NOT NULL OR $department::VARCHAR IS NOT NULL)
+    AND NOT EXISTS (SELECT 1 FROM veh) AND EXISTS (SELECT 1 FROM vehicle_departments($account)) AS none
+),
 lastrun AS (
   SELECT run_id, ended_at, outcome FROM runs WHERE account = $account
   ORDER BY started_at DESC LIMIT 1
@@ -73,6 +134,10 @@ SELECT
   CASE WHEN (SELECT k FROM known) THEN round((SELECT used_l FROM fuel), 3)::DOUBLE END AS fuel_used_l,
   CASE WHEN (SELECT k FROM known) THEN (SELECT excluded FROM fuel)::INTEGER END AS excluded_fuel_windows,
   CASE WHEN (SELECT k FROM known) THEN (SELECT n FROM tolls)::INTEGER END AS toll_passages,
+  -- the charges of the passages with a tariff; blank when passages have none (never 0.00)
+  CASE WHEN (SELECT k FROM known) AND NOT ((SELECT n FROM charges) > 0 AND (SELECT charged FROM charges) IS NULL)
+    THEN round(coalesce((SELECT charged FROM charges), 0), 2)::DOUBLE END AS toll_charges_known,
+  CASE WHEN (SELECT k FROM known) THEN (SELECT no_tariff FROM charges)::INTEGER END AS toll_no_tariff,
   CASE WHEN (SELECT k FROM known) THEN (SELECT n FROM tr)::INTEGER END AS trips,
   CASE WHEN (SELECT k FROM known) THEN (SELECT bookings FROM bk)::INTEGER END AS bookings,
   CASE WHEN (SELECT k FROM known) THEN (SELECT late FROM bk)::INTEGER END AS late_returns,
@@ -89,14 +154,31 @@ SELECT
   (SELECT open_days FROM cov)::INTEGER AS open_days,
   (SELECT range_days FROM cov)::INTEGER AS range_days,
   -- a vehicle / department filter that matches none of the account's vehicles is not a sync gap
-  -- (issue 25): 'no_vehicle', so the page says "no vehicle matches", not "not synced"
+  -- (issue 25): 'no_vehicle', so the page says "no vehicle matches", not "not synced"; the same
+  -- for what distance and fuel cover
   CASE
-    WHEN ($vehicle::BIGINT IS NOT NULL OR $department::VARCHAR IS NOT NULL)
-      AND NOT EXISTS (SELECT 1 FROM veh) AND EXISTS (SELECT 1 FROM vehicle_departments($account))
-      THEN 'no_vehicle'
+    WHEN (SELECT none FROM nomatch) THEN 'no_vehicle'
     ELSE fleet_coverage_label(
       (SELECT synced_days FROM cov), (SELECT synced_days + open_days FROM cov), (SELECT range_days FROM cov)
     )
   END AS coverage,
   (SELECT CASE WHEN min(period) = max(period) THEN min(period) ELSE min(period) || ' to ' || max(period) END
-    FROM range_months($from_day, $to_day)) AS month_span;
+    FROM range_months($from_day, $to_day)) AS month_span,
+  CASE WHEN (SELECT in_range FROM span) THEN 'range' ELSE 'whole_months' END AS span_basis,
+  strftime((SELECT d0 FROM span), '%Y-%m-%d') AS span_from,
+  strftime((SELECT d1 FROM span), '%Y-%m-%d') AS span_to,
+  CASE
+    WHEN (SELECT none FROM nomatch) THEN 'no_vehicle'
+    ELSE fleet_coverage_label(
+      (SELECT synced_days FROM scov), (SELECT synced_days + open_days FROM scov), (SELECT range_days FROM scov)
+    )
+  END AS span_coverage,
+  (SELECT synced_days FROM scov)::INTEGER AS span_synced_days,
+  (SELECT open_days FROM scov)::INTEGER AS span_open_days,
+  (SELECT range_days FROM scov)::INTEGER AS span_days,
+  fleet_coverage_label(
+    (SELECT synced_days FROM mcov), (SELECT synced_days + open_days FROM mcov), (SELECT range_days FROM mcov)
+  ) AS months_coverage,
+  (SELECT synced_days FROM mcov)::INTEGER AS months_synced_days,
+  (SELECT open_days FROM mcov)::INTEGER AS months_open_days,
+  (SELECT range_days FROM mcov)::INTEGER AS months_days;

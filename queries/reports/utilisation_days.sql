@@ -1,6 +1,7 @@
 -- Utilisation per vehicle × local day of the range (queries/models/activity_days.sql): driving and
 -- idle hours, idle share of engine-on time, used (any engine-on time), after-hours hours. A day
--- never synced is blank in every figure, never 0.
+-- never synced is blank in every figure, never 0. coverage: complete (synced), partial (pulled but
+-- still open for late data: blank until it settles) or not_synced.
 SELECT
   d.registration,
   d.vehicle_id,
@@ -15,6 +16,7 @@ SELECT
   iso_local(d.first_ignition_on, $zone) AS first_ignition_on,
   iso_local(d.last_ignition_off, $zone) AS last_ignition_off,
   d.synced,
+  CASE WHEN d.synced THEN 'complete' WHEN d.open_late THEN 'partial' ELSE 'not_synced' END AS coverage,
   $zone::VARCHAR AS zone
 FROM activity_days($account, $zone, $from_day, $to_day) AS d
 WHERE ($vehicle::BIGINT IS NULL OR d.vehicle_id = $vehicle::BIGINT)

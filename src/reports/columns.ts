@@ -223,6 +223,15 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   open_days: count('Days open for late data'),
   range_days: count('Days in range'),
   month_span: text('Months of distance and fuel'),
+  span_basis: enumOf('Distance and fuel cover', { range: 'The range', whole_months: 'Whole months' }),
+  span_from: day('Distance and fuel from'),
+  span_to: day('Distance and fuel to'),
+  span_synced_days: count('Days synced (distance and fuel)'),
+  span_open_days: count('Days open for late data (distance and fuel)'),
+  span_days: count('Days (distance and fuel)'),
+  months_synced_days: count('Days synced (whole months)'),
+  months_open_days: count('Days open for late data (whole months)'),
+  months_days: count('Days (whole months)'),
   median_approval_turnaround_h: hours('Median approval time'),
   booked_h: hours('Booked'),
   available_h: hours('Available'),
@@ -332,6 +341,11 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
 const BY_REPORT: Readonly<Record<string, Entry>> = {
   // a vehicle / department filter that matches no vehicle (issue 25)
   'kpis.coverage': enumOf('Coverage', { ...COVERAGE, no_vehicle: 'No vehicle matches' }),
+  'kpis.months_coverage': enumOf('Coverage (whole months)', COVERAGE),
+  'kpis.span_coverage': enumOf('Coverage (distance and fuel)', {
+    ...COVERAGE,
+    no_vehicle: 'No vehicle matches',
+  }),
   'trend.period': { label: 'Period', display: 'text' },
   'fuel_drops.litres': litres('Litres lost'),
   'coverage.status': enumOf('Coverage', {

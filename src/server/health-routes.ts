@@ -20,7 +20,7 @@ import { isLoopbackHost } from '../config.ts';
 import { describeError } from '../errors.ts';
 import { outcomeProblems } from '../lake/outcomes.ts';
 import { endpointsRefused, type EndpointRefusal } from '../status/report.ts';
-import { formatIsoInZone } from '../time.ts';
+import { formatIsoInZone, isoInZoneOrNull } from '../time.ts';
 import { requireBearer } from './auth.ts';
 import type { Metrics } from './metrics.ts';
 import type { StatusDeps } from './status-routes.ts';
@@ -45,7 +45,8 @@ export async function assessHealth(deps: Omit<HealthDeps, 'metrics'>): Promise<H
   const nowMs = deps.now();
   if (deps.config.schedule) {
     const next = deps.scheduler?.nextRun() ?? null;
-    checks.scheduler = { schedule: deps.config.schedule, next_run: next?.toISOString() ?? null };
+    // next_run is written below, in the account's zone once it is known (as /api/status says it)
+    checks.scheduler = { schedule: deps.config.schedule, next_run: next };
     if (!deps.gate)
       reasons.push('FLEETSYNC_SCHEDULE is set but this server has no sync (no API credentials)');
     else if (!next) reasons.push('the scheduler is not running (no next run)');
@@ -70,6 +71,13 @@ export async function assessHealth(deps: Omit<HealthDeps, 'metrics'>): Promise<H
   }
   {
     const accounts = withOutcomes(fromDb, doc, deps.config.timezone);
+    // every time in the answer is ISO with the account zone's offset, as /api/status writes them
+    const zone =
+      accounts.find((a) => a.account === deps.config.account)?.zone ??
+      accounts[0]?.zone ??
+      deps.config.timezone;
+    const sched = checks.scheduler as { next_run: Date | null | string } | undefined;
+    if (sched) sched.next_run = isoInZoneOrNull(sched.next_run as Date | null, zone);
     const first = deps.scheduler?.firstDue?.() ?? null;
     if (
       deps.config.schedule &&
@@ -78,7 +86,9 @@ export async function assessHealth(deps: Omit<HealthDeps, 'metrics'>): Promise<H
       !deps.gate?.running &&
       !accounts.some((s) => s.lastRun)
     )
-      reasons.push(`no run yet: the schedule "${deps.config.schedule}" was due at ${first.toISOString()}`);
+      reasons.push(
+        `no run yet: the schedule "${deps.config.schedule}" was due at ${formatIsoInZone(first.getTime(), zone)}`,
+      );
     checks.accounts = accounts.map((s) => {
       const u = unchangedForMs(s, nowMs);
       const r = s.lastRun;
@@ -98,7 +108,7 @@ export async function assessHealth(deps: Omit<HealthDeps, 'metrics'>): Promise<H
           ? {
               run_id: r.run_id,
               outcome: r.outcome,
-              ended_at: new Date(r.endedMs).toISOString(),
+              ended_at: formatIsoInZone(r.endedMs, s.zone),
               recorded: r.recorded !== false,
               ...(r.recorded === false ? { error: r.errors[0]?.reason ?? null } : {}),
             }

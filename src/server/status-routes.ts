@@ -17,7 +17,7 @@ import { buildStatus } from '../status/report.ts';
 import { outcomesFor } from '../outcome/outcomes.ts';
 import { createConnectionPool, createVersionedMemo, statusVersion } from './report-cache.ts';
 import type { SyncGate } from './sync-gate.ts';
-import type { Clock } from '../time.ts';
+import { formatIsoInZone, isoInZoneOrNull, type Clock } from '../time.ts';
 import type { ChangesAnswer, LastRunAnswer, StatusAnswer, SyncAnswer } from './api-types.ts';
 
 export interface StatusDeps {
@@ -93,7 +93,8 @@ export function statusRoutes(deps: StatusDeps): Router {
         server: { pid: process.pid, database: resolve(deps.db.path) },
         account,
         zone,
-        now: new Date(deps.now()).toISOString(),
+        // every time of the answer in the account's zone, with its offset (as /healthz says them)
+        now: formatIsoInZone(deps.now(), zone),
         complete_through: meta.complete_through,
         complete_through_day: meta.complete_through_day,
         complete_through_text: meta.complete_through_text,
@@ -104,7 +105,7 @@ export function statusRoutes(deps: StatusDeps): Router {
           available: deps.gate !== null,
           running: deps.gate?.running ?? false,
           schedule: deps.config.schedule,
-          next_run: deps.scheduler?.nextRun()?.toISOString() ?? null,
+          next_run: isoInZoneOrNull(deps.scheduler?.nextRun(), zone),
         },
         // Read on every call (the workers rewrite it), never from the memo.
         ...(deps.jobs ? { jobs: jobsAnswer(deps.jobs(), deps.now(), deps.config.staleHours) } : {}),

@@ -5,17 +5,14 @@
  * twice, once) and the filled-vs-used reconciliation; the tolls page shows each passage's charge,
  * a passage without a tariff blank and "No tariff".
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
-import { loadPricesFromEnv } from '../../src/prices/store.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
-import { localMonth } from '../../src/time.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
+import { loadHarnessPrices } from '../helpers/prices-file.ts';
 import { parseCsv } from '../helpers/report-fixture.ts';
 import { ACCOUNT, queryDb, startHarness, type Harness } from '../helpers/synced.ts';
 
@@ -53,34 +50,7 @@ afterAll(async () => {
 const open = (path: string) => openDashboard(browser, new URL(path, srv.url).href);
 
 /** Loads a prices file; `tariffs: false` gives no gantry a tariff (every passage unpriced). */
-async function loadPrices({ tariffs = true } = {}) {
-  const zone = h.fleet.timezone;
-  const months = [...new Set([localMonth(h.fleet.startMs, zone), localMonth(h.fleet.endMs - 1, zone)])];
-  const tolls = h.fleet.geofences.filter((g) => g.is_toll);
-  const file = join(h.dir, 'prices.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      currency: 'AUD',
-      defaults: { fuel_type: 'diesel', vehicle_class: 'light' },
-      fuel_prices: months.map((m) => ({ fuel_type: 'diesel', month: m, price_per_l: 1.9 })),
-      // one gantry has no tariff: its passages are blank, not free
-      toll_tariffs: tolls.slice(tariffs ? 1 : tolls.length).map((g, i) => ({
-        geofence_id: g.geofence_id,
-        vehicle_class: 'light',
-        valid_from: '2026-01-01',
-        charge: 3 + i,
-      })),
-    }),
-  );
-  const con = await h.db.connect();
-  try {
-    await loadPricesFromEnv(con, ACCOUNT, { FLEETSYNC_PRICES: file }, h.now());
-  } finally {
-    con.closeSync();
-  }
-  return tolls[0]!;
-}
+const loadPrices = (o: { tariffs?: boolean } = {}) => loadHarnessPrices(h, o);
 
 /** The CSV a section's download link points to, as objects keyed by header. */
 async function download(page: Page, id: string): Promise<Record<string, string>[]> {

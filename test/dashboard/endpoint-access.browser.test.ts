@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetClient } from '../../src/api/client.ts';
 import type { RunningServer } from '../../src/server/start.ts';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
-import { openDashboard } from '../helpers/dashboard-page.ts';
+import { openDashboard, sectionRows } from '../helpers/dashboard-page.ts';
 import { serveHarness } from '../helpers/harness-dashboard.ts';
 import { syncRestrictedSubuser } from '../helpers/restricted.ts';
 import { startHarness, type Harness } from '../helpers/synced.ts';
@@ -87,6 +87,33 @@ describe.skipIf(!haveChromium)('endpoints refused, on the dashboard', () => {
         .toBe(
           ' · skipped (not permitted or not available for these credentials): drivers (GET /drivers), activity (GET /vehicles/activity)',
         );
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('the runs table: the skipped streams read on one line, the counters as words, the row one line high', async () => {
+    const { page, problems } = await openDashboard(browser, new URL('runs.html', srv.url).href);
+    try {
+      const cells = (await sectionRows(page, 'runs'))[0]!;
+      expect(cells.skipped).toBe(
+        'drivers (GET /drivers): not permitted; activity (GET /vehicles/activity): not available',
+      );
+      expect(cells.windows_by_stream).not.toMatch(/[{}"]/);
+      expect(cells.windows_by_stream).toMatch(/^odometer \d+ done|; odometer \d+ done/);
+      expect(cells.streams).toMatch(/, /);
+      // one line high: the skipped cell's height is its text's line height (a list was one line each)
+      const [height, line] = await page.$eval('#table-runs table', (t) => {
+        const table = t as HTMLTableElement;
+        const i = Array.from(table.tHead!.rows[0]!.cells).findIndex(
+          (c) => (c as HTMLElement).dataset.col === 'skipped',
+        );
+        const td = table.tBodies[0]!.rows[0]!.cells[i]!;
+        const span = td.querySelector('span') ?? td;
+        return [span.getBoundingClientRect().height, parseFloat(getComputedStyle(span).lineHeight)];
+      });
+      expect(height).toBeLessThanOrEqual(line * 2.2);
       expect(problems).toEqual([]);
     } finally {
       await page.close();

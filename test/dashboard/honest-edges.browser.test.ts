@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveChromium as checkChromium } from '../helpers/chromium.ts';
-import { openDashboard } from '../helpers/dashboard-page.ts';
+import { openDashboard, sectionRows } from '../helpers/dashboard-page.ts';
 import { startFixtureDashboard, type FixtureDashboard } from '../helpers/fixture-dashboard.ts';
 import { ACCOUNT, APR_START, MAY_START } from '../helpers/report-fixture.ts';
 
@@ -55,6 +55,9 @@ describe.skipIf(!haveChromium)('honest at the edges (issue 25), in Chromium', ()
       expect(await page.locator('#kpi-distance').innerText()).toContain('no vehicle matches');
       expect(await page.locator('#kpi-fuel').innerText()).toContain('no vehicle matches');
       expect(text).not.toContain('not synced');
+      // the cost tiles too (their own report has no row for such a filter)
+      for (const id of ['fuel-cost', 'toll-charges', 'co2'])
+        expect(await page.locator(`#kpi-${id}`).innerText(), id).toContain('no vehicle matches');
       await page.screenshot({ path: '/tmp/honest-no-vehicle.png', fullPage: false });
       // the same vehicle in its own department: figures (April: 750 km for vehicle 1)
       await page.selectOption('#f-department', 'Sales');
@@ -149,6 +152,20 @@ describe.skipIf(!haveChromium)('honest at the edges (issue 25), in Chromium', ()
       const row = page.locator('#table-drivers tbody tr', { hasText: 'no driver recorded' });
       expect(await row.count()).toBe(1);
       expect(await row.innerText()).toContain('12.3');
+      // a driver no name is known for (trip t1's '@x': no driver list names it) reads as the
+      // id, never a blank Driver cell; every row as the report's JSON has it
+      const cells = (await sectionRows(page, 'drivers')).map((r) => r.driver_name);
+      expect(cells).toContain('@x (no name known)');
+      const res = await fetch(new URL(`/api/reports/drivers?${APRIL}`, d.srv.url));
+      const { rows } = (await res.json()) as {
+        rows: { driver_id: string | null; driver_name: string | null }[];
+      };
+      expect(cells).toEqual(
+        rows.map((r) =>
+          r.driver_id !== null && r.driver_name === null ? `${r.driver_id} (no name known)` : r.driver_name,
+        ),
+      );
+      expect(cells).not.toContain('');
       await page.screenshot({ path: '/tmp/honest-drivers.png' });
       expect(problems).toEqual([]);
     } finally {

@@ -77,7 +77,11 @@ describe('rewritten report queries return the reference rows', () => {
       for (const [label, raw0] of Object.entries(ranges)) {
         for (const raw of variants(name, raw0)) {
           const expected = await referenceRows(name, raw);
-          const actual = await h.report(name, raw);
+          // a report may have columns its reference predates (kpis' span_*, issue 25): the
+          // reference's columns are compared, each one
+          const actual = (await h.report(name, raw)).map((r, i) =>
+            Object.fromEntries(Object.keys(expected[i] ?? r).map((c) => [c, r[c]])),
+          );
           expect(actual, `${name} ${label} ${raw.grain ?? ''}`).toEqual(expected);
           if (name === 'trips' || name === 'tolls')
             expect(expected.length, `${name} ${label}`).toBeGreaterThan(0);

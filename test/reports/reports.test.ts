@@ -217,6 +217,53 @@ describe('report SQL against a hand-filled Sydney database', () => {
     expect(one!.coverage).not.toBe('no_vehicle');
   });
 
+  it("kpis: one period (issue 25): distance and fuel are the range's when its windows lie inside it, else the whole months, and say which", async () => {
+    // vehicle 1's April: odometer and fuel windows 1–10 Apr, 11 Apr (flagged), 12–30 Apr (local)
+    const [inside] = await run('kpis', { from: '2026-04-01', to: '2026-04-10', vehicle: '1' });
+    expect(inside).toMatchObject({
+      span_basis: 'range',
+      span_from: '2026-04-01',
+      span_to: '2026-04-10',
+      distance_km: 500, // the 1–10 Apr window alone, not April's 750
+      fuel_used_l: 20, // counter 150 → 170
+      excluded_odometer_windows: 0,
+      span_days: 10,
+      range_days: 10,
+    });
+    // 1–11 Apr takes the flagged 11 Apr window too: still inside, left out and counted as such
+    const [eleven] = await run('kpis', { from: '2026-04-01', to: '2026-04-11', vehicle: '1' });
+    expect(eleven).toMatchObject({ span_basis: 'range', distance_km: 500, excluded_odometer_windows: 1 });
+    // 5–20 Apr cuts the windows: the whole month, said so, with the month's coverage
+    const [cut] = await run('kpis', { from: '2026-04-05', to: '2026-04-20', vehicle: '1' });
+    expect(cut).toMatchObject({
+      span_basis: 'whole_months',
+      span_from: '2026-04-01',
+      span_to: '2026-04-30',
+      distance_km: 750,
+      fuel_used_l: 50, // 20 + 30, the flagged day left out
+      range_days: 16,
+      span_days: 30,
+    });
+    // the fleet over 1–10 Apr: vehicle 2's fuel window is the whole of April, so both figures
+    // are April's (one basis for distance and fuel), equal to the month's own answer
+    const [fleet] = await run('kpis', { from: '2026-04-01', to: '2026-04-10' });
+    const [april] = await run('kpis', { month: '2026-04' });
+    expect(fleet).toMatchObject({
+      span_basis: 'whole_months',
+      span_from: '2026-04-01',
+      span_to: '2026-04-30',
+    });
+    expect(fleet!.distance_km).toBe(april!.distance_km);
+    expect(fleet!.fuel_used_l).toBe(april!.fuel_used_l);
+    expect(fleet!.span_coverage).toBe(april!.coverage);
+    expect([fleet!.span_synced_days, fleet!.span_days]).toEqual([april!.synced_days, april!.range_days]);
+    // toll passages and their charges are the range's: 1 Apr 00:30 (vehicle 1) and 5 Apr (vehicle 2);
+    // no prices file, so no passage has a charge: blank, never 0.00
+    expect(fleet).toMatchObject({ toll_passages: 2, toll_no_tariff: 2, toll_charges_known: null });
+    const [first] = await run('kpis', { from: '2026-04-01', to: '2026-04-04' });
+    expect(first).toMatchObject({ toll_passages: 1, toll_no_tariff: 1 });
+  });
+
   it('cost_departments: the vehicles without a department are a "no department" row (issue 25)', async () => {
     await fx.con.run(
       `INSERT INTO vehicles (account, vehicle_id, registration, description, fuel_canbus_consumed,

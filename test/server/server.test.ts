@@ -279,11 +279,15 @@ describe('scheduler', () => {
       const st = (await (await fetch(new URL('/api/status', s.url))).json()) as {
         sync: Record<string, unknown>;
       };
-      expect(st.sync).toMatchObject({
-        available: true,
-        schedule: '30 2 * * *',
-        next_run: next!.toISOString(),
-      });
+      expect(st.sync).toMatchObject({ available: true, schedule: '30 2 * * *' });
+      // in the account's zone with its offset, as /healthz says it: 02:30 Sydney, the same instant
+      const nextRun = String(st.sync.next_run);
+      expect(nextRun).toMatch(/T02:30:00\+1[01]:00$/);
+      expect(Date.parse(nextRun)).toBe(next!.getTime());
+      const hz = (await (await fetch(new URL('/healthz', s.url))).json()) as {
+        checks: { scheduler: { next_run: string } };
+      };
+      expect(hz.checks.scheduler.next_run).toBe(nextRun);
     } finally {
       await s.close();
     }
