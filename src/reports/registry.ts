@@ -585,6 +585,7 @@ const defs = [
       c('bookings', 'integer', true),
       c('late_returns', 'integer', true),
       c('zone', 'text'),
+      ...coverageCols,
     ],
     extra: [],
   },
