@@ -628,7 +628,7 @@ beforeAll(async () => {
         ledger.set(key, [...(ledger.get(key) ?? []), w]);
     patterns.push({ name: `pattern-${i}`, segments, db, ledger });
   }
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   for (const p of patterns) p.db.close();
@@ -689,5 +689,5 @@ describe(`honesty over random sync patterns (seed ${SEED})`, () => {
       [...byKey].map(([key, ds]) => `${key} ×${ds.length}: ${ds.slice(0, 2).join(' | ')}`),
       `seed ${SEED}`,
     ).toEqual([]);
-  }, 240_000);
+  }, 420_000);
 });
