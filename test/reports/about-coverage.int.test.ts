@@ -1,6 +1,6 @@
 /**
  * Issue 25, item 4: an XLSX file's About sheet states the range's coverage and, when an endpoint
- * the report reads was refused, why. The simulator's fleet ends 20 April; the clock is just past 24 April
+ * the report reads was refused, why; costs and cost_departments carry coverage columns. The simulator's fleet ends 20 April; the clock is just past 24 April
  * (every window settled). A sync of 25 March – 20 April leaves March synced on 7 of its 31 days
  * and April on 20 of its 24 ended days; the account has no GET /vehicles/activity (404). The
  * expected lines are worked out here from those dates, not read from the code under test.
@@ -54,6 +54,21 @@ describe('XLSX About sheet: coverage and refused endpoints', () => {
   it('a per-day report over a range inside the synced days: complete', async () => {
     const a = await about('trips', { from: '2026-04-01', to: '2026-04-10' });
     expect(a.Coverage).toBe('10 of 10 days synced (complete)');
+  });
+
+  it('costs and cost_departments carry the same coverage per month: 7 of 31 and 20 of 24 days', async () => {
+    const share = (n: number, of: number) => Math.round((n / of) * 10_000) / 10_000;
+    const want = {
+      '2026-03': { coverage: 'partial', covered_share: share(7, 31) },
+      '2026-04': { coverage: 'partial', covered_share: share(20, 24) },
+    };
+    const costs = await h.report('costs', { from: '2026-03-10', to: '2026-04-05' });
+    // every vehicle × both months is a row
+    expect(costs).toHaveLength(h.fleet.vehicles.length * 2);
+    for (const r of costs) expect(r).toMatchObject(want[r.period as keyof typeof want]);
+    const depts = await h.report('cost_departments', { from: '2026-03-10', to: '2026-04-05' });
+    expect(depts.length).toBeGreaterThan(0);
+    for (const r of depts) expect(r).toMatchObject(want[r.period as keyof typeof want]);
   });
 
   it('utilisation, whose endpoint the account does not have: the reason is stated', async () => {
