@@ -99,3 +99,58 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_coverage(acct, zone, from_day, to_day
   FROM vehicle_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts)
   WHERE stream_name IS NULL OR stream = stream_name
   GROUP BY vehicle_id, stream, period;
+
+-- fleet_stream_day_coverage(acct, zone, from_day, to_day, now_ts, stream_name): for a stream
+-- synced fleet-wide (toll visits, trips, activity), every local day of [from_day, to_day] that
+-- has ended, synced when its done/flagged windows cover the whole day, pulled when its
+-- done/flagged/incomplete windows do (as vehicle_day_coverage, for one fleet scope).
+CREATE OR REPLACE TEMP MACRO fleet_stream_day_coverage(acct, zone, from_day, to_day, now_ts, stream_name) AS TABLE
+  WITH
+  days AS (SELECT * FROM ended_local_days(zone, from_day, to_day, now_ts)),
+  led AS (
+    SELECT window_start, window_end, status IN ('done', 'flagged') AS settled
+    FROM ledger
+    WHERE account = acct AND stream = stream_name AND status IN ('done', 'flagged', 'incomplete')
+  ),
+  covered AS (
+    SELECT days.day, days.d0, days.d1, l.settled,
+      CASE WHEN l.window_start IS NOT NULL THEN
+        greatest(0, epoch(least(l.window_end, days.d1)) - epoch(greatest(l.window_start, days.d0)))
+      END AS s
+    FROM days
+    LEFT JOIN led AS l ON l.window_start < days.d1 AND l.window_end > days.d0
+  )
+  SELECT
+    day,
+    coalesce(sum(s) FILTER (WHERE settled), 0) >= epoch(d1) - epoch(d0) AS synced,
+    coalesce(sum(s), 0) >= epoch(d1) - epoch(d0) AS pulled
+  FROM covered
+  GROUP BY day, d0, d1;
+
+-- vehicle_month_cost_coverage(acct, zone, from_day, to_day, now_ts): per vehicle and local month
+-- of the range (whole months), the coverage of a cost figure (queries/models/prices.sql): a
+-- vehicle-day counts as synced when every stream the vehicle's costs rest on is settled that day
+-- — its odometer (distance), its fuel stream (vehicle_fuel_sources: the counter or the level
+-- estimate; none for an electric vehicle or one without fuel sensors) and the fleet's toll visits.
+-- range_days: the month's ended days; synced_days: of them, those synced for all three.
+CREATE OR REPLACE TEMP MACRO vehicle_month_cost_coverage(acct, zone, from_day, to_day, now_ts) AS TABLE
+  WITH
+  vdc AS (
+    SELECT * FROM vehicle_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts)
+  ),
+  visits AS (
+    SELECT * FROM fleet_stream_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, 'visits')
+  ),
+  per_day AS (
+    SELECT o.vehicle_id, o.day,
+      o.synced AND coalesce(f.synced, fs.fuel_stream IS NULL) AND coalesce(vi.synced, false) AS synced
+    FROM vdc AS o
+    LEFT JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = o.vehicle_id
+    LEFT JOIN vdc AS f ON f.vehicle_id = o.vehicle_id AND f.day = o.day AND f.stream = fs.fuel_stream
+    LEFT JOIN visits AS vi ON vi.day = o.day
+    WHERE o.stream = 'odometer'
+  )
+  SELECT vehicle_id, month_of_day(day) AS period,
+    count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
+  FROM per_day
+  GROUP BY vehicle_id, period;

@@ -5,6 +5,25 @@ CREATE OR REPLACE TEMP MACRO fuel_counter_vehicles(acct) AS TABLE
   UNION
   SELECT DISTINCT vehicle_id FROM fuel_consumed WHERE account = acct;
 
+-- vehicle_fuel_sources(acct): where each vehicle's fuel figure comes from, and the ledger stream
+-- that synced it: 'counter' (fuel_consumed), 'level_estimate' (fuel_level), or, with no fuel
+-- stream, 'electric' (battery-electric) or 'none' (stream NULL).
+CREATE OR REPLACE TEMP MACRO vehicle_fuel_sources(acct) AS TABLE
+  SELECT vehicle_id, source,
+    CASE source WHEN 'counter' THEN 'fuel_consumed' WHEN 'level_estimate' THEN 'fuel_level' END AS fuel_stream
+  FROM (
+    SELECT v.vehicle_id,
+      CASE
+        WHEN v.fuel_canbus_consumed OR v.vehicle_id IN (SELECT vehicle_id FROM fuel_counter_vehicles(acct))
+          THEN 'counter'
+        WHEN v.fuel_canbus_level OR v.fuel_analog_level THEN 'level_estimate'
+        WHEN v.electric_battery THEN 'electric'
+        ELSE 'none'
+      END AS source
+    FROM vehicles AS v
+    WHERE v.account = acct
+  );
+
 -- fuel_counter_reason(counter_start_l, counter_end_l): the rule for a counter window, once: NULL
 -- when it counts, else why it is left out (fuel_counter_missing, or fuel_counter_went_down from
 -- fuel_counter_went_down(…) below).

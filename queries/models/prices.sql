@@ -87,7 +87,8 @@ CREATE OR REPLACE TEMP MACRO toll_passage_charges(acct, zone) AS TABLE
       ELSE 'tariff'
     END AS tariff_status
   FROM t;
--- vehicle_month_costs(acct, zone, from_day, to_day): per vehicle × local month of the range, the
+-- vehicle_month_costs(acct, zone, from_day, to_day): per vehicle × local month of the range (every
+-- vehicle of the account, every month: a month with nothing synced is a row of blanks), the
 -- counted distance and fuel (the mileage and fuel models), the battery energy of the EV energy
 -- stream (kWh drawn, over its synced local days), the fuel cost (litres — for an electric
 -- vehicle kWh — × the month's price of the vehicle's fuel type), the toll passages and their
@@ -150,7 +151,11 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_costs(acct, zone, from_day, to_day) A
     WHERE l.account = acct AND l.stream = 'visits' AND l.status IN ('done', 'flagged')
       AND l.window_start >= rng.t0 AND l.window_start < rng.t1
   ),
+  -- every vehicle × every local month of the range is a row (issue 25), so a month never synced
+  -- is there, blank, and a total over it says it is partial
   k AS (
+    SELECT v.vehicle_id, m.period FROM vehicle_departments(acct) AS v, range_months(from_day, to_day) AS m
+    UNION
     SELECT vehicle_id, period FROM dist
     UNION
     SELECT vehicle_id, period FROM fuel

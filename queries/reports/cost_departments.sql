@@ -7,14 +7,19 @@
 -- so the rows of a month add up to the fleet and none reads as an unknown department.
 -- Sums are of the costs report's rounded per-vehicle figures (each rounded as that report rounds
 -- it), so a department's row, and the table's total, tie to the costs rows and tiles to the cent.
-WITH veh AS (SELECT * FROM vehicle_departments($account))
+-- A vehicle-month with a fuel stream (or electric) but no fuel figure is unknown, not left out.
+-- coverage / covered_share: of the ended vehicle-days of the department's month, those synced for
+-- every stream its costs rest on (vehicle_month_cost_coverage, queries/models/coverage.sql).
+WITH
+veh AS (SELECT * FROM vehicle_departments($account)),
+cov AS (SELECT * FROM vehicle_month_cost_coverage($account, $zone, $from_day, $to_day, $now))
 SELECT
   coalesce(veh.department, 'no department') AS department,
   c.period,
   count(DISTINCT c.vehicle_id)::INTEGER AS vehicles,
   round(sum(round(c.distance_m / 1000.0, 3)), 3)::DOUBLE AS distance_km,
   round(sum(round(c.used_l, 3)), 3)::DOUBLE AS fuel_used_l,
-  (CASE WHEN bool_and(c.fuel_cost IS NOT NULL OR coalesce(c.used_l, c.energy_kwh) IS NULL) THEN round(sum(round(c.fuel_cost, 2)), 2) END)::DOUBLE
+  (CASE WHEN bool_and(c.fuel_cost IS NOT NULL OR coalesce(fs.source, 'none') = 'none') THEN round(sum(round(c.fuel_cost, 2)), 2) END)::DOUBLE
     AS fuel_cost,
   (CASE WHEN bool_and(c.passages IS NOT NULL) THEN sum(c.passages) END)::INTEGER AS toll_passages,
   (CASE WHEN bool_and(c.no_tariff IS NOT NULL) THEN sum(c.no_tariff) END)::INTEGER AS toll_no_tariff,
@@ -26,12 +31,16 @@ SELECT
     END,
     4
   )::DOUBLE AS cost_per_km,
-  (CASE WHEN bool_and(c.co2_kg IS NOT NULL OR coalesce(c.used_l, c.energy_kwh) IS NULL) THEN round(sum(round(c.co2_kg, 3)), 3) END)::DOUBLE AS co2_kg,
+  (CASE WHEN bool_and(c.co2_kg IS NOT NULL OR coalesce(fs.source, 'none') = 'none') THEN round(sum(round(c.co2_kg, 3)), 3) END)::DOUBLE AS co2_kg,
   count(*) FILTER (WHERE c.distance_m > 0 AND (c.fuel_cost IS NULL OR c.toll_charges IS NULL))::INTEGER
     AS unknown_vehicle_months,
-  any_value(c.currency) AS currency
+  any_value(c.currency) AS currency,
+  coverage_label(coalesce(sum(cov.synced_days), 0), coalesce(sum(cov.range_days), 0)) AS coverage,
+  round(sum(cov.synced_days) / nullif(sum(cov.range_days), 0), 4)::DOUBLE AS covered_share
 FROM vehicle_month_costs($account, $zone, $from_day, $to_day) AS c
 LEFT JOIN veh ON veh.vehicle_id = c.vehicle_id
+LEFT JOIN vehicle_fuel_sources($account) AS fs ON fs.vehicle_id = c.vehicle_id
+LEFT JOIN cov ON cov.vehicle_id = c.vehicle_id AND cov.period = c.period
 WHERE ($vehicle::BIGINT IS NULL OR c.vehicle_id = $vehicle::BIGINT)
   AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
 GROUP BY veh.department, c.period

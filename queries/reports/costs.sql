@@ -5,7 +5,12 @@
 -- leave the figure, and cost_per_km, blank. Electric vehicles: energy_kwh (battery energy drawn,
 -- over energy_days synced local days) × the month's `electric` price per kWh is their fuel_cost,
 -- × the grid factor their CO₂.
-WITH veh AS (SELECT * FROM vehicle_departments($account))
+-- Every vehicle × month of the range is a row; coverage / covered_share say how many of the
+-- month's ended days were synced for every stream its costs rest on (odometer, the vehicle's fuel
+-- stream, toll visits: vehicle_month_cost_coverage, queries/models/coverage.sql).
+WITH
+veh AS (SELECT * FROM vehicle_departments($account)),
+cov AS (SELECT * FROM vehicle_month_cost_coverage($account, $zone, $from_day, $to_day, $now))
 SELECT
   veh.registration,
   c.vehicle_id,
@@ -27,9 +32,12 @@ SELECT
   round((c.fuel_cost + c.toll_charges) / nullif(c.distance_m / 1000.0, 0), 4)::DOUBLE AS cost_per_km,
   round(c.co2_kg, 3)::DOUBLE AS co2_kg,
   c.currency,
-  $zone::VARCHAR AS zone
+  $zone::VARCHAR AS zone,
+  coverage_label(coalesce(cov.synced_days, 0), coalesce(cov.range_days, 0)) AS coverage,
+  round(cov.synced_days / nullif(cov.range_days, 0), 4)::DOUBLE AS covered_share
 FROM vehicle_month_costs($account, $zone, $from_day, $to_day) AS c
 LEFT JOIN veh ON veh.vehicle_id = c.vehicle_id
+LEFT JOIN cov ON cov.vehicle_id = c.vehicle_id AND cov.period = c.period
 WHERE ($vehicle::BIGINT IS NULL OR c.vehicle_id = $vehicle::BIGINT)
   AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
 ORDER BY veh.registration, c.vehicle_id, c.period;

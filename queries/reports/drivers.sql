@@ -11,6 +11,9 @@
 -- up to all its trips; distance_share is a row's share of the month's trip distance (the drivers'
 -- shares together are the attributed share; blank when the month has no trip distance or its
 -- trips are not synced).
+-- coverage / covered_share: of the month's ended local days, those the trips stream settled
+-- (fleet_stream_day_coverage, queries/models/coverage.sql); 'partial' while a day is missing or
+-- still open for late data, 'not_synced' when none was pulled.
 WITH
 months AS (SELECT * FROM local_month_list($zone, $from_day, $to_day)),
 veh AS (SELECT * FROM vehicle_departments($account)),
@@ -58,7 +61,13 @@ ids AS (
   UNION SELECT NULL
 ),
 month_m AS (SELECT period, sum(distance_m) AS distance_m FROM tr GROUP BY period),
-names AS (SELECT * FROM driver_names($account))
+names AS (SELECT * FROM driver_names($account)),
+days AS (
+  SELECT month_of_day(day) AS period, count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days,
+    count(*) FILTER (WHERE pulled) AS pulled_days
+  FROM fleet_stream_day_coverage($account, $zone, months_first_day($from_day), months_last_day($to_day), $now, 'trips')
+  GROUP BY period
+)
 SELECT
   ids.driver_id,
   CASE WHEN ids.driver_id IS NULL THEN 'no driver recorded' ELSE names.driver_name END AS driver_name,
@@ -69,9 +78,13 @@ SELECT
     AS distance_share,
   CASE WHEN cov.bookings_synced THEN coalesce(bk.bookings, 0) END::INTEGER AS bookings,
   CASE WHEN cov.bookings_synced THEN if(bk.bookings IS NULL, 0, bk.late_returns) END::INTEGER AS late_returns,
-  $zone::VARCHAR AS zone
+  $zone::VARCHAR AS zone,
+  fleet_coverage_label(coalesce(days.synced_days, 0), coalesce(days.pulled_days, 0), coalesce(days.range_days, 0))
+    AS coverage,
+  round(days.synced_days / nullif(days.range_days, 0), 4)::DOUBLE AS covered_share
 FROM ids
 CROSS JOIN cov
+LEFT JOIN days ON days.period = cov.period
 LEFT JOIN names ON names.driver_id = ids.driver_id
 LEFT JOIN tr ON tr.driver_id IS NOT DISTINCT FROM ids.driver_id AND tr.period = cov.period
 LEFT JOIN bk ON bk.driver_id IS NOT DISTINCT FROM ids.driver_id AND bk.period = cov.period

@@ -12,16 +12,9 @@
 -- synced has a blank fuel_used_l, never 0.
 WITH
 veh AS (
-  SELECT vd.*,
-    CASE
-      WHEN v.fuel_canbus_consumed OR vd.vehicle_id IN (SELECT vehicle_id FROM fuel_counter_vehicles($account))
-        THEN 'counter'
-      WHEN v.fuel_canbus_level OR v.fuel_analog_level THEN 'level_estimate'
-      WHEN v.electric_battery THEN 'electric'
-      ELSE 'none'
-    END AS sensor_source
+  SELECT vd.*, fs.source AS sensor_source
   FROM vehicle_departments($account) AS vd
-  LEFT JOIN vehicles AS v ON v.account = $account AND v.vehicle_id = vd.vehicle_id
+  LEFT JOIN vehicle_fuel_sources($account) AS fs ON fs.vehicle_id = vd.vehicle_id
 ),
 grid AS (SELECT veh.vehicle_id, m.period FROM veh, range_months($from_day, $to_day) AS m),
 vdc AS (SELECT * FROM vehicle_month_coverage($account, $zone, $from_day, $to_day, $now, NULL)),

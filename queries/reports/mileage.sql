@@ -2,9 +2,11 @@
 -- (queries/models/odometer_windows.sql: never trip_distance, windows with a reset or a tracker
 -- change left out); the flagged windows are counted in excluded_periods (listed by
 -- excluded_windows.sql).
--- complete: the month, up to the last synced instant, is covered by done/flagged ledger windows
--- and no window of the month is incomplete or failed (an open month whose window is still
--- incomplete is not complete, even when nothing after the last synced instant is expected yet). A
+-- complete: the month, up to the last synced instant, is covered by done/flagged ledger windows,
+-- no window of the month is incomplete or failed (an open month whose window is still
+-- incomplete is not complete, even when nothing after the last synced instant is expected yet),
+-- and its coverage is complete: every ended day of it settled, also those after the last synced
+-- instant (a month synced from its 1st to the 5th, and nothing since, is not complete). A
 -- from/to range selects the local months it touches (queries/models/local_calendar.sql).
 -- Every vehicle × month of the range is a row (issue 12): coverage / covered_share say how many
 -- of the month's ended vehicle-days were synced (queries/models/coverage.sql); a month never
@@ -60,7 +62,8 @@ SELECT
   k.period,
   round(agg.distance_m / 1000.0, 3)::DOUBLE AS distance_km,
   coalesce(agg.excluded, 0)::INTEGER AS excluded_periods,
-  coalesce(cov.bad = 0 AND cov.span_s IS NOT NULL AND cov.covered_s >= cov.span_s, false) AS complete,
+  coalesce(cov.bad = 0 AND cov.span_s IS NOT NULL AND cov.covered_s >= cov.span_s, false)
+    AND coverage_label(coalesce(vdc.synced_days, 0), coalesce(vdc.range_days, 0)) = 'complete' AS complete,
   $zone::VARCHAR AS zone,
   coverage_label(coalesce(vdc.synced_days, 0), coalesce(vdc.range_days, 0)) AS coverage,
   round(vdc.synced_days / nullif(vdc.range_days, 0), 4)::DOUBLE AS covered_share

@@ -6,12 +6,20 @@
 -- coverage / covered_share (queries/models/coverage.sql): of the period's days in the range that
 -- have ended, the share the odometer stream settled (done or flagged) for every selected vehicle.
 -- A period of which not one day was pulled has blank values (unknown, a gap in the chart), never
--- 0; a day still open for late data shows what was pulled and reads 'partial'.
+-- 0; a day still open for late data shows what was pulled and reads 'partial'. Trips and toll
+-- passages rest on their own streams too: a period none of whose days the trips (toll visits)
+-- stream pulled — not synced, or its endpoint refused — has them blank, and a day counts as
+-- synced for coverage only when the odometer, the trips and the toll visits are all settled.
 WITH
 cov AS (
-  SELECT date_trunc($grain::VARCHAR, day)::DATE AS p, count(*) AS range_days,
-    count(*) FILTER (WHERE synced) AS synced_days, count(*) FILTER (WHERE pulled) AS pulled_days
-  FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
+  SELECT date_trunc($grain::VARCHAR, f.day)::DATE AS p, count(*) AS range_days,
+    count(*) FILTER (WHERE f.synced AND t.synced AND v.synced) AS synced_days,
+    count(*) FILTER (WHERE f.pulled) AS pulled_days,
+    count(*) FILTER (WHERE t.pulled) AS trips_pulled,
+    count(*) FILTER (WHERE v.pulled) AS visits_pulled
+  FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR) AS f
+  LEFT JOIN fleet_stream_day_coverage($account, $zone, $from_day, $to_day, $now, 'trips') AS t ON t.day = f.day
+  LEFT JOIN fleet_stream_day_coverage($account, $zone, $from_day, $to_day, $now, 'visits') AS v ON v.day = f.day
   GROUP BY 1
 ),
 veh AS (
@@ -58,16 +66,18 @@ bk AS (
 )
 SELECT
   strftime(periods.p, CASE $grain::VARCHAR WHEN 'month' THEN '%Y-%m' ELSE '%Y-%m-%d' END) AS period,
-  CASE WHEN known THEN coalesce(tr.n, 0) END::INTEGER AS trips,
-  CASE WHEN known THEN round(coalesce(tr.m, 0) / 1000.0, 3) END::DOUBLE AS trip_distance_km,
-  CASE WHEN known THEN coalesce(tl.n, 0) END::INTEGER AS toll_passages,
+  CASE WHEN known AND trips_known THEN coalesce(tr.n, 0) END::INTEGER AS trips,
+  CASE WHEN known AND trips_known THEN round(coalesce(tr.m, 0) / 1000.0, 3) END::DOUBLE AS trip_distance_km,
+  CASE WHEN known AND visits_known THEN coalesce(tl.n, 0) END::INTEGER AS toll_passages,
   CASE WHEN known THEN coalesce(bk.n, 0) END::INTEGER AS bookings,
   CASE WHEN known THEN if(bk.n IS NULL, 0, bk.late) END::INTEGER AS late_returns,
   fleet_coverage_label(coalesce(cov.synced_days, 0), coalesce(cov.pulled_days, 0), coalesce(cov.range_days, 0))
     AS coverage,
   round(cov.synced_days / nullif(cov.range_days, 0), 4)::DOUBLE AS covered_share
 FROM (
-  SELECT periods.p, NOT (coalesce(cov.range_days, 0) > 0 AND cov.pulled_days = 0) AS known
+  SELECT periods.p, NOT (coalesce(cov.range_days, 0) > 0 AND cov.pulled_days = 0) AS known,
+    NOT (coalesce(cov.range_days, 0) > 0 AND cov.trips_pulled = 0) AS trips_known,
+    NOT (coalesce(cov.range_days, 0) > 0 AND cov.visits_pulled = 0) AS visits_known
   FROM periods LEFT JOIN cov ON cov.p = periods.p
 ) AS periods
 LEFT JOIN cov ON cov.p = periods.p

@@ -12,11 +12,14 @@
  */
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import ExcelJS from 'exceljs';
-import { formatZoned } from '../time.ts';
+import { loadSql } from '../store/queries.ts';
+import { addDays, formatZoned } from '../time.ts';
 import { humanHeader, type Presentation } from './columns.ts';
+import { unavailableFor } from './needs.ts';
 import { rangeNote, type ReportParams } from './params.ts';
 import { getReport, type ReportDef } from './registry.ts';
 import {
+  bindings,
   describeColumns,
   prepareBound,
   reasonCodes,
@@ -186,6 +189,84 @@ export async function excludedSummary(
   };
 }
 
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const share = (n: number, of: number) =>
+  `${(Math.round((n / of) * 1000) / 10).toLocaleString('en-GB', { maximumFractionDigits: 1 })} %`;
+
+/** The first and last day of the whole local months a range touches (a month-grain report's range). */
+function wholeMonths(p: ReportParams): { fromDay: string; toDay: string } {
+  const [y, m] = p.toDay.split('-').map(Number) as [number, number];
+  const next = m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
+  return { fromDay: `${p.fromDay.slice(0, 7)}-01`, toDay: addDays(next, -1) };
+}
+
+/**
+ * The range's coverage in words, for the About sheet (issue 25, item 4): "63 of 92 days synced;
+ * July 2026 6.5 % (2 of 31 days)" — the ended days of the range (of the whole months it touches
+ * for a report per month) that a sync covered and that are settled (queries/reports/
+ * range_coverage.sql), the days still open for late data, and each month not wholly synced.
+ */
+export async function rangeCoverageText(
+  con: DuckDBConnection,
+  def: ReportDef,
+  scope: ReportScope,
+  params: ReportParams,
+): Promise<string> {
+  const range = /month/.test(def.grain) ? { ...params, ...wholeMonths(params) } : params;
+  const ps = await prepareBound(con, loadSql('reports/range_coverage'), bindings(scope, range));
+  const months = (await ps.runAndReadAll()).getRowObjectsJS().map((r) => ({
+    period: String(r.period),
+    days: Number(r.range_days),
+    synced: Number(r.synced_days),
+    open: Number(r.open_days),
+  }));
+  const days = months.reduce((n, m) => n + m.days, 0);
+  if (days === 0) return `${range.fromDay} to ${range.toDay}: no day of it has ended yet`;
+  const synced = months.reduce((n, m) => n + m.synced, 0);
+  const open = months.reduce((n, m) => n + m.open, 0);
+  const short = months
+    .filter((m) => m.synced < m.days)
+    .map((m) => {
+      const [y, mo] = m.period.split('-').map(Number) as [number, number];
+      return `${MONTH_NAMES[mo - 1]} ${y} ${share(m.synced, m.days)} (${m.synced} of ${m.days} days${m.open ? `, ${m.open} open` : ''})`;
+    });
+  return [
+    `${synced} of ${days} days synced${synced === days ? ' (complete)' : ''}` +
+      (open ? `, ${open} more pulled but still open for late data` : ''),
+    ...short,
+  ].join('; ');
+}
+
+/** The endpoints refused to the account that the report reads, and why, for the About sheet. */
+export async function refusedText(
+  con: DuckDBConnection,
+  def: ReportDef,
+  scope: ReportScope,
+): Promise<string> {
+  const refused = await unavailableFor(con, scope.account, def.name, scope.zone);
+  if (!refused.length) return 'none: every endpoint this report reads answered';
+  return refused
+    .map(
+      (e) =>
+        `${e.endpoint}: ${e.text} (since ${e.since}, last asked ${e.last_probed}); ` +
+        `what this report takes from it is blank (unknown), never 0`,
+    )
+    .join('; ');
+}
+
 export interface XlsxContext {
   scope: ReportScope;
   params: ReportParams;
@@ -297,6 +378,8 @@ export async function writeXlsx(
     ...(p.vehicle !== null ? [['Vehicle', String(p.vehicle)] as [string, string]] : []),
     ...(p.department !== null ? [['Department', p.department] as [string, string]] : []),
     ['Complete through', ctx.meta.complete_through_text],
+    ['Coverage', await rangeCoverageText(con, def, ctx.scope, p)],
+    ['Endpoints refused', await refusedText(con, def, ctx.scope)],
     ...(note ? [['Range note', note] as [string, string]] : []),
     [
       'Windows left out',
