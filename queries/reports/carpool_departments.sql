@@ -6,11 +6,7 @@
 -- after the scheduled start), and utilisation (booked hours of approved bookings within the
 -- range ÷ carpool vehicles × hours of the range).
 WITH
-veh AS (
-  SELECT * FROM vehicle_departments($account)
-  WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
-    AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
-),
+veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
 rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 -- A turnaround is known only for bookings the sync saw pending (REQUESTED or EXPIRING_APPROVAL)
 -- before it saw them decided; a booking first seen already decided has no turnaround (NULL).
