@@ -15,11 +15,7 @@ cov AS (
   FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
 ),
 known AS (SELECT NOT (range_days > 0 AND synced_days + open_days = 0) AS k FROM cov),
-veh AS (
-  SELECT * FROM vehicle_departments($account)
-  WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
-    AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
-),
+veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
 odo AS (
   -- per vehicle and month first, rounded as mileage.sql rounds, so the tile equals the CSV's sum
   SELECT sum(round(distance_m / 1000.0, 3)) AS distance_km, sum(excluded) AS excluded
@@ -42,10 +38,8 @@ fuel AS (
 ),
 tolls AS (
   SELECT count(*) AS n
-  FROM geofence_visits AS gv
-  LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
-  WHERE gv.account = $account AND coalesce(g.is_toll, gv.is_toll, false)
-    AND gv.vehicle_id IN (SELECT vehicle_id FROM veh)
+  FROM toll_passages($account) AS gv
+  WHERE gv.vehicle_id IN (SELECT vehicle_id FROM veh)
     AND gv.enter_time >= local_range_start($zone, $from_day) AND gv.enter_time < local_range_end($zone, $to_day)
 ),
 tr AS (
