@@ -14,12 +14,11 @@ decided AS (
   SELECT h.booking_id, min(h.seen_at) AS at
   FROM carpool_booking_history AS h
   WHERE h.account = $account
-    AND (h.is_approved OR h.booking_status IN ('BOOKING_STATUS_APPROVED', 'BOOKING_STATUS_DECLINED'))
+    AND booking_decided(h.booking_status, h.is_approved)
     AND EXISTS (
       SELECT 1 FROM carpool_booking_history AS p
       WHERE p.account = h.account AND p.booking_id = h.booking_id AND p.seen_at < h.seen_at
-        AND NOT p.is_approved
-        AND p.booking_status IN ('BOOKING_STATUS_REQUESTED', 'BOOKING_STATUS_EXPIRING_APPROVAL')
+        AND booking_pending(p.booking_status, p.is_approved)
     )
   GROUP BY h.booking_id
 ),
@@ -74,7 +73,7 @@ agg AS (
     count_known(declined) AS declined,
     count_known(no_show) AS no_shows,
     median(turnaround_h) AS turnaround_h,
-    sum(booked_h) FILTER (WHERE is_approved AND booking_status <> 'BOOKING_STATUS_CANCELLED') AS booked_h
+    sum(booked_h) FILTER (WHERE booking_booked(booking_status, is_approved)) AS booked_h
   FROM b
   GROUP BY department
 )
