@@ -245,6 +245,52 @@ describe('each business rule is written in exactly one SQL file', () => {
   });
 });
 
+describe('the vehicle / department filter (queries/models/selection.sql)', () => {
+  let fx: FixtureDb;
+  const scope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
+  const run = async (name: string, raw: Record<string, string>) => {
+    const def = requireReport(name);
+    return (await runReport(fx.con, def, scope, parseReportParams(raw, def, scope))).rows;
+  };
+  const APRIL = { from: '2026-04-01', to: '2026-04-30' };
+
+  beforeAll(async () => {
+    fx = await openFixture();
+    // a trip of a vehicle neither vehicle list knows (the fixture's trips: t1 of vehicle 1, Sales;
+    // t2 of vehicle 3, department '@x')
+    await appendRows(fx.con, 'trips', [
+      {
+        account: ACCOUNT,
+        trip_id: 't9',
+        vehicle_id: 99,
+        registration: 'zz 999',
+        start_time: T('2026-04-03T00:00:00Z'),
+        end_time: T('2026-04-03T01:00:00Z'),
+        trip_distance_m: 1000,
+      },
+    ]);
+  });
+  afterAll(() => fx?.close());
+
+  it('no filter keeps a vehicle no list knows; a vehicle, a department or both select as written', async () => {
+    const trips = async (sel: Record<string, string>) =>
+      (await run('trips', { ...APRIL, ...sel })).map((r) => r.trip_id);
+    expect(await trips({})).toEqual(['t1', 't2', 't9']);
+    expect(await trips({ vehicle: '99' })).toEqual(['t9']);
+    expect(await trips({ department: 'Sales' })).toEqual(['t1']);
+    expect(await trips({ vehicle: '1', department: 'Sales' })).toEqual(['t1']);
+    expect(await trips({ vehicle: '1', department: 'Ops' })).toEqual([]);
+    // the selected (known) vehicles: 1, 2 and 3; Sales is vehicle 1
+    const vehicles = async (sel: Record<string, string>) =>
+      (await run('kpis', { ...APRIL, ...sel }))[0]!.vehicles;
+    expect([
+      await vehicles({}),
+      await vehicles({ department: 'Sales' }),
+      await vehicles({ vehicle: '2' }),
+    ]).toEqual([3, 1, 1]);
+  });
+});
+
 describe('one vocabulary of reason codes', () => {
   let fx: FixtureDb;
   const scope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
