@@ -245,13 +245,16 @@ describe('each business rule is written in exactly one SQL file', () => {
   });
 });
 
+const fixtureScope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
+/** A report's rows on a fixture database, as of the fixture's clock. */
+async function rowsOn(fx: FixtureDb, name: string, raw: Record<string, string>) {
+  const def = requireReport(name);
+  return (await runReport(fx.con, def, fixtureScope, parseReportParams(raw, def, fixtureScope))).rows;
+}
+
 describe('the vehicle / department filter (queries/models/selection.sql)', () => {
   let fx: FixtureDb;
-  const scope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
-  const run = async (name: string, raw: Record<string, string>) => {
-    const def = requireReport(name);
-    return (await runReport(fx.con, def, scope, parseReportParams(raw, def, scope))).rows;
-  };
+  const run = (name: string, raw: Record<string, string>) => rowsOn(fx, name, raw);
   const APRIL = { from: '2026-04-01', to: '2026-04-30' };
 
   beforeAll(async () => {
@@ -293,11 +296,7 @@ describe('the vehicle / department filter (queries/models/selection.sql)', () =>
 
 describe('one vocabulary of reason codes', () => {
   let fx: FixtureDb;
-  const scope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
-  const run = async (name: string, raw: Record<string, string>) => {
-    const def = requireReport(name);
-    return (await runReport(fx.con, def, scope, parseReportParams(raw, def, scope))).rows;
-  };
+  const run = (name: string, raw: Record<string, string>) => rowsOn(fx, name, raw);
   const RANGE = { from: '2026-03-01', to: '2026-04-30' };
 
   beforeAll(async () => {
