@@ -9,6 +9,13 @@
 --   booking_declined(status, known)     declined
 --   booking_cancelled(status, known)    cancelled
 --   count_known(flag)                   rows whose flag is TRUE; NULL when any row's flag is NULL
+-- Approval, from the API's is_approved flag and the status (a row of the booking or of its
+-- history, carpool_booking_history; a status this version does not know is neither pending nor
+-- decided by its status, its flag still counts):
+--   booking_pending(status, is_approved)  waiting for a decision: not approved, REQUESTED or
+--                                         EXPIRING_APPROVAL
+--   booking_decided(status, is_approved)  approved or declined
+--   booking_booked(status, is_approved)   approved and not cancelled: its scheduled hours are booked
 CREATE OR REPLACE TEMP MACRO booking_late(status, known) AS
   CASE WHEN known IS NOT FALSE THEN status IN ('BOOKING_STATUS_ACTIVE_LATE', 'BOOKING_STATUS_RETURNED_LATE') END;
 CREATE OR REPLACE TEMP MACRO booking_checked_out(status, known) AS
@@ -22,3 +29,9 @@ CREATE OR REPLACE TEMP MACRO booking_cancelled(status, known) AS
   CASE WHEN known IS NOT FALSE THEN status = 'BOOKING_STATUS_CANCELLED' END;
 CREATE OR REPLACE TEMP MACRO count_known(flag) AS
   CASE WHEN count(*) FILTER (WHERE flag IS NULL) = 0 THEN count(*) FILTER (WHERE flag) END;
+CREATE OR REPLACE TEMP MACRO booking_pending(status, is_approved) AS
+  NOT is_approved AND status IN ('BOOKING_STATUS_REQUESTED', 'BOOKING_STATUS_EXPIRING_APPROVAL');
+CREATE OR REPLACE TEMP MACRO booking_decided(status, is_approved) AS
+  is_approved OR status IN ('BOOKING_STATUS_APPROVED', 'BOOKING_STATUS_DECLINED');
+CREATE OR REPLACE TEMP MACRO booking_booked(status, is_approved) AS
+  is_approved AND status <> 'BOOKING_STATUS_CANCELLED';

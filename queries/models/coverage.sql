@@ -82,8 +82,7 @@ CREATE OR REPLACE TEMP MACRO fleet_day_coverage(acct, zone, from_day, to_day, no
     FROM vehicle_day_coverage(acct, zone, from_day, to_day, now_ts) AS c
     JOIN vehicle_departments(acct) AS v ON v.vehicle_id = c.vehicle_id
     WHERE c.stream = 'odometer'
-      AND (vehicle IS NULL OR c.vehicle_id = vehicle)
-      AND (department IS NULL OR v.department = department)
+      AND vehicle_selected(c.vehicle_id, v.department, vehicle, department)
     GROUP BY c.day
   )
   SELECT days.day, coalesce(cov.synced, false) AS synced, coalesce(cov.pulled, false) AS pulled

@@ -24,7 +24,7 @@ CREATE OR REPLACE TEMP MACRO vehicle_profiles(acct) AS TABLE
   LEFT JOIN price_source AS ps ON ps.account = v.account
   LEFT JOIN price_vehicles AS pv ON pv.account = v.account AND pv.vehicle_id = v.vehicle_id
   WHERE v.account = acct;
--- toll_passage_charges(acct, zone): every toll passage (a visit to a geofence with is_toll) with
+-- toll_passage_charges(acct, zone): every toll passage (toll_passages.sql) with
 -- the tariff of its geofence and the vehicle's class on the local day it entered: the tariff with
 -- the latest valid_from on or before that day, if that tariff's valid_to has not passed. No such
 -- tariff: charge NULL and tariff_status 'no_tariff' (never free); no prices file: 'no_prices'.
@@ -34,15 +34,13 @@ CREATE OR REPLACE TEMP MACRO toll_passage_charges(acct, zone) AS TABLE
       gv.vehicle_id,
       gv.registration,
       gv.geofence_id,
-      coalesce(g.name, gv.geofence_name) AS geofence_name,
+      gv.geofence_name,
       gv.enter_time,
       gv.exit_time,
       timezone(zone, gv.enter_time)::DATE AS local_day,
       vp.vehicle_class
-    FROM geofence_visits AS gv
-    LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
+    FROM toll_passages(acct) AS gv
     LEFT JOIN vehicle_profiles(acct) AS vp ON vp.vehicle_id = gv.vehicle_id
-    WHERE gv.account = acct AND coalesce(g.is_toll, gv.is_toll, false)
   ),
   -- The tariffs that can apply to these passages, found by a scan (no sort or join over the whole
   -- file, so a prices file of 100,000 tariffs costs about what one of ten does): per geofence and

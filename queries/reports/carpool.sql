@@ -26,6 +26,5 @@ LEFT JOIN veh ON veh.vehicle_id = b.vehicle_id
 LEFT JOIN driver_names($account) AS names ON names.driver_id = b.driver_id
 WHERE b.account = $account
   AND b.start_time < rng.t1 AND b.end_time > rng.t0
-  AND ($vehicle::BIGINT IS NULL OR b.vehicle_id = $vehicle::BIGINT)
-  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+  AND vehicle_selected(b.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ORDER BY b.start_time, b.booking_id;

@@ -6,11 +6,7 @@
 -- after the scheduled start), and utilisation (booked hours of approved bookings within the
 -- range ÷ carpool vehicles × hours of the range).
 WITH
-veh AS (
-  SELECT * FROM vehicle_departments($account)
-  WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
-    AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
-),
+veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
 rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 -- A turnaround is known only for bookings the sync saw pending (REQUESTED or EXPIRING_APPROVAL)
 -- before it saw them decided; a booking first seen already decided has no turnaround (NULL).
@@ -18,12 +14,11 @@ decided AS (
   SELECT h.booking_id, min(h.seen_at) AS at
   FROM carpool_booking_history AS h
   WHERE h.account = $account
-    AND (h.is_approved OR h.booking_status IN ('BOOKING_STATUS_APPROVED', 'BOOKING_STATUS_DECLINED'))
+    AND booking_decided(h.booking_status, h.is_approved)
     AND EXISTS (
       SELECT 1 FROM carpool_booking_history AS p
       WHERE p.account = h.account AND p.booking_id = h.booking_id AND p.seen_at < h.seen_at
-        AND NOT p.is_approved
-        AND p.booking_status IN ('BOOKING_STATUS_REQUESTED', 'BOOKING_STATUS_EXPIRING_APPROVAL')
+        AND booking_pending(p.booking_status, p.is_approved)
     )
   GROUP BY h.booking_id
 ),
@@ -78,7 +73,7 @@ agg AS (
     count_known(declined) AS declined,
     count_known(no_show) AS no_shows,
     median(turnaround_h) AS turnaround_h,
-    sum(booked_h) FILTER (WHERE is_approved AND booking_status <> 'BOOKING_STATUS_CANCELLED') AS booked_h
+    sum(booked_h) FILTER (WHERE booking_booked(booking_status, is_approved)) AS booked_h
   FROM b
   GROUP BY department
 )

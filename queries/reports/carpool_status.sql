@@ -1,10 +1,6 @@
 -- Bookings by current booking_status (scheduled window overlapping the range).
 WITH
-veh AS (
-  SELECT * FROM vehicle_departments($account)
-  WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
-    AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
-),
+veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
 rng AS (SELECT * FROM local_days($zone, $from_day, $to_day))
 SELECT
   b.booking_status,

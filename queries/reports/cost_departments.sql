@@ -41,7 +41,6 @@ FROM vehicle_month_costs($account, $zone, $from_day, $to_day) AS c
 LEFT JOIN veh ON veh.vehicle_id = c.vehicle_id
 LEFT JOIN vehicle_fuel_sources($account) AS fs ON fs.vehicle_id = c.vehicle_id
 LEFT JOIN cov ON cov.vehicle_id = c.vehicle_id AND cov.period = c.period
-WHERE ($vehicle::BIGINT IS NULL OR c.vehicle_id = $vehicle::BIGINT)
-  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+WHERE vehicle_selected(c.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 GROUP BY veh.department, c.period
 ORDER BY veh.department IS NULL, veh.department, c.period;

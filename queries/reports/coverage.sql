@@ -3,11 +3,7 @@
 -- done/flagged windows cover the whole day (up to $now for today), else missing. Days after
 -- $now are not listed.
 WITH
-veh AS (
-  SELECT * FROM vehicle_departments($account)
-  WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
-    AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
-),
+veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
 days AS (
   SELECT
     d::DATE AS day,

@@ -23,8 +23,7 @@ tr AS (
   JOIN months ON t.start_time >= months.t0 AND t.start_time < months.t1
   LEFT JOIN veh ON veh.vehicle_id = t.vehicle_id
   WHERE t.account = $account
-    AND ($vehicle::BIGINT IS NULL OR t.vehicle_id = $vehicle::BIGINT)
-    AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+    AND vehicle_selected(t.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
   GROUP BY ALL
 ),
 bk AS (
@@ -37,8 +36,7 @@ bk AS (
   JOIN months ON b.start_time >= months.t0 AND b.start_time < months.t1
   LEFT JOIN veh ON veh.vehicle_id = b.vehicle_id
   WHERE b.account = $account
-    AND ($vehicle::BIGINT IS NULL OR b.vehicle_id = $vehicle::BIGINT)
-    AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+    AND vehicle_selected(b.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
   GROUP BY ALL
 ),
 led AS (

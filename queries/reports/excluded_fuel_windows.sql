@@ -21,6 +21,5 @@ SELECT
   $zone::VARCHAR AS zone
 FROM x
 LEFT JOIN veh ON veh.vehicle_id = x.vehicle_id
-WHERE ($vehicle::BIGINT IS NULL OR x.vehicle_id = $vehicle::BIGINT)
-  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+WHERE vehicle_selected(x.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ORDER BY x.window_start, veh.registration, x.vehicle_id;

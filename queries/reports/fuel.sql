@@ -50,6 +50,5 @@ LEFT JOIN u ON u.vehicle_id = k.vehicle_id AND u.period = k.period AND u.source 
 LEFT JOIN vdc ON vdc.vehicle_id = k.vehicle_id AND vdc.period = k.period
   AND vdc.stream = CASE k.source WHEN 'counter' THEN 'fuel_consumed' WHEN 'level_estimate' THEN 'fuel_level' ELSE 'odometer' END
 LEFT JOIN veh ON veh.vehicle_id = k.vehicle_id
-WHERE ($vehicle::BIGINT IS NULL OR k.vehicle_id = $vehicle::BIGINT)
-  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+WHERE vehicle_selected(k.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ORDER BY veh.registration, k.vehicle_id, k.period;

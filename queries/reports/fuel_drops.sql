@@ -24,6 +24,5 @@ SELECT
   $zone::VARCHAR AS zone
 FROM d
 LEFT JOIN veh ON veh.vehicle_id = d.vehicle_id
-WHERE ($vehicle::BIGINT IS NULL OR d.vehicle_id = $vehicle::BIGINT)
-  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+WHERE vehicle_selected(d.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ORDER BY d.start_time, d.vehicle_id;

@@ -40,6 +40,5 @@ LEFT JOIN used ON used.vehicle_id = k.vehicle_id AND used.period = k.period
 LEFT JOIN synced ON synced.vehicle_id = k.vehicle_id AND synced.period = k.period
 LEFT JOIN fills ON fills.vehicle_id = k.vehicle_id AND fills.period = k.period
 LEFT JOIN veh ON veh.vehicle_id = k.vehicle_id
-WHERE ($vehicle::BIGINT IS NULL OR k.vehicle_id = $vehicle::BIGINT)
-  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+WHERE vehicle_selected(k.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ORDER BY veh.registration, k.vehicle_id, k.period;

@@ -30,6 +30,5 @@ LEFT JOIN veh ON veh.vehicle_id = m.vehicle_id
 LEFT JOIN ledger AS l
   ON l.account = $account AND l.stream = m.stream AND l.scope = m.vehicle_id::VARCHAR
   AND l.window_start = m.window_start AND l.window_end = m.window_end
-WHERE ($vehicle::BIGINT IS NULL OR m.vehicle_id = $vehicle::BIGINT)
-  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+WHERE vehicle_selected(m.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ORDER BY veh.registration, m.vehicle_id, m.window_start;

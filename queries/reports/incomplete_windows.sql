@@ -1,11 +1,7 @@
 -- Ledger windows that are incomplete (to be pulled again) or failed, overlapping the range.
 -- Fleet-wide windows (scope '*') are listed whatever the vehicle filter.
 WITH
-veh AS (
-  SELECT * FROM vehicle_departments($account)
-  WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
-    AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
-),
+veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
 rng AS (SELECT * FROM local_days($zone, $from_day, $to_day))
 SELECT
   l.stream,

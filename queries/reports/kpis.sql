@@ -30,11 +30,7 @@ mcov AS (
 ),
 known AS (SELECT NOT (range_days > 0 AND synced_days + open_days = 0) AS k FROM cov),
 rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
-veh AS (
-  SELECT * FROM vehicle_departments($account)
-  WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
-    AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
-),
+veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
 -- the odometer and fuel windows of the selection in the whole months, and whether each
 -- overlaps the range and lies inside it
 odo_w AS (
@@ -91,10 +87,8 @@ fuel AS (
 ),
 tolls AS (
   SELECT count(*) AS n
-  FROM geofence_visits AS gv
-  LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
-  WHERE gv.account = $account AND coalesce(g.is_toll, gv.is_toll, false)
-    AND gv.vehicle_id IN (SELECT vehicle_id FROM veh)
+  FROM toll_passages($account) AS gv
+  WHERE gv.vehicle_id IN (SELECT vehicle_id FROM veh)
     AND gv.enter_time >= local_range_start($zone, $from_day) AND gv.enter_time < local_range_end($zone, $to_day)
 ),
 -- the range's passages with their charges: the toll_charges report's rows, summed as it sums them

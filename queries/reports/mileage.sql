@@ -72,6 +72,5 @@ LEFT JOIN agg ON agg.vehicle_id = k.vehicle_id AND agg.period = k.period
 LEFT JOIN cov ON cov.vehicle_id = k.vehicle_id AND cov.period = k.period
 LEFT JOIN vdc ON vdc.vehicle_id = k.vehicle_id AND vdc.period = k.period
 LEFT JOIN veh ON veh.vehicle_id = k.vehicle_id
-WHERE ($vehicle::BIGINT IS NULL OR k.vehicle_id = $vehicle::BIGINT)
-  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+WHERE vehicle_selected(k.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ORDER BY veh.registration, k.vehicle_id, k.period;

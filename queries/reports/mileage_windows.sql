@@ -29,6 +29,5 @@ LEFT JOIN veh ON veh.vehicle_id = o.vehicle_id
 LEFT JOIN ledger AS l
   ON l.account = $account AND l.stream = 'odometer' AND l.scope = o.vehicle_id::VARCHAR
   AND l.window_start = o.window_start AND l.window_end = o.window_end
-WHERE ($vehicle::BIGINT IS NULL OR o.vehicle_id = $vehicle::BIGINT)
-  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+WHERE vehicle_selected(o.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ORDER BY veh.registration, o.vehicle_id, o.window_start;

@@ -37,6 +37,5 @@ FROM f
 ASOF LEFT JOIN tr ON tr.vehicle_id = f.vehicle_id AND f.fill_time >= tr.end_time
 LEFT JOIN veh ON veh.vehicle_id = f.vehicle_id
 LEFT JOIN driver_names($account) AS names ON names.driver_id = tr.driver_id
-WHERE ($vehicle::BIGINT IS NULL OR f.vehicle_id = $vehicle::BIGINT)
-  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+WHERE vehicle_selected(f.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ORDER BY f.fill_time, f.vehicle_id;

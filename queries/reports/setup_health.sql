@@ -18,8 +18,7 @@ v AS (
       'a requirement configured for the client') AS reason
   FROM carpool_vehicles AS cv
   WHERE cv.account = $account AND cv.setup_status = 'SETUP_INCOMPLETE'
-    AND ($vehicle::BIGINT IS NULL OR cv.vehicle_id = $vehicle::BIGINT)
-    AND ($department::VARCHAR IS NULL OR cv.department = $department::VARCHAR)
+    AND vehicle_selected(cv.vehicle_id, cv.department, $vehicle::BIGINT, $department::VARCHAR)
 ),
 d AS (
   SELECT
@@ -39,8 +38,8 @@ d AS (
     END AS reason
   FROM carpool_drivers AS cd
   WHERE cd.account = $account AND cd.setup_status = 'SETUP_INCOMPLETE'
-    AND $vehicle::BIGINT IS NULL
-    AND ($department::VARCHAR IS NULL OR cd.department = $department::VARCHAR)
+    -- a driver has no vehicle: listed only when no vehicle is selected
+    AND vehicle_selected(NULL, cd.department, $vehicle::BIGINT, $department::VARCHAR)
 )
 SELECT * FROM v
 UNION ALL

@@ -22,6 +22,5 @@ FROM toll_passage_charges($account, $zone) AS tp
 CROSS JOIN rng
 LEFT JOIN veh ON veh.vehicle_id = tp.vehicle_id
 WHERE tp.enter_time >= rng.t0 AND tp.enter_time < rng.t1
-  AND ($vehicle::BIGINT IS NULL OR tp.vehicle_id = $vehicle::BIGINT)
-  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+  AND vehicle_selected(tp.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ORDER BY tp.enter_time, tp.vehicle_id, tp.geofence_id;

@@ -1,5 +1,5 @@
--- One row per toll passage: visits to geofences with is_toll true whose enter time falls on a
--- local day of the range.
+-- One row per toll passage (queries/models/toll_passages.sql) whose enter time falls on a local
+-- day of the range.
 -- Ordered on the keys before anything is formatted, with the range bounds as constants (see
 -- trips.sql): a dashboard page of it is a top-N over the keys (only the page's rows are
 -- formatted), an export sorts no text, and local times come from the zone's offset per quarter
@@ -22,25 +22,21 @@ FROM (
     gv.vehicle_id,
     veh.department,
     gv.geofence_id,
-    coalesce(g.name, gv.geofence_name) AS geofence_name,
+    gv.geofence_name,
     gv.enter_time,
     gv.exit_time,
     gv.duration_s,
     eo.off AS enter_off,
     -- a visit may end beyond the table's last quarter hour: its own conversion then
     coalesce(xo.off, offset_in(gv.exit_time, $zone)) AS exit_off
-  FROM geofence_visits AS gv
-  LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
+  FROM toll_passages($account) AS gv
   LEFT JOIN vehicle_departments($account) AS veh ON veh.vehicle_id = gv.vehicle_id
   LEFT JOIN zone_offsets($zone, local_range_start($zone, $from_day), local_range_end($zone, $to_day)) AS eo
     ON eo.q = epoch_us(gv.enter_time) // 900000000
   LEFT JOIN zone_offsets($zone, local_range_start($zone, $from_day), local_range_end($zone, $to_day) + INTERVAL 2 DAY) AS xo
     ON xo.q = epoch_us(gv.exit_time) // 900000000
-  WHERE gv.account = $account
-    AND coalesce(g.is_toll, gv.is_toll, false)
-    AND gv.enter_time >= local_range_start($zone, $from_day)
+  WHERE gv.enter_time >= local_range_start($zone, $from_day)
     AND gv.enter_time < local_range_end($zone, $to_day)
-    AND ($vehicle::BIGINT IS NULL OR gv.vehicle_id = $vehicle::BIGINT)
-    AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+    AND vehicle_selected(gv.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
   ORDER BY gv.enter_time, gv.vehicle_id, gv.geofence_id
 ) AS s;

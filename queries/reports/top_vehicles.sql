@@ -2,11 +2,7 @@
 -- touches, from the same models as mileage.sql and fuel.sql), with their fuel, toll passages and
 -- trips.
 WITH
-veh AS (
-  SELECT * FROM vehicle_departments($account)
-  WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
-    AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
-),
+veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
 odo AS (
   SELECT vehicle_id, sum(round(m / 1000.0, 3)) AS km, sum(x) AS excluded FROM (
     SELECT o.vehicle_id, sum(o.counted_m) AS m, count(*) FILTER (WHERE NOT o.counted) AS x
@@ -23,10 +19,8 @@ fu AS (
 ),
 tl AS (
   SELECT gv.vehicle_id, count(*) AS n
-  FROM geofence_visits AS gv
-  LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
-  WHERE gv.account = $account AND coalesce(g.is_toll, gv.is_toll, false)
-    AND gv.enter_time >= local_range_start($zone, $from_day) AND gv.enter_time < local_range_end($zone, $to_day)
+  FROM toll_passages($account) AS gv
+  WHERE gv.enter_time >= local_range_start($zone, $from_day) AND gv.enter_time < local_range_end($zone, $to_day)
   GROUP BY 1
 ),
 tr AS (

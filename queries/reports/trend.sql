@@ -22,11 +22,7 @@ cov AS (
   LEFT JOIN fleet_stream_day_coverage($account, $zone, $from_day, $to_day, $now, 'visits') AS v ON v.day = f.day
   GROUP BY 1
 ),
-veh AS (
-  SELECT * FROM vehicle_departments($account)
-  WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
-    AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
-),
+veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
 periods AS (
   SELECT DISTINCT date_trunc($grain::VARCHAR, d)::DATE AS p
   FROM generate_series($from_day::DATE::TIMESTAMP, $to_day::DATE::TIMESTAMP, INTERVAL 1 DAY) AS g(d)
@@ -46,10 +42,8 @@ tl AS (
   SELECT local_period_of_quarter_hour(q, $grain, $zone) AS p, sum(n) AS n
   FROM (
     SELECT quarter_hour(gv.enter_time) AS q, count(*) AS n
-    FROM geofence_visits AS gv
-    LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
-    WHERE gv.account = $account AND coalesce(g.is_toll, gv.is_toll, false)
-      AND gv.vehicle_id IN (SELECT vehicle_id FROM veh)
+    FROM toll_passages($account) AS gv
+    WHERE gv.vehicle_id IN (SELECT vehicle_id FROM veh)
       AND gv.enter_time >= local_range_start($zone, $from_day) AND gv.enter_time < local_range_end($zone, $to_day)
     GROUP BY 1
   )

@@ -81,7 +81,6 @@ FROM (
   WHERE t.account = $account
     AND t.start_time >= local_range_start($zone, $from_day)
     AND t.start_time < local_range_end($zone, $to_day)
-    AND ($vehicle::BIGINT IS NULL OR t.vehicle_id = $vehicle::BIGINT)
-    AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+    AND vehicle_selected(t.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
   ORDER BY t.start_time, t.trip_id
 ) AS s;

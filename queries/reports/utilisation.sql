@@ -49,6 +49,5 @@ SELECT
   (days_synced = day(last_day(lday))) AS complete,
   $zone::VARCHAR AS zone
 FROM agg
-WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT)
-  AND ($department::VARCHAR IS NULL OR department = $department::VARCHAR)
+WHERE vehicle_selected(vehicle_id, department, $vehicle::BIGINT, $department::VARCHAR)
 ORDER BY registration, vehicle_id, period;

@@ -19,6 +19,5 @@ SELECT
   CASE WHEN d.synced THEN 'complete' WHEN d.open_late THEN 'partial' ELSE 'not_synced' END AS coverage,
   $zone::VARCHAR AS zone
 FROM activity_days($account, $zone, $from_day, $to_day) AS d
-WHERE ($vehicle::BIGINT IS NULL OR d.vehicle_id = $vehicle::BIGINT)
-  AND ($department::VARCHAR IS NULL OR d.department = $department::VARCHAR)
+WHERE vehicle_selected(d.vehicle_id, d.department, $vehicle::BIGINT, $department::VARCHAR)
 ORDER BY d.registration, d.vehicle_id, d.day;

@@ -12,5 +12,6 @@ SELECT
     AS carpool
 FROM veh
 LEFT JOIN vehicles AS v ON v.account = $account AND v.vehicle_id = veh.vehicle_id
-WHERE ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+-- the filter bar lists every vehicle of the department, whatever vehicle is selected
+WHERE vehicle_selected(veh.vehicle_id, veh.department, NULL, $department::VARCHAR)
 ORDER BY veh.registration, veh.vehicle_id;

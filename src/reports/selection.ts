@@ -6,6 +6,8 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
+import { prepareModelConnection } from '../store/models.ts';
+import { queryJs } from '../store/queries.ts';
 import { parseReportParams } from './params.ts';
 import { requireReport, runReport, type ReportScope } from './run.ts';
 
@@ -34,6 +36,12 @@ async function knownVehicles(con: DuckDBConnection, scope: ReportScope): Promise
     registration: typeof r.registration === 'string' ? r.registration : null,
     department: typeof r.department === 'string' ? r.department : null,
   }));
+}
+
+/** Whether the filter's model (queries/models/selection.sql) selects the vehicle in the department. */
+async function selects(con: DuckDBConnection, account: string, vehicle: number, department: string) {
+  await prepareModelConnection(con);
+  return (await queryJs(con, 'reports/selected_vehicles', { account, vehicle, department })).length > 0;
 }
 
 /**
@@ -74,7 +82,7 @@ export async function resolveSelection(
         `--department ${JSON.stringify(sel.department)}: no vehicle of account ${scope.account} is in that department` +
           (departments.length ? `; known departments: ${some(departments)}` : ''),
       );
-    if (vehicle && vehicle.department !== sel.department)
+    if (vehicle && !(await selects(con, scope.account, vehicle.vehicle_id, sel.department)))
       throw new FleetsyncError(
         'E_USAGE',
         `no vehicle matches --vehicle ${JSON.stringify(sel.vehicle)} with --department ${JSON.stringify(sel.department)}: ` +

@@ -10,16 +10,19 @@ import { loadSql } from './queries.ts';
 
 const MACROS = ['iso_local', 'xl_text', 'vehicle_departments', 'complete_through', 'driver_names'];
 /**
- * The model layer, in dependency order: the reason-code vocabulary, the local calendar, the
- * odometer and fuel windows classified, the windows left out of totals (from those two), and
+ * The model layer, in dependency order: the selected-vehicles filter, the reason-code
+ * vocabulary, the local calendar, the odometer and fuel windows classified, the windows left out
+ * of totals (from those two), the toll passage, prices and charges (from the toll passages), and
  * the coverage of every vehicle-day (which figures rest on synced days).
  */
 export const MODELS = [
+  'selection',
   'reason_codes',
   'local_calendar',
   'odometer_windows',
   'fuel_windows',
   'left_out_windows',
+  'toll_passages',
   'prices',
   'activity_days',
   'coverage',

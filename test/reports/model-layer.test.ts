@@ -7,7 +7,11 @@
  * odometer_reset / terminal_has_changed; the counted fuel window compares or null-tests the counter
  * readings (or the level estimate); the local months of a range take the month of a range day
  * (date_trunc('month', …) or strftime(…, '%Y-%m')), the month of a local instant, or a month's end
- * (INTERVAL 1 MONTH); the local days of a range take the day after to_day. Comments are prose
+ * (INTERVAL 1 MONTH); the local days of a range take the day after to_day; the odometer distance
+ * that counts takes distance_m on a condition (THEN …, FILTER) or defines counted_m; what a booking
+ * status means names a status ('BOOKING_STATUS_…') or compares returned_at; the toll passage reads
+ * is_toll; the vehicle / department filter tests its parameter for NULL or compares a column with
+ * it (the filter's model, selection.sql, is then used by every report given one). Comments are prose
  * and do not count; for the column names, string literals do not count either (a reason code is a
  * string, not the rule).
  *
@@ -74,6 +78,40 @@ const RULES: Rule[] = [
       /\(\s*\$?to_day::DATE\s*\+\s*1\s*\)/i,
     ],
   },
+  {
+    name: 'the odometer distance that counts',
+    home: 'models/odometer_windows.sql',
+    code: [
+      // a window's distance_m taken or summed on a condition, or the counted column defined
+      /\bTHEN\s+([a-z_]\w*\.)?distance_m\b/i,
+      /\bsum\(\s*([a-z_]\w*\.)?distance_m\s*\)\s*FILTER\b/i,
+      /\bAS\s+counted_m\b/i,
+    ],
+  },
+  {
+    name: 'what a booking status means (late, checked out, declined, cancelled, pending, decided, booked)',
+    home: 'models/booking_status.sql',
+    // a booking status named, or lateness read from the return time
+    text: [/'BOOKING_STATUS_\w*'/],
+    code: [/\breturned_at\s*(<|>|=|<>|!=)/i, /(<|>|=)\s*([a-z_]\w*\.)?returned_at\b/i],
+  },
+  {
+    name: 'a geofence visit is a toll passage',
+    home: 'models/toll_passages.sql',
+    code: [/\bis_toll\b/i],
+  },
+  {
+    name: 'the vehicles a vehicle / department filter selects',
+    home: 'models/selection.sql',
+    code: [
+      // "no filter, or this one": a parameter (or a macro's) tested for NULL
+      /\$(vehicle|department)(::\w+)?\s+IS\s+NULL\b/i,
+      /(?<![\w.$])(sel_)?(vehicle|department)\s+IS\s+NULL\s+OR\b/i,
+      // a column compared with the parameter
+      /=\s*\$(vehicle|department)\b/i,
+      /\$(vehicle|department)(::\w+)?\s*=/i,
+    ],
+  },
 ];
 
 const sqlFiles = (dir: string): string[] =>
@@ -116,10 +154,41 @@ describe('each business rule is written in exactly one SQL file', () => {
       'reports/excluded_windows.sql': `-- odometer_reset, counter_end_l < counter_start_l and '%Y-%m') are prose here
         SELECT 'odometer_reset' AS reason`,
     };
-    expect(RULES.map((r) => filesStating(r, old))).toEqual([
+    expect(RULES.slice(0, 3).map((r) => filesStating(r, old))).toEqual([
       ['reports/mileage.sql'],
       ['reports/fuel.sql', 'reports/fuel_windows.sql', 'reports/top_vehicles.sql'],
       ['reports/kpis.sql', 'reports/mileage.sql', 'reports/trips.sql'],
+    ]);
+  });
+
+  it('finds the counting, booking, toll and filter rules the reports used to restate (the check can fail)', () => {
+    // spellings from the reports and models before issue 26 (and the copies they would be)
+    const old = {
+      'reports/tolls.sql': `FROM geofence_visits AS gv
+        LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
+        WHERE gv.account = $account AND coalesce(g.is_toll, gv.is_toll, false)
+          AND ($vehicle::BIGINT IS NULL OR gv.vehicle_id = $vehicle::BIGINT)
+          AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)`,
+      'reports/kpis.sql': `veh AS (SELECT * FROM vehicle_departments($account)
+        WHERE ($vehicle::BIGINT IS NULL OR vehicle_id = $vehicle::BIGINT))`,
+      'reports/setup_health.sql': `WHERE cd.account = $account AND $vehicle::BIGINT IS NULL`,
+      'models/coverage.sql': `WHERE (vehicle IS NULL OR c.vehicle_id = vehicle)
+        AND (department IS NULL OR v.department = department)`,
+      'reports/carpool.sql': `b.booking_status IN ('BOOKING_STATUS_ACTIVE_LATE', 'BOOKING_STATUS_RETURNED_LATE') AS is_late`,
+      'reports/carpool_departments.sql': `sum(booked_h) FILTER (WHERE is_approved AND booking_status <> 'BOOKING_STATUS_CANCELLED')`,
+      'reports/drivers.sql': `count(*) FILTER (WHERE b.returned_at > b.end_time) AS late_returns`,
+      'reports/mileage.sql': `sum(CASE WHEN NOT (o.odometer_reset OR o.terminal_has_changed) THEN o.distance_m END)`,
+      'reports/top_vehicles.sql': `sum(o.distance_m) FILTER (WHERE NOT o.flagged)`,
+      // prose, labels, other columns tested for NULL and "is a filter given" are no rule
+      'reports/vehicles.sql': `-- $vehicle::BIGINT IS NULL OR is_toll, 'BOOKING_STATUS_LATE' are prose here
+        SELECT veh.department IS NULL OR x, cv.vehicle IS NULL OR y, 'is_toll' AS label,
+          $vehicle::BIGINT IS NOT NULL AS filtered, round(x.distance_m / 1000.0, 3) AS reported_km`,
+    };
+    expect(RULES.slice(3).map((r) => filesStating(r, old))).toEqual([
+      ['reports/mileage.sql', 'reports/top_vehicles.sql'],
+      ['reports/carpool.sql', 'reports/carpool_departments.sql', 'reports/drivers.sql'],
+      ['reports/tolls.sql'],
+      ['models/coverage.sql', 'reports/kpis.sql', 'reports/setup_health.sql', 'reports/tolls.sql'],
     ]);
   });
 
@@ -136,6 +205,22 @@ describe('each business rule is written in exactly one SQL file', () => {
       .map(([name]) => name)
       .sort();
     expect(rawReaders).toEqual(['models/fuel_windows.sql', 'models/odometer_windows.sql']);
+    // the visits only as toll passages (the sync's planner counts the visits stored per day)
+    expect(
+      Object.entries(files)
+        .filter(([, sql]) => /\b(FROM|JOIN)\s+(geofence_visits|geofences)\b/i.test(withoutComments(sql)))
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual(['models/toll_passages.sql', 'sync/history_rates.sql']);
+    for (const r of ['tolls', 'toll_gantries', 'kpis', 'trend', 'top_vehicles'])
+      expect(files[`reports/${r}.sql`], r).toMatch(/\btoll_passages\(/);
+    // every report given a vehicle or department selects through the filter's model
+    const filtering = Object.entries(files).filter(
+      ([name, sql]) => name.startsWith('reports/') && /\$(vehicle|department)\b/.test(withoutComments(sql)),
+    );
+    expect(filtering.length).toBeGreaterThan(25);
+    for (const [name, sql] of filtering)
+      expect(withoutComments(sql), name).toMatch(/\b(selected_vehicles|vehicle_selected)\(/);
     for (const r of [
       'mileage',
       'mileage_windows',
@@ -160,13 +245,58 @@ describe('each business rule is written in exactly one SQL file', () => {
   });
 });
 
+const fixtureScope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
+/** A report's rows on a fixture database, as of the fixture's clock. */
+async function rowsOn(fx: FixtureDb, name: string, raw: Record<string, string>) {
+  const def = requireReport(name);
+  return (await runReport(fx.con, def, fixtureScope, parseReportParams(raw, def, fixtureScope))).rows;
+}
+
+describe('the vehicle / department filter (queries/models/selection.sql)', () => {
+  let fx: FixtureDb;
+  const run = (name: string, raw: Record<string, string>) => rowsOn(fx, name, raw);
+  const APRIL = { from: '2026-04-01', to: '2026-04-30' };
+
+  beforeAll(async () => {
+    fx = await openFixture();
+    // a trip of a vehicle neither vehicle list knows (the fixture's trips: t1 of vehicle 1, Sales;
+    // t2 of vehicle 3, department '@x')
+    await appendRows(fx.con, 'trips', [
+      {
+        account: ACCOUNT,
+        trip_id: 't9',
+        vehicle_id: 99,
+        registration: 'zz 999',
+        start_time: T('2026-04-03T00:00:00Z'),
+        end_time: T('2026-04-03T01:00:00Z'),
+        trip_distance_m: 1000,
+      },
+    ]);
+  });
+  afterAll(() => fx?.close());
+
+  it('no filter keeps a vehicle no list knows; a vehicle, a department or both select as written', async () => {
+    const trips = async (sel: Record<string, string>) =>
+      (await run('trips', { ...APRIL, ...sel })).map((r) => r.trip_id);
+    expect(await trips({})).toEqual(['t1', 't2', 't9']);
+    expect(await trips({ vehicle: '99' })).toEqual(['t9']);
+    expect(await trips({ department: 'Sales' })).toEqual(['t1']);
+    expect(await trips({ vehicle: '1', department: 'Sales' })).toEqual(['t1']);
+    expect(await trips({ vehicle: '1', department: 'Ops' })).toEqual([]);
+    // the selected (known) vehicles: 1, 2 and 3; Sales is vehicle 1
+    const vehicles = async (sel: Record<string, string>) =>
+      (await run('kpis', { ...APRIL, ...sel }))[0]!.vehicles;
+    expect([
+      await vehicles({}),
+      await vehicles({ department: 'Sales' }),
+      await vehicles({ vehicle: '2' }),
+    ]).toEqual([3, 1, 1]);
+  });
+});
+
 describe('one vocabulary of reason codes', () => {
   let fx: FixtureDb;
-  const scope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
-  const run = async (name: string, raw: Record<string, string>) => {
-    const def = requireReport(name);
-    return (await runReport(fx.con, def, scope, parseReportParams(raw, def, scope))).rows;
-  };
+  const run = (name: string, raw: Record<string, string>) => rowsOn(fx, name, raw);
   const RANGE = { from: '2026-03-01', to: '2026-04-30' };
 
   beforeAll(async () => {
