@@ -99,3 +99,30 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_coverage(acct, zone, from_day, to_day
   FROM vehicle_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts)
   WHERE stream_name IS NULL OR stream = stream_name
   GROUP BY vehicle_id, stream, period;
+
+-- trips_day_coverage(acct, zone, from_day, to_day, now_ts): every local day of the range that has
+-- ended, synced when settled (done/flagged) trips windows cover it whole, pulled when trips
+-- windows (incomplete ones too) do. The trips stream is fleet-wide: one answer for every vehicle.
+-- The logbook (logbook_years.sql) counts a vehicle-day synced when this and the vehicle's
+-- odometer (vehicle_day_coverage) both are.
+CREATE OR REPLACE TEMP MACRO trips_day_coverage(acct, zone, from_day, to_day, now_ts) AS TABLE
+  WITH
+  led AS (
+    SELECT window_start, window_end, status IN ('done', 'flagged') AS settled
+    FROM ledger
+    WHERE account = acct AND stream = 'trips' AND status IN ('done', 'flagged', 'incomplete')
+  ),
+  covered AS (
+    SELECT days.day, days.d0, days.d1, l.settled,
+      CASE WHEN l.window_start IS NOT NULL THEN
+        greatest(0, epoch(least(l.window_end, days.d1)) - epoch(greatest(l.window_start, days.d0)))
+      END AS s
+    FROM ended_local_days(zone, from_day, to_day, now_ts) AS days
+    LEFT JOIN led AS l ON l.window_start < days.d1 AND l.window_end > days.d0
+  )
+  SELECT
+    day,
+    coalesce(sum(s) FILTER (WHERE settled), 0) >= epoch(d1) - epoch(d0) AS synced,
+    coalesce(sum(s), 0) >= epoch(d1) - epoch(d0) AS pulled
+  FROM covered
+  GROUP BY day, d0, d1;

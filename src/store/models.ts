@@ -23,6 +23,7 @@ export const MODELS = [
   'prices',
   'activity_days',
   'coverage',
+  'logbook',
   'fuel_drops',
   'booking_status',
   'unknown_values',
