@@ -4,12 +4,14 @@
  * its local start day's (not its UTC day's). Every expected figure below is worked out by hand from
  * the rows written here, not from the code under test.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import XLSX from 'xlsx';
 import { loadConfig } from '../../src/config.ts';
+import { exportReport } from '../../src/reports/export.ts';
 import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport, runReport, type JsonRow, type ReportScope } from '../../src/reports/run.ts';
 import { openDatabase, type Database } from '../../src/store/db.ts';
@@ -287,6 +289,38 @@ describe.each(CASES)('tax logbook, $country ($zone, tax year from $start)', (c) 
       opening_odometer_day: firstNew,
     });
   });
+
+  it.runIf(c.country === 'za')(
+    "the XLSX of the vehicle's tax year states vehicle, year, odometer and business share above every trip",
+    async () => {
+      const def = requireReport('logbook');
+      const params = parseReportParams({ vehicle: '7', from: '2026-03-01', to: '2027-02-28' }, def, scope);
+      const path = join(dir, 'logbook.xlsx');
+      const res = await exportReport(con, def, scope, params, 'xlsx', path);
+      expect(res.rows).toBe(4);
+      const ws = XLSX.read(readFileSync(path), { type: 'buffer' }).Sheets.Report!;
+      const colA = (XLSX.utils.sheet_to_json(ws, { header: 1, blankrows: true }) as unknown[][]).map(
+        (r) => r[0],
+      );
+      const head = colA.indexOf('Trip ID');
+      expect(colA.slice(0, head)).toEqual([
+        "Tax logbook: every trip from 2026-03-01 to 2027-02-28 (local time in Africa/Johannesburg), with the totals of each vehicle's tax year",
+        undefined,
+        'Vehicle: LB 1 (vehicle id 7, Sales)',
+        // 2 of the year's 365 days have ended and were synced by "now" (5 days in): 2 of 5 days
+        'Tax year: 2026/27, 2026-03-01 to 2027-02-28; coverage: not every day of the year synced (40.0 % of its days so far)',
+        'Opening odometer: 110.0 km, read on 2026-03-01',
+        // the last window of the year is the flagged one: its end reading, after the reset
+        'Closing odometer: 58.0 km, read on 2026-03-02',
+        'Business: 0.0 km; private: 5.0 km; unclassified: 2.0 km (1 trip, not counted as business); distance by odometer: 20.0 km',
+        'Business share: 0.0 % (business km over the distance by odometer)',
+        'Trips whose km are not counted (odometer reading missing, went down, or a reset or tracker change that day): 2 of 4',
+        undefined,
+      ]);
+      // every trip of the year under the header
+      expect(colA.slice(head + 1, head + 5)).toEqual(['b', 'c', 'd', 'e']);
+    },
+  );
 
   it('a year never synced is blank, never 0', async () => {
     const years = await run('logbook_years', { from: '2024-08-01', to: '2024-08-01' });
