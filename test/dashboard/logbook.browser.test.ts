@@ -34,35 +34,39 @@ describe.skipIf(!haveChromium)('the Logbook page', () => {
   it.each([
     [1280, 900],
     [390, 844],
-  ])('at %i × %i: no serious or critical axe violation, and it reads in labels', async (width, height) => {
-    const ctx = await browser.newContext({ locale: 'en-US', viewport: { width, height } });
-    const page = await ctx.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (e) => problems.push(e.message));
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    try {
-      // one day's trips (axe reads every cell of the trips table: a long one takes it minutes here)
-      await page.goto(new URL(`/logbook.html?from=${h.lastDay}&to=${h.lastDay}`, srv.url).href);
-      await page.waitForSelector('body[data-loading="false"]');
-      expect(await page.locator('nav a[aria-current="page"]').textContent()).toBe('Logbook');
-      // 6 vehicles × the tax year 2026/27 (from 1 April) the day is in
-      expect(await page.locator('#table-years tbody tr:not(.totals)').count()).toBe(6);
-      expect(await page.locator('#table-years thead').textContent()).toContain('Business share');
-      expect(await page.locator('#table-trips tbody').first().textContent()).toMatch(/Business/);
-      const result = await new AxeBuilder({ page }).analyze();
-      const bad = result.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-      expect(bad).toEqual([]);
-      if (width < 500)
-        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-      expect(problems).toEqual([]);
-    } finally {
-      await ctx.close();
-    }
-  });
+  ])(
+    'at %i × %i: no serious or critical axe violation, and it reads in labels',
+    async (width, height) => {
+      const ctx = await browser.newContext({ locale: 'en-US', viewport: { width, height } });
+      const page = await ctx.newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      page.on('console', (m) => {
+        if (m.type() === 'error') problems.push(m.text());
+      });
+      try {
+        // one day's trips (axe reads every cell of the trips table: a long one takes it minutes here)
+        await page.goto(new URL(`/logbook.html?from=${h.lastDay}&to=${h.lastDay}`, srv.url).href);
+        await page.waitForSelector('body[data-loading="false"]');
+        expect(await page.locator('nav a[aria-current="page"]').textContent()).toBe('Logbook');
+        // 6 vehicles × the tax year 2026/27 (from 1 April) the day is in
+        expect(await page.locator('#table-years tbody tr:not(.totals)').count()).toBe(6);
+        expect(await page.locator('#table-years thead').textContent()).toContain('Business share');
+        expect(await page.locator('#table-trips tbody').first().textContent()).toMatch(/Business/);
+        const result = await new AxeBuilder({ page }).analyze();
+        const bad = result.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+        expect(bad).toEqual([]);
+        if (width < 500)
+          expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+        expect(problems).toEqual([]);
+      } finally {
+        await ctx.close();
+      }
+    },
+    120_000,
+  );
 
   it("a vehicle-year's business km drill down to the trips behind it; its tax year is the auditor's XLSX", async () => {
     const page = await browser.newPage({ locale: 'en-US' });
