@@ -148,6 +148,9 @@ const LEFT_OUT_STREAMS: Readonly<Record<string, readonly string[]>> = {
   costs: [...ODOMETER, ...FUEL],
   cost_departments: [...ODOMETER, ...FUEL],
   excluded_windows: [...ODOMETER, ...FUEL],
+  // a trip on a day the odometer rule leaves out is listed, its km not counted
+  logbook: ODOMETER,
+  logbook_years: ODOMETER,
 };
 
 /** The streams whose left-out windows `report` rests on ([] for none). */

@@ -298,7 +298,14 @@ describe.each(CASES)('tax logbook, $country ($zone, tax year from $start)', (c) 
       const path = join(dir, 'logbook.xlsx');
       const res = await exportReport(con, def, scope, params, 'xlsx', path);
       expect(res.rows).toBe(4);
-      const ws = XLSX.read(readFileSync(path), { type: 'buffer' }).Sheets.Report!;
+      const wb = XLSX.read(readFileSync(path), { type: 'buffer' });
+      const ws = wb.Sheets.Report!;
+      const about = Object.fromEntries(
+        (XLSX.utils.sheet_to_json(wb.Sheets.About!, { header: 1 }) as string[][]).map((r) => [r[0], r[1]]),
+      );
+      // the one flagged odometer day of the year, as the sheet's own count says
+      expect(about['Windows left out']).toBe('1 (odometer reset: 1, 24 h)');
+      expect(about['Above the table']).toMatch(/^Tax logbook: every trip from 2026-03-01/);
       const colA = (XLSX.utils.sheet_to_json(ws, { header: 1, blankrows: true }) as unknown[][]).map(
         (r) => r[0],
       );
