@@ -337,7 +337,7 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   closing_odometer_km: km('Closing odometer'),
   opening_odometer_day: day('Opening odometer read on'),
   closing_odometer_day: day('Closing odometer read on'),
-  km: km('Odometer km'),
+  km: km('Distance'),
   trip_class: enumOf('Class', { business: 'Business', private: 'Private', unclassified: 'Unclassified' }),
   purpose: text('Purpose'),
   odometer_status: enumOf('Odometer', {
@@ -364,7 +364,7 @@ const BY_REPORT: Readonly<Record<string, Entry>> = {
   'trend.period': { label: 'Period', display: 'text' },
   'fuel_drops.litres': litres('Litres lost'),
   'logbook_years.odometer_km': km('Distance by odometer'),
-  'logbook.counted_km': km('Km counted in totals'),
+  'logbook.counted_km': km('Counted in totals'),
   'coverage.status': enumOf('Coverage', {
     synced: 'Synced',
     partial: 'Partly synced',

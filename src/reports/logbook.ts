@@ -38,6 +38,11 @@ export function yearLines(r: JsonRow): string[] {
     `Business: ${km(r.business_km)}; private: ${km(r.private_km)}; unclassified: ${km(r.unclassified_km)} (${trips(r.unclassified_trips)}, not counted as business); distance by odometer: ${km(r.odometer_km)}`,
     `Business share: ${share === null ? 'unknown' : `${share} %`} (business km over the distance by odometer)`,
     `Trips whose km are not counted (odometer reading missing, went down, or a reset or tracker change that day): ${r.trips_not_counted ?? 'unknown'} of ${r.trips ?? 'unknown'}`,
+    ...(typeof r.excluded_periods === 'number' && r.excluded_periods > 0
+      ? [
+          `Odometer reset or tracker changed in the year (${r.excluded_periods} odometer window${r.excluded_periods === 1 ? '' : 's'} left out): closing − opening odometer is not the distance driven`,
+        ]
+      : []),
   ];
 }
 

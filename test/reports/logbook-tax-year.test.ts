@@ -322,6 +322,7 @@ describe.each(CASES)('tax logbook, $country ($zone, tax year from $start)', (c) 
         'Business: 0.0 km; private: 5.0 km; unclassified: 2.0 km (1 trip, not counted as business); distance by odometer: 20.0 km',
         'Business share: 0.0 % (business km over the distance by odometer)',
         'Trips whose km are not counted (odometer reading missing, went down, or a reset or tracker change that day): 2 of 4',
+        'Odometer reset or tracker changed in the year (1 odometer window left out): closing − opening odometer is not the distance driven',
         undefined,
       ]);
       // every trip of the year under the header
