@@ -19,6 +19,7 @@ import {
   DEFAULT_MAX_LATENESS_DAYS,
   DEFAULT_REPORT_DEADLINE_DAYS,
   DEFAULT_FUEL_DROP_L,
+  taxYearStartFor,
   DEFAULT_TIMEZONE,
 } from './defaults.ts';
 import { FleetsyncError } from './errors.ts';
@@ -80,6 +81,8 @@ export interface Config {
   maxLateMs: number;
   /** FLEETSYNC_FUEL_DROP_L: a parked fall of the tank level larger than this is a suspected drop. */
   fuelDropL: number;
+  /** FLEETSYNC_TAX_YEAR_START ('MM-DD'): the logbook's tax year; default by FLEET_COUNTRY (defaults.ts). */
+  taxYearStart: string;
   // Failing fast (issue 13): the circuit breaker and the log format.
   /** Failed API exchanges in a row that stop a run (FLEETSYNC_BREAKER_FAILURES). */
   breakerFailures: number;
@@ -364,6 +367,15 @@ export const configSchema = z.object({
     .describe(
       'The `fuel_drops` threshold: a parked fall of the tank level larger than this many litres within 30 minutes is a suspected drop. Read by `serve` and `export`.',
     ),
+  FLEETSYNC_TAX_YEAR_START: z
+    .string()
+    .regex(/^(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])$/, {
+      error: 'must be a month and day MM-DD, day 01–28 (e.g. 03-01)',
+    })
+    .optional()
+    .describe(
+      'The first day (`MM-DD`) of the tax year of the `logbook_years` report. Default by `FLEET_COUNTRY`: `03-01` for za (SARS, 1 March–end February), `07-01` for au (ATO, 1 July–30 June), `04-01` for nz (IRD, 1 April–31 March), else `01-01`. Read by `serve` and `export`.',
+    ),
   // Failing fast (issue 13): the circuit breaker and the log format.
   FLEETSYNC_BREAKER_FAILURES: z
     .string()
@@ -544,6 +556,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     staleHours: v.FLEETSYNC_STALE_HOURS,
     maxLateMs: v.FLEETSYNC_MAX_LATENESS_DAYS * 86_400_000,
     fuelDropL: v.FLEETSYNC_FUEL_DROP_L,
+    taxYearStart: v.FLEETSYNC_TAX_YEAR_START ?? taxYearStartFor(v.FLEET_COUNTRY),
     breakerFailures: v.FLEETSYNC_BREAKER_FAILURES,
     breakerMs: v.FLEETSYNC_BREAKER_MS,
     logFormat: v.FLEETSYNC_LOG_FORMAT,

@@ -87,6 +87,18 @@ export const DEFAULT_EMISSION_FACTORS: Readonly<Record<string, number>> = Object
 
 /** FLEETSYNC_FUEL_DROP_L: a parked fall of the tank level larger than this is a suspected drop. */
 export const DEFAULT_FUEL_DROP_L = 8;
+/**
+ * FLEETSYNC_TAX_YEAR_START: the first day ('MM-DD') of the logbook's tax year, by the account's
+ * country (FLEET_COUNTRY): SARS 1 March, ATO 1 July, IRD 1 April; anywhere else the calendar year.
+ */
+export const TAX_YEAR_START_BY_COUNTRY: Readonly<Record<string, string>> = {
+  za: '03-01',
+  au: '07-01',
+  nz: '04-01',
+};
+export const DEFAULT_TAX_YEAR_START = '01-01';
+export const taxYearStartFor = (country: string | null | undefined): string =>
+  TAX_YEAR_START_BY_COUNTRY[(country ?? '').toLowerCase()] ?? DEFAULT_TAX_YEAR_START;
 /** A suspected drop happens within this long (a slower fall is not listed). */
 export const FUEL_DROP_MAX_MINUTES = 30;
 

@@ -30,6 +30,7 @@ const PAGES = [
   ['carpool.html', 'Carpool'],
   ['utilisation.html', 'Utilisation'],
   ['drivers.html', 'Drivers'],
+  ['logbook.html', 'Logbook'],
   ['quality.html', 'Data quality'],
   ['runs.html', 'Sync runs'],
 ];

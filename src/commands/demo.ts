@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadConfig } from '../config.ts';
+import { taxYearStartFor } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import { createLogger } from '../log.ts';
 import { generateFleet, defaultEndDay } from '../simulator/generate.ts';
@@ -117,7 +118,15 @@ export const demoCommand: Command = {
       ctx.stdout(`prices: ${pricesPath}\n`);
       server = await startServer({
         db,
-        config: { ...config, account: DEMO_ACCOUNT, timezone: fleet.timezone, baseUrl: sim.baseUrl, dbPath },
+        config: {
+          ...config,
+          account: DEMO_ACCOUNT,
+          timezone: fleet.timezone,
+          baseUrl: sim.baseUrl,
+          dbPath,
+          // the demo fleet drives in Sydney: the logbook's tax year is the ATO's unless set
+          taxYearStart: ctx.env.FLEETSYNC_TAX_YEAR_START ? config.taxYearStart : taxYearStartFor('au'),
+        },
         log,
         runSync: (trigger) => syncAccount(deps, { trigger }),
       });

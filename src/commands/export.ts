@@ -102,7 +102,13 @@ export const exportCommand: Command = {
         const account = await resolveAccount(con, config, { mustExist: true });
         await loadPricesFromEnv(con, account, ctx.env, now());
         const zone = await resolveZone(con, account, config.timezone);
-        const scope = { account, zone, nowMs: now(), fuelDropL: config.fuelDropL };
+        const scope = {
+          account,
+          zone,
+          nowMs: now(),
+          fuelDropL: config.fuelDropL,
+          taxYearStart: config.taxYearStart,
+        };
         Object.assign(
           raw,
           await resolveSelection(con, scope, {

@@ -335,6 +335,35 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   charge: { label: 'Charge', display: 'decimal', places: 2 },
   // 'Priced', not 'Tariff' under the header 'Tariff' (a column reading Tariff / No tariff)
   tariff_status: enumOf('Tariff', { tariff: 'Priced', no_tariff: 'No tariff', no_prices: 'No prices file' }),
+
+  // the tax logbook (logbook, logbook_years; queries/models/logbook.sql)
+  tax_year: text('Tax year'),
+  year_start: day('Year starts'),
+  year_end: day('Year ends'),
+  start_place: text('From'),
+  end_place: text('To'),
+  opening_odometer_km: km('Opening odometer'),
+  closing_odometer_km: km('Closing odometer'),
+  opening_odometer_day: day('Opening odometer read on'),
+  closing_odometer_day: day('Closing odometer read on'),
+  km: km('Distance'),
+  trip_class: enumOf('Class', { business: 'Business', private: 'Private', unclassified: 'Unclassified' }),
+  purpose: text('Purpose'),
+  odometer_status: enumOf('Odometer', {
+    ok: 'Readings used',
+    missing: 'Reading not sent',
+    went_down: 'Went down (reset)',
+    left_out: 'Left out (odometer rule)',
+  }),
+  odometer_reason: enumOf('Odometer reason', {}),
+  not_sent: text('Not sent by the API'),
+  class_note: text('Why unclassified'),
+  business_km: km('Business'),
+  private_km: km('Private'),
+  unclassified_km: km('Unclassified'),
+  business_share: percent('Business share'),
+  unclassified_trips: count('Unclassified trips'),
+  trips_not_counted: count('Trips without counted km'),
 };
 
 /** Per-report overrides, `<report>.<column>`. */
@@ -348,6 +377,8 @@ const BY_REPORT: Readonly<Record<string, Entry>> = {
   }),
   'trend.period': { label: 'Period', display: 'text' },
   'fuel_drops.litres': litres('Litres lost'),
+  'logbook_years.odometer_km': km('Distance by odometer'),
+  'logbook.counted_km': km('Counted in totals'),
   'coverage.status': enumOf('Coverage', {
     synced: 'Synced',
     partial: 'Partly synced',

@@ -20,6 +20,7 @@ import { loadSql } from '../store/queries.ts';
 import { rangeNote, type ReportParams } from './params.ts';
 import { humanHeader, presentation } from './columns.ts';
 import { queryName, type ReportDef } from './registry.ts';
+import { logbookPreamble } from './logbook.ts';
 import { writeXlsx } from './xlsx.ts';
 import {
   bindings,
@@ -236,6 +237,7 @@ export async function exportReport(
         scope,
         params,
         meta,
+        ...(def.name === 'logbook' ? { preamble: await logbookPreamble(con, scope, params) } : {}),
       });
     } else {
       rows = await writeArrow(con, sql, values, tmp);

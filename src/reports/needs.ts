@@ -44,6 +44,8 @@ export const REPORT_STREAMS: Readonly<Record<string, readonly string[]>> = {
   utilisation: ['activity'],
   utilisation_days: ['activity'],
   drivers: ['drivers', 'trips', ...CARPOOL],
+  logbook: ['trips', 'odometer', 'drivers'],
+  logbook_years: ['trips', 'odometer'],
 };
 
 /** The endpoints refused to `account` that a report's streams need (none: the report is whole). */

@@ -11,7 +11,7 @@ import {
   type DuckDBPreparedStatement,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { DEFAULT_FUEL_DROP_L, FUEL_DROP_MAX_MINUTES } from '../defaults.ts';
+import { DEFAULT_FUEL_DROP_L, DEFAULT_TAX_YEAR_START, FUEL_DROP_MAX_MINUTES } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import { prepareModelConnection } from '../store/models.ts';
 import { loadSql } from '../store/queries.ts';
@@ -55,6 +55,8 @@ export interface ReportScope {
   nowMs: number;
   /** FLEETSYNC_FUEL_DROP_L (default DEFAULT_FUEL_DROP_L): the fuel_drops threshold. */
   fuelDropL?: number;
+  /** FLEETSYNC_TAX_YEAR_START ('MM-DD', default from the country): the logbook's tax year. */
+  taxYearStart?: string;
 }
 
 /**
@@ -95,6 +97,7 @@ export function bindings(scope: ReportScope, p: ReportParams): Record<string, Du
     now: timestampTZValue(BigInt(Math.floor(scope.nowMs)) * 1000n),
     fuel_drop_l: scope.fuelDropL ?? DEFAULT_FUEL_DROP_L,
     fuel_drop_min: FUEL_DROP_MAX_MINUTES,
+    tax_year_start: scope.taxYearStart ?? DEFAULT_TAX_YEAR_START,
   };
 }
 

@@ -151,6 +151,9 @@ const LEFT_OUT_STREAMS: Readonly<Record<string, readonly string[]>> = {
   costs: [...ODOMETER, ...FUEL],
   cost_departments: [...ODOMETER, ...FUEL],
   excluded_windows: [...ODOMETER, ...FUEL],
+  // a trip on a day the odometer rule leaves out is listed, its km not counted
+  logbook: ODOMETER,
+  logbook_years: ODOMETER,
 };
 
 /** The streams whose left-out windows `report` rests on ([] for none). */
@@ -271,6 +274,11 @@ export interface XlsxContext {
   scope: ReportScope;
   params: ReportParams;
   meta: ReportMeta;
+  /**
+   * Lines stated on the sheet above the table (the logbook's vehicle, tax year, odometer and
+   * business share: logbook.ts); the header row and the frozen pane move down under them.
+   */
+  preamble?: readonly string[];
 }
 
 /**
@@ -296,14 +304,23 @@ export async function writeXlsx(
   wb.creator = 'fleetsync';
   // printed (or saved as PDF) landscape, every column on one page wide, as many pages down as
   // it takes: not a few columns per sheet of paper
+  const preamble = ctx.preamble ?? [];
+  // the preamble, then a blank row, then the table
+  const top = preamble.length ? preamble.length + 1 : 0;
   const ws = wb.addWorksheet('Report', {
-    views: [{ state: 'frozen', ySplit: 1 }],
+    views: [{ state: 'frozen', ySplit: top + 1 }],
     pageSetup: { orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0 },
   });
   ws.columns = cols.map((p) => {
     const numFmt = numberFormat(p);
     return { key: p.name, width: widthOf(p), ...(numFmt ? { style: { numFmt } } : {}) };
   });
+  preamble.forEach((line, i) => {
+    const row = ws.addRow(line ? [line] : []);
+    if (i === 0) row.font = { bold: true };
+    row.commit();
+  });
+  if (top) ws.addRow([]).commit();
   const header = ws.addRow(cols.map((p) => humanHeader(p)));
   header.font = { bold: true };
   header.commit();
@@ -329,7 +346,8 @@ export async function writeXlsx(
       rows++;
     }
   }
-  const last = rows + 1;
+  const first = top + 2;
+  const last = top + rows + 1;
   if (cols.some((p) => p.total)) {
     // SUBTOTAL(109, …) follows the filter; its cached value is the sum over every row, as the
     // API's totals (rounded to 3 places the same way).
@@ -340,7 +358,7 @@ export async function writeXlsx(
         if (!p.total || !known[i]) return null;
         const sum = Math.round(sums[i]! * 1000) / 1000;
         const result = p.display === 'duration' ? sum / 86_400 : sum;
-        return { formula: `SUBTOTAL(109,${colLetter(i)}2:${colLetter(i)}${last})`, result };
+        return { formula: `SUBTOTAL(109,${colLetter(i)}${first}:${colLetter(i)}${last})`, result };
       }),
     );
     totals.font = { bold: true };
@@ -359,7 +377,7 @@ export async function writeXlsx(
     }
   }
   const partial = cols.filter((p, i) => p.total && blank[i]! > 0);
-  ws.autoFilter = { from: { row: 1, column: 1 }, to: { row: last, column: cols.length } };
+  ws.autoFilter = { from: { row: top + 1, column: 1 }, to: { row: last, column: cols.length } };
   ws.commit();
 
   const about = wb.addWorksheet('About');
@@ -389,6 +407,7 @@ export async function writeXlsx(
           ? 'none in this range'
           : `${excluded.windows} (${excluded.byReason.map((r) => `${r.label}: ${r.windows}, ${r.hours} h`).join('; ')})`,
     ],
+    ...(preamble.length ? [['Above the table', preamble[0]!] as [string, string]] : []),
     ['Rows', rows],
     ['Blank cells', 'unknown (not synced, no reading, no price or tariff), never zero'],
     [

@@ -309,7 +309,13 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     try {
       const account = accountOf(res, deps.config);
       const zone = await resolveZone(con, account, deps.config.timezone);
-      const scope = { account, zone, nowMs: deps.now(), fuelDropL: deps.config.fuelDropL };
+      const scope = {
+        account,
+        zone,
+        nowMs: deps.now(),
+        fuelDropL: deps.config.fuelDropL,
+        taxYearStart: deps.config.taxYearStart,
+      };
       const { headers, rest: query } = headersOf(
         withoutAccount(req.query as Record<string, unknown>),
         format,

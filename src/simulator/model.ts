@@ -269,4 +269,26 @@ export interface GroundTruth {
   fuelDrops(fromMs: number, toMs: number): SimFuelDrop[];
   /** Bookings whose scheduled window overlaps [fromMs, toMs), as of nowMs. */
   bookings(fromMs: number, toMs: number, nowMs: number): BookingView[];
+  /**
+   * The tax logbook's truth: the distance really driven on the vehicle's trips that start in
+   * [fromMs, toMs), by the class the API gives them (Business, Private, None = unclassified).
+   * Trips overlapping a span of `leaveOut` (e.g. the local days of odometer events, which the
+   * odometer rule leaves out) are summed apart in `left_out_m`.
+   */
+  logbookKm(
+    vehicleId: number,
+    fromMs: number,
+    toMs: number,
+    leaveOut?: readonly (readonly [number, number])[],
+  ): LogbookTruth;
+}
+
+/** Metres per class of a vehicle's trips in a range (GroundTruth.logbookKm). */
+export interface LogbookTruth {
+  business_m: number;
+  private_m: number;
+  unclassified_m: number;
+  trips: number;
+  left_out_m: number;
+  left_out_trips: number;
 }

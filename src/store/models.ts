@@ -26,6 +26,7 @@ export const MODELS = [
   'prices',
   'activity_days',
   'coverage',
+  'logbook',
   'fuel_drops',
   'booking_status',
   'unknown_values',

@@ -15,19 +15,22 @@ export interface HarnessDashboard {
   close(): Promise<void>;
 }
 
-/** `serve`'s server on port 0 over the harness' database, with its clock and zone. */
-export function serveHarness(h: Harness): Promise<RunningServer> {
+/** `serve`'s server on port 0 over the harness' database, with its clock and zone (and `env`'s settings). */
+export function serveHarness(h: Harness, env: Record<string, string> = {}): Promise<RunningServer> {
   return startServer({
     db: h.db,
-    config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone }),
+    config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone, ...env }),
     log: silentLogger,
     now: h.now,
     port: 0,
   });
 }
 
-export async function startHarnessDashboard(h: Harness): Promise<HarnessDashboard> {
-  const srv = await serveHarness(h);
+export async function startHarnessDashboard(
+  h: Harness,
+  env: Record<string, string> = {},
+): Promise<HarnessDashboard> {
+  const srv = await serveHarness(h, env);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   return {
     srv,

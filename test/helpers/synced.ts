@@ -38,7 +38,11 @@ export interface Harness {
   deps: SyncDeps;
   sync(req?: Partial<SyncRequest>): Promise<RunSummary>;
   /** Runs a named report on the database (default range: the fleet's history), as of now(). */
-  report(name: string, raw?: Record<string, string>, opts?: { fuelDropL?: number }): Promise<JsonRow[]>;
+  report(
+    name: string,
+    raw?: Record<string, string>,
+    opts?: { fuelDropL?: number; taxYearStart?: string },
+  ): Promise<JsonRow[]>;
   close(): Promise<void>;
 }
 
@@ -119,7 +123,7 @@ export async function reportOn(
   db: Database,
   name: string,
   raw: Record<string, string>,
-  scope: { account: string; zone: string; nowMs: number; fuelDropL?: number },
+  scope: { account: string; zone: string; nowMs: number; fuelDropL?: number; taxYearStart?: string },
 ): Promise<JsonRow[]> {
   const def = requireReport(name);
   const con = await db.connect();

@@ -14,7 +14,7 @@ import { ACCOUNT, openFixture, ZONE } from '../helpers/report-fixture.ts';
 const TABLES: Record<string, RegExp> = {
   activity: /\b(vehicle_activity|activity_days)\b/,
   drivers: /\bFROM drivers\b|\bdriver_names\(/,
-  trips: /\bFROM trips\b/,
+  trips: /\bFROM trips\b|\blogbook_trips\(/,
   bookings: /\bcarpool_bookings\b/,
   'GET /carpool/vehicles': /\bcarpool_vehicles\b/,
   'GET /carpool/drivers': /\bcarpool_drivers\b/,

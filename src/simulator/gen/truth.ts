@@ -2,7 +2,16 @@
  * Ground truth over a fleet: what really happened, computed from the same per-vehicle series
  * that drive the simulated API (so reports can be checked to the metre and the litre).
  */
-import type { BookingView, GroundTruth, SimBooking, SimTrip, SimVehicle, SimVisit } from '../model.ts';
+import type {
+  BookingView,
+  GroundTruth,
+  LogbookTruth,
+  SimBooking,
+  SimTrip,
+  SimVehicle,
+  SimVisit,
+} from '../model.ts';
+import { tripTypeOf } from './trip-traits.ts';
 import { burnedL, firstWhere, trueCumAt, type VehicleSeries } from './series.ts';
 
 export interface TruthSource {
@@ -69,6 +78,30 @@ export function makeTruth(src: TruthSource): Omit<GroundTruth, 'fuelDrops'> {
       return out.sort(
         (a, b) => a.start_ms - b.start_ms || (a.trip_id < b.trip_id ? -1 : a.trip_id > b.trip_id ? 1 : 0),
       );
+    },
+    logbookKm(vehicleId, fromMs, toMs, leaveOut = []) {
+      const out: LogbookTruth = {
+        business_m: 0,
+        private_m: 0,
+        unclassified_m: 0,
+        trips: 0,
+        left_out_m: 0,
+        left_out_trips: 0,
+      };
+      for (const t of src.seriesOf(vehicleId)?.trips ?? []) {
+        if (t.start_ms < fromMs || t.start_ms >= toMs) continue;
+        out.trips++;
+        if (leaveOut.some(([a, b]) => t.start_ms < b && t.end_ms > a)) {
+          out.left_out_m += t.distance_m;
+          out.left_out_trips++;
+          continue;
+        }
+        const type = tripTypeOf(t);
+        if (type === 'Business') out.business_m += t.distance_m;
+        else if (type === 'Private') out.private_m += t.distance_m;
+        else out.unclassified_m += t.distance_m;
+      }
+      return out;
     },
     tollVisits: (fromMs, toMs) => visits(fromMs, toMs, true),
     visits: (fromMs, toMs) => visits(fromMs, toMs, false),

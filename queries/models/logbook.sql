@@ -1,0 +1,133 @@
+-- The tax logbook's rules, once (issue 27 item 1): the tax year, a trip's class, and which of a
+-- trip's kilometres count toward a year's totals.
+--
+-- The tax year starts on a month-day (`start_mmdd`, 'MM-DD', FLEETSYNC_TAX_YEAR_START: by default
+-- from the account's country, 03-01 ZA, 07-01 AU, 04-01 NZ, else 01-01) and runs a year to the day
+-- before the next start. A trip is in the tax year of the local day it starts on.
+-- tax_year_first_day(day, start_mmdd): the first local day of the tax year a local day is in.
+CREATE OR REPLACE TEMP MACRO tax_year_first_day(day, start_mmdd) AS
+  make_date(
+    year(day::DATE) - CASE WHEN strftime(day::DATE, '%m-%d') < start_mmdd THEN 1 ELSE 0 END,
+    CAST(left(start_mmdd, 2) AS INTEGER),
+    CAST(right(start_mmdd, 2) AS INTEGER));
+-- tax_year_last_day(first_day): the tax year's last local day (the day before the next start).
+CREATE OR REPLACE TEMP MACRO tax_year_last_day(first_day) AS
+  (first_day::DATE + INTERVAL 1 YEAR)::DATE - 1;
+-- tax_year_label(first_day): '2025' for a calendar tax year, else '2025/26' (the year it starts
+-- in / the one it ends in).
+CREATE OR REPLACE TEMP MACRO tax_year_label(first_day) AS
+  CASE WHEN strftime(first_day::DATE, '%m-%d') = '01-01' THEN year(first_day::DATE)::VARCHAR
+    ELSE year(first_day::DATE)::VARCHAR || '/' || right((year(first_day::DATE) + 1)::VARCHAR, 2) END;
+-- tax_years(start_mmdd, from_day, to_day): every tax year the range of local days touches, whole.
+CREATE OR REPLACE TEMP MACRO tax_years(start_mmdd, from_day, to_day) AS TABLE
+  SELECT
+    g.d::DATE AS year_first_day,
+    tax_year_last_day(g.d) AS year_last_day,
+    tax_year_label(g.d) AS tax_year
+  FROM unnest(generate_series(
+    tax_year_first_day(from_day, start_mmdd)::TIMESTAMP,
+    tax_year_first_day(to_day, start_mmdd)::TIMESTAMP,
+    INTERVAL 1 YEAR
+  )) AS g(d);
+
+-- logbook_trips(acct, zone, from_day, to_day): every trip that starts on a local day of the range,
+-- with
+--   local_day       the local day it starts on
+--   trip_class      business | private | unclassified, from the API's trip_type and is_private:
+--                   business only when trip_type is Business and the trip is not marked private;
+--                   private when trip_type is Private (and not marked otherwise) or is_private is
+--                   true with no type; everything else (None, no type, a type this version does
+--                   not know, Business marked private) is unclassified: never silently business.
+--   class_note      why a trip is unclassified (NULL for a classified one)
+--   reading_km      closing − opening odometer, as the trip's readings say (NULL without both, or
+--                   when the closing reading is below the opening one)
+--   odometer_status ok | missing (a reading not sent) | went_down (the closing reading is below the
+--                   opening one: a reset during the trip) | left_out (the trip overlaps an odometer
+--                   window the odometer rule leaves out, odometer_windows.sql: a reset or a tracker
+--                   change that day, so its readings are not trusted)
+--   odometer_reason the left-out window's reason code (reason_codes.sql)
+--   counted_km      the kilometres the totals count: reading_km of an ok trip, NULL otherwise (the
+--                   year's distance by the odometer rule is odometer_km of logbook_year_odometer).
+--                   Never trip_distance.
+CREATE OR REPLACE TEMP MACRO logbook_trips(acct, zone, from_day, to_day) AS TABLE
+  WITH
+  t AS (
+    SELECT * FROM trips
+    WHERE account = acct
+      AND start_time >= local_range_start(zone, from_day)
+      AND start_time < local_range_end(zone, to_day)
+  ),
+  left_out AS (
+    -- a trip that starts on the range's last day may end in the next local month
+    SELECT vehicle_id, window_start, window_end, reason
+    FROM odometer_windows_classified(acct, zone, from_day, (to_day::DATE + INTERVAL 2 DAY)::DATE)
+    WHERE NOT counted
+  ),
+  marked AS (
+    SELECT t.trip_id, min(l.reason) AS reason
+    FROM t JOIN left_out AS l
+      ON l.vehicle_id = t.vehicle_id AND l.window_start < t.end_time AND l.window_end > t.start_time
+    GROUP BY t.trip_id
+  ),
+  c AS (
+    SELECT
+      t.*,
+      timezone(zone, t.start_time)::DATE AS local_day,
+      CASE
+        WHEN t.trip_type = 'Business' AND t.is_private IS NOT TRUE THEN 'business'
+        WHEN t.trip_type = 'Private' AND t.is_private IS NOT FALSE THEN 'private'
+        WHEN t.trip_type IS NULL AND t.is_private IS TRUE THEN 'private'
+        ELSE 'unclassified'
+      END AS trip_class,
+      CASE
+        WHEN t.trip_type = 'Business' AND t.is_private IS TRUE THEN 'type Business but marked private'
+        WHEN t.trip_type = 'Private' AND t.is_private IS FALSE THEN 'type Private but marked not private'
+        WHEN t.trip_type = 'None' THEN 'the API says not classified'
+        WHEN t.trip_type IS NULL AND t.is_private IS NOT TRUE THEN 'the API sent no trip type'
+        WHEN t.trip_type NOT IN ('Business', 'Private', 'None') THEN 'trip type not known to this version: ' || t.trip_type
+      END AS class_note,
+      CASE WHEN t.end_odometer_m >= t.start_odometer_m THEN (t.end_odometer_m - t.start_odometer_m) / 1000.0 END
+        AS reading_km,
+      CASE
+        WHEN t.start_odometer_m IS NULL OR t.end_odometer_m IS NULL THEN 'missing'
+        WHEN t.end_odometer_m < t.start_odometer_m THEN 'went_down'
+        WHEN marked.reason IS NOT NULL THEN 'left_out'
+        ELSE 'ok'
+      END AS odometer_status,
+      marked.reason AS odometer_reason
+    FROM t LEFT JOIN marked ON marked.trip_id = t.trip_id
+  )
+  SELECT c.*, CASE WHEN c.odometer_status = 'ok' THEN c.reading_km END AS counted_km
+  FROM c;
+
+-- logbook_year_odometer(acct, zone, start_mmdd, from_day, to_day): per vehicle × tax year the range
+-- touches, from the odometer windows (odometer_windows.sql):
+--   odometer_km           the year's distance by the odometer rule (the counted windows, as the
+--                         mileage report; windows with a reset or tracker change left out)
+--   left_out_windows      the windows left out of it
+--   opening_odometer_km, opening_odometer_day  the reading at the start of the year's first
+--                         window, and its local day (the year's first day when synced from it)
+--   closing_odometer_km, closing_odometer_day  the reading at the end of its last window, and the
+--                         local day that window ends on
+CREATE OR REPLACE TEMP MACRO logbook_year_odometer(acct, zone, start_mmdd, from_day, to_day) AS TABLE
+  WITH y AS (SELECT * FROM tax_years(start_mmdd, from_day, to_day)),
+  w AS (
+    SELECT y.year_first_day, o.*
+    FROM y, odometer_windows_classified(
+      acct, zone,
+      tax_year_first_day(from_day, start_mmdd),
+      tax_year_last_day(tax_year_first_day(to_day, start_mmdd))) AS o
+    WHERE o.window_start >= local_range_start(zone, y.year_first_day)
+      AND o.window_start < local_range_end(zone, y.year_last_day)
+  )
+  SELECT
+    vehicle_id,
+    year_first_day,
+    sum(counted_m) / 1000.0 AS odometer_km,
+    count(*) FILTER (WHERE NOT counted) AS left_out_windows,
+    arg_min(start_odometer_m, window_start) / 1000.0 AS opening_odometer_km,
+    timezone(zone, min(window_start))::DATE AS opening_odometer_day,
+    arg_max(end_odometer_m, window_end) / 1000.0 AS closing_odometer_km,
+    (timezone(zone, max(window_end)) - INTERVAL 1 SECOND)::DATE AS closing_odometer_day
+  FROM w
+  GROUP BY vehicle_id, year_first_day;

@@ -1,0 +1,111 @@
+-- The tax logbook's totals per vehicle × tax year (issue 27): every tax year the range touches,
+-- whole (FLEETSYNC_TAX_YEAR_START; queries/models/logbook.sql). Business, private and unclassified
+-- kilometres apart, each the sum of counted_km of the year's trips of that class (closing −
+-- opening odometer of trips whose readings are trusted; a trip with a missing reading, one that
+-- went down, or one on a day the odometer rule leaves out is counted in trips_not_counted, never
+-- from trip_distance). odometer_km is the year's distance by the odometer rule (as mileage), and
+-- business_share = business_km / odometer_km. Opening and closing odometer from the year's first
+-- and last odometer windows, with the day of each reading.
+-- Every vehicle × year is a row; coverage counts a vehicle-day synced when its odometer and the
+-- fleet's trips both are (queries/models/coverage.sql): a year never synced is blank, never 0.
+WITH
+y AS (SELECT * FROM tax_years($tax_year_start, $from_day, $to_day)),
+veh AS (SELECT * FROM vehicle_departments($account)),
+lt AS (
+  SELECT * FROM logbook_trips(
+    $account, $zone,
+    tax_year_first_day($from_day, $tax_year_start),
+    tax_year_last_day(tax_year_first_day($to_day, $tax_year_start)))
+),
+trip_totals AS (
+  SELECT
+    vehicle_id,
+    tax_year_first_day(local_day, $tax_year_start) AS year_first_day,
+    count(*) AS trips,
+    coalesce(sum(counted_km) FILTER (WHERE trip_class = 'business'), 0) AS business_km,
+    coalesce(sum(counted_km) FILTER (WHERE trip_class = 'private'), 0) AS private_km,
+    coalesce(sum(counted_km) FILTER (WHERE trip_class = 'unclassified'), 0) AS unclassified_km,
+    count(*) FILTER (WHERE trip_class = 'unclassified') AS unclassified_trips,
+    count(*) FILTER (WHERE counted_km IS NULL) AS trips_not_counted
+  FROM lt
+  GROUP BY ALL
+),
+odo AS (
+  SELECT * FROM logbook_year_odometer($account, $zone, $tax_year_start, $from_day, $to_day)
+),
+cov AS (
+  SELECT
+    c.vehicle_id,
+    tax_year_first_day(c.day, $tax_year_start) AS year_first_day,
+    count(*) AS range_days,
+    count(*) FILTER (WHERE c.synced AND td.synced) AS synced_days
+  FROM vehicle_day_coverage(
+      $account, $zone,
+      tax_year_first_day($from_day, $tax_year_start),
+      tax_year_last_day(tax_year_first_day($to_day, $tax_year_start)), $now) AS c
+  JOIN fleet_stream_day_coverage(
+      $account, $zone,
+      tax_year_first_day($from_day, $tax_year_start),
+      tax_year_last_day(tax_year_first_day($to_day, $tax_year_start)), $now, 'trips') AS td
+    ON td.day = c.day
+  WHERE c.stream = 'odometer'
+  GROUP BY ALL
+),
+k AS (
+  SELECT veh.vehicle_id, y.year_first_day FROM veh, y
+  UNION
+  SELECT vehicle_id, year_first_day FROM trip_totals
+),
+r AS (
+  SELECT
+    k.vehicle_id,
+    y.*,
+    -- a year with no synced day is unknown (blank); a synced one without trips is 0
+    CASE WHEN coalesce(cov.synced_days, 0) > 0 OR tt.trips IS NOT NULL THEN coalesce(tt.trips, 0) END AS trips,
+    CASE WHEN coalesce(cov.synced_days, 0) > 0 OR tt.trips IS NOT NULL THEN coalesce(tt.business_km, 0) END AS business_km,
+    CASE WHEN coalesce(cov.synced_days, 0) > 0 OR tt.trips IS NOT NULL THEN coalesce(tt.private_km, 0) END AS private_km,
+    CASE WHEN coalesce(cov.synced_days, 0) > 0 OR tt.trips IS NOT NULL THEN coalesce(tt.unclassified_km, 0) END AS unclassified_km,
+    CASE WHEN coalesce(cov.synced_days, 0) > 0 OR tt.trips IS NOT NULL THEN coalesce(tt.unclassified_trips, 0) END AS unclassified_trips,
+    CASE WHEN coalesce(cov.synced_days, 0) > 0 OR tt.trips IS NOT NULL THEN coalesce(tt.trips_not_counted, 0) END AS trips_not_counted,
+    odo.odometer_km,
+    odo.left_out_windows,
+    odo.opening_odometer_km,
+    odo.opening_odometer_day,
+    odo.closing_odometer_km,
+    odo.closing_odometer_day,
+    coalesce(cov.synced_days, 0) AS synced_days,
+    coalesce(cov.range_days, 0) AS range_days
+  FROM k
+  JOIN y ON y.year_first_day = k.year_first_day
+  LEFT JOIN trip_totals AS tt ON tt.vehicle_id = k.vehicle_id AND tt.year_first_day = k.year_first_day
+  LEFT JOIN odo ON odo.vehicle_id = k.vehicle_id AND odo.year_first_day = k.year_first_day
+  LEFT JOIN cov ON cov.vehicle_id = k.vehicle_id AND cov.year_first_day = k.year_first_day
+)
+SELECT
+  veh.registration,
+  r.vehicle_id,
+  veh.department,
+  r.tax_year,
+  strftime(r.year_first_day, '%Y-%m-%d') AS year_start,
+  strftime(r.year_last_day, '%Y-%m-%d') AS year_end,
+  r.trips::INTEGER AS trips,
+  round(r.business_km, 3)::DOUBLE AS business_km,
+  round(r.private_km, 3)::DOUBLE AS private_km,
+  round(r.unclassified_km, 3)::DOUBLE AS unclassified_km,
+  round(r.odometer_km, 3)::DOUBLE AS odometer_km,
+  round(r.business_km / nullif(r.odometer_km, 0), 4)::DOUBLE AS business_share,
+  r.unclassified_trips::INTEGER AS unclassified_trips,
+  r.trips_not_counted::INTEGER AS trips_not_counted,
+  coalesce(r.left_out_windows, 0)::INTEGER AS excluded_periods,
+  round(r.opening_odometer_km, 3)::DOUBLE AS opening_odometer_km,
+  strftime(r.opening_odometer_day, '%Y-%m-%d') AS opening_odometer_day,
+  round(r.closing_odometer_km, 3)::DOUBLE AS closing_odometer_km,
+  strftime(r.closing_odometer_day, '%Y-%m-%d') AS closing_odometer_day,
+  $zone::VARCHAR AS zone,
+  coverage_label(r.synced_days, r.range_days) AS coverage,
+  round(r.synced_days / nullif(r.range_days, 0), 4)::DOUBLE AS covered_share
+FROM r
+LEFT JOIN veh ON veh.vehicle_id = r.vehicle_id
+WHERE ($vehicle::BIGINT IS NULL OR r.vehicle_id = $vehicle::BIGINT)
+  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+ORDER BY veh.registration, r.vehicle_id, r.year_first_day;
