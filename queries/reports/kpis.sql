@@ -3,9 +3,11 @@
 -- their charges (toll_passage_charges, as toll_charges.sql), trips, carpool late-return rate (late
 -- ÷ bookings that were checked out, from booking_status only) and data freshness.
 -- Coverage (issue 12, queries/models/coverage.sql): range_days = the range's local days that have
--- ended, synced_days = those the odometer stream synced for every selected vehicle; coverage is
--- complete / partial / not_synced, or no_vehicle when the filter matches no vehicle. When not one day of the range was synced, every figure is
--- blank (unknown), never 0.
+-- ended, synced_days = those whose odometer (the selection's), trips and toll visits are all
+-- settled, open_days = those whose odometer was pulled but something is not settled yet; coverage
+-- is complete / partial / not_synced, or no_vehicle when the filter matches no vehicle. When not
+-- one day of the range was synced, every figure is blank (unknown), never 0; trips (toll
+-- passages) are blank when the range's trips (toll visits) were never pulled.
 -- One period per screen (issue 25): toll passages, toll charges, trips and bookings are the
 -- range's. Distance and fuel come from odometer and fuel windows, which are taken whole: when
 -- every window of the selection that overlaps the range lies inside it (the ledger holds the
@@ -16,10 +18,23 @@
 -- that span's coverage, so a figure never borrows the range's "complete". months_* are the whole
 -- months' coverage (what the monthly costs report rests on).
 WITH
-cov AS (
+-- the range's days by the selection's odometer alone (what distance and fuel rest on) ...
+ocov AS (
   SELECT count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days,
     count(*) FILTER (WHERE pulled AND NOT synced) AS open_days
   FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
+),
+-- ... and by every stream the range's figures rest on: a day is synced when the odometer, the
+-- trips and the toll visits are all settled (as trend.sql counts it); trips or toll passages of a
+-- range whose trips (visits) were never pulled — not synced, or the endpoint refused — are blank
+cov AS (
+  SELECT count(*) AS range_days, count(*) FILTER (WHERE f.synced AND t.synced AND v.synced) AS synced_days,
+    count(*) FILTER (WHERE f.pulled AND NOT (f.synced AND t.synced AND v.synced)) AS open_days,
+    NOT (count(*) > 0 AND count(*) FILTER (WHERE t.pulled) = 0) AS trips_known,
+    NOT (count(*) > 0 AND count(*) FILTER (WHERE v.pulled) = 0) AS visits_known
+  FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR) AS f
+  LEFT JOIN fleet_stream_day_coverage($account, $zone, $from_day, $to_day, $now, 'trips') AS t ON t.day = f.day
+  LEFT JOIN fleet_stream_day_coverage($account, $zone, $from_day, $to_day, $now, 'visits') AS v ON v.day = f.day
 ),
 mcov AS (
   SELECT count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days,
@@ -28,7 +43,11 @@ mcov AS (
     $account, $zone, months_first_day($from_day), months_last_day($to_day), $now, $vehicle::BIGINT, $department::VARCHAR
   )
 ),
-known AS (SELECT NOT (range_days > 0 AND synced_days + open_days = 0) AS k FROM cov),
+known AS (
+  SELECT NOT (range_days > 0 AND synced_days + open_days = 0) AS k,
+    (SELECT trips_known FROM cov) AS tk, (SELECT visits_known FROM cov) AS vk
+  FROM ocov
+),
 rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
 -- the odometer and fuel windows of the selection in the whole months, and whether each
@@ -61,9 +80,9 @@ span AS (
 ),
 scov AS (
   SELECT
-    CASE WHEN (SELECT in_range FROM span) THEN (SELECT range_days FROM cov) ELSE (SELECT range_days FROM mcov) END AS range_days,
-    CASE WHEN (SELECT in_range FROM span) THEN (SELECT synced_days FROM cov) ELSE (SELECT synced_days FROM mcov) END AS synced_days,
-    CASE WHEN (SELECT in_range FROM span) THEN (SELECT open_days FROM cov) ELSE (SELECT open_days FROM mcov) END AS open_days
+    CASE WHEN (SELECT in_range FROM span) THEN (SELECT range_days FROM ocov) ELSE (SELECT range_days FROM mcov) END AS range_days,
+    CASE WHEN (SELECT in_range FROM span) THEN (SELECT synced_days FROM ocov) ELSE (SELECT synced_days FROM mcov) END AS synced_days,
+    CASE WHEN (SELECT in_range FROM span) THEN (SELECT open_days FROM ocov) ELSE (SELECT open_days FROM mcov) END AS open_days
 ),
 odo AS (
   -- per vehicle and month first, rounded as mileage.sql rounds, so the tile equals the CSV's sum
@@ -127,12 +146,12 @@ SELECT
   CASE WHEN (SELECT k FROM known) THEN (SELECT excluded FROM odo)::INTEGER END AS excluded_odometer_windows,
   CASE WHEN (SELECT k FROM known) THEN round((SELECT used_l FROM fuel), 3)::DOUBLE END AS fuel_used_l,
   CASE WHEN (SELECT k FROM known) THEN (SELECT excluded FROM fuel)::INTEGER END AS excluded_fuel_windows,
-  CASE WHEN (SELECT k FROM known) THEN (SELECT n FROM tolls)::INTEGER END AS toll_passages,
+  CASE WHEN (SELECT k AND vk FROM known) THEN (SELECT n FROM tolls)::INTEGER END AS toll_passages,
   -- the charges of the passages with a tariff; blank when passages have none (never 0.00)
-  CASE WHEN (SELECT k FROM known) AND NOT ((SELECT n FROM charges) > 0 AND (SELECT charged FROM charges) IS NULL)
+  CASE WHEN (SELECT k AND vk FROM known) AND NOT ((SELECT n FROM charges) > 0 AND (SELECT charged FROM charges) IS NULL)
     THEN round(coalesce((SELECT charged FROM charges), 0), 2)::DOUBLE END AS toll_charges_known,
-  CASE WHEN (SELECT k FROM known) THEN (SELECT no_tariff FROM charges)::INTEGER END AS toll_no_tariff,
-  CASE WHEN (SELECT k FROM known) THEN (SELECT n FROM tr)::INTEGER END AS trips,
+  CASE WHEN (SELECT k AND vk FROM known) THEN (SELECT no_tariff FROM charges)::INTEGER END AS toll_no_tariff,
+  CASE WHEN (SELECT k AND tk FROM known) THEN (SELECT n FROM tr)::INTEGER END AS trips,
   CASE WHEN (SELECT k FROM known) THEN (SELECT bookings FROM bk)::INTEGER END AS bookings,
   CASE WHEN (SELECT k FROM known) THEN (SELECT late FROM bk)::INTEGER END AS late_returns,
   CASE WHEN (SELECT k FROM known) THEN (SELECT checked_out FROM bk)::INTEGER END AS checked_out,

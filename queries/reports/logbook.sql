@@ -39,6 +39,5 @@ SELECT
 FROM logbook_trips($account, $zone, $from_day, $to_day) AS lt
 LEFT JOIN vehicle_departments($account) AS veh ON veh.vehicle_id = lt.vehicle_id
 LEFT JOIN driver_names($account) AS names ON names.driver_id = lt.driver_id
-WHERE ($vehicle::BIGINT IS NULL OR lt.vehicle_id = $vehicle::BIGINT)
-  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+WHERE vehicle_selected(lt.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ORDER BY registration, lt.vehicle_id, lt.start_time, lt.trip_id;

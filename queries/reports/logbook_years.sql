@@ -106,6 +106,5 @@ SELECT
   round(r.synced_days / nullif(r.range_days, 0), 4)::DOUBLE AS covered_share
 FROM r
 LEFT JOIN veh ON veh.vehicle_id = r.vehicle_id
-WHERE ($vehicle::BIGINT IS NULL OR r.vehicle_id = $vehicle::BIGINT)
-  AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+WHERE vehicle_selected(r.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ORDER BY veh.registration, r.vehicle_id, r.year_first_day;

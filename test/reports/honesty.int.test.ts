@@ -47,14 +47,7 @@ const RANGES = 2;
  * Findings in files this test's author does not own, by check key (`<report>.<check>`), with
  * the owner; printed on every run instead of failing it. Empty it as they are fixed.
  */
-const KNOWN_DEFECTS: Readonly<Record<string, string>> = {
-  'kpis.coverage':
-    'queries/reports/kpis.sql (branch edges, issue 25 item 2): coverage = complete counts only the ' +
-    "range's days, while distance_km and fuel_used_l are the whole months of month_span, not all settled",
-  'kpis.unknown_as_value':
-    'queries/reports/kpis.sql (branch edges): toll_passages (and trips) read 0, not blank, over days whose ' +
-    'toll visits (trips) were never pulled — their endpoint refused — while the odometer was',
-};
+const KNOWN_DEFECTS: Readonly<Record<string, string>> = {};
 
 /** mulberry32: a small seeded generator, so a seed replays the same patterns and ranges. */
 function random(seed: number) {
@@ -213,20 +206,20 @@ function claimsOf(report: string, r: JsonRow, params: ReportParams): Claim[] {
       break;
     }
     case 'kpis':
-      // trips and toll passages count the range's days; distance and fuel whole months (month_span)
-      claim(
-        'coverage',
-        r.coverage === 'complete',
-        {
-          days: days(params.fromDay, params.toDay),
-          needs: [
-            ...sel.map((v) => ({ stream: 'odometer', scope: String(v.vehicle_id) })),
-            { stream: 'trips', scope: null },
-            { stream: 'visits', scope: null },
-          ],
-        },
-        { days: wholeMonths(params), needs: sel.flatMap((v) => vehicleNeeds(v.vehicle_id, true, false)) },
-      );
+      // coverage: the range's days, on which trips, toll passages and bookings rest
+      claim('coverage', r.coverage === 'complete', {
+        days: days(params.fromDay, params.toDay),
+        needs: [
+          ...sel.map((v) => ({ stream: 'odometer', scope: String(v.vehicle_id) })),
+          { stream: 'trips', scope: null },
+          { stream: 'visits', scope: null },
+        ],
+      });
+      // span_coverage: the days distance and fuel cover (the range, or the whole months it touches)
+      claim('span_coverage', r.span_coverage === 'complete', {
+        days: days(String(r.span_from), String(r.span_to)),
+        needs: sel.map((v) => ({ stream: 'odometer', scope: String(v.vehicle_id) })),
+      });
       break;
     case 'trend':
       claim('coverage', r.coverage === 'complete', {
@@ -504,7 +497,10 @@ async function checkExports(
     defval: null,
     blankrows: true,
   }) as unknown[][];
-  const data = sheet.slice(1, 1 + json.rows.length);
+  // the table's header: the first row with a heading in every column (the logbook states its
+  // vehicle-years above it; every other table starts at row 1)
+  const top = sheet.findIndex((r) => def.columns.every((_, i) => typeof r[i] === 'string' && r[i] !== ''));
+  const data = sheet.slice(top + 1, top + 1 + json.rows.length);
   def.columns.forEach((c, i) => {
     const empty = data.filter((r) => r[i] === null || r[i] === undefined || r[i] === '').length;
     if (empty !== nullsOf(c.name))
@@ -514,8 +510,8 @@ async function checkExports(
       );
   });
   if (totalled.length) {
-    const totals = sheet[1 + json.rows.length] ?? [];
-    const note = sheet[2 + json.rows.length] ?? [];
+    const totals = sheet[top + 1 + json.rows.length] ?? [];
+    const note = sheet[top + 2 + json.rows.length] ?? [];
     def.columns.forEach((c, i) => {
       if (!c.total) return;
       const t = totals[i];
