@@ -83,5 +83,7 @@ FROM (
     AND t.start_time < local_range_end($zone, $to_day)
     AND ($vehicle::BIGINT IS NULL OR t.vehicle_id = $vehicle::BIGINT)
     AND ($department::VARCHAR IS NULL OR veh.department = $department::VARCHAR)
+    -- a driver's trips, or with '-' the trips without a driver (the drill-down of driver_scores)
+    AND ($driver::VARCHAR IS NULL OR t.driver_id IS NOT DISTINCT FROM nullif($driver::VARCHAR, '-'))
   ORDER BY t.start_time, t.trip_id
 ) AS s;

@@ -102,7 +102,7 @@ export const exportCommand: Command = {
         const account = await resolveAccount(con, config, { mustExist: true });
         await loadPricesFromEnv(con, account, ctx.env, now());
         const zone = await resolveZone(con, account, config.timezone);
-        const scope = { account, zone, nowMs: now(), fuelDropL: config.fuelDropL };
+        const scope = { account, zone, nowMs: now(), fuelDropL: config.fuelDropL, scoring: config };
         Object.assign(
           raw,
           await resolveSelection(con, scope, {

@@ -44,6 +44,9 @@ export const REPORT_STREAMS: Readonly<Record<string, readonly string[]>> = {
   utilisation: ['activity'],
   utilisation_days: ['activity'],
   drivers: ['drivers', 'trips', ...CARPOOL],
+  driver_scores: ['drivers', 'trips'],
+  fuel_efficiency: ['odometer', ...FUEL],
+  fuel_efficiency_drivers: ['odometer', ...FUEL, 'trips', 'drivers'],
 };
 
 /** The endpoints refused to `account` that a report's streams need (none: the report is whole). */

@@ -11,7 +11,14 @@ import {
   type DuckDBPreparedStatement,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { DEFAULT_FUEL_DROP_L, FUEL_DROP_MAX_MINUTES } from '../defaults.ts';
+import {
+  DEFAULT_FUEL_DROP_L,
+  DEFAULT_FUEL_OUTLIER_PCT,
+  DEFAULT_SCORE_MIN_KM,
+  DEFAULT_SCORE_WEIGHTS,
+  FUEL_DROP_MAX_MINUTES,
+  type ScoreWeights,
+} from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import { prepareModelConnection } from '../store/models.ts';
 import { loadSql } from '../store/queries.ts';
@@ -55,6 +62,15 @@ export interface ReportScope {
   nowMs: number;
   /** FLEETSYNC_FUEL_DROP_L (default DEFAULT_FUEL_DROP_L): the fuel_drops threshold. */
   fuelDropL?: number;
+  /** driver_scores' weights and minimum, fuel_efficiency's tolerance (config; defaults.ts). */
+  scoring?: Scoring;
+}
+
+/** FLEETSYNC_SCORE_WEIGHTS, FLEETSYNC_SCORE_MIN_KM, FLEETSYNC_FUEL_OUTLIER_PCT (a Config is one). */
+export interface Scoring {
+  scoreWeights: Readonly<ScoreWeights>;
+  scoreMinKm: number;
+  fuelOutlierPct: number;
 }
 
 /**
@@ -92,9 +108,25 @@ export function bindings(scope: ReportScope, p: ReportParams): Record<string, Du
     department: p.department,
     grain: p.grain,
     limit: p.limit,
+    driver: p.driver,
     now: timestampTZValue(BigInt(Math.floor(scope.nowMs)) * 1000n),
     fuel_drop_l: scope.fuelDropL ?? DEFAULT_FUEL_DROP_L,
     fuel_drop_min: FUEL_DROP_MAX_MINUTES,
+    ...scoringBindings(scope.scoring),
+  };
+}
+
+/** The parameters of driver_scores and fuel_efficiency: weights, minimum km, outlier tolerance. */
+function scoringBindings(s: Scoring | undefined): Record<string, DuckDBValue> {
+  const w = s?.scoreWeights ?? DEFAULT_SCORE_WEIGHTS;
+  return {
+    w_braking: w.braking,
+    w_acceleration: w.acceleration,
+    w_cornering: w.cornering,
+    w_speeding: w.speeding,
+    w_speeding_min: w.speeding_min,
+    score_min_km: s?.scoreMinKm ?? DEFAULT_SCORE_MIN_KM,
+    outlier_pct: s?.fuelOutlierPct ?? DEFAULT_FUEL_OUTLIER_PCT,
   };
 }
 

@@ -159,6 +159,7 @@ function answerHead(
       department: params.department,
       ...(def.extra.includes('grain') ? { grain: params.grain } : {}),
       ...(def.extra.includes('limit') ? { limit: params.limit } : {}),
+      ...(def.extra.includes('driver') ? { driver: params.driver } : {}),
     },
     ...meta,
     range_note: note,
@@ -309,7 +310,13 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     try {
       const account = accountOf(res, deps.config);
       const zone = await resolveZone(con, account, deps.config.timezone);
-      const scope = { account, zone, nowMs: deps.now(), fuelDropL: deps.config.fuelDropL };
+      const scope = {
+        account,
+        zone,
+        nowMs: deps.now(),
+        fuelDropL: deps.config.fuelDropL,
+        scoring: deps.config,
+      };
       const { headers, rest: query } = headersOf(
         withoutAccount(req.query as Record<string, unknown>),
         format,
