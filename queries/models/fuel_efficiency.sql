@@ -59,24 +59,22 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_blocks(acct, zone, from_day, to_day
 
 -- fuel_efficiency_trips(acct, zone, from_day, to_day): the trips of counted blocks with the
 -- litres they carry: a block's litres shared among the trips that start in it by their trip
--- distance, litres × trip km ÷ the larger of the block's odometer km and its trips' km. Each trip
--- so carries the block's L/100 km, and the litres of distance no trip covers are carried by
--- nobody (never heaped on the trips there are). Per driver, L/100 km is the carried litres over
--- the trips' km. A block without trip distance carries its litres to nobody.
+-- distance, litres × trip km ÷ the block's odometer km. Each trip so carries its block's L/100 km
+-- (a trip that runs on past the block's end too), and the litres of distance no trip covers are
+-- carried by nobody (never heaped on the trips there are). Per driver, L/100 km is the carried
+-- litres over the trips' km. A block without odometer km carries nothing.
 CREATE OR REPLACE TEMP MACRO fuel_efficiency_trips(acct, zone, from_day, to_day) AS TABLE
   WITH bt AS (
     SELECT
       b.vehicle_id, b.period, b.litres, b.km AS block_km, t.trip_id, t.driver_id,
-      t.trip_distance_m / 1000.0 AS trip_km,
-      sum(t.trip_distance_m) OVER (PARTITION BY b.vehicle_id, b.block_start) / 1000.0 AS block_trip_km
+      t.trip_distance_m / 1000.0 AS trip_km
     FROM fuel_efficiency_blocks(acct, zone, from_day, to_day) AS b
     JOIN trips AS t
       ON t.account = acct AND t.vehicle_id = b.vehicle_id
       AND t.start_time >= b.block_start AND t.start_time < b.block_end
     WHERE b.counted
   )
-  SELECT *, CASE WHEN block_trip_km > 0 THEN litres * trip_km / greatest(block_km, block_trip_km) END
-    AS litres_carried
+  SELECT *, CASE WHEN block_km > 0 THEN litres * trip_km / block_km END AS litres_carried
   FROM bt;
 
 -- fuel_efficiency_outlier(l_per_100km, baseline, pct): true when a month's L/100 km is more than
