@@ -30,6 +30,7 @@ const PAGES = [
   ['carpool.html', 'Carpool'],
   ['utilisation.html', 'Utilisation'],
   ['drivers.html', 'Drivers'],
+  ['scores.html', 'Scores'],
   ['quality.html', 'Data quality'],
   ['runs.html', 'Sync runs'],
 ];
