@@ -21,6 +21,10 @@ import {
   DEFAULT_FUEL_DROP_L,
   taxYearStartFor,
   DEFAULT_TIMEZONE,
+  DEFAULT_SCORE_WEIGHTS,
+  DEFAULT_SCORE_MIN_KM,
+  DEFAULT_FUEL_OUTLIER_PCT,
+  type ScoreWeights,
 } from './defaults.ts';
 import { FleetsyncError } from './errors.ts';
 import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
@@ -83,6 +87,13 @@ export interface Config {
   fuelDropL: number;
   /** FLEETSYNC_TAX_YEAR_START ('MM-DD'): the logbook's tax year; default by FLEET_COUNTRY (defaults.ts). */
   taxYearStart: string;
+  // Driver scorecards and fuel efficiency (issue 27): FLEETSYNC_SCORE_WEIGHTS, _SCORE_MIN_KM, _FUEL_OUTLIER_PCT.
+  /** Points lost per event (per minute of speeding) per 100 km: driver_scores' formula. */
+  scoreWeights: Readonly<ScoreWeights>;
+  /** A driver-month with less trip distance (km) is listed but not ranked. */
+  scoreMinKm: number;
+  /** Percent above the vehicle's 3-month baseline that makes a month a fuel_efficiency outlier. */
+  fuelOutlierPct: number;
   // Failing fast (issue 13): the circuit breaker and the log format.
   /** Failed API exchanges in a row that stop a run (FLEETSYNC_BREAKER_FAILURES). */
   breakerFailures: number;
@@ -142,6 +153,31 @@ const parsedBy = <T>(name: string, parse: (text: string, where: string) => Parse
         ctx.issues.push({ code: 'custom', message: e.slice(`${name}: `.length), input: t });
       return z.NEVER;
     });
+
+/** `braking=5,acceleration=3,…` of the weights. */
+const weightsText = (w: Readonly<ScoreWeights>) =>
+  Object.entries(w)
+    .map(([k, n]) => `${k}=${n}`)
+    .join(',');
+
+/** FLEETSYNC_SCORE_WEIGHTS: name=number pairs over the defaults, or the problem in words. */
+export function parseScoreWeights(text: string): Readonly<ScoreWeights> | string {
+  const out: ScoreWeights = { ...DEFAULT_SCORE_WEIGHTS };
+  const names = Object.keys(out);
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const m = /^([a-z_]+)\s*=\s*([0-9]+(?:\.[0-9]+)?)$/.exec(part);
+    if (!m) return `"${part.slice(0, 40)}" is not name=number (e.g. braking=5)`;
+    if (!names.includes(m[1]!))
+      return `unknown weight "${m[1]!.slice(0, 40)}"; the weights are ${names.join(', ')}`;
+    const n = Number(m[2]);
+    if (n > 100) return `${m[1]}=${m[2]}: a weight is at most 100 points`;
+    out[m[1] as keyof ScoreWeights] = n;
+  }
+  return Object.freeze(out);
+}
 
 export const configSchema = z.object({
   FLEET_COUNTRY: z
@@ -376,6 +412,37 @@ export const configSchema = z.object({
     .describe(
       'The first day (`MM-DD`) of the tax year of the `logbook_years` report. Default by `FLEET_COUNTRY`: `03-01` for za (SARS, 1 March–end February), `07-01` for au (ATO, 1 July–30 June), `04-01` for nz (IRD, 1 April–31 March), else `01-01`. Read by `serve` and `export`.',
     ),
+  // Driver scorecards and fuel efficiency (issue 27; docs/reports.md).
+  FLEETSYNC_SCORE_WEIGHTS: z
+    .string()
+    .default(weightsText(DEFAULT_SCORE_WEIGHTS))
+    .transform((t, ctx) => {
+      const r = parseScoreWeights(t);
+      if (typeof r !== 'string') return r;
+      ctx.issues.push({ code: 'custom', message: r, input: t });
+      return z.NEVER;
+    })
+    .describe(
+      `The driver_scores weights: points a driver loses per event per 100 km (\`speeding_min\`: per minute of speeding per 100 km); score = max(0, 100 − Σ weight × rate). Comma list of name=number; names left out keep their default (${weightsText(DEFAULT_SCORE_WEIGHTS)}).`,
+    ),
+  FLEETSYNC_SCORE_MIN_KM: z
+    .string()
+    .default(String(DEFAULT_SCORE_MIN_KM))
+    .pipe(z.string().regex(/^[0-9]+(\.[0-9]+)?$/, { error: 'must be a number of km (e.g. 100)' }))
+    .pipe(z.coerce.number())
+    .pipe(z.number().max(100_000, { error: 'must be at most 100000 km' }))
+    .describe(
+      'A driver-month with less trip distance than this many km is listed in `driver_scores` but not ranked.',
+    ),
+  FLEETSYNC_FUEL_OUTLIER_PCT: z
+    .string()
+    .default(String(DEFAULT_FUEL_OUTLIER_PCT))
+    .pipe(z.string().regex(/^[0-9]+(\.[0-9]+)?$/, { error: 'must be a percentage (e.g. 15)' }))
+    .pipe(z.coerce.number())
+    .pipe(z.number().max(1000, { error: 'must be at most 1000 %' }))
+    .describe(
+      "`fuel_efficiency`: a vehicle-month whose L/100 km is more than this many percent above the vehicle's own 3-month baseline is flagged an outlier.",
+    ),
   // Failing fast (issue 13): the circuit breaker and the log format.
   FLEETSYNC_BREAKER_FAILURES: z
     .string()
@@ -557,6 +624,9 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     maxLateMs: v.FLEETSYNC_MAX_LATENESS_DAYS * 86_400_000,
     fuelDropL: v.FLEETSYNC_FUEL_DROP_L,
     taxYearStart: v.FLEETSYNC_TAX_YEAR_START ?? taxYearStartFor(v.FLEET_COUNTRY),
+    scoreWeights: v.FLEETSYNC_SCORE_WEIGHTS,
+    scoreMinKm: v.FLEETSYNC_SCORE_MIN_KM,
+    fuelOutlierPct: v.FLEETSYNC_FUEL_OUTLIER_PCT,
     breakerFailures: v.FLEETSYNC_BREAKER_FAILURES,
     breakerMs: v.FLEETSYNC_BREAKER_MS,
     logFormat: v.FLEETSYNC_LOG_FORMAT,

@@ -102,6 +102,30 @@ export const taxYearStartFor = (country: string | null | undefined): string =>
 /** A suspected drop happens within this long (a slower fall is not listed). */
 export const FUEL_DROP_MAX_MINUTES = 30;
 
+// Driver scorecards and fuel efficiency (issue 27; docs/reports.md "driver_scores", "fuel_efficiency").
+/**
+ * FLEETSYNC_SCORE_WEIGHTS: points a driver loses per event per 100 km (per minute of speeding per
+ * 100 km for `speeding_min`): score = max(0, 100 − Σ weight × rate per 100 km).
+ */
+export const DEFAULT_SCORE_WEIGHTS: Readonly<ScoreWeights> = Object.freeze({
+  braking: 5,
+  acceleration: 3,
+  cornering: 3,
+  speeding: 2,
+  speeding_min: 1,
+});
+export interface ScoreWeights {
+  braking: number;
+  acceleration: number;
+  cornering: number;
+  speeding: number;
+  speeding_min: number;
+}
+/** FLEETSYNC_SCORE_MIN_KM: a driver-month with less trip distance is listed but not ranked. */
+export const DEFAULT_SCORE_MIN_KM = 100;
+/** FLEETSYNC_FUEL_OUTLIER_PCT: a month this many percent above the vehicle's 3-month baseline is an outlier. */
+export const DEFAULT_FUEL_OUTLIER_PCT = 15;
+
 /** Bytes per slot of the run-outcome state file beside the database (two slots, fixed size: src/outcome/state-file.ts). */
 export const STATE_FILE_SLOT_BYTES = 256 * 1024;
 /** How often a run records its last request time in the state file (ms). */

@@ -20,6 +20,41 @@ describe('configuration', () => {
       expect(problems({ FLEETSYNC_FUEL_DROP_L: bad }, false).join(), bad).toContain('FLEETSYNC_FUEL_DROP_L');
   });
 
+  it('takes the driver-score weights, minimum km and fuel outlier tolerance, with stated defaults', () => {
+    const d = loadConfig({});
+    expect(d.scoreWeights).toEqual({
+      braking: 5,
+      acceleration: 3,
+      cornering: 3,
+      speeding: 2,
+      speeding_min: 1,
+    });
+    expect([d.scoreMinKm, d.fuelOutlierPct]).toEqual([100, 15]);
+    const c = loadConfig({
+      FLEETSYNC_SCORE_WEIGHTS: 'braking=2, speeding_min=0.5',
+      FLEETSYNC_SCORE_MIN_KM: '50',
+      FLEETSYNC_FUEL_OUTLIER_PCT: '20',
+    });
+    expect(c.scoreWeights).toEqual({
+      braking: 2,
+      acceleration: 3,
+      cornering: 3,
+      speeding: 2,
+      speeding_min: 0.5,
+    });
+    expect([c.scoreMinKm, c.fuelOutlierPct]).toEqual([50, 20]);
+    expect(problems({ FLEETSYNC_SCORE_WEIGHTS: 'brakes=2' }, false).join()).toMatch(
+      /FLEETSYNC_SCORE_WEIGHTS: unknown weight "brakes"; the weights are braking, acceleration/,
+    );
+    expect(problems({ FLEETSYNC_SCORE_WEIGHTS: 'braking=-1' }, false).join()).toContain(
+      'FLEETSYNC_SCORE_WEIGHTS: "braking=-1" is not name=number',
+    );
+    for (const bad of ['-3', 'ten'])
+      expect(problems({ FLEETSYNC_SCORE_MIN_KM: bad, FLEETSYNC_FUEL_OUTLIER_PCT: bad }, false)).toHaveLength(
+        2,
+      );
+  });
+
   it('builds the regional base URL, karooooo.com for ke and sa', () => {
     const env = { FLEET_USERNAME: 'u', FLEET_PASSWORD: 'p' };
     expect(loadConfig({ ...env, FLEET_COUNTRY: 'za' }, { needApi: true }).baseUrl).toBe(

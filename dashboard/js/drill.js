@@ -3,6 +3,7 @@
 import { hrefWith } from './page.js';
 import { dayText } from './table.js';
 /** @typedef {import('./types.d.ts').Filter} Filter */
+/** @typedef {import('./types.d.ts').Section<'trips'>} TripsSection */
 
 /**
  * The registration the filter bar shows for a vehicle id (or `#id` before the list loads).
@@ -44,3 +45,19 @@ export function drillCrumbs(page) {
     box.append(nav);
   };
 }
+
+/**
+ * The drill-down's last level on the Mileage and Fuel pages: the trips of the vehicle-month.
+ * @param {string} note what the trips are for on the page
+ * @returns {TripsSection}
+ */
+export const monthTrips = (note) => ({
+  id: 'trips',
+  title: 'Trips in the month',
+  heading: (f, d) => `Trips of ${who(f)} starting in ${dayText(d.month)}`,
+  report: 'trips',
+  when: (f, d) => Boolean(d.month && f.vehicle),
+  query: (f, d) => ({ vehicle: f.vehicle, month: d.month }),
+  note,
+  tableOpts: { hide: ['zone', 'registration', 'vehicle_id', 'department', 'local_date', 'utc_date'] },
+});

@@ -1,7 +1,7 @@
 // The filter bar shared by every page: period presets (last 3 months, this/last month,
 // this/last quarter, custom), vehicle and department. The filter lives in the URL, so navigation
-// keeps it. A drill-down (`month=YYYY-MM`, e.g. the windows behind one vehicle-month) also lives
-// in the URL and is dropped as soon as the filter bar changes.
+// keeps it. A drill-down (`month=YYYY-MM`, e.g. the windows behind one vehicle-month; `driver=`, a
+// driver's trips) also lives in the URL and is dropped as soon as the filter bar changes.
 import { getAllRows } from './api.js';
 /** @typedef {import('./types.d.ts').Filter} Filter */
 /** @typedef {import('./types.d.ts').Drill} Drill */
@@ -60,6 +60,7 @@ function readUrl() {
     vehicle: u.get('vehicle') ?? '',
     department: u.get('department') ?? '',
     month: /^\d{4}-(0[1-9]|1[0-2])$/.test(u.get('month') ?? '') ? (u.get('month') ?? '') : '',
+    driver: u.get('driver') ?? '',
   };
 }
 
@@ -82,7 +83,7 @@ function el(tag, attrs = {}, ...children) {
 
 /**
  * Builds the filter bar into `form` and calls `onChange(filter, drill)` now and on every change.
- * `filter` is { from, to, vehicle, department }; `drill` is { month } ('' when not drilled in).
+ * `filter` is { from, to, vehicle, department }; `drill` is { month, driver } ('' when not drilled in).
  * @param {HTMLFormElement} form
  * @param {import('./types.d.ts').StatusAnswer} status
  * @param {(filter: Filter, drill: Drill) => void} onChange
@@ -91,7 +92,7 @@ export async function setupFilters(form, status, onChange) {
   const today = todayIn(status.zone, status.now);
   const state = readUrl();
   if (!state.from && !state.preset) state.preset = DEFAULT_PRESET;
-  const drill = { month: state.month };
+  const drill = { month: state.month, driver: state.driver };
   // Every vehicle, not only the first page of the report.
   const vehicles = await getAllRows('vehicles', {});
   const departments = [...new Set(vehicles.map((v) => v.department ?? '').filter(Boolean))].sort();
@@ -159,11 +160,19 @@ export async function setupFilters(form, status, onChange) {
     for (const a of document.querySelectorAll('nav a'))
       if (a instanceof HTMLAnchorElement) a.search = `?${u}`;
     if (drill.month) u.set('month', drill.month);
+    if (drill.driver) u.set('driver', drill.driver);
     history.replaceState(null, '', `?${u}`);
     onChange(f, { ...drill });
   };
   // A change in the filter bar leaves the drill-down.
-  form.addEventListener('change', () => (drill.month = ''), { capture: true });
+  form.addEventListener(
+    'change',
+    () => {
+      drill.month = '';
+      drill.driver = '';
+    },
+    { capture: true },
+  );
   preset.addEventListener('change', () => {
     const r = presetRange(preset.value, today);
     if (r) {

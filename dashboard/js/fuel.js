@@ -1,7 +1,7 @@
 // Fuel, with the drill-down fleet → vehicle → month → the counter windows behind the number.
 // Every level is a plain link (vehicle=…, month=…), so it can be shared and the back button
 // works; each level's table downloads as its own CSV.
-import { drillCrumbs, who } from './drill.js';
+import { drillCrumbs, monthTrips, who } from './drill.js';
 import { dayText } from './table.js';
 import { hrefWith, startPage } from './page.js';
 
@@ -43,6 +43,52 @@ startPage({
         cellClass: (col, v) => (col === 'status' && v !== 'counted' ? 'bad' : ''),
       },
     },
+    // Fuel efficiency (issue 27): L/100 km per vehicle and per driver; a figure drills down to the
+    // month's windows and trips (vehicle) or the driver's trips (Scores page).
+    {
+      id: 'efficiency',
+      title: 'Fuel efficiency per vehicle and month (L/100 km)',
+      report: 'fuel_efficiency',
+      when: (_f, d) => !d.month,
+      note: 'Counter litres over odometer km of the same windows, only where both count (no reset, tracker change or counter fault); vehicles with a fuel counter. Baseline: the vehicle’s own three months before; an outlier is more than 15 % above it (FLEETSYNC_FUEL_OUTLIER_PCT). Class: every counter vehicle of the same class that month. Blank = unknown, never 0. Click a month to see the windows and trips behind it.',
+      chart: {
+        type: 'bar',
+        x: 'registration',
+        y: ['l_per_100km', 'baseline_l_per_100km'],
+        labels: ['L/100 km (latest month)', 'baseline (L/100 km)'],
+        yTitle: 'L/100 km',
+        // one bar per vehicle: its latest month with a figure (L/100 km do not add up over months)
+        rows: (rows) => {
+          const last = new Map();
+          for (const r of rows) if (r.l_per_100km !== null) last.set(r.vehicle_id, r);
+          return [...last.values()];
+        },
+      },
+      tableOpts: {
+        hide: ['zone', 'department', 'vehicle_id'],
+        link: (col, r) =>
+          col === 'period' ? hrefWith('fuel.html', { vehicle: r.vehicle_id, month: r.period }) : null,
+        cellClass: (col, v) => (col === 'outlier' && v === true ? 'bad' : ''),
+      },
+    },
+    {
+      id: 'efficiency-drivers',
+      title: 'Fuel efficiency per driver and month (L/100 km)',
+      report: 'fuel_efficiency_drivers',
+      when: (_f, d) => !d.month,
+      note: 'A counted window’s litres shared among the trips that start in it by trip distance (litres × trip km ÷ the window’s odometer km): each trip carries its window’s L/100 km; litres of distance no trip covers are carried by nobody. Trips without a driver are the “no driver recorded” row. Click a driver (or the trip count) to see the month’s trips.',
+      tableOpts: {
+        hide: ['zone', 'driver_id'],
+        // the name (when the API names the driver) and the trip count open the driver's trips
+        link: (col, r) =>
+          (col === 'driver_name' && r.driver_name !== null) || col === 'trips'
+            ? hrefWith('scores.html', { driver: r.driver_id === null ? '-' : r.driver_id, month: r.period })
+            : null,
+      },
+    },
+    monthTrips(
+      'The trips of the vehicle-month: the per-driver fuel efficiency shares the counted litres among them by distance.',
+    ),
     {
       id: 'excluded',
       title: 'Fuel-counter windows left out of fuel used',

@@ -1,7 +1,7 @@
 // Mileage, with the drill-down fleet → vehicle → month → the odometer windows and trips behind
 // the number. Every level is a plain link (vehicle=…, month=…), so it can be shared and the back
 // button works; each level's table downloads as its own CSV.
-import { drillCrumbs, who } from './drill.js';
+import { drillCrumbs, monthTrips, who } from './drill.js';
 import { dayText } from './table.js';
 import { hrefWith, startPage } from './page.js';
 
@@ -40,16 +40,9 @@ startPage({
       note: 'Counted distance adds up to the month’s distance; windows not counted are left out, with the reason and their span.',
       tableOpts: { cellClass: (col, v, r) => (col === 'counted' && r.counted === false ? 'bad' : '') },
     },
-    {
-      id: 'trips',
-      title: 'Trips in the month',
-      heading: (f, d) => `Trips of ${who(f)} starting in ${dayText(d.month)}`,
-      report: 'trips',
-      when: (f, d) => Boolean(d.month && f.vehicle),
-      query: (f, d) => ({ vehicle: f.vehicle, month: d.month }),
-      note: 'Per-trip distances from the trip log, for checking; the month’s total comes from the odometer windows above, never from summing trips.',
-      tableOpts: { hide: ['zone', 'registration', 'vehicle_id', 'department', 'local_date', 'utc_date'] },
-    },
+    monthTrips(
+      'Per-trip distances from the trip log, for checking; the month’s total comes from the odometer windows above, never from summing trips.',
+    ),
     {
       id: 'excluded',
       title: 'Odometer windows left out of mileage',

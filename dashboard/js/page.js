@@ -31,6 +31,7 @@ const PAGES = [
   ['utilisation.html', 'Utilisation'],
   ['drivers.html', 'Drivers'],
   ['logbook.html', 'Logbook'],
+  ['scores.html', 'Scores'],
   ['quality.html', 'Data quality'],
   ['runs.html', 'Sync runs'],
 ];

@@ -20,9 +20,10 @@ export interface Filter {
   department: string;
 }
 
-/** The drill-down in the URL: a month (YYYY-MM) or ''. */
+/** The drill-down in the URL: a month (YYYY-MM) or '', and a driver id ('-': no driver recorded) or ''. */
 export interface Drill {
   month: string;
+  driver: string;
 }
 
 /** Query parameters of a report request ('' and null are left out). */

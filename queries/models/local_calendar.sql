@@ -61,3 +61,9 @@ CREATE OR REPLACE TEMP MACRO months_last_day(to_day) AS last_day(to_day::DATE);
 CREATE OR REPLACE TEMP MACRO quarter_hour(ts) AS epoch_us(ts) // 900000000;
 CREATE OR REPLACE TEMP MACRO local_period_of_quarter_hour(q, grain, zone) AS
   date_trunc(grain::VARCHAR, timezone(zone, to_timestamp(q * 900)))::DATE;
+-- months_back(day, n): the first day of the month n months before day's month (a range widened
+-- for a baseline or a change from the previous month); month_before(period, n): the month
+-- (YYYY-MM) n months before a month.
+CREATE OR REPLACE TEMP MACRO months_back(day, n) AS (date_trunc('month', day::DATE) - to_months(n))::DATE;
+CREATE OR REPLACE TEMP MACRO month_before(period, n) AS
+  strftime(strptime(period || '-01', '%Y-%m-%d') - to_months(n), '%Y-%m');

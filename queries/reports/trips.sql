@@ -82,5 +82,7 @@ FROM (
     AND t.start_time >= local_range_start($zone, $from_day)
     AND t.start_time < local_range_end($zone, $to_day)
     AND vehicle_selected(t.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
+    -- a driver's trips, or with '-' the trips without a driver (the drill-down of driver_scores)
+    AND ($driver::VARCHAR IS NULL OR t.driver_id IS NOT DISTINCT FROM nullif($driver::VARCHAR, '-'))
   ORDER BY t.start_time, t.trip_id
 ) AS s;

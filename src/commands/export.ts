@@ -108,6 +108,7 @@ export const exportCommand: Command = {
           nowMs: now(),
           fuelDropL: config.fuelDropL,
           taxYearStart: config.taxYearStart,
+          scoring: config,
         };
         Object.assign(
           raw,

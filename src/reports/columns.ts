@@ -54,6 +54,7 @@ const id = (label: string): Entry => ({ label, display: 'id' });
 const text = (label: string): Entry => ({ label, display: 'text' });
 const percent = (label: string): Entry => ({ label, unit: '%', display: 'percent', places: 1 });
 const flag = (label: string): Entry => ({ label, display: 'boolean' });
+const per100 = (label: string): Entry => ({ label: `${label} per 100 km`, display: 'decimal', places: 2 });
 const enumOf = (label: string, values: Record<string, string>): Entry => ({ label, display: 'enum', values });
 
 /** Booking statuses as the carpool API spells them (fleet-api-contract.md) and as people say them. */
@@ -364,6 +365,42 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   business_share: percent('Business share'),
   unclassified_trips: count('Unclassified trips'),
   trips_not_counted: count('Trips without counted km'),
+  // driver scorecards and fuel efficiency (driver_scores, fuel_efficiency, fuel_efficiency_drivers)
+  harsh_braking_per_100km: per100('Harsh braking'),
+  harsh_acceleration_per_100km: per100('Harsh acceleration'),
+  harsh_cornering_per_100km: per100('Harsh cornering'),
+  speeding_events: count('Speeding'),
+  speeding_per_100km: per100('Speeding'),
+  speeding_min: { label: 'Speeding time', unit: 'min', display: 'decimal', places: 1 },
+  speeding_min_per_100km: { label: 'Speeding time per 100 km', unit: 'min', display: 'decimal', places: 2 },
+  score: { label: 'Score (0–100)', display: 'decimal', places: 1 },
+  rank: count('Rank'),
+  ranked_drivers: count('Drivers ranked'),
+  not_ranked: enumOf('Not ranked because', {
+    not_synced: 'Trips not synced',
+    no_driver: 'No driver recorded',
+    below_min_km: 'Under the minimum distance',
+    unknown_counts: 'Event counts unknown',
+  }),
+  score_change: { label: 'Change from previous month', display: 'decimal', places: 1 },
+  trips_without_counts: count('Trips without event counts'),
+  counted_l: litres('Fuel counted for both'),
+  l_per_100km: { label: 'Fuel efficiency', unit: 'L/100 km', display: 'decimal', places: 2 },
+  baseline_l_per_100km: {
+    label: 'Baseline (3 months before)',
+    unit: 'L/100 km',
+    display: 'decimal',
+    places: 2,
+  },
+  baseline_months: count('Months in the baseline'),
+  above_baseline: percent('Above baseline'),
+  outlier: flag('Outlier'),
+  class_l_per_100km: { label: 'Class efficiency', unit: 'L/100 km', display: 'decimal', places: 2 },
+  class_vehicles: count('Vehicles of the class'),
+  vs_class: percent('Difference from class'),
+  left_out_periods: count('Windows not counted for both'),
+  trip_km: km('Trip distance'),
+  carried_l: litres('Fuel carried by the trips'),
 };
 
 /** Per-report overrides, `<report>.<column>`. */
@@ -379,6 +416,7 @@ const BY_REPORT: Readonly<Record<string, Entry>> = {
   'fuel_drops.litres': litres('Litres lost'),
   'logbook_years.odometer_km': km('Distance by odometer'),
   'logbook.counted_km': km('Counted in totals'),
+  'fuel_efficiency.counted_km': km('Distance counted for both'),
   'coverage.status': enumOf('Coverage', {
     synced: 'Synced',
     partial: 'Partly synced',

@@ -46,6 +46,9 @@ export const REPORT_STREAMS: Readonly<Record<string, readonly string[]>> = {
   drivers: ['drivers', 'trips', ...CARPOOL],
   logbook: ['trips', 'odometer', 'drivers'],
   logbook_years: ['trips', 'odometer'],
+  driver_scores: ['drivers', 'trips'],
+  fuel_efficiency: ['odometer', ...FUEL],
+  fuel_efficiency_drivers: ['odometer', ...FUEL, 'trips', 'drivers'],
 };
 
 /** The endpoints refused to `account` that a report's streams need (none: the report is whole). */

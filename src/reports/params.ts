@@ -47,6 +47,8 @@ const schema = z
       .transform(Number)
       .optional(),
     department: freeText('department name').optional(),
+    // a driver id, or '-' for the trips without one (the drill-down behind a driver's figure)
+    driver: freeText('driver id').optional(),
     grain: z.enum(['day', 'week', 'month'], { error: 'must be day, week or month' }).optional(),
     limit: z
       .string()
@@ -86,6 +88,8 @@ export interface ReportParams {
   department: string | null;
   grain: 'day' | 'week' | 'month';
   limit: number;
+  /** A driver id, '-' for no driver recorded, null for every trip. */
+  driver: string | null;
 }
 
 const daysBetween = (a: string, b: string) =>
@@ -116,7 +120,7 @@ export function parseReportParams(
     }
     cleaned[k] = v;
   }
-  for (const k of ['grain', 'limit'] as const)
+  for (const k of ['grain', 'limit', 'driver'] as const)
     if (k in cleaned && !def.extra.includes(k))
       throw new FleetsyncError('E_BAD_REQUEST', `${k}: not a parameter of the ${def.name} report`);
   const parsed = schema.safeParse(cleaned);
@@ -169,5 +173,6 @@ export function parseReportParams(
     department: v.department ?? null,
     grain: v.grain ?? 'day',
     limit: v.limit ?? (def.name === 'runs' ? 100 : 10),
+    driver: v.driver ?? null,
   };
 }

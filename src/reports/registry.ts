@@ -24,7 +24,7 @@ export interface ReportDef {
   grain: string;
   columns: readonly ColumnDef[];
   /** Extra parameters beyond from/to/month/vehicle/department. */
-  extra: readonly ('grain' | 'limit')[];
+  extra: readonly ('grain' | 'limit' | 'driver')[];
 }
 
 /** A column; its name and kind stay literal types, so the API's row types derive from them. */
@@ -142,7 +142,8 @@ const defs = [
       c('utc_date', 'day'),
       c('zone', 'text'),
     ],
-    extra: [],
+    // driver: the drill-down from a driver's figure (driver_scores) to the trips behind it
+    extra: ['driver'],
   },
   {
     name: 'carpool',
@@ -702,6 +703,78 @@ const defs = [
       c('closing_odometer_day', 'day'),
       c('zone', 'text'),
       ...coverageCols,
+    ],
+    extra: [],
+  },
+  // Driver scorecards and fuel efficiency (issue 27): queries/models/driver_scores.sql, fuel_efficiency.sql.
+  {
+    name: 'driver_scores',
+    title: 'Driver scorecards per month',
+    grain: 'driver × local month',
+    columns: [
+      c('driver_id', 'text'),
+      c('driver_name', 'text'),
+      c('period', 'month'),
+      c('distance_km', 'number', true),
+      c('trips', 'integer', true),
+      c('harsh_braking_events', 'integer', true),
+      c('harsh_braking_per_100km', 'number'),
+      c('harsh_acceleration_events', 'integer', true),
+      c('harsh_acceleration_per_100km', 'number'),
+      c('harsh_cornering_events', 'integer', true),
+      c('harsh_cornering_per_100km', 'number'),
+      c('speeding_events', 'integer', true),
+      c('speeding_per_100km', 'number'),
+      c('speeding_min', 'number', true),
+      c('speeding_min_per_100km', 'number'),
+      c('score', 'number'),
+      c('rank', 'integer'),
+      c('ranked_drivers', 'integer'),
+      c('not_ranked', 'text'),
+      c('score_change', 'number'),
+      c('trips_without_counts', 'integer', true),
+      c('zone', 'text'),
+    ],
+    extra: [],
+  },
+  {
+    name: 'fuel_efficiency',
+    title: 'Fuel efficiency (L/100 km) per vehicle and month',
+    grain: 'vehicle with a fuel counter × local month',
+    columns: [
+      ...vehicleCols,
+      c('vehicle_class', 'text'),
+      c('period', 'month'),
+      c('counted_km', 'number', true),
+      c('counted_l', 'number', true),
+      c('l_per_100km', 'number'),
+      c('baseline_l_per_100km', 'number'),
+      c('baseline_months', 'integer'),
+      c('above_baseline', 'number'),
+      c('outlier', 'boolean'),
+      c('class_l_per_100km', 'number'),
+      c('class_vehicles', 'integer'),
+      c('vs_class', 'number'),
+      c('left_out_periods', 'integer', true),
+      c('zone', 'text'),
+      ...coverageCols,
+    ],
+    extra: [],
+  },
+  {
+    name: 'fuel_efficiency_drivers',
+    title: 'Fuel efficiency (L/100 km) per driver and month',
+    grain: 'driver × local month (trips in windows counted for both odometer and fuel counter)',
+    columns: [
+      c('driver_id', 'text'),
+      c('driver_name', 'text'),
+      c('period', 'month'),
+      c('trips', 'integer', true),
+      c('vehicles', 'integer'),
+      c('trip_km', 'number', true),
+      c('carried_l', 'number', true),
+      c('l_per_100km', 'number'),
+      c('zone', 'text'),
     ],
     extra: [],
   },

@@ -11,7 +11,15 @@ import {
   type DuckDBPreparedStatement,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { DEFAULT_FUEL_DROP_L, DEFAULT_TAX_YEAR_START, FUEL_DROP_MAX_MINUTES } from '../defaults.ts';
+import {
+  DEFAULT_FUEL_DROP_L,
+  DEFAULT_TAX_YEAR_START,
+  DEFAULT_FUEL_OUTLIER_PCT,
+  DEFAULT_SCORE_MIN_KM,
+  DEFAULT_SCORE_WEIGHTS,
+  FUEL_DROP_MAX_MINUTES,
+  type ScoreWeights,
+} from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import { prepareModelConnection } from '../store/models.ts';
 import { loadSql } from '../store/queries.ts';
@@ -57,6 +65,15 @@ export interface ReportScope {
   fuelDropL?: number;
   /** FLEETSYNC_TAX_YEAR_START ('MM-DD', default from the country): the logbook's tax year. */
   taxYearStart?: string;
+  /** driver_scores' weights and minimum, fuel_efficiency's tolerance (config; defaults.ts). */
+  scoring?: Scoring;
+}
+
+/** FLEETSYNC_SCORE_WEIGHTS, FLEETSYNC_SCORE_MIN_KM, FLEETSYNC_FUEL_OUTLIER_PCT (a Config is one). */
+export interface Scoring {
+  scoreWeights: Readonly<ScoreWeights>;
+  scoreMinKm: number;
+  fuelOutlierPct: number;
 }
 
 /**
@@ -94,10 +111,26 @@ export function bindings(scope: ReportScope, p: ReportParams): Record<string, Du
     department: p.department,
     grain: p.grain,
     limit: p.limit,
+    driver: p.driver,
     now: timestampTZValue(BigInt(Math.floor(scope.nowMs)) * 1000n),
     fuel_drop_l: scope.fuelDropL ?? DEFAULT_FUEL_DROP_L,
     fuel_drop_min: FUEL_DROP_MAX_MINUTES,
     tax_year_start: scope.taxYearStart ?? DEFAULT_TAX_YEAR_START,
+    ...scoringBindings(scope.scoring),
+  };
+}
+
+/** The parameters of driver_scores and fuel_efficiency: weights, minimum km, outlier tolerance. */
+function scoringBindings(s: Scoring | undefined): Record<string, DuckDBValue> {
+  const w = s?.scoreWeights ?? DEFAULT_SCORE_WEIGHTS;
+  return {
+    w_braking: w.braking,
+    w_acceleration: w.acceleration,
+    w_cornering: w.cornering,
+    w_speeding: w.speeding,
+    w_speeding_min: w.speeding_min,
+    score_min_km: s?.scoreMinKm ?? DEFAULT_SCORE_MIN_KM,
+    outlier_pct: s?.fuelOutlierPct ?? DEFAULT_FUEL_OUTLIER_PCT,
   };
 }
 

@@ -65,6 +65,7 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
     department: string | null;
     grain?: string;
     limit?: number;
+    driver?: string | null;
   };
   generated_at: string;
   zone: string;

@@ -159,6 +159,7 @@ function answerHead(
       department: params.department,
       ...(def.extra.includes('grain') ? { grain: params.grain } : {}),
       ...(def.extra.includes('limit') ? { limit: params.limit } : {}),
+      ...(def.extra.includes('driver') ? { driver: params.driver } : {}),
     },
     ...meta,
     range_note: note,
@@ -315,6 +316,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
         nowMs: deps.now(),
         fuelDropL: deps.config.fuelDropL,
         taxYearStart: deps.config.taxYearStart,
+        scoring: deps.config,
       };
       const { headers, rest: query } = headersOf(
         withoutAccount(req.query as Record<string, unknown>),

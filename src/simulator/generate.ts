@@ -26,7 +26,7 @@ import {
   type PlannedOdometerEvent,
   type VehicleSeries,
 } from './gen/series.ts';
-import { ordinaryTrips } from './gen/trips.ts';
+import { ordinaryTrips, regularDriverOf } from './gen/trips.ts';
 import { makeTruth } from './gen/truth.ts';
 import { makeVehicle, FIRST_VEHICLE_ID, HOUR, roleOf, type VehicleRole } from './gen/vehicles.ts';
 import { visitsOfTrips } from './gen/visits.ts';
@@ -127,6 +127,7 @@ export function generateFleet(opts: Partial<FleetOptions> = {}, nowMs = Date.now
   const cal = buildCalendar(options.endDay, options.days, timezone);
   const places = makePlaces(seed);
   const drivers = makeDrivers(seed);
+  const activeDrivers = drivers.filter((d) => !d.deactivated);
   const threeAm = (day: number | null) => (day === null ? null : cal.days[day]!.startMs + 3 * HOUR);
 
   const slots: Slot[] = [];
@@ -170,7 +171,9 @@ export function generateFleet(opts: Partial<FleetOptions> = {}, nowMs = Date.now
     const s = slotOf(vehicleId);
     if (!s) return undefined;
     if (!s.series) {
-      const raw = s.role.carpool ? (s.history?.trips ?? []) : ordinaryTrips(seed, s.role, cal);
+      const raw = s.role.carpool
+        ? (s.history?.trips ?? [])
+        : ordinaryTrips(seed, s.role, cal, regularDriverOf(s.role.index, activeDrivers)?.driver_id ?? null);
       s.series = buildSeries(
         seed,
         s.role.index,

@@ -30,6 +30,8 @@ export const MODELS = [
   'fuel_drops',
   'booking_status',
   'unknown_values',
+  'driver_scores',
+  'fuel_efficiency',
 ];
 const prepared = new WeakSet<DuckDBConnection>();
 

@@ -5,7 +5,6 @@
  * not column names or raw codes; axe-core finds no serious or critical violation on any page at
  * desktop (1400 × 900) and phone (390 × 844) sizes, and a phone page does not scroll sideways.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
@@ -15,7 +14,7 @@ import { requireReport, runReport } from '../../src/reports/run.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { appendRows } from '../../src/store/write.ts';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
-import { openDashboard } from '../helpers/dashboard-page.ts';
+import { openDashboard, seriousAxeViolations } from '../helpers/dashboard-page.ts';
 import { ACCOUNT, NOW, ZONE, openFixture, type FixtureDb } from '../helpers/report-fixture.ts';
 
 const haveChromium = checkChromium();
@@ -33,6 +32,7 @@ const PAGES = [
   'runs.html',
   'utilisation.html',
   'drivers.html',
+  'scores.html',
 ];
 
 let fx: FixtureDb;
@@ -226,11 +226,7 @@ describe.skipIf(!haveChromium)('the dashboard people read', () => {
       try {
         await page.goto(new URL(`/${path}?from=2026-03-01&to=2026-04-30`, srv.url).href);
         await page.waitForSelector('body[data-loading="false"]');
-        const result = await new AxeBuilder({ page }).analyze();
-        const bad = result.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-        expect(bad).toEqual([]);
+        expect(await seriousAxeViolations(page)).toEqual([]);
         if (width < 500) {
           // the page itself does not scroll sideways: wide tables scroll in their own box
           expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);

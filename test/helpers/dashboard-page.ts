@@ -3,6 +3,7 @@
  * (`body[data-loading="false"]`) and collects console errors and uncaught exceptions, which a
  * test expects to be none.
  */
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 
 export interface OpenedPage {
@@ -44,3 +45,11 @@ export const sectionRows = (page: Page, id: string): Promise<Record<string, stri
       .filter((r) => !r.classList.contains('totals'))
       .map((r) => Object.fromEntries(Array.from(r.cells).map((c, i) => [head[i]!, c.textContent ?? ''])));
   });
+
+/** axe-core's serious and critical violations on a loaded page, as "rule: targets" lines. */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).analyze();
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}

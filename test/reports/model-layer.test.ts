@@ -215,14 +215,14 @@ describe('each business rule is written in exactly one SQL file', () => {
     for (const r of ['tolls', 'toll_gantries', 'kpis', 'trend', 'top_vehicles'])
       expect(files[`reports/${r}.sql`], r).toMatch(/\btoll_passages\(/);
     // every report given a vehicle or department selects through the filter's model (or hands the
-    // filter to a model macro that does: fleet_day_coverage)
+    // filter to a model macro that does: fleet_day_coverage, driver_months)
     const filtering = Object.entries(files).filter(
       ([name, sql]) => name.startsWith('reports/') && /\$(vehicle|department)\b/.test(withoutComments(sql)),
     );
     expect(filtering.length).toBeGreaterThan(25);
     for (const [name, sql] of filtering)
       expect(withoutComments(sql), name).toMatch(
-        /\b(selected_vehicles|vehicle_selected|fleet_day_coverage)\(/,
+        /\b(selected_vehicles|vehicle_selected|fleet_day_coverage|driver_months)\(/,
       );
     for (const r of [
       'mileage',

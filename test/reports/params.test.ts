@@ -108,6 +108,7 @@ describe('the other parameters', () => {
       department: null,
       grain: 'day',
       limit: 10,
+      driver: null,
     });
     expect(parse({}, report('top_vehicles')).limit).toBe(10);
     expect(parse({}, report('runs')).limit).toBe(100);
@@ -129,6 +130,9 @@ describe('the other parameters', () => {
     expect(refusal({ grain: 'week' })).toBe('grain: not a parameter of the mileage report');
     expect(refusal({ limit: '5' })).toBe('limit: not a parameter of the mileage report');
     expect(refusal({ limit: '5' }, report('trend'))).toBe('limit: not a parameter of the trend report');
+    // driver: only the trips report (the drill-down behind a driver's figure)
+    expect(refusal({ driver: 'd1' })).toBe('driver: not a parameter of the mileage report');
+    expect(parse({ driver: 'd1' }, report('trips')).driver).toBe('d1');
   });
 });
 

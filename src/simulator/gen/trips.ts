@@ -34,7 +34,23 @@ export function drive(
   return { start, end, dist, driver, from, to };
 }
 
-export function ordinaryTrips(seed: number, role: VehicleRole, cal: Calendar): RawTrip[] {
+/**
+ * A vehicle's regular (default) driver among the fleet's active drivers, by its position in the
+ * fleet: every fifth vehicle has none. An ordinary vehicle's trips record this driver (its trips
+ * are the reports' "no driver recorded" when it has none), and GET /vehicles/status falls back to
+ * it (spec/status.ts). No draw of the generator moves.
+ */
+export function regularDriverOf<D>(index: number, active: readonly D[]): D | null {
+  if (index < 0 || index % 5 === 4 || active.length === 0) return null;
+  return active[index % active.length] ?? null;
+}
+
+export function ordinaryTrips(
+  seed: number,
+  role: VehicleRole,
+  cal: Calendar,
+  driver: string | null = null,
+): RawTrip[] {
   const r = rngFor(seed, 'trips', role.index);
   const depot = homeDepotOf(role.index);
   const out: RawTrip[] = [];
@@ -55,7 +71,7 @@ export function ordinaryTrips(seed: number, role: VehicleRole, cal: Calendar): R
       let to = k === n - 1 ? depot : r.pick(DESTINATIONS);
       if (to === at) to = depot === at ? r.pick(DESTINATIONS) : depot;
       const minutes = r.chance(0.7) ? r.int(8, 35) : r.int(36, 70);
-      const trip = drive(r, t, minutes, at, to, null);
+      const trip = drive(r, t, minutes, at, to, driver);
       if (trip.end > latest) break;
       out.push(trip);
       at = to;
@@ -64,7 +80,7 @@ export function ordinaryTrips(seed: number, role: VehicleRole, cal: Calendar): R
     if (night) {
       const start = day.endMs - r.int(15, 50) * MINUTE;
       const minutes = Math.round((day.endMs - start) / MINUTE) + r.int(10, 70);
-      out.push(drive(r, start, minutes, depot, depot, null)); // a delivery run out and back
+      out.push(drive(r, start, minutes, depot, depot, driver)); // a delivery run out and back
     }
   }
   return out;

@@ -17,6 +17,7 @@
  * Query of the status: filter[registration] (partial), filter[vehicle_id], filter[engine_type]
  * (partial), filter[ignition] (true/false), odometer_in_km=true (km, one decimal).
  */
+import { regularDriverOf } from '../gen/trips.ts';
 import { horizonOf, vehiclePosition } from '../lookup.ts';
 import type { Fleet, SimDriver, SimTrip, SimVehicle } from '../model.ts';
 import { objectBody, specRoute, type DriverAssociation, type SpecState } from './state.ts';
@@ -37,10 +38,10 @@ export type DriverSource = 'tag' | 'app' | 'linkage' | 'default';
 
 /** The vehicle's default driver: a fixed active driver per vehicle; every fifth vehicle has none. */
 export function defaultDriverOf(fleet: Fleet, v: SimVehicle): SimDriver | null {
-  const index = vehiclePosition(fleet, v);
-  const active = fleet.drivers.filter((d) => !d.deactivated);
-  if (index < 0 || index % 5 === 4 || active.length === 0) return null;
-  return active[index % active.length] ?? null;
+  return regularDriverOf(
+    vehiclePosition(fleet, v),
+    fleet.drivers.filter((d) => !d.deactivated),
+  );
 }
 
 const tripAt = (trips: readonly SimTrip[], ms: number): SimTrip | undefined => {
@@ -58,7 +59,10 @@ export function currentDriver(
   const trips = fleet.tripsOf(v.vehicle_id);
   const trip = tripAt(trips, h);
   const candidates: { driver_id: string; at: number; source: DriverSource }[] = [];
-  if (trip?.driver_id) candidates.push({ driver_id: trip.driver_id, at: trip.start_ms, source: 'tag' });
+  // A trip that records the vehicle's default driver (an ordinary vehicle's trips) is that
+  // association, not a tag read: it yields to a tag, an app assignment or a linkage.
+  if (trip?.driver_id && trip.driver_id !== defaultDriverOf(fleet, v)?.driver_id)
+    candidates.push({ driver_id: trip.driver_id, at: trip.start_ms, source: 'tag' });
   const mine = (a: DriverAssociation) => a.vehicle_id === v.vehicle_id && a.at_ms <= h;
   if (trip)
     for (const r of spec.tagReads.filter(mine))

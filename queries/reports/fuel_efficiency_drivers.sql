@@ -1,0 +1,30 @@
+-- Fuel efficiency per driver × local month (issue 27): where the trips' distance can carry the
+-- litres (queries/models/fuel_efficiency.sql: the litres of a vehicle's counted block shared among
+-- the trips that start in it by their distance), the litres the driver's trips carry over those
+-- trips' km. Only trips in blocks where both the odometer and the fuel counter count (counter
+-- vehicles) take part; trip_km and trips say how much of the driver's driving that is. The trips
+-- without a driver id are the "no driver recorded" row. A driver-month without such trips has no
+-- row (unknown, never 0).
+WITH
+veh AS (SELECT * FROM vehicle_departments($account)),
+ft AS (
+  SELECT ft.*
+  FROM fuel_efficiency_trips($account, $zone, $from_day, $to_day) AS ft
+  LEFT JOIN veh ON veh.vehicle_id = ft.vehicle_id
+  WHERE vehicle_selected(ft.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
+),
+names AS (SELECT * FROM driver_names($account))
+SELECT
+  ft.driver_id,
+  CASE WHEN ft.driver_id IS NULL THEN 'no driver recorded' ELSE names.driver_name END AS driver_name,
+  ft.period,
+  count(*)::INTEGER AS trips,
+  count(DISTINCT ft.vehicle_id)::INTEGER AS vehicles,
+  round(sum(ft.trip_km), 3)::DOUBLE AS trip_km,
+  round(sum(ft.litres_carried), 3)::DOUBLE AS carried_l,
+  round(sum(ft.litres_carried) / nullif(sum(ft.trip_km), 0) * 100, 2)::DOUBLE AS l_per_100km,
+  $zone::VARCHAR AS zone
+FROM ft
+LEFT JOIN names ON names.driver_id = ft.driver_id
+GROUP BY ft.driver_id, names.driver_name, ft.period
+ORDER BY ft.period, ft.driver_id IS NULL, names.driver_name NULLS LAST, ft.driver_id;

@@ -1,0 +1,335 @@
+/**
+ * Driver scorecards and fuel efficiency (issue 27) on hand-worked fixtures: every expected number
+ * below is worked out by hand from the rows inserted here and the formulas of docs/reports.md
+ * (score = max(0, 100 − Σ weight × events per 100 km), default weights braking 5, acceleration 3,
+ * cornering 3, speeding 2, speeding minutes 1; L/100 km = counter litres ÷ odometer km of the
+ * windows counted for both; outlier above the 3-month baseline by more than 15 %). Zone UTC, so
+ * a local month is a calendar month of UTC.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { parseReportParams } from '../../src/reports/params.ts';
+import { requireReport, runReport, type ReportScope } from '../../src/reports/run.ts';
+import { openDatabase, type Database } from '../../src/store/db.ts';
+import { appendRows, type Row } from '../../src/store/write.ts';
+import { DEFAULT_SCORE_WEIGHTS } from '../../src/defaults.ts';
+
+const ZONE = 'UTC';
+const T = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
+const NOW = Date.parse('2026-06-02T12:00:00Z');
+const SCORES = 'scores';
+const FUEL = 'fuel';
+
+let dir: string;
+let db: Database;
+let con: DuckDBConnection;
+
+const vehicle = (account: string, vehicle_id: number, extra: Row = {}) => ({
+  account,
+  vehicle_id,
+  registration: `V${vehicle_id}`,
+  description: 'Ops',
+  fuel_canbus_consumed: true,
+  fuel_canbus_level: false,
+  fuel_analog_level: false,
+  electric_battery: false,
+  electric_charging: false,
+  synced_at: NOW,
+  ...extra,
+});
+
+const led = (account: string, stream: string, scope: string, from: string, to: string) => ({
+  account,
+  stream,
+  scope,
+  window_start: T(from),
+  window_end: T(to),
+  status: 'done',
+  fetched_at: NOW,
+  run_id: 'r1',
+  rows: 1,
+  requests: 1,
+});
+
+let tripNo = 0;
+/** A trip of `km` on `day` with events [braking, acceleration, cornering, speeding, speeding seconds]. */
+const trip = (
+  account: string,
+  vehicle_id: number,
+  driver_id: string | null,
+  day: string,
+  km: number,
+  ev: readonly (number | null)[] = [0, 0, 0, 0, 0],
+) => ({
+  account,
+  trip_id: `t${++tripNo}`,
+  vehicle_id,
+  registration: `V${vehicle_id}`,
+  start_time: T(day) + 3_600_000,
+  end_time: T(day) + 7_200_000,
+  trip_distance_m: km * 1000,
+  driver_id,
+  harsh_braking_events: ev[0],
+  harsh_acceleration_events: ev[1],
+  harsh_cornering_events: ev[2],
+  road_speeding_events: ev[3],
+  road_speeding_duration_seconds: ev[4],
+});
+
+const odo = (vehicle_id: number, from: string, to: string, km: number, reset = false) => ({
+  account: FUEL,
+  vehicle_id,
+  window_start: T(from),
+  window_end: T(to),
+  distance_m: km * 1000,
+  odometer_reset: reset,
+  terminal_has_changed: false,
+});
+const fuel = (vehicle_id: number, from: string, to: string, start: number, litres: number) => ({
+  account: FUEL,
+  vehicle_id,
+  window_start: T(from),
+  window_end: T(to),
+  counter_start_l: start,
+  counter_end_l: start + litres,
+  fuel_consumed_l: litres,
+});
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fleetsync-scores-'));
+  db = await openDatabase(join(dir, 'fleet.duckdb'));
+  con = await db.connect();
+  for (const account of [SCORES, FUEL])
+    await appendRows(con, 'accounts', [{ account, base_url: 'http://sim', timezone: ZONE, updated_at: NOW }]);
+
+  // Scores: trips synced for April and May 2026 (not March, not June).
+  await appendRows(con, 'vehicles', [vehicle(SCORES, 1)]);
+  await appendRows(
+    con,
+    'drivers',
+    [
+      ['da', 'Ann'],
+      ['db', 'Bo'],
+      ['dc', 'Cy'],
+      ['dd', 'Di'],
+      ['de', 'Ed'],
+    ].map(([driver_id, first_name]) => ({
+      account: SCORES,
+      driver_id,
+      first_name,
+      last_name: 'X',
+      groups: '[]',
+      synced_at: NOW,
+    })),
+  );
+  await appendRows(con, 'ledger', [
+    led(SCORES, 'trips', '*', '2026-04-01', '2026-05-01'),
+    led(SCORES, 'trips', '*', '2026-05-01', '2026-06-01'),
+  ]);
+  await appendRows(con, 'trips', [
+    // April: Ann 100 km, 2 braking → 100 − 5×2 = 90; Bo 100 km, 10 braking → 100 − 50 = 50
+    trip(SCORES, 1, 'da', '2026-04-10', 100, [2, 0, 0, 0, 0]),
+    trip(SCORES, 1, 'db', '2026-04-11', 100, [10, 0, 0, 0, 0]),
+    // May: Ann 200 km: 5×4 + 3×2 + 2×2 + 1×2 min = 32 → 16 per 100 km → 84 (change −6)
+    trip(SCORES, 1, 'da', '2026-05-03', 100, [3, 1, 0, 1, 60]),
+    trip(SCORES, 1, 'da', '2026-05-04', 100, [1, 1, 0, 1, 60]),
+    // Bo 150 km: 15 + 9 + 9 + 6 + 3 = 42 → 28 per 100 km → 72 (change +22)
+    trip(SCORES, 1, 'db', '2026-05-05', 150, [3, 3, 3, 3, 180]),
+    // Cy 50 km, no events: 100, but under 100 km: not ranked
+    trip(SCORES, 1, 'dc', '2026-05-06', 50),
+    // Di 120 km, braking unknown: score unknown, not ranked
+    trip(SCORES, 1, 'dd', '2026-05-07', 120, [null, 0, 0, 0, 0]),
+    // Ed 100 km, 30 braking: 100 − 150 → floored at 0, ranked last
+    trip(SCORES, 1, 'de', '2026-05-08', 100, [30, 0, 0, 0, 0]),
+    // no driver: 80 km, 10 braking: 100 − 50/0.8 = 37.5, not ranked
+    trip(SCORES, 1, null, '2026-05-09', 80, [10, 0, 0, 0, 0]),
+  ]);
+
+  // Fuel efficiency: vans 1, 2, 3 and vehicle 4 without a class; whole months in UTC.
+  await appendRows(con, 'vehicles', [
+    vehicle(FUEL, 1, { vehicle_class: 'van' }),
+    vehicle(FUEL, 2, { vehicle_class: 'van' }),
+    vehicle(FUEL, 3, { vehicle_class: 'van' }),
+    vehicle(FUEL, 4),
+  ]);
+  const months = ['2026-01-01', '2026-02-01', '2026-03-01', '2026-04-01', '2026-05-01'];
+  await appendRows(con, 'odometer_windows', [
+    // vehicle 1: 10.0 L/100 km January to March, 12.0 in April (20 % above: an outlier)
+    ...[0, 1, 2, 3].map((i) => odo(1, months[i]!, months[i + 1]!, 1000)),
+    // vehicle 2: 10.0 then 11.0 (10 % above: not an outlier); April's fuel comes in two windows
+    ...[0, 1, 2, 3].map((i) => odo(2, months[i]!, months[i + 1]!, i < 3 ? 2000 : 1000)),
+    // vehicle 3: February odometer without a fuel window; March 9.0; April with a reset inside
+    odo(3, '2026-02-01', '2026-03-01', 800),
+    odo(3, '2026-03-01', '2026-04-01', 1000),
+    odo(3, '2026-04-01', '2026-04-10', 300),
+    odo(3, '2026-04-10', '2026-04-11', 999_000, true),
+    odo(3, '2026-04-11', '2026-05-01', 500),
+    // vehicle 4: April only, 8.0
+    odo(4, '2026-04-01', '2026-05-01', 500),
+  ]);
+  await appendRows(con, 'fuel_consumed', [
+    ...[0, 1, 2, 3].map((i) => fuel(1, months[i]!, months[i + 1]!, 1000 + 100 * i, i < 3 ? 100 : 120)),
+    ...[0, 1, 2].map((i) => fuel(2, months[i]!, months[i + 1]!, 5000 + 200 * i, 200)),
+    fuel(2, '2026-04-01', '2026-04-15', 5600, 50),
+    fuel(2, '2026-04-15', '2026-05-01', 5650, 60),
+    fuel(3, '2026-03-01', '2026-04-01', 300, 90),
+    fuel(3, '2026-04-01', '2026-05-01', 390, 80),
+    fuel(4, '2026-04-01', '2026-05-01', 10, 40),
+  ]);
+  await appendRows(con, 'drivers', [
+    { account: FUEL, driver_id: 'da', first_name: 'Ann', last_name: 'X', groups: '[]', synced_at: NOW },
+    { account: FUEL, driver_id: 'db', first_name: 'Bo', last_name: 'X', groups: '[]', synced_at: NOW },
+  ]);
+  await appendRows(con, 'trips', [
+    trip(FUEL, 1, 'da', '2026-04-03', 600),
+    trip(FUEL, 1, 'db', '2026-04-20', 400),
+    trip(FUEL, 2, 'da', '2026-04-05', 300),
+    trip(FUEL, 2, null, '2026-04-25', 200),
+    trip(FUEL, 3, 'db', '2026-04-12', 700), // in a block with a reset: carries nothing
+  ]);
+});
+afterAll(() => {
+  con?.closeSync();
+  db?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function run(
+  account: string,
+  name: string,
+  raw: Record<string, string>,
+  extra: Partial<ReportScope> = {},
+) {
+  const scope: ReportScope = { account, zone: ZONE, nowMs: NOW, ...extra };
+  const def = requireReport(name);
+  return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
+}
+
+describe('driver_scores', () => {
+  it('scores, ranks and changes from the documented formula', async () => {
+    const rows = await run(SCORES, 'driver_scores', { month: '2026-05' });
+    const by = (id: string | null) => rows.find((r) => r.driver_id === id)!;
+    expect(
+      ['da', 'db', 'de', 'dc', 'dd', null].map((id) => {
+        const r = by(id);
+        return [id, r.distance_km, r.score, r.rank, r.not_ranked, r.score_change];
+      }),
+    ).toEqual([
+      ['da', 200, 84, 1, null, -6],
+      ['db', 150, 72, 2, null, 22],
+      ['de', 100, 0, 3, null, null],
+      ['dc', 50, 100, null, 'below_min_km', null],
+      ['dd', 120, null, null, 'unknown_counts', null],
+      [null, 80, 37.5, null, 'no_driver', null],
+    ]);
+    expect(by(null).driver_name).toBe('no driver recorded');
+    expect(rows.every((r) => r.ranked_drivers === 3)).toBe(true);
+    // the rates per 100 km and the unknown count
+    expect(by('da')).toMatchObject({
+      trips: 2,
+      harsh_braking_events: 4,
+      harsh_braking_per_100km: 2,
+      harsh_acceleration_per_100km: 1,
+      harsh_cornering_per_100km: 0,
+      speeding_events: 2,
+      speeding_per_100km: 1,
+      speeding_min: 2,
+      speeding_min_per_100km: 1,
+      trips_without_counts: 0,
+    });
+    expect(by('dd')).toMatchObject({
+      harsh_braking_events: null,
+      harsh_acceleration_events: 0,
+      trips_without_counts: 1,
+    });
+  });
+
+  it('ranks April from its own month, and a month never synced is blank, not 0', async () => {
+    const rows = await run(SCORES, 'driver_scores', { from: '2026-03-01', to: '2026-04-30' });
+    const apr = rows.filter((r) => r.period === '2026-04' && r.rank !== null);
+    expect(apr.map((r) => [r.driver_id, r.score, r.rank])).toEqual([
+      ['da', 90, 1],
+      ['db', 50, 2],
+    ]);
+    const mar = rows.filter((r) => r.period === '2026-03');
+    expect(mar.length).toBeGreaterThan(0);
+    for (const r of mar)
+      expect([r.distance_km, r.trips, r.score, r.not_ranked]).toEqual([null, null, null, 'not_synced']);
+    // a driver without trips in a synced month: 0 km, no score (no distance, no rate)
+    const edApril = rows.find((r) => r.period === '2026-04' && r.driver_id === 'de')!;
+    expect([edApril.distance_km, edApril.score, edApril.harsh_braking_per_100km]).toEqual([0, null, null]);
+  });
+
+  it('takes its weights and minimum from the configuration', async () => {
+    const scoring = {
+      scoreWeights: { ...DEFAULT_SCORE_WEIGHTS, braking: 1 },
+      scoreMinKm: 40,
+      fuelOutlierPct: 15,
+    };
+    const rows = await run(SCORES, 'driver_scores', { month: '2026-05' }, { scoring });
+    const by = (id: string) => rows.find((r) => r.driver_id === id)!;
+    // Ann: 1×4 + 6 + 4 + 2 = 16 → 8 per 100 km → 92; Cy now ranked (50 km ≥ 40) at 100
+    expect([by('da').score, by('dc').score, by('dc').rank, by('da').rank]).toEqual([92, 100, 1, 2]);
+  });
+});
+
+describe('fuel_efficiency', () => {
+  it('L/100 km from the windows counted for both, the baseline and the outlier rule', async () => {
+    const rows = await run(FUEL, 'fuel_efficiency', { month: '2026-04' });
+    expect(
+      rows.map((r) => [
+        r.vehicle_id,
+        r.counted_km,
+        r.counted_l,
+        r.l_per_100km,
+        r.baseline_l_per_100km,
+        r.baseline_months,
+        r.outlier,
+        r.left_out_periods,
+      ]),
+    ).toEqual([
+      [1, 1000, 120, 12, 10, 3, true, 0],
+      [2, 1000, 110, 11, 10, 3, false, 0],
+      [3, null, null, null, 9, 1, null, 1],
+      [4, 500, 40, 8, null, 0, null, 0],
+    ]);
+    expect(rows.map((r) => [r.above_baseline, r.class_l_per_100km, r.class_vehicles, r.vs_class])).toEqual([
+      [0.2, 11.5, 2, 0.0435],
+      [0.1, 11.5, 2, -0.0435],
+      [null, 11.5, 2, null],
+      [null, null, null, null],
+    ]);
+  });
+
+  it('a month with an odometer window and no fuel window is unknown, not 0', async () => {
+    const rows = await run(FUEL, 'fuel_efficiency', { month: '2026-02', vehicle: '3' });
+    expect(rows.map((r) => [r.counted_km, r.l_per_100km, r.left_out_periods])).toEqual([[null, null, 1]]);
+  });
+
+  it('the tolerance comes from the configuration', async () => {
+    const scoring = { scoreWeights: DEFAULT_SCORE_WEIGHTS, scoreMinKm: 100, fuelOutlierPct: 5 };
+    const rows = await run(FUEL, 'fuel_efficiency', { month: '2026-04' }, { scoring });
+    expect(rows.map((r) => r.outlier)).toEqual([true, true, null, null]);
+  });
+
+  it('per driver: the litres of a block shared by trip distance', async () => {
+    const rows = await run(FUEL, 'fuel_efficiency_drivers', { month: '2026-04' });
+    // Ann: 600/1000 of 120 L + 300/1000 of 110 L = 72 + 33 = 105 L over 900 km; Bo 48 L over 400 km;
+    // no driver 22 L over 200 km; Bo's trip in vehicle 3's block with a reset carries nothing
+    expect(rows.map((r) => [r.driver_id, r.trips, r.trip_km, r.carried_l, r.l_per_100km])).toEqual([
+      ['da', 2, 900, 105, 11.67],
+      ['db', 1, 400, 48, 12],
+      [null, 1, 200, 22, 11],
+    ]);
+  });
+
+  it('drills down to the trips behind a driver figure', async () => {
+    const rows = await run(FUEL, 'trips', { month: '2026-04', driver: 'da' });
+    expect(rows.map((r) => r.distance_km)).toEqual([600, 300]);
+    const none = await run(FUEL, 'trips', { month: '2026-04', driver: '-' });
+    expect(none.map((r) => r.distance_km)).toEqual([200]);
+  });
+});
