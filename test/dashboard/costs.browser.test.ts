@@ -11,7 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
-import { loadPricesFromEnv } from '../../src/prices/store.ts';
+import { loadPricesFile } from '../../src/prices/store.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { localMonth } from '../../src/time.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
@@ -68,7 +68,7 @@ async function loadPrices({ tariffs = true } = {}) {
   );
   const con = await h.db.connect();
   try {
-    await loadPricesFromEnv(con, ACCOUNT, { FLEETSYNC_PRICES: file }, h.now());
+    await loadPricesFile(con, ACCOUNT, { pricesFile: file }, h.now());
   } finally {
     con.closeSync();
   }

@@ -44,6 +44,7 @@ async function syncRecording(name: string, fuelPath: 'per_vehicle_get' | 'bulk_p
     return dispatch(opts, handler);
   };
   const client = createFleetClient({
+    now: Date.now,
     baseUrl: h.sim.baseUrl,
     username: 'demo',
     password: 'demo-main',
