@@ -1,8 +1,7 @@
 /**
  * One sync run, read top to bottom: lock the account → start the run log → pull the snapshots →
  * plan the gaps → execute the units (executor.ts executePlan: the odometer first, it gives the
- * vehicles' data horizons; the bottleneck bucket's units as soon as their own vehicles' odometer
- * is in) → finish the run log. Each stage lives in its own module (lock, run-log, snapshots,
+ * vehicles' data horizons; then the rest) → finish the run log. Each stage lives in its own module (lock, run-log, snapshots,
  * planner, executor); the streams are declarations (streams/*.ts).
  * The run is `ok` only when every window succeeded; a failed window makes it `partial`, a
  * failure that stops the run (executor.stopsTheRun: refused credentials, the circuit breaker,
@@ -38,7 +37,7 @@ export { resolveRange } from './planner.ts';
 
 export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSummary> {
   const unlock = lockAccount(deps.db, deps.account);
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   // The run is `running` in the state file beside the database before it touches the database:
   // a process that dies from here on (an abort inside DuckDB, a kill) is found unfinished.
   const outcomes = outcomesFor(deps.db.path, deps.log);
@@ -75,7 +74,7 @@ async function runLocked(
 ): Promise<RunSummary> {
   widenStopSignal(deps);
   const defs = deps.streams ?? BUILTIN_STREAMS;
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   const log = deps.log.child({ account: deps.account });
   const con = await deps.db.connect();
   let recorded: string | null;
@@ -161,7 +160,7 @@ async function runStages(con: DuckDBConnection, s: Stages): Promise<unknown> {
     });
 
     const ctx = streamContext(deps, log, now, s.rules);
-    const stoppedBy = await executePlan(con, deps, { units, plan, definitions: defs, ctx, run });
+    const stoppedBy = await executePlan(con, deps, { units, definitions: defs, ctx, run });
 
     if (stoppedBy) stop(stoppedBy);
     else if (deps.signal?.aborted) run.end('partial', 'interrupted: the run was asked to stop');
@@ -278,7 +277,7 @@ export async function planSync(deps: SyncDeps, req: SyncRequest): Promise<PlanSu
     const range = await resolveRange(con, deps, req);
     const streams = requestedStreams(req, deps.streams ?? BUILTIN_STREAMS);
     const { summary } = await buildPlan(con, {
-      ...planInput(deps, range, streams, deps.now ?? Date.now),
+      ...planInput(deps, range, streams, deps.now),
       vehicles: await plannedVehicles(con, deps.account),
       runId: 'plan',
     });
