@@ -238,10 +238,7 @@ export async function listFlaggedChanges(
 }
 
 /** Marks every flagged record as acknowledged (`fleetsync changes --ack`); returns how many were open. */
-export async function acknowledgeFlaggedChanges(
-  con: DuckDBConnection,
-  nowMs: number = Date.now(),
-): Promise<number> {
+export async function acknowledgeFlaggedChanges(con: DuckDBConnection, nowMs: number): Promise<number> {
   const open = (await listFlaggedChanges(con)).length;
   await execute(con, 'changes/acknowledge', [iso(nowMs)]);
   return open;

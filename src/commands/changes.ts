@@ -54,7 +54,7 @@ export const changesCommand: Command = {
         }
       }
       if (values.ack === true) {
-        const n = await acknowledgeFlaggedChanges(con);
+        const n = await acknowledgeFlaggedChanges(con, ctx.now());
         out.push(`acknowledged ${n} flagged change(s)`);
       }
       const open = await listFlaggedChanges(con);
