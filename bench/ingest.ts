@@ -119,7 +119,9 @@ export async function ingestChild(a: { minTrips: number; pagedRows: number }): P
     });
     const sqlKeyedMs = await fresh('sql', (con) =>
       con.run(
-        `INSERT INTO trips SELECT 'bench', 'trip-' || i, i % 500, 'AB-' || (i % 500), make_timestamptz(i * 60000000),
+        `INSERT INTO trips (account, trip_id, vehicle_id, registration, start_time, end_time, trip_distance_m,
+             start_odometer_m, end_odometer_m, driver_id, start_location, end_location)
+         SELECT 'bench', 'trip-' || i, i % 500, 'AB-' || (i % 500), make_timestamptz(i * 60000000),
            make_timestamptz(i * 60000000 + 1800000000), i % 10000, i, i + 100, 'd' || (i % 90), 'x', 'y'
          FROM range(${trips.length}) r(i)`,
       ),

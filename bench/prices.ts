@@ -66,6 +66,7 @@ export async function measurePrices(quick: boolean): Promise<PricesResult> {
   try {
     const db = await openDatabase(dbPath);
     const client = createFleetClient({
+      now: Date.now,
       baseUrl: sim.baseUrl,
       username: 'demo',
       password: 'demo-main',

@@ -4,9 +4,11 @@
  * its doc line (`.describe(…)`), read from the schema itself, never from a hand list. Variables the
  * code still reads outside the schema are listed too, found by scanning src/, so neither list can
  * drift. Only the part between the BEGIN/END markers is generated; the prose around it is by hand.
- * `test/config-docs.test.ts` fails when the file differs from what this writes.
+ * It writes `.env.example` whole from the same schema too (`envExample`): every variable with its
+ * doc line, default and range, set where the schema's `.meta({ set: true })` says a new user sets it.
+ * `test/config-docs.test.ts` fails when either file differs from what this writes.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { configSchema } from '../src/config.ts';
@@ -150,4 +152,55 @@ export function currentBlock(): string {
 export const replaceBlock = (doc: string, block: string) =>
   replaceMarked(doc, BEGIN, block, relative(ROOT, CONFIG_DOC));
 
-if (isMain(import.meta.url)) writeBlock(CONFIG_DOC, replaceBlock, currentBlock());
+export const ENV_EXAMPLE = join(ROOT, '.env.example');
+
+const ENV_HEADER = `# fleetsync settings, generated from src/config.ts by \`npm run docs:config\` (do not edit by hand).
+# Copy to \`.env\` (never commit it: it holds the password) in the directory fleetsync is started
+# from: every command reads \`./.env\` at start (for \`npm run\`, the checkout's root), or the file
+# FLEETSYNC_ENV_FILE names. A variable already set in the environment wins over the file.
+# Syntax: KEY=value, one per line; a line starting with \`#\` is a comment. Write values without
+# quotes (the same file then also serves systemd's EnvironmentFile= and docker run --env-file): a
+# \`#\` inside a value is part of it (FLEET_PASSWORD=Heron#42 is the whole password). Only a \`#\`
+# after a space or tab starts a comment at the end of a line; a value that holds a space before a
+# \`#\` goes in quotes: FLEET_PASSWORD='pass #word'. A line that is not KEY=value is refused, naming
+# its line. Every variable is explained in docs/configuration.md (this file's rules:
+# docs/input-files.md). Below: the variables a new user sets, then every other one commented out
+# with its default (or an example where there is none).`;
+
+/** `text` as comment lines of at most `width` characters. */
+function commentLines(text: string, width = 100): string[] {
+  const out: string[] = [];
+  let line = '#';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line.length + 1 + word.length > width && line !== '#') {
+      out.push(line);
+      line = '#';
+    }
+    line += ` ${word}`;
+  }
+  if (line !== '#') out.push(line);
+  return out;
+}
+
+/** The whole `.env.example`: the header, then each variable of `schema` in its order. */
+export function envExample(schema: z.ZodObject = configSchema): string {
+  const blocks = describeSchema(schema).map((v) => {
+    const meta = ((schema.shape[v.name] as z.ZodType).meta() ?? {}) as { example?: string; set?: boolean };
+    const facts = [
+      v.default === null ? null : `default ${v.default}`,
+      v.allowed && v.allowed !== 'URL' ? `allowed ${v.allowed.replace(/`/g, '')}` : null,
+    ].filter(Boolean);
+    const doc = `${(v.doc ?? '').replace(/`/g, '')}${facts.length ? ` (${facts.join('; ')})` : ''}`;
+    const value = meta.example ?? v.default ?? '';
+    return [...commentLines(doc), `${meta.set ? '' : '# '}${v.name}=${value}`].join('\n');
+  });
+  return `${ENV_HEADER}\n\n${blocks.join('\n\n')}\n`;
+}
+
+if (isMain(import.meta.url)) {
+  writeBlock(CONFIG_DOC, replaceBlock, currentBlock());
+  const before = readFileSync(ENV_EXAMPLE, 'utf8');
+  const after = envExample();
+  if (after !== before) writeFileSync(ENV_EXAMPLE, after);
+  console.log(`.env.example: ${after === before ? 'up to date' : 'written'}`);
+}

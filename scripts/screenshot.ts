@@ -13,7 +13,7 @@ import { chromium } from 'playwright-core';
 import { loadConfig } from '../src/config.ts';
 import { silentLogger } from '../src/log.ts';
 import { writeDemoPrices } from '../src/prices/demo.ts';
-import { loadPricesFromEnv } from '../src/prices/store.ts';
+import { loadPricesFile } from '../src/prices/store.ts';
 import { startServer } from '../src/server/start.ts';
 import { ACCOUNT, startHarness } from '../test/helpers/synced.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/helpers/chromium.ts';
@@ -31,7 +31,7 @@ try {
   const pcon = await h.db.connect();
   try {
     const prices = writeDemoPrices(h.fleet, join(h.dir, 'demo-prices.json'));
-    await loadPricesFromEnv(pcon, ACCOUNT, { FLEETSYNC_PRICES: prices }, h.now());
+    await loadPricesFile(pcon, ACCOUNT, { pricesFile: prices }, h.now());
   } finally {
     pcon.closeSync();
   }

@@ -76,9 +76,9 @@ const fileSchema = z
 
 export function loadAccounts(
   env: Env,
-  config: Readonly<Config> = loadConfig(env, { needApi: !env.FLEETSYNC_CONFIG }),
+  config: Readonly<Config> = loadConfig(env, { needApi: true }),
 ): AccountConfig[] {
-  const path = env.FLEETSYNC_CONFIG?.trim();
+  const path = config.accountsFile;
   if (!path) {
     return [
       {

@@ -60,7 +60,9 @@ export function help(): string {
   ].join('\n');
 }
 
-export async function main(ctx: CommandContext): Promise<number> {
+export async function main(given: CommandContext): Promise<number> {
+  // The one place the clock is defaulted: every command and what it builds take it from here.
+  const ctx = { ...given, now: given.now ?? Date.now };
   const [name, ...rest] = ctx.argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     ctx.stdout(help() + '\n');

@@ -4,6 +4,7 @@
  * the environment and are never printed (see `describeConfig`).
  */
 import { SYNC_HEAPS, type SyncHeap } from './heap.ts';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { validate as validateCron } from 'node-cron';
 import {
@@ -110,6 +111,32 @@ export interface Config {
   reportTo: string[];
   /** FLEETSYNC_REPORT_DEADLINE_DAYS: days after a month's end when an incomplete month is sent as partial. */
   reportDeadlineDays: number;
+  /** FLEETSYNC_CONFIG: the accounts file (src/accounts.ts); null = the one account of FLEET_* above. */
+  accountsFile: string | null;
+  /** FLEETSYNC_PRICES: the prices file checked and stored at start (src/prices/store.ts); null = none. */
+  pricesFile: string | null;
+  /** Worker mode (src/worker/): the FLEETSYNC_QUEUE_*, FLEETSYNC_JOB_* and directory settings. */
+  worker: WorkerConfig;
+}
+
+export interface WorkerConfig {
+  /** FLEETSYNC_QUEUE_URL: the Postgres URL of the job queue (a secret: its password); null = not set. */
+  queueUrl: string | null;
+  /** FLEETSYNC_DATA_DIR: where each account's file goes (default: the directory of FLEETSYNC_DB). */
+  dataDir: string;
+  /** FLEETSYNC_LAKE_DIR: the Parquet lake published after each job; null = none. */
+  lakeDir: string | null;
+  /** Seconds a job may run before it counts as lost and is retried elsewhere. */
+  expireSeconds: number;
+  retryLimit: number;
+  retryDelaySeconds: number;
+  /** How often pg-boss's maintenance looks for expired jobs. */
+  maintenanceSeconds: number;
+  pollSeconds: number;
+  /** How often pg-boss looks at the schedule (a tick fires within this after its minute); at most 45. */
+  cronSeconds: number;
+  /** How long Postgres may be unreachable before the worker stops (exit 75, restartable). */
+  outageSeconds: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -179,6 +206,15 @@ export function parseScoreWeights(text: string): Readonly<ScoreWeights> | string
   return Object.freeze(out);
 }
 
+/** A plain decimal number (of seconds, or retries) at least `min`, for the worker's settings. */
+const atLeast = (dflt: number, min: number, unit: string) =>
+  z
+    .string()
+    .default(String(dflt))
+    .pipe(z.string().regex(/^[0-9]+(\.[0-9]+)?$/, { error: `must be a number of ${unit} ≥ ${min}` }))
+    .pipe(z.coerce.number())
+    .pipe(z.number().min(min, { error: `must be a number of ${unit} ≥ ${min}` }));
+
 export const configSchema = z.object({
   FLEET_COUNTRY: z
     .string()
@@ -186,6 +222,7 @@ export const configSchema = z.object({
     .refine((v) => v === undefined || isCountryCode(v), {
       error: 'unknown country code (expected one of the regional codes, e.g. za, au, ke)',
     })
+    .meta({ example: 'za', set: true })
     .describe(
       'Two-letter region code; picks the regional base URL `https://fleetapi-{cc}.cartrack.com/rest` (`ke`, `sa`: `karooooo.com`). Set it or `FLEET_BASE_URL` to reach the API.',
     ),
@@ -199,28 +236,36 @@ export const configSchema = z.object({
     .refine((v) => v === undefined || !hasCredentials(v), {
       error: 'must not carry a user name or password: set FLEET_USERNAME and FLEET_PASSWORD instead',
     })
+    .meta({ example: 'http://127.0.0.1:4010/rest' })
     .describe(
       "Overrides the regional URL (e.g. the simulator's `http://127.0.0.1:PORT/rest`). A URL with a user name or password in it is refused: credentials go in `FLEET_USERNAME`/`FLEET_PASSWORD` only.",
     ),
   FLEET_CHANGELOG_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL of the release notes records.json' })
     .optional()
+    .meta({ example: 'https://developer.cartrack.com/changelog/records.json' })
     .describe(
       "The API's release-notes records, checked by every sync and by `changes`. Default: beside the base URL's `/rest` (`…/changelog/records.json`).",
     ),
   FLEET_USERNAME: z
     .string()
     .optional()
+    .meta({ example: '', set: true })
     .describe(
       'Basic-auth user name (main account or a subuser). Needed by `sync`, and by `serve` with a schedule; the account key defaults to it.',
     ),
-  FLEET_PASSWORD: z.string().optional().describe('Basic-auth password. Never printed, logged or stored.'),
+  FLEET_PASSWORD: z
+    .string()
+    .optional()
+    .meta({ example: '', set: true })
+    .describe('Basic-auth password. Never printed, logged or stored.'),
   FLEET_TIMEZONE: z
     .string()
     .default(DEFAULT_TIMEZONE)
     .refine(isValidTimeZone, {
       error: 'not an IANA time zone (e.g. Africa/Johannesburg, Australia/Sydney)',
     })
+    .meta({ example: 'Africa/Johannesburg', set: true })
     .describe(
       "The account's IANA zone: request bounds and report calendars. It must be the zone the account is set to in the Fleet API. Fixed per account at its first sync: a later run with another zone (or with the variable unset, so the default applies) is refused, exit 2; change it only with `sync --rezone`.",
     ),
@@ -240,6 +285,7 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_.@-]{1,64}$/, { error: 'letters, digits, _ . @ - only (at most 64)' })
     .optional()
+    .meta({ example: 'main' })
     .describe(
       "Account key stored in every table. Default: the API username; else the database's only account.",
     ),
@@ -253,6 +299,7 @@ export const configSchema = z.object({
     .refine((v) => v === undefined || validateCron(v), {
       error: 'not a valid cron expression (e.g. "0 2 * * *")',
     })
+    .meta({ example: '0 2 * * *' })
     .describe(
       "Cron expression for `serve`'s scheduled sync (or the workers' tick), in the account's zone, e.g. `0 2 * * *`. Needs the API credentials (or `FLEETSYNC_CONFIG`): without them `serve` refuses to start (exit 2), naming what is missing.",
     ),
@@ -285,6 +332,7 @@ export const configSchema = z.object({
       error:
         'a comma-separated list of host names, optionally with :port (e.g. fleet.example.com,10.0.0.5:8080)',
     })
+    .meta({ example: 'fleet.example.com' })
     .describe(
       'Host names the server answers for besides `localhost`, `127.0.0.1`, `[::1]` and `FLEETSYNC_HOST`: comma-separated, a name (any port) or `name:port` (e.g. `fleet.example.com,10.0.0.5:8080`). Any other `Host` header gets 403 (against DNS rebinding); behind a proxy or in a container, list the name browsers use.',
     ),
@@ -304,13 +352,17 @@ export const configSchema = z.object({
       'Allow a rate window under 60 s or a schedule by the second against an API that is not the simulator on loopback.',
     ),
   // Granted limits: `default=2000,POST /fuel/level=20` (sync-options.ts).
-  FLEETSYNC_LIMITS: parsedBy('FLEETSYNC_LIMITS', parseLimits).describe(
-    'Rate limits granted to the account per bucket, e.g. `default=2000,POST /fuel/level=20` (docs/input-files.md).',
-  ),
+  FLEETSYNC_LIMITS: parsedBy('FLEETSYNC_LIMITS', parseLimits)
+    .meta({ example: 'default=2000,POST /fuel/level=20' })
+    .describe(
+      'Rate limits granted to the account per bucket, e.g. `default=2000,POST /fuel/level=20` (docs/input-files.md).',
+    ),
   // The streams to pull: `trips,odometer` or `-carpool` (sync-options.ts).
-  FLEETSYNC_STREAMS: parsedBy('FLEETSYNC_STREAMS', parseStreams).describe(
-    'Streams to pull in serve, worker and sync without --streams: `trips,odometer`, or `-carpool,-drivers` for all but those.',
-  ),
+  FLEETSYNC_STREAMS: parsedBy('FLEETSYNC_STREAMS', parseStreams)
+    .meta({ example: '-carpool,-drivers' })
+    .describe(
+      'Streams to pull in serve, worker and sync without --streams: `trips,odometer`, or `-carpool,-drivers` for all but those.',
+    ),
   FLEETSYNC_HTTP_TIMEOUT_MS: z.coerce
     .number({ error: 'must be a number of milliseconds' })
     .int({ error: 'must be a whole number of milliseconds' })
@@ -339,6 +391,7 @@ export const configSchema = z.object({
   FLEETSYNC_ALERT_WEBHOOK: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL (e.g. a Slack or Teams incoming webhook)' })
     .optional()
+    .meta({ example: 'https://hooks.slack.com/services/…' })
     .describe(
       'Alerts as a JSON POST `{"text": …}` (a Slack or Teams incoming webhook shows it as is). Logged by its host only.',
     ),
@@ -348,16 +401,18 @@ export const configSchema = z.object({
       error: 'must be an smtp:// or smtps:// URL, e.g. smtp://user:password@mail.example.com:587',
     })
     .optional()
+    .meta({ example: 'smtp://user:password@mail.example.com:587' })
     .describe(
       'Alerts and the month-end pack by e-mail: `smtp://user:password@host:587` (STARTTLS when offered) or `smtps://…:465`. The password is never logged. Needs `FLEETSYNC_ALERT_EMAIL` or `FLEETSYNC_REPORT_TO`.',
     ),
-  FLEETSYNC_ALERT_EMAIL: emailList().describe(
-    'Recipients of the alert e-mails, comma-separated. Needs `FLEETSYNC_SMTP_URL`.',
-  ),
+  FLEETSYNC_ALERT_EMAIL: emailList()
+    .meta({ example: 'fleet-ops@example.com' })
+    .describe('Recipients of the alert e-mails, comma-separated. Needs `FLEETSYNC_SMTP_URL`.'),
   FLEETSYNC_ALERT_FROM: z
     .string()
     .regex(/^[^\s@]+@[^\s@]+$/, { error: 'must be an e-mail address' })
     .optional()
+    .meta({ example: 'fleetsync@example.com' })
     .describe('Sender of the alert e-mails and the month-end pack. Default: `fleetsync@<host name>`.'),
   FLEETSYNC_STALE_HOURS: z
     .string()
@@ -480,12 +535,15 @@ export const configSchema = z.object({
     .refine((v) => v === undefined || validateCron(v), {
       error: 'not a valid cron expression (e.g. "0 7 * * *")',
     })
+    .meta({ example: '0 7 * * *' })
     .describe(
       'Cron expression (account zone) on which `serve` checks for the month-end pack of the month before, e.g. `0 7 * * *`. Needs `FLEETSYNC_REPORT_TO`. A month\'s pack is sent once: when "complete through" covers its last day, or at the deadline below.',
     ),
-  FLEETSYNC_REPORT_TO: emailList().describe(
-    'Recipients of the month-end pack, comma-separated. Needs `FLEETSYNC_SMTP_URL`; the sender is `FLEETSYNC_ALERT_FROM`.',
-  ),
+  FLEETSYNC_REPORT_TO: emailList()
+    .meta({ example: 'finance@example.com' })
+    .describe(
+      'Recipients of the month-end pack, comma-separated. Needs `FLEETSYNC_SMTP_URL`; the sender is `FLEETSYNC_ALERT_FROM`.',
+    ),
   FLEETSYNC_REPORT_DEADLINE_DAYS: z
     .string()
     .default(String(DEFAULT_REPORT_DEADLINE_DAYS))
@@ -496,10 +554,76 @@ export const configSchema = z.object({
     .describe(
       'Days after a month ends (at local midnight) when a month still incomplete is sent anyway, marked "(partial)" with the reason.',
     ),
+  // Files named at start.
+  FLEETSYNC_ENV_FILE: z
+    .string()
+    .optional()
+    .meta({ example: '/etc/fleetsync/env' })
+    .describe(
+      'The environment file every command reads at start (default `./.env` when there is one; docs/input-files.md). Read before everything else, so set it in the environment, not in a file.',
+    ),
+  FLEETSYNC_CONFIG: z
+    .string()
+    .optional()
+    .meta({ example: 'accounts.json' })
+    .describe(
+      'An accounts file (JSON) for several accounts: `serve`, `sync` and `worker` run each of them; it replaces `FLEET_USERNAME`/`FLEET_PASSWORD` (docs/input-files.md).',
+    ),
+  FLEETSYNC_PRICES: z
+    .string()
+    .optional()
+    .meta({ example: 'prices.json' })
+    .describe(
+      'The prices file (JSON) behind the `costs` and `toll_charges` reports, checked and stored at start by `serve`, `demo` and `export` (docs/reports.md → The prices file).',
+    ),
+  // Worker mode (src/worker/): the queue in Postgres, the files, the lake.
+  FLEETSYNC_QUEUE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, { error: 'set a Postgres URL (postgres://user:password@host:5432/db)' })
+    .optional()
+    .meta({ example: 'postgres://fleetsync:password@127.0.0.1:5432/fleetsync' })
+    .describe(
+      'Worker mode: the Postgres database of the job queue, `postgres://user:password@host:5432/db`. Needed by `worker`; the password is never logged.',
+    ),
+  FLEETSYNC_DATA_DIR: z
+    .string()
+    .optional()
+    .meta({ example: 'data' })
+    .describe(
+      "Worker mode: each account's DuckDB file is `<dir>/accounts/<account>.duckdb`. Default: the directory of `FLEETSYNC_DB`.",
+    ),
+  FLEETSYNC_LAKE_DIR: z
+    .string()
+    .optional()
+    .meta({ example: 'data/lake' })
+    .describe(
+      "Worker mode: the Parquet lake each job publishes the account's tables to (`serve --lake` reads it). Unset: nothing is published.",
+    ),
+  FLEETSYNC_JOB_EXPIRE_SECONDS: atLeast(4 * 3600, 1, 'seconds').describe(
+    'Worker mode: seconds a job may run before it counts as lost (a worker killed mid-job) and is retried by another worker.',
+  ),
+  FLEETSYNC_JOB_RETRIES: atLeast(3, 0, 'retries').describe(
+    'Worker mode: retries of a failed job (with backoff) before it goes to the dead-letter queue and alerts.',
+  ),
+  FLEETSYNC_JOB_RETRY_DELAY_SECONDS: atLeast(60, 0, 'seconds').describe(
+    "Worker mode: the first retry's delay in seconds (it doubles with each retry).",
+  ),
+  FLEETSYNC_QUEUE_MAINTENANCE_SECONDS: atLeast(60, 1, 'seconds').describe(
+    "Worker mode: how often the queue's maintenance looks for expired jobs, in seconds.",
+  ),
+  FLEETSYNC_QUEUE_POLL_SECONDS: atLeast(2, 0.5, 'seconds').describe(
+    'Worker mode: how often an idle worker asks the queue for a job, in seconds.',
+  ),
+  FLEETSYNC_QUEUE_CRON_SECONDS: atLeast(30, 1, 'seconds').describe(
+    'Worker mode: how often the queue looks at `FLEETSYNC_SCHEDULE`, in seconds (a tick fires within this after its minute); more than 45 counts as 45.',
+  ),
+  FLEETSYNC_QUEUE_OUTAGE_SECONDS: atLeast(600, 1, 'seconds').describe(
+    'Worker mode: how long Postgres may be unreachable before the worker stops (exit 75, restartable), in seconds.',
+  ),
 });
 
 export interface LoadOptions {
-  /** The command talks to the Fleet API: credentials and a region are required. */
+  /** The command talks to the Fleet API: credentials and a region are required (unless FLEETSYNC_CONFIG names an accounts file). */
   needApi?: boolean;
   /** The command runs FLEETSYNC_SCHEDULE (serve): a schedule needs something to sync with. */
   runsSchedule?: boolean;
@@ -538,7 +662,8 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     problems.push(
       'FLEETSYNC_REPORT_TO: required with FLEETSYNC_REPORT_SCHEDULE (who gets the month-end pack)',
     );
-  if (opts.needApi) {
+  // An accounts file names its own API and credentials (src/accounts.ts checks them).
+  if (opts.needApi && !nonEmpty(env.FLEETSYNC_CONFIG)) {
     if (!nonEmpty(env.FLEET_COUNTRY) && !nonEmpty(env.FLEET_BASE_URL))
       problems.push('FLEET_COUNTRY: set a country code (e.g. za) or FLEET_BASE_URL');
     if (!nonEmpty(env.FLEET_USERNAME)) problems.push('FLEET_USERNAME: required');
@@ -637,6 +762,20 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
       .map((a) => a.trim())
       .filter(Boolean),
     reportDeadlineDays: v.FLEETSYNC_REPORT_DEADLINE_DAYS,
+    accountsFile: v.FLEETSYNC_CONFIG ?? null,
+    pricesFile: v.FLEETSYNC_PRICES ?? null,
+    worker: {
+      queueUrl: v.FLEETSYNC_QUEUE_URL ?? null,
+      dataDir: v.FLEETSYNC_DATA_DIR ?? join(v.FLEETSYNC_DB, '..'),
+      lakeDir: v.FLEETSYNC_LAKE_DIR ?? null,
+      expireSeconds: v.FLEETSYNC_JOB_EXPIRE_SECONDS,
+      retryLimit: v.FLEETSYNC_JOB_RETRIES,
+      retryDelaySeconds: v.FLEETSYNC_JOB_RETRY_DELAY_SECONDS,
+      maintenanceSeconds: v.FLEETSYNC_QUEUE_MAINTENANCE_SECONDS,
+      pollSeconds: v.FLEETSYNC_QUEUE_POLL_SECONDS,
+      cronSeconds: Math.min(45, v.FLEETSYNC_QUEUE_CRON_SECONDS),
+      outageSeconds: v.FLEETSYNC_QUEUE_OUTAGE_SECONDS,
+    },
   });
 }
 
@@ -680,7 +819,7 @@ export function fastTimingProblems(
 
 /** The secrets of a config, for the log redactor. */
 export const secretsOf = (c: Config): string[] =>
-  [c.password, c.token, ...alertSecretsOf(c)].filter((s): s is string => !!s);
+  [c.password, c.token, c.worker.queueUrl, ...alertSecretsOf(c)].filter((s): s is string => !!s);
 
 /** The SMTP password (as written and decoded) and the webhook URL, whose path is often its token. */
 function alertSecretsOf(c: Pick<Config, 'smtpUrl' | 'alertWebhook'>): string[] {

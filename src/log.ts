@@ -48,15 +48,15 @@ export interface LoggerOptions {
   format?: LogFormat;
   write?: (line: string) => void;
   secrets?: readonly (string | undefined)[];
-  now?: Clock;
+  now: Clock;
   fields?: LogFields;
 }
 
-export function createLogger(opts: LoggerOptions = {}): Logger {
+export function createLogger(opts: LoggerOptions): Logger {
   const level = opts.level ?? 'info';
   const write = opts.write ?? ((line: string) => process.stderr.write(line + '\n'));
   const redact = makeRedactor(opts.secrets ?? []);
-  const now = opts.now ?? Date.now;
+  const now = opts.now;
   const base = opts.fields ?? {};
   const emit = (lvl: LogLevel, msg: string, fields?: LogFields) => {
     if (ORDER[lvl] < ORDER[level]) return;
@@ -91,8 +91,8 @@ export function memoryLogger(
   secrets: string[] = [],
 ): Logger & { lines: string[] } {
   const lines: string[] = [];
-  const log = createLogger({ level, secrets, write: (l) => lines.push(l) });
+  const log = createLogger({ level, secrets, write: (l) => lines.push(l), now: Date.now });
   return Object.assign(log, { lines });
 }
 
-export const silentLogger: Logger = createLogger({ write: () => {} });
+export const silentLogger: Logger = createLogger({ write: () => {}, now: Date.now });

@@ -8,6 +8,7 @@ import { createFleetClient, type FleetClient } from './api/client.ts';
 import { checkApiChangesAfterSync } from './changes/after-sync.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
+import type { Clock } from './time.ts';
 import { describeLimits } from './sync-options.ts';
 import type { Database } from './store/db.ts';
 import { runSync } from './sync/run.ts';
@@ -18,8 +19,9 @@ export type WiringConfig = Pick<Config, 'rateWindowMs' | 'httpTimeoutMs' | 'conc
   Partial<Pick<Config, 'breakerFailures' | 'breakerMs' | 'maxLateMs'>>;
 
 /** The API client of one account (its own rate buckets and connections); close it after use. */
-export function fleetClientFor(a: AccountConfig, config: WiringConfig, log: Logger): FleetClient {
+export function fleetClientFor(a: AccountConfig, config: WiringConfig, log: Logger, now: Clock): FleetClient {
   return createFleetClient({
+    now,
     baseUrl: a.baseUrl,
     username: a.username,
     password: a.password,
@@ -34,15 +36,15 @@ export function fleetClientFor(a: AccountConfig, config: WiringConfig, log: Logg
   });
 }
 
-/** A client and the sync's dependencies for one account; `extra` adds run options (signal, progress…). */
+/** A client and the sync's dependencies for one account; `extra` gives the clock and adds run options (signal, progress…). */
 export function wireAccount(
   db: Database,
   a: AccountConfig,
   config: WiringConfig,
   log: Logger,
-  extra: Partial<SyncDeps> = {},
+  extra: Partial<SyncDeps> & Pick<SyncDeps, 'now'>,
 ): { client: FleetClient; deps: SyncDeps } {
-  const client = fleetClientFor(a, config, log);
+  const client = fleetClientFor(a, config, log, extra.now);
   // Limits granted case by case (FLEETSYNC_LIMITS, the account's `limits`): named at each start.
   for (const line of describeLimits(a.limits)) log.info(line, { account: a.account });
   const deps: SyncDeps = {

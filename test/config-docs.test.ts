@@ -7,12 +7,15 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { configSchema } from '../src/config.ts';
+import { loadEnvFile } from '../src/env-file.ts';
 import {
   BEGIN,
   CONFIG_DOC,
   END,
+  ENV_EXAMPLE,
   currentBlock,
   describeSchema,
+  envExample,
   renderBlock,
   replaceBlock,
   variablesOutsideSchema,
@@ -84,5 +87,42 @@ describe('the generator', () => {
   it('refuses a document without exactly one generated block', () => {
     expect(() => replaceBlock('# no markers', 'x')).toThrow(/expected one/);
     expect(replaceBlock(`a\n${BEGIN}\nold\n${END}\nb`, 'NEW')).toBe('a\nNEW\nb');
+  });
+});
+
+describe('.env.example', () => {
+  it('holds exactly what npm run docs:config writes: every variable of the schema, once', () => {
+    const text = readFileSync(ENV_EXAMPLE, 'utf8');
+    expect(text).toBe(envExample());
+    const keys = [...text.matchAll(/^(?:# )?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]);
+    expect(keys).toEqual(Object.keys(configSchema.shape));
+  });
+
+  it('sets only what a new user fills in, and the file loads as an environment file', () => {
+    const set = readFileSync(ENV_EXAMPLE, 'utf8')
+      .split('\n')
+      .filter((l) => /^[A-Z]/.test(l));
+    expect(set).toEqual([
+      'FLEET_COUNTRY=za',
+      'FLEET_USERNAME=',
+      'FLEET_PASSWORD=',
+      'FLEET_TIMEZONE=Africa/Johannesburg',
+    ]);
+    const env: Record<string, string | undefined> = { FLEETSYNC_ENV_FILE: ENV_EXAMPLE };
+    loadEnvFile({ env, cwd: '/' });
+    expect(env.FLEET_COUNTRY).toBe('za');
+    expect(env.FLEET_TIMEZONE).toBe('Africa/Johannesburg');
+    expect(env.FLEETSYNC_PORT).toBeUndefined();
+  });
+
+  it('shows a default, a range and an example as a user reads them', () => {
+    const schema = z.object({
+      A_SET: z.string().optional().meta({ example: 'x', set: true }).describe('Set `me`.'),
+      B_RANGE: z.coerce.number().int().min(1).max(9).default(3).describe('A number.'),
+    });
+    expect(envExample(schema).split('\n\n').slice(1)).toEqual([
+      '# Set me.\nA_SET=x',
+      '# A number. (default 3; allowed 1–9)\n# B_RANGE=3\n',
+    ]);
   });
 });

@@ -124,7 +124,7 @@ describe('the accounts file as users save it', () => {
     writeFileSync(file, JSON.stringify({ accounts }));
     let message = '';
     try {
-      loadAccounts({ FLEETSYNC_CONFIG: file, PW: 'x' }, loadConfig({}));
+      loadAccounts({ FLEETSYNC_CONFIG: file, PW: 'x' }, loadConfig({ FLEETSYNC_CONFIG: file }));
     } catch (e) {
       message = (e as Error).message;
     }
@@ -259,8 +259,10 @@ describe('streams (FLEETSYNC_STREAMS, streams per account)', () => {
     expect(b!.streams).toEqual(['trips', 'odometer']);
     expect(c!.streams).not.toContain('trips');
     writeFileSync(file, JSON.stringify({ accounts: [{ account: 'a', ...base, streams: ['trip'] }] }));
-    expect(problems(() => loadAccounts({ FLEETSYNC_CONFIG: file, PW: 'x' }, loadConfig({})))[0]).toMatch(
-      /^FLEETSYNC_CONFIG accounts\[0\]\.streams: unknown stream "trip"/,
-    );
+    expect(
+      problems(() =>
+        loadAccounts({ FLEETSYNC_CONFIG: file, PW: 'x' }, loadConfig({ FLEETSYNC_CONFIG: file })),
+      )[0],
+    ).toMatch(/^FLEETSYNC_CONFIG accounts\[0\]\.streams: unknown stream "trip"/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig, secretsOf } from '../src/config.ts';
 import { isFleetsyncError } from '../src/errors.ts';
 
 function problems(env: Record<string, string>, needApi = true): string[] {
@@ -13,6 +13,53 @@ function problems(env: Record<string, string>, needApi = true): string[] {
 }
 
 describe('configuration', () => {
+  it("holds the worker's settings: the documented defaults, each bad one named, the queue URL a secret", () => {
+    const w = loadConfig({ FLEETSYNC_DB: '/srv/fleet/fleet.duckdb' }).worker;
+    expect(w).toEqual({
+      queueUrl: null,
+      dataDir: '/srv/fleet',
+      lakeDir: null,
+      expireSeconds: 14_400,
+      retryLimit: 3,
+      retryDelaySeconds: 60,
+      maintenanceSeconds: 60,
+      pollSeconds: 2,
+      cronSeconds: 30,
+      outageSeconds: 600,
+    });
+    const set = loadConfig({
+      FLEETSYNC_QUEUE_URL: 'postgres://q:s3cret-pw@db:5432/jobs',
+      FLEETSYNC_QUEUE_POLL_SECONDS: '0.5',
+      FLEETSYNC_QUEUE_CRON_SECONDS: '90',
+      FLEETSYNC_JOB_RETRIES: '0',
+    });
+    expect([set.worker.pollSeconds, set.worker.cronSeconds, set.worker.retryLimit]).toEqual([0.5, 45, 0]);
+    expect(secretsOf(set)).toContain('postgres://q:s3cret-pw@db:5432/jobs');
+    const found = problems(
+      {
+        FLEETSYNC_QUEUE_URL: 'redis://x',
+        FLEETSYNC_JOB_RETRIES: '-1',
+        FLEETSYNC_QUEUE_POLL_SECONDS: '0.1',
+        FLEETSYNC_JOB_EXPIRE_SECONDS: 'soon',
+      },
+      false,
+    );
+    expect(found).toEqual([
+      'FLEETSYNC_QUEUE_URL: set a Postgres URL (postgres://user:password@host:5432/db)',
+      'FLEETSYNC_JOB_EXPIRE_SECONDS: must be a number of seconds ≥ 1',
+      'FLEETSYNC_JOB_RETRIES: must be a number of retries ≥ 0',
+      'FLEETSYNC_QUEUE_POLL_SECONDS: must be a number of seconds ≥ 0.5',
+    ]);
+  });
+
+  it('takes the accounts file and the prices file from the schema too', () => {
+    const c = loadConfig({ FLEETSYNC_CONFIG: ' accounts.json ', FLEETSYNC_PRICES: 'prices.json' });
+    expect([c.accountsFile, c.pricesFile]).toEqual(['accounts.json', 'prices.json']);
+    // An accounts file names its own API and credentials: the FLEET_* ones are not required.
+    expect(problems({ FLEETSYNC_CONFIG: 'accounts.json' })).toEqual([]);
+    expect(problems({})).toContain('FLEET_USERNAME: required');
+  });
+
   it('takes the fuel-drop threshold as a number of litres, 8 by default', () => {
     expect(loadConfig({}).fuelDropL).toBe(8);
     expect(loadConfig({ FLEETSYNC_FUEL_DROP_L: '12.5' }).fuelDropL).toBe(12.5);

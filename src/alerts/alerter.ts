@@ -47,7 +47,7 @@ export interface AlerterOptions {
   config: Pick<Config, 'alertWebhook' | 'smtpUrl' | 'alertEmail' | 'alertFrom' | 'staleHours'> &
     Partial<Pick<Config, 'timezone'>>;
   log: Logger;
-  now?: Clock;
+  now: Clock;
   /** Instead of the configured channels (tests of the logic alone). */
   channels?: Channel[];
   /** Incidents judged outside the database (a worker's given-up job), under the same rules. */
@@ -122,7 +122,7 @@ function seeded(legacy: Record<string, unknown>[], channels: Channel[]): AlertMe
 }
 
 export function createAlerter(opts: AlerterOptions): Alerter {
-  const now = opts.now ?? Date.now;
+  const now = opts.now;
   const log = opts.log.child({ component: 'alerts' });
   const channels = opts.channels ?? channelsFor(opts.config);
   const targets = channels.length ? channels : [LOG_CHANNEL];

@@ -74,7 +74,7 @@ export interface FleetClientOptions {
   limits?: Partial<Record<BucketName, number>>;
   /** Fraction of the window kept free of sends near its edge (default 0.02). */
   safetyMargin?: number;
-  now?: () => number;
+  now: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
   log?: Logger;
@@ -188,7 +188,7 @@ const defaultSleep = (ms: number, signal?: AbortSignal) => delay(ms, undefined, 
 export function createFleetClient(opts: FleetClientOptions): FleetClient {
   const zone = opts.timezone;
   const windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
-  const now = opts.now ?? Date.now;
+  const now = opts.now;
   const sleep = opts.sleep ?? defaultSleep;
   const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;

@@ -19,7 +19,7 @@ export async function checkApiChangesAfterSync(deps: SyncDeps, summary: RunSumma
       baseUrl: deps.baseUrl,
       ...(deps.changelogUrl ? { feedUrl: deps.changelogUrl } : {}),
       log,
-      ...(deps.now ? { now: deps.now } : {}),
+      now: deps.now,
       syncEndpoints: endpointsOf(deps.streams ?? BUILTIN_STREAMS),
     });
     summary.apiChanges = {

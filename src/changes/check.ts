@@ -17,7 +17,7 @@ import { inTransaction, type Database } from '../store/db.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import { SYNC_ENDPOINTS, syncEndpointsIn } from './endpoints.ts';
 import { fetchRecords, type ChangeKind, type ChangeRecord, type Validators } from './feed.ts';
-import { CHANGELOG_ENV, changelogUrlFor } from './url.ts';
+import { changelogUrlFor } from './url.ts';
 import type { StoredFlag } from './stored-flag.ts';
 
 export interface FlaggedChange {
@@ -45,13 +45,12 @@ export interface CheckOptions {
   db: Database | DuckDBConnection;
   /** The API base URL (e.g. `http://127.0.0.1:4010/rest`); picks the feed when `feedUrl` is absent. */
   baseUrl: string;
-  /** records.json URL; default `changelogUrlFor(baseUrl, env.FLEET_CHANGELOG_URL)`. */
+  /** records.json URL; default `changelogUrlFor(baseUrl)`. */
   feedUrl?: string;
-  env?: Record<string, string | undefined>;
   dispatcher?: Dispatcher;
   timeoutMs?: number;
   log: Logger;
-  now?: () => number;
+  now: () => number;
   /** Endpoints to protect (default SYNC_ENDPOINTS). */
   syncEndpoints?: readonly string[];
 }
@@ -77,10 +76,10 @@ async function withConnection<T>(db: Database | DuckDBConnection, fn: (con: Duck
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export async function checkApiChanges(opts: CheckOptions): Promise<ChangeCheck> {
-  const now = opts.now ?? Date.now;
+  const now = opts.now;
   let source: string;
   try {
-    source = opts.feedUrl ?? changelogUrlFor(opts.baseUrl, opts.env?.[CHANGELOG_ENV]);
+    source = opts.feedUrl ?? changelogUrlFor(opts.baseUrl);
   } catch (e) {
     return {
       status: 'error',
@@ -239,10 +238,7 @@ export async function listFlaggedChanges(
 }
 
 /** Marks every flagged record as acknowledged (`fleetsync changes --ack`); returns how many were open. */
-export async function acknowledgeFlaggedChanges(
-  con: DuckDBConnection,
-  nowMs: number = Date.now(),
-): Promise<number> {
+export async function acknowledgeFlaggedChanges(con: DuckDBConnection, nowMs: number): Promise<number> {
   const open = (await listFlaggedChanges(con)).length;
   await execute(con, 'changes/acknowledge', [iso(nowMs)]);
   return open;

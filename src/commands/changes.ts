@@ -22,14 +22,15 @@ export const changesCommand: Command = {
   async run({ values }, ctx) {
     const config = loadConfig(ctx.env);
     const feed = typeof values.feed === 'string' ? values.feed : undefined;
-    if (!feed && !config.baseUrl && !ctx.env[CHANGELOG_ENV])
+    if (!feed && !config.baseUrl && !config.changelogUrl)
       throw new FleetsyncError(
         'E_CONFIG',
         `set FLEET_COUNTRY or FLEET_BASE_URL, or ${CHANGELOG_ENV}, or pass --feed URL`,
       );
     const baseUrl = config.baseUrl ?? 'https://fleetapi-za.cartrack.com/rest';
-    const feedUrl = feed ?? changelogUrlFor(baseUrl, ctx.env[CHANGELOG_ENV]);
+    const feedUrl = feed ?? changelogUrlFor(baseUrl, config.changelogUrl);
     const log = createLogger({
+      now: ctx.now,
       level: config.logLevel,
       format: config.logFormat,
       secrets: secretsOf(config),
@@ -38,7 +39,7 @@ export const changesCommand: Command = {
     const db = await openDatabase(config.dbPath);
     const con = await db.connect();
     try {
-      const check = await checkApiChanges({ db: con, baseUrl, feedUrl, log });
+      const check = await checkApiChanges({ db: con, baseUrl, feedUrl, log, now: ctx.now });
       const out: string[] = [];
       if (check.status === 'error') {
         ctx.stderr(`release notes: ${check.reason}\n`);
@@ -53,7 +54,7 @@ export const changesCommand: Command = {
         }
       }
       if (values.ack === true) {
-        const n = await acknowledgeFlaggedChanges(con);
+        const n = await acknowledgeFlaggedChanges(con, ctx.now());
         out.push(`acknowledged ${n} flagged change(s)`);
       }
       const open = await listFlaggedChanges(con);

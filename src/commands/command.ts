@@ -1,6 +1,7 @@
 /** The shape every command module exports; see src/cli.ts for dispatch and exit codes. */
 import type { ParseArgsConfig } from 'node:util';
 import { FleetsyncError } from '../errors.ts';
+import type { Clock } from '../time.ts';
 
 export interface CommandContext {
   argv: string[];
@@ -10,8 +11,11 @@ export interface CommandContext {
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM); long-running commands await it. */
   stopSignal: AbortSignal;
   /** The clock (epoch ms; default Date.now): what "today" is for report ranges and "complete through". */
-  now?: () => number;
+  now?: Clock;
 }
+
+/** What a command runs with: the clock defaulted, once, by `main` (src/cli.ts). */
+export type RunContext = CommandContext & { now: Clock };
 
 export type Command = {
   summary: string;
@@ -19,7 +23,7 @@ export type Command = {
   options: NonNullable<ParseArgsConfig['options']>;
   run: (
     args: { values: Record<string, string | boolean | undefined>; positionals: string[] },
-    ctx: CommandContext,
+    ctx: RunContext,
   ) => Promise<number | void>;
 };
 

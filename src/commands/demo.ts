@@ -15,7 +15,7 @@ import type { FleetOptions } from '../simulator/model.ts';
 import { DEFAULT_CREDENTIALS, startSimulator } from '../simulator/server.ts';
 import { startServer } from '../server/start.ts';
 import { writeDemoPrices } from '../prices/demo.ts';
-import { loadPricesFromEnv } from '../prices/store.ts';
+import { loadPricesFile } from '../prices/store.ts';
 import { queryJs } from '../store/queries.ts';
 import { openDatabase } from '../store/db.ts';
 import { formatSummary } from '../sync/report.ts';
@@ -61,6 +61,7 @@ export const demoCommand: Command = {
     const config = loadConfig(ctx.env);
     const fresh = values.fresh === true;
     const log = createLogger({
+      now: ctx.now,
       level: config.logLevel === 'info' ? 'warn' : config.logLevel,
       format: config.logFormat,
       write: (l) => ctx.stderr(l + '\n'),
@@ -88,6 +89,7 @@ export const demoCommand: Command = {
       },
       { ...config, rateWindowMs: DEMO_WINDOW_MS },
       log,
+      { now: ctx.now },
     );
     let server: Awaited<ReturnType<typeof startServer>> | null = null;
     try {
@@ -108,15 +110,16 @@ export const demoCommand: Command = {
       if (ctx.stopSignal.aborted) return 1;
       // Prices: FLEETSYNC_PRICES, else a demo file beside the database (docs/reports.md, "The prices file").
       const pricesPath =
-        ctx.env.FLEETSYNC_PRICES?.trim() || writeDemoPrices(fleet, join(dirname(dbPath), 'demo-prices.json'));
+        config.pricesFile?.trim() || writeDemoPrices(fleet, join(dirname(dbPath), 'demo-prices.json'));
       const pcon = await db.connect();
       try {
-        await loadPricesFromEnv(pcon, DEMO_ACCOUNT, { FLEETSYNC_PRICES: pricesPath }, Date.now());
+        await loadPricesFile(pcon, DEMO_ACCOUNT, { pricesFile: pricesPath }, ctx.now());
       } finally {
         pcon.closeSync();
       }
       ctx.stdout(`prices: ${pricesPath}\n`);
       server = await startServer({
+        now: ctx.now,
         db,
         config: {
           ...config,

@@ -18,7 +18,7 @@ import { parseReportParams, rangeNote } from '../reports/params.ts';
 import { resolveSelection } from '../reports/selection.ts';
 import { REPORT_NAMES, getReport } from '../reports/registry.ts';
 import { resolveZone } from '../reports/run.ts';
-import { loadPricesFromEnv } from '../prices/store.ts';
+import { loadPricesFile } from '../prices/store.ts';
 import { openDatabase } from '../store/db.ts';
 import type { Command } from './command.ts';
 
@@ -73,7 +73,7 @@ export const exportCommand: Command = {
         `--headers human is for --format csv (xlsx always has human headers)`,
       );
     const config = loadConfig(ctx.env);
-    const now = ctx.now ?? Date.now;
+    const now = ctx.now;
     const raw: Record<string, unknown> = {};
     for (const k of ['from', 'to', 'month', 'vehicle', 'department', 'grain', 'limit'])
       if (typeof values[k] === 'string') raw[k] = values[k];
@@ -100,7 +100,7 @@ export const exportCommand: Command = {
       const con = await db.connect();
       try {
         const account = await resolveAccount(con, config, { mustExist: true });
-        await loadPricesFromEnv(con, account, ctx.env, now());
+        await loadPricesFile(con, account, config, now());
         const zone = await resolveZone(con, account, config.timezone);
         const scope = {
           account,

@@ -30,6 +30,7 @@ export const sendReportCommand: Command = {
     const loaded = loadConfig(ctx.env);
     packConfig(loaded); // refuse before opening the database
     const log = createLogger({
+      now: ctx.now,
       level: loaded.logLevel,
       format: loaded.logFormat,
       secrets: secretsOf(loaded),
@@ -44,7 +45,7 @@ export const sendReportCommand: Command = {
       } finally {
         con.closeSync();
       }
-      const now = ctx.now ?? Date.now;
+      const now = ctx.now;
       const res = await sendMonthPack({ db, config: { ...loaded, account }, log, now }, month, 'cli');
       ctx.stdout(
         `sent the ${month} pack of ${account} to ${loaded.reportTo.join(', ')}: ${res.attachments.join(', ')}` +

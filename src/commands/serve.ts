@@ -5,12 +5,12 @@
 import { FleetsyncError } from '../errors.ts';
 import { resolveZone } from '../reports/run.ts';
 import { resolveAccount } from '../store/accounts.ts';
-import { formatZoned } from '../time.ts';
+import { formatZoned, type Clock } from '../time.ts';
 import { loadAccounts, type AccountConfig } from '../accounts.ts';
 import { loadConfig, secretsOf, type Config, type Env } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { outcomesFor, type RunOutcomes } from '../outcome/outcomes.ts';
-import { loadPricesFromEnv } from '../prices/store.ts';
+import { loadPricesFile } from '../prices/store.ts';
 import { openDatabase, type Database } from '../store/db.ts';
 import type { RunSyncFn } from '../server/sync-gate.ts';
 import { checkAccountZone } from '../sync/zone.ts';
@@ -27,10 +27,10 @@ export async function productionRunSync(
   db: Database,
   config: Readonly<Config>,
   log: Logger,
-  signal: AbortSignal,
+  run: { signal: AbortSignal; now: Clock },
   env: Env = {},
 ): Promise<RunSyncFn | undefined> {
-  const accounts: AccountConfig[] = env.FLEETSYNC_CONFIG
+  const accounts: AccountConfig[] = config.accountsFile
     ? loadAccounts(env, config)
     : config.baseUrl && config.username && config.password
       ? loadAccounts({}, config)
@@ -47,7 +47,7 @@ export async function productionRunSync(
   const { accountStreams, syncAccount, wireAccount } = await import('../wiring.ts');
   return async (trigger) => {
     const runs = accounts.map(async (a) => {
-      const { client, deps } = wireAccount(db, a, config, log, { signal });
+      const { client, deps } = wireAccount(db, a, config, log, run);
       try {
         return await syncAccount(deps, { trigger, ...accountStreams(a) });
       } finally {
@@ -74,11 +74,12 @@ export const serveCommand: Command = {
     const loaded = loadConfig(ctx.env, { runsSchedule: true });
     let outcomes: RunOutcomes | null = null;
     const log = createLogger({
+      now: ctx.now,
       level: loaded.logLevel,
       format: loaded.logFormat,
       secrets: [
         ...secretsOf(loaded),
-        ...(ctx.env.FLEETSYNC_CONFIG ? loadAccounts(ctx.env, loaded).map((a) => a.password) : []),
+        ...(loaded.accountsFile ? loadAccounts(ctx.env, loaded).map((a) => a.password) : []),
       ],
       write: (line) => {
         ctx.stderr(line + '\n');
@@ -94,7 +95,7 @@ export const serveCommand: Command = {
       try {
         account = await resolveAccount(con, loaded);
         // FLEETSYNC_PRICES: refused whole (exit 2, every problem listed) before the server starts.
-        await loadPricesFromEnv(con, account, ctx.env, Date.now());
+        await loadPricesFile(con, account, loaded, ctx.now());
         // The pages' zone (stored with the account, else FLEET_TIMEZONE): the schedule and every
         // time printed here use it too.
         zone = await resolveZone(con, account, loaded.timezone);
@@ -102,14 +103,27 @@ export const serveCommand: Command = {
         con.closeSync();
       }
       const config = Object.freeze({ ...loaded, account });
-      const runSync = await productionRunSync(db, config, log, ctx.stopSignal, ctx.env);
+      const runSync = await productionRunSync(
+        db,
+        config,
+        log,
+        { signal: ctx.stopSignal, now: ctx.now },
+        ctx.env,
+      );
       // loadConfig refused a schedule without credentials; an accounts file without the
       // dashboard's account still has nothing to run.
       if (config.schedule && !runSync)
         throw new FleetsyncError('E_CONFIG', 'FLEETSYNC_SCHEDULE is set, but there is no account to sync');
-      const server = await startServer({ db, config, log, zone, ...(runSync ? { runSync } : {}) });
+      const server = await startServer({
+        db,
+        config,
+        log,
+        zone,
+        now: ctx.now,
+        ...(runSync ? { runSync } : {}),
+      });
       ctx.stdout(
-        `fleetsync dashboard: ${server.url} — account ${account}, started ${formatZoned(Date.now(), zone)}\n`,
+        `fleetsync dashboard: ${server.url} — account ${account}, started ${formatZoned(ctx.now(), zone)}\n`,
       );
       if (config.schedule) {
         const next = server.nextRun();

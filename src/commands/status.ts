@@ -43,7 +43,7 @@ export const statusCommand: Command = {
           database: config.dbPath,
           zone: config.timezone,
           runs: n,
-          nowMs: (ctx.now ?? Date.now)(),
+          nowMs: ctx.now(),
           outcomes,
         });
       } finally {

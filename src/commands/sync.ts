@@ -71,9 +71,9 @@ export const syncCommand: Command = {
   },
   async run({ values }, ctx) {
     const args = parseSyncArgs(values);
-    const config = loadConfig(ctx.env, { needApi: !args.planOnly && !ctx.env.FLEETSYNC_CONFIG });
+    const config = loadConfig(ctx.env, { needApi: !args.planOnly });
     const accounts = selectAccounts(
-      args.planOnly && !ctx.env.FLEETSYNC_CONFIG
+      args.planOnly && !config.accountsFile
         ? [
             {
               account: config.account,
@@ -92,6 +92,7 @@ export const syncCommand: Command = {
     const tty = process.stderr.isTTY === true && !ctx.env.CI;
     let outcomes: RunOutcomes | null = null;
     const log = createLogger({
+      now: ctx.now,
       level: tty && config.logLevel === 'info' ? 'warn' : config.logLevel,
       format: config.logFormat,
       secrets: [...secretsOf(config), ...accounts.map((a) => a.password)],
@@ -104,7 +105,7 @@ export const syncCommand: Command = {
       // Alerts (FLEETSYNC_ALERT_WEBHOOK, FLEETSYNC_SMTP_URL): once per incident; never fail the run.
       // Without a channel the summary says it all.
       if (!alertsConfigured(config)) return;
-      const alerter = createAlerter({ db, outcomes: outcomes!, config, log });
+      const alerter = createAlerter({ db, outcomes: outcomes!, config, log, now: ctx.now });
       await alerter.check();
       alerter.close();
     };
@@ -112,7 +113,7 @@ export const syncCommand: Command = {
     // an abort inside DuckDB while it opens the file is found by the next process.
     outcomes = outcomesFor(config.dbPath, log);
     const syncing = !args.planOnly && !args.rezone;
-    const nowMs = (ctx.now ?? Date.now)();
+    const nowMs = ctx.now();
     const started = syncing ? accounts.map((a) => outcomes!.begin(a.account, 'cli', nowMs)) : [];
     let db: Database;
     try {
@@ -125,7 +126,7 @@ export const syncCommand: Command = {
             state: 'failed',
             error: describeError(e),
             recorded: false,
-            nowMs: (ctx.now ?? Date.now)(),
+            nowMs: ctx.now(),
           });
         if (started.length) await alert(null);
       }
@@ -135,6 +136,7 @@ export const syncCommand: Command = {
     const perAccount = accounts.map((a) =>
       wireAccount(db, { ...a, baseUrl: a.baseUrl || 'http://127.0.0.1:0/rest' }, config, log, {
         baseUrl: a.baseUrl,
+        now: ctx.now,
         signal: ctx.stopSignal,
         ...(progress && accounts.length === 1 ? { onProgress: progress } : {}),
       }),

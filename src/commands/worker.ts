@@ -15,26 +15,25 @@ export const workerCommand: Command = {
     'fleetsync worker [--enqueue [--from YYYY-MM-DD] [--to YYYY-MM-DD]]   (FLEETSYNC_QUEUE_URL, FLEETSYNC_CONFIG, FLEETSYNC_DATA_DIR, FLEETSYNC_LAKE_DIR, FLEETSYNC_SCHEDULE, FLEETSYNC_JOB_EXPIRE_SECONDS)',
   options: { enqueue: { type: 'boolean' }, from: { type: 'string' }, to: { type: 'string' } },
   async run({ values }, ctx) {
-    if (!ctx.env.FLEETSYNC_QUEUE_URL?.trim())
-      throw new FleetsyncError('E_CONFIG', 'FLEETSYNC_QUEUE_URL: worker mode needs a Postgres URL');
     const range = parseSyncArgs({ from: values.from, to: values.to });
     if ((range.fromDay || range.toDay) && values.enqueue !== true)
       throw new FleetsyncError(
         'E_USAGE',
         '--from/--to go with --enqueue (they choose the days of the queued jobs)',
       );
-    const config = loadConfig(ctx.env, { needApi: !ctx.env.FLEETSYNC_CONFIG });
-    const accounts = loadAccounts(ctx.env, config);
+    const config = loadConfig(ctx.env, { needApi: true });
     const { workerSettings, runWorker } = await import('../worker/worker.ts');
-    const settings = workerSettings(ctx.env, config);
+    const settings = workerSettings(config);
+    const accounts = loadAccounts(ctx.env, config);
     const log = createLogger({
+      now: ctx.now,
       level: config.logLevel,
       format: config.logFormat,
-      secrets: [...secretsOf(config), ...accounts.map((a) => a.password), settings.queueUrl],
+      secrets: [...secretsOf(config), ...accounts.map((a) => a.password)],
       write: (line) => ctx.stderr(line + '\n'),
     });
     const message = await runWorker(
-      { config, accounts, settings, log, signal: ctx.stopSignal },
+      { config, accounts, settings, log, signal: ctx.stopSignal, now: ctx.now },
       { enqueue: values.enqueue === true, fromDay: range.fromDay, toDay: range.toDay },
     );
     ctx.stdout(message + '\n');

@@ -9,14 +9,15 @@ import { loadConfig } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import { createLogger } from '../log.ts';
 import { startServer } from '../server/start.ts';
-import type { CommandContext } from '../commands/command.ts';
+import type { RunContext } from '../commands/command.ts';
 import { readOutcomes } from './outcomes.ts';
 import { lakeAccounts, openLake } from './read.ts';
 
-export async function serveLake(lakeDir: string, ctx: CommandContext): Promise<number> {
+export async function serveLake(lakeDir: string, ctx: RunContext): Promise<number> {
   if (!lakeDir.trim()) throw new FleetsyncError('E_USAGE', '--lake: name the lake directory');
   const loaded = loadConfig(ctx.env);
   const log = createLogger({
+    now: ctx.now,
     level: loaded.logLevel,
     format: loaded.logFormat,
     write: (line) => ctx.stderr(line + '\n'),
@@ -26,6 +27,7 @@ export async function serveLake(lakeDir: string, ctx: CommandContext): Promise<n
     const first = lakeAccounts(lakeDir)[0];
     const config = Object.freeze({ ...loaded, schedule: null, account: first ?? loaded.account });
     const server = await startServer({
+      now: ctx.now,
       db,
       config,
       log,

@@ -7,6 +7,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { resolve } from 'node:path';
+import type { Config } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import { inTransaction } from '../store/db.ts';
 import { loadSql, queryJs } from '../store/queries.ts';
@@ -21,8 +22,6 @@ import {
   type Known,
   type Prices,
 } from './file.ts';
-
-export const PRICES_ENV = 'FLEETSYNC_PRICES';
 
 async function known(con: DuckDBConnection, account: string): Promise<Known> {
   const rows = async (sql: string) => (await con.runAndReadAll(sql, [account])).getRowObjectsJS();
@@ -107,13 +106,13 @@ export async function storePrices(con: DuckDBConnection, account: string, p: Pri
  * those already stored is not read again: the tables are its index, so a large file costs its
  * load once, not every export. Returns 'loaded', 'unchanged', or null without a file.
  */
-export async function loadPricesFromEnv(
+export async function loadPricesFile(
   con: DuckDBConnection,
   account: string,
-  env: Record<string, string | undefined>,
+  config: Pick<Config, 'pricesFile'>,
   nowMs: number,
 ): Promise<'loaded' | 'unchanged' | null> {
-  const path = env[PRICES_ENV]?.trim();
+  const path = config.pricesFile?.trim();
   if (!path) return null;
   const sha = pricesFileSha(resolve(path));
   const stored = (await queryJs(con, 'prices/stored_sha', { account }))[0]?.sha256;

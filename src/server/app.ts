@@ -39,7 +39,7 @@ export interface AppOptions {
   db: Database;
   config: Readonly<Config>;
   log: Logger;
-  now?: Clock;
+  now: Clock;
   runSync?: (trigger: Trigger) => Promise<RunSummary>;
   /** A gate shared with the scheduler; made from runSync when not given. */
   syncGate?: SyncGate;
@@ -55,7 +55,7 @@ export interface AppOptions {
 }
 
 export function createApp(opts: AppOptions): Express {
-  const now = opts.now ?? Date.now;
+  const now = opts.now;
   const gate = opts.syncGate ?? (opts.runSync ? createSyncGate(opts.runSync) : null);
   const tempDir = opts.tempDir ?? createServeTempDir().path;
   const app = express();

@@ -23,7 +23,7 @@ export interface StartServerOptions {
   db: Database;
   config: Readonly<Config>;
   log: Logger;
-  now?: Clock;
+  now: Clock;
   runSync?: RunSyncFn;
   /** Cron expression (default config.schedule); runs in `zone` (default config.timezone). */
   schedule?: string | null;
@@ -56,7 +56,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         db: opts.db,
         config: opts.config,
         log: opts.log,
-        ...(opts.now ? { now: opts.now } : {}),
+        now: opts.now,
       })
     : null;
   const runSync = opts.runSync;
@@ -126,7 +126,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
               db: opts.db,
               config: opts.config,
               log: opts.log,
-              now: opts.now ?? Date.now,
+              now: opts.now,
             });
           } catch (e) {
             opts.log.error('month-end pack failed', { error: describeError(e) });
@@ -157,7 +157,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     db: opts.db,
     config: opts.config,
     log: opts.log,
-    ...(opts.now ? { now: opts.now } : {}),
+    now: opts.now,
     ...(gate ? { syncGate: gate } : {}),
     scheduler,
     ...(opts.accounts ? { accounts: opts.accounts } : {}),

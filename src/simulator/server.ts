@@ -220,7 +220,8 @@ export async function startSimulator(opts: SimulatorOptions): Promise<SimulatorH
   const fleet: Fleet = opts.timezone ? { ...opts.fleet, timezone: opts.timezone } : opts.fleet;
   const now = opts.now ?? Date.now;
   const creds = opts.credentials ?? DEFAULT_CREDENTIALS;
-  const log = opts.log ?? createLogger({ level: 'warn', secrets: [creds.mainPassword, creds.subPassword] });
+  const log =
+    opts.log ?? createLogger({ level: 'warn', secrets: [creds.mainPassword, creds.subPassword], now });
   const limiter = new RateLimiter(opts.windowMs ?? DEFAULT_WINDOW_MS, opts.limits ?? {});
   const enforce = opts.enforceLimits ?? true;
   const faults = new FaultInjector(opts.faults ?? {});

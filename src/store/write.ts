@@ -8,9 +8,16 @@
  * (a trip seen by two windows, a fill listed twice) are stored once.
  */
 import { setImmediate } from 'node:timers/promises';
-import { DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
+import {
+  DuckDBDataChunk,
+  DuckDBTypeId,
+  dateValue,
+  timestampTZValue,
+  timestampValue,
+  type DuckDBConnection,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
-import { buildChunk } from './chunk.ts';
 
 export type Cell = string | number | bigint | boolean | Date | null | undefined;
 export type Row = Record<string, Cell>;
@@ -54,28 +61,25 @@ function toInt64(v: Cell): number | bigint {
   return Number.isSafeInteger(n) ? n : BigInt(n);
 }
 
-/**
- * Converts one JS cell to what the chunk writer lays out for its column (chunk.ts): numbers
- * (epoch microseconds for timestamps, days for dates), strings, booleans; a DuckDB value for a
- * column type the writer does not lay out itself.
- */
-function toValue(col: ColumnInfo, v: Cell, table: string): unknown {
+/** Converts one JS cell to the DuckDB value of its column's type. */
+function toValue(col: ColumnInfo, v: Cell, table: string): DuckDBValue {
   if (v === null || v === undefined) return null;
   switch (col.typeId) {
     case DuckDBTypeId.VARCHAR:
       return typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : String(v);
     case DuckDBTypeId.BIGINT:
-      return toInt64(v);
+      return BigInt(toInt64(v));
     case DuckDBTypeId.INTEGER:
     case DuckDBTypeId.DOUBLE:
       return Number(v);
     case DuckDBTypeId.BOOLEAN:
       return Boolean(v);
     case DuckDBTypeId.TIMESTAMP_TZ:
+      return timestampTZValue(BigInt(toInt64(Math.round(toMs(v)) * 1000)));
     case DuckDBTypeId.TIMESTAMP:
-      return toInt64(Math.round(toMs(v)) * 1000);
+      return timestampValue(BigInt(toInt64(Math.round(toMs(v)) * 1000)));
     case DuckDBTypeId.DATE:
-      return Math.floor(toMs(v) / 86_400_000);
+      return dateValue(Math.floor(toMs(v) / 86_400_000));
     default:
       // JSON is a VARCHAR alias with its own type id in some versions.
       if (typeof v === 'string') return v;
@@ -91,8 +95,7 @@ const CHUNK_ROWS = 2048;
 
 /**
  * Appends rows to `table` (columns not present in a row are NULL). Returns the count. Rows go in
- * column-wise, one data chunk of 2,048 rows at a time, each column laid out in one buffer
- * (chunk.ts).
+ * column-wise, one data chunk of 2,048 rows at a time, through the library's public data chunk.
  */
 export async function appendRows(
   con: DuckDBConnection,
@@ -109,12 +112,13 @@ export async function appendRows(
   const flush = () => {
     if (buffer.length === 0) return;
     const b = buffer;
-    const chunk = buildChunk(
-      cols.map((col, ci) => ({
-        type: types[ci]!,
-        valueAt: (i: number) => toValue(col, b[i]![col.name], table),
-      })),
-      b.length,
+    // The library's public data chunk: a column at a time (its writer converts each value).
+    const chunk = DuckDBDataChunk.create(types, b.length);
+    cols.forEach((col, ci) =>
+      chunk.setColumnValues(
+        ci,
+        b.map((row) => toValue(col, row[col.name], table)),
+      ),
     );
     ap.appendDataChunk(chunk);
     buffer = [];

@@ -15,7 +15,6 @@ import { describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import { storageFailure } from '../store/storage-error.ts';
-import { leastDurationMs } from '../api/client.ts';
 import type { Clock } from '../time.ts';
 import { groupCommitter, type GroupCommitter } from './commit.ts';
 import {
@@ -30,7 +29,7 @@ import { ledgerWrite, loadHorizons, recordFailedWindow } from './ledger.ts';
 import { newMeter, type RunLog } from './run-log.ts';
 import type { WindowRules } from './rules.ts';
 import type { StreamDefinition } from './stream.ts';
-import type { PlanSummary, SyncDeps } from './types.ts';
+import type { SyncDeps } from './types.ts';
 import type { StreamContext, Unit } from './unit.ts';
 import { windowLabel } from './windows.ts';
 
@@ -104,10 +103,8 @@ export interface ExecuteInput {
   signal?: AbortSignal;
   onProgress?: SyncDeps['onProgress'];
   afterCommit?: SyncDeps['afterCommit'];
-  /** The run's stop, when several calls run at once (default: this call's own). */
+  /** The run's stop, shared by the calls of one run: a stop seen by one stops the next (default: its own). */
   stop?: { by: unknown };
-  /** Called once per unit when it is through: stored, failed or cut by a stop. */
-  onUnitDone?: (unit: Unit) => void;
 }
 
 /** Runs every unit; returns the error that stopped the run, if one did. */
@@ -258,7 +255,6 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
         done: doneBy.get(unit.stream) ?? 0,
         total: totals.get(unit.stream)!,
       });
-      x.onUnitDone?.(unit);
     }
   };
   try {
@@ -274,112 +270,23 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
 const HORIZON_STREAMS = new Set(['odometer']);
 
 /**
- * The units of the plan's bottleneck bucket, when it is not the default bucket the odometer
- * shares and it needs more than one limit window, and their stream is per vehicle: with the
- * vehicles they cover (their scope is a vehicle id, or a bulk unit's ids joined by commas).
- */
-export function earlyUnits(
-  units: readonly Unit[],
-  defs: readonly StreamDefinition[],
-  plan: Pick<PlanSummary, 'requestsByBucket'>,
-  deps: Pick<SyncDeps, 'windowMs' | 'limits'>,
-): { units: Set<Unit>; vehicles: Set<string> } {
-  const none = { units: new Set<Unit>(), vehicles: new Set<string>() };
-  let worst: { bucket: string; ms: number } | null = null;
-  for (const [bucket, n] of Object.entries(plan.requestsByBucket)) {
-    const ms = leastDurationMs(
-      { [bucket]: n },
-      { windowMs: deps.windowMs, ...(deps.limits ? { limits: deps.limits } : {}) },
-    );
-    if (!worst || ms > worst.ms) worst = { bucket, ms };
-  }
-  if (!worst || worst.bucket === 'default' || worst.ms <= 0) return none;
-  const perVehicle = new Set(
-    defs.filter((d) => d.scope === 'vehicle' && !HORIZON_STREAMS.has(d.name)).map((d) => d.name),
-  );
-  const picked = units.filter((u) => u.bucket === worst.bucket && perVehicle.has(u.stream));
-  return { units: new Set(picked), vehicles: new Set(picked.flatMap((u) => u.scope.split(','))) };
-}
-
-/**
  * Runs a sync's planned units. The odometer goes first: its answers give each vehicle's data
  * horizon, which decides whether the other streams' windows have settled (a vehicle silent for
- * days holds them). Returns what stopped the run (null: nothing did); an error thrown stops the
- * early units too, and is thrown once they have ended.
+ * days holds them); then every other unit. Returns what stopped the run (null: nothing did).
  */
 export async function executePlan(
   con: DuckDBConnection,
   deps: SyncDeps,
-  x: {
-    units: readonly Unit[];
-    plan: Pick<PlanSummary, 'requestsByBucket'>;
-    definitions: readonly StreamDefinition[];
-    ctx: StreamContext;
-    run: RunLog;
-  },
+  x: { units: readonly Unit[]; definitions: readonly StreamDefinition[]; ctx: StreamContext; run: RunLog },
 ): Promise<unknown> {
-  const { units, plan, definitions: defs, ctx, run } = x;
+  const { units, definitions, ctx, run } = x;
+  const stop = { by: null as unknown };
   await loadHorizons(con, ctx);
-  const horizonUnits = units.filter((u) => HORIZON_STREAMS.has(u.stream));
-  const early = earlyUnits(units, defs, plan, deps);
-  const rest = units.filter((u) => !HORIZON_STREAMS.has(u.stream) && !early.units.has(u));
-  // The bottleneck bucket's units (the EV energy's 10 a minute set a 90-day run's length)
-  // start once the odometer of their own vehicles is in, beside the rest of the odometer and
-  // everything after it, rather than after the whole fleet's odometer (issue 16).
-  const needed = horizonUnits.filter((u) => early.vehicles.has(u.scope));
-  const stopped = { by: null as unknown };
-  let neededLeft = needed.length;
-  let horizonsIn!: () => void;
-  const neededIn = new Promise<void>((r) => (horizonsIn = r));
-  if (neededLeft === 0) horizonsIn();
-  const earlyRun = early.units.size
-    ? (async () => {
-        await neededIn;
-        if (stopped.by || deps.signal?.aborted) return;
-        // Their own horizons (the shared map is reloaded meanwhile) and their own connection.
-        const earlyCtx = { ...ctx, horizons: new Map(ctx.horizons) };
-        const c = await deps.db.connect();
-        try {
-          await loadHorizons(c, earlyCtx);
-        } finally {
-          c.closeSync();
-        }
-        await executeUnits({
-          ...deps,
-          units: [...early.units],
-          definitions: defs,
-          ctx: earlyCtx,
-          run,
-          stop: stopped,
-        });
-      })()
-    : Promise.resolve();
-  earlyRun.catch(() => undefined); // awaited below; a failure is not left unhandled meanwhile
-  const neededFirst = [...needed, ...horizonUnits.filter((u) => !early.vehicles.has(u.scope))];
-  // Every call shares `stopped`: what stopped one stopped the run.
-  try {
-    await executeUnits({
-      ...deps,
-      units: neededFirst,
-      definitions: defs,
-      ctx,
-      run,
-      stop: stopped,
-      onUnitDone: (u) => {
-        if (early.vehicles.has(u.scope) && --neededLeft === 0) horizonsIn();
-      },
-    });
-    horizonsIn(); // a stopped run may leave some undone: the early units then see the stop
-    if (!stopped.by && !deps.signal?.aborted) {
-      await loadHorizons(con, ctx);
-      await executeUnits({ ...deps, units: rest, definitions: defs, ctx, run, stop: stopped });
-    }
-  } catch (e) {
-    stopped.by ??= e; // the early units stop too, and the run ends only once they have
-    horizonsIn();
-    await earlyRun.catch(() => undefined);
-    throw e;
-  }
-  await earlyRun;
-  return stopped.by;
+  const horizons = units.filter((u) => HORIZON_STREAMS.has(u.stream));
+  await executeUnits({ ...deps, units: horizons, definitions, ctx, run, stop });
+  if (stop.by || deps.signal?.aborted) return stop.by;
+  await loadHorizons(con, ctx);
+  const rest = units.filter((u) => !HORIZON_STREAMS.has(u.stream));
+  await executeUnits({ ...deps, units: rest, definitions, ctx, run, stop });
+  return stop.by;
 }

@@ -55,10 +55,10 @@ export interface PlanInput {
 /** The local-day range a request wants: explicit, or incremental from the ledger. */
 export async function resolveRange(
   con: DuckDBConnection,
-  deps: { account: string; timezone: string; now?: () => number },
+  deps: { account: string; timezone: string; now: () => number },
   req: Pick<SyncRequest, 'fromDay' | 'toDay'>,
 ): Promise<Window> {
-  const now = (deps.now ?? Date.now)();
+  const now = deps.now();
   const today = localDate(now, deps.timezone);
   if (req.fromDay || req.toDay) {
     const from = req.fromDay ?? addDays(req.toDay ?? today, -(FIRST_RUN_DAYS - 1));

@@ -31,7 +31,7 @@ export async function rezoneAccount(deps: SyncDeps): Promise<RezoneSummary> {
   const toZone = deps.timezone;
   const defs = deps.streams ?? BUILTIN_STREAMS;
   const windowed = defs.filter((d) => d.ledgerStreams.length > 0);
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   const log = deps.log.child({ account });
   if (deps.db.path === ':memory:') throw new FleetsyncError('E_USAGE', 'a re-zone needs a database file');
   const staging = rezoneStagingPath(deps.db.path, account);

@@ -1,8 +1,7 @@
 /**
  * One sync run, read top to bottom: lock the account → start the run log → pull the snapshots →
  * plan the gaps → execute the units (executor.ts executePlan: the odometer first, it gives the
- * vehicles' data horizons; the bottleneck bucket's units as soon as their own vehicles' odometer
- * is in) → finish the run log. Each stage lives in its own module (lock, run-log, snapshots,
+ * vehicles' data horizons; then the rest) → finish the run log. Each stage lives in its own module (lock, run-log, snapshots,
  * planner, executor); the streams are declarations (streams/*.ts).
  * The run is `ok` only when every window succeeded; a failed window makes it `partial`, a
  * failure that stops the run (executor.stopsTheRun: refused credentials, the circuit breaker,
@@ -28,6 +27,9 @@ import { checkAccountZone } from './zone.ts';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Logger } from '../log.ts';
 import type { StreamDefinition } from './stream.ts';
+import type { RunLog } from './run-log.ts';
+import type { WindowRules } from './rules.ts';
+import type { Clock } from '../time.ts';
 import type { PlanSummary, RunSummary, SyncDeps, SyncRequest } from './types.ts';
 
 export type { SyncDeps } from './types.ts';
@@ -35,7 +37,7 @@ export { resolveRange } from './planner.ts';
 
 export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSummary> {
   const unlock = lockAccount(deps.db, deps.account);
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   // The run is `running` in the state file beside the database before it touches the database:
   // a process that dies from here on (an abort inside DuckDB, a kill) is found unfinished.
   const outcomes = outcomesFor(deps.db.path, deps.log);
@@ -72,7 +74,7 @@ async function runLocked(
 ): Promise<RunSummary> {
   widenStopSignal(deps);
   const defs = deps.streams ?? BUILTIN_STREAMS;
-  const now = deps.now ?? Date.now;
+  const now = deps.now;
   const log = deps.log.child({ account: deps.account });
   const con = await deps.db.connect();
   let recorded: string | null;
@@ -87,104 +89,160 @@ async function runLocked(
   }
   const run = newRunLog(deps.account, log, now, deps.client);
   handle.named(run.runId);
-  // A run starts with a closed breaker, whatever stopped the client before, and probes once each
-  // endpoint not recorded as answering (a refused one, or one never asked): sync/access.ts.
-  deps.client.rearm(trusted);
-  // The last run's requests (maybe another process's: a worker's job right after another's, or a
-  // run killed before it could end its row: its last request is in the state file) may still
-  // count in the API's windows: no bucket sends until a window has passed since the last of them.
-  const [last] = await queryJs(con, 'sync/last_run_end', [deps.account]);
-  const lastMs = Math.max(
-    last?.ended_ms == null ? -Infinity : Number(last.ended_ms),
-    previous?.last_request_ms ?? -Infinity,
-  );
-  if (Number.isFinite(lastMs)) deps.client.holdWindowSince(now() - lastMs);
-  const startRequests = deps.client.stats().requests;
-  const noteActivity = () => {
-    const a = deps.client.activity();
-    // A request on the wire may be counted by the API at any moment until its answer is back.
-    handle.activity(a.inFlight > 0 ? now() : a.lastMs, deps.client.stats().requests - startRequests);
-  };
-  const activity = setInterval(noteActivity, OUTCOME_ACTIVITY_MS);
-  activity.unref();
-  const stop = (e: unknown) => {
-    const reason = stopReason(e, deps.account);
-    run.end('failed', reason);
-    log.error('sync stopped', { reason });
-  };
-  let refused: unknown = null;
+  const activity = trackActivity(deps, handle, now);
   const rules = modelRules(deps.db);
   try {
-    try {
-      const range = await resolveRange(con, deps, req);
-      const streams = requestedStreams(req, defs);
-      await startRunLog(con, run, { ...deps, log }, req.trigger, range, streams);
-      // A run whose process died (its row was just marked interrupted) keeps the requests it sent.
-      if (previous?.state === 'running' && previous.run_id && !isAlive(previous))
-        await execute(con, 'sync/run_interrupted_counts', [
-          previous.run_id,
-          previous.requests,
-          new Date(previous.last_request_ms ?? previous.started_ms).toISOString(),
-        ]);
-
-      await pullSnapshots(con, { ...deps, now, log }, defs, streams, run);
-
-      const { units, summary: plan } = await buildPlan(con, {
-        ...planInput(deps, range, streams, now),
-        vehicles: await plannedVehicles(con, deps.account),
-        runId: run.runId,
-      });
-      log.info('plan', {
-        units: units.length,
-        least: Math.round(plan.leastDurationMs),
-        fuel: plan.fuelPath.chosen,
-      });
-
-      const ctx = streamContext(deps, log, now, rules);
-      const stoppedBy = await executePlan(con, deps, { units, plan, definitions: defs, ctx, run });
-
-      if (stoppedBy) stop(stoppedBy);
-      else if (deps.signal?.aborted) run.end('partial', 'interrupted: the run was asked to stop');
-      if (isZoneMismatch(stoppedBy)) refused = stoppedBy;
-    } catch (e) {
-      if (isFleetsyncError(e, 'E_USAGE')) throw e; // a bad request: no run row to finish
-      if (stopsTheRun(e)) stop(e);
-      else {
-        run.end('failed', describeError(e));
-        log.error('sync failed', { error: describeError(e) });
-      }
-      if (isZoneMismatch(e)) refused = e;
-    }
-    clearInterval(activity);
-    noteActivity();
+    await readyClient(con, deps, trusted, previous, now);
+    activity.start();
+    const refused = await runStages(con, { deps, req, defs, now, log, run, rules, previous });
+    activity.end();
     await recordRunAccess(con, deps, defs, run.summary, now, log);
-    await run.finish(con).then(
-      async () => {
-        const [row] = await queryJs(con, 'sync/run_recorded', [run.runId, run.summary.outcome]);
-        if (Number(row?.n) > 0) onRecorded();
-        else
-          log.error('could not record the run', {
-            error: 'its row was never written (the storage refused it)',
-          });
-      },
-      (e: unknown) => {
-        // The full disk that stopped the run may refuse its row too: the summary still says what
-        // happened, and the state file beside the database keeps it (status, /healthz, alerts).
-        if (!stopsTheRun(e)) throw e;
-        log.error('could not record the run', { error: describeError(e) });
-      },
-    );
+    await finishRunLog(con, run, log, onRecorded);
     if (refused) {
       // The API's offsets contradict the zone: a zone this first run recorded is not kept.
       if (recorded === null) await execute(con, 'sync/account_forget_zone', [deps.account]);
       throw refused;
     }
   } finally {
-    clearInterval(activity);
+    activity.stop();
     await rules.close();
     con.closeSync();
   }
   return run.summary;
+}
+
+interface Stages {
+  deps: SyncDeps;
+  req: SyncRequest;
+  defs: readonly StreamDefinition[];
+  now: Clock;
+  log: Logger;
+  run: RunLog;
+  rules: WindowRules;
+  previous: RunOutcome | undefined;
+}
+
+/**
+ * The run's stages: range → run log → snapshots → plan → execute. What stops the run ends the
+ * run log `failed` here; returns the zone mismatch that stopped it (run.ts refuses the run with
+ * it once its row is written), or null.
+ */
+async function runStages(con: DuckDBConnection, s: Stages): Promise<unknown> {
+  const { deps, req, defs, now, log, run, previous } = s;
+  const stop = (e: unknown) => {
+    const reason = stopReason(e, deps.account);
+    run.end('failed', reason);
+    log.error('sync stopped', { reason });
+  };
+  try {
+    const range = await resolveRange(con, deps, req);
+    const streams = requestedStreams(req, defs);
+    await startRunLog(con, run, { ...deps, log }, req.trigger, range, streams);
+    // A run whose process died (its row was just marked interrupted) keeps the requests it sent.
+    if (previous?.state === 'running' && previous.run_id && !isAlive(previous))
+      await execute(con, 'sync/run_interrupted_counts', [
+        previous.run_id,
+        previous.requests,
+        new Date(previous.last_request_ms ?? previous.started_ms).toISOString(),
+      ]);
+
+    await pullSnapshots(con, { ...deps, now, log }, defs, streams, run);
+
+    const { units, summary: plan } = await buildPlan(con, {
+      ...planInput(deps, range, streams, now),
+      vehicles: await plannedVehicles(con, deps.account),
+      runId: run.runId,
+    });
+    log.info('plan', {
+      units: units.length,
+      least: Math.round(plan.leastDurationMs),
+      fuel: plan.fuelPath.chosen,
+    });
+
+    const ctx = streamContext(deps, log, now, s.rules);
+    const stoppedBy = await executePlan(con, deps, { units, definitions: defs, ctx, run });
+
+    if (stoppedBy) stop(stoppedBy);
+    else if (deps.signal?.aborted) run.end('partial', 'interrupted: the run was asked to stop');
+    return isZoneMismatch(stoppedBy) ? stoppedBy : null;
+  } catch (e) {
+    if (isFleetsyncError(e, 'E_USAGE')) throw e; // a bad request: no run row to finish
+    if (stopsTheRun(e)) stop(e);
+    else {
+      run.end('failed', describeError(e));
+      log.error('sync failed', { error: describeError(e) });
+    }
+    return isZoneMismatch(e) ? e : null;
+  }
+}
+
+/**
+ * A run starts with a closed breaker, whatever stopped the client before, and probes once each
+ * endpoint not recorded as answering (a refused one, or one never asked): sync/access.ts.
+ * The last run's requests (maybe another process's: a worker's job right after another's, or a
+ * run killed before it could end its row: its last request is in the state file) may still
+ * count in the API's windows: no bucket sends until a window has passed since the last of them.
+ */
+async function readyClient(
+  con: DuckDBConnection,
+  deps: SyncDeps,
+  trusted: string[],
+  previous: RunOutcome | undefined,
+  now: Clock,
+): Promise<void> {
+  deps.client.rearm(trusted);
+  const [last] = await queryJs(con, 'sync/last_run_end', [deps.account]);
+  const lastMs = Math.max(
+    last?.ended_ms == null ? -Infinity : Number(last.ended_ms),
+    previous?.last_request_ms ?? -Infinity,
+  );
+  if (Number.isFinite(lastMs)) deps.client.holdWindowSince(now() - lastMs);
+}
+
+/**
+ * The run's requests and its last activity, noted in the state file beside the database every
+ * OUTCOME_ACTIVITY_MS from `start()` to `stop()`, and once more at `end()` (a request on the wire may be
+ * counted by the API at any moment until its answer is back).
+ */
+function trackActivity(deps: SyncDeps, handle: RunHandle, now: Clock) {
+  const startRequests = deps.client.stats().requests;
+  let timer: NodeJS.Timeout | null = null;
+  const note = () => {
+    const a = deps.client.activity();
+    handle.activity(a.inFlight > 0 ? now() : a.lastMs, deps.client.stats().requests - startRequests);
+  };
+  return {
+    start() {
+      timer = setInterval(note, OUTCOME_ACTIVITY_MS);
+      timer.unref();
+    },
+    stop: () => clearInterval(timer ?? undefined),
+    end() {
+      clearInterval(timer ?? undefined);
+      note();
+    },
+  };
+}
+
+/** Writes the run's row; a storage that refuses it is logged (the state file still says how it ended). */
+async function finishRunLog(
+  con: DuckDBConnection,
+  run: ReturnType<typeof newRunLog>,
+  log: Logger,
+  onRecorded: () => void,
+): Promise<void> {
+  try {
+    await run.finish(con);
+  } catch (e) {
+    // The full disk that stopped the run may refuse its row too: the summary still says what
+    // happened, and the state file beside the database keeps it (status, /healthz, alerts).
+    if (!stopsTheRun(e)) throw e;
+    log.error('could not record the run', { error: describeError(e) });
+    return;
+  }
+  const [row] = await queryJs(con, 'sync/run_recorded', [run.runId, run.summary.outcome]);
+  if (Number(row?.n) > 0) onRecorded();
+  else log.error('could not record the run', { error: 'its row was never written (the storage refused it)' });
 }
 
 /** Records what the run learned about the account's endpoints (never fails the run). */
@@ -219,7 +277,7 @@ export async function planSync(deps: SyncDeps, req: SyncRequest): Promise<PlanSu
     const range = await resolveRange(con, deps, req);
     const streams = requestedStreams(req, deps.streams ?? BUILTIN_STREAMS);
     const { summary } = await buildPlan(con, {
-      ...planInput(deps, range, streams, deps.now ?? Date.now),
+      ...planInput(deps, range, streams, deps.now),
       vehicles: await plannedVehicles(con, deps.account),
       runId: 'plan',
     });

@@ -28,7 +28,7 @@ export interface SyncDeps {
   windowMs: number;
   limits?: Partial<Record<BucketName, number>>;
   log: Logger;
-  now?: Clock;
+  now: Clock;
   signal?: AbortSignal;
   /** Look-back for late data (default SETTLE_MS, src/defaults.ts). */
   settleMs?: number;

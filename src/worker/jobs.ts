@@ -13,9 +13,10 @@ import { join } from 'node:path';
 import type { AccountConfig } from '../accounts.ts';
 import { createAlerter } from '../alerts/alerter.ts';
 import { causeOf, judgeRun, type Judgement } from '../alerts/incidents.ts';
-import type { Config } from '../config.ts';
+import type { Config, WorkerConfig } from '../config.ts';
 import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import type { Clock } from '../time.ts';
 import { recordJob, type LastJob } from '../lake/outcomes.ts';
 import { publishAccount } from '../lake/publish.ts';
 import { openDatabase, type Database } from '../store/db.ts';
@@ -25,22 +26,8 @@ import { accountStreams, syncAccount, wireAccount } from '../wiring.ts';
 export const DEAD_QUEUE = 'fleetsync-dead';
 
 /** The worker's settings (read by `workerSettings` in worker.ts). */
-export interface WorkerSettings {
-  queueUrl: string;
-  dataDir: string;
-  lakeDir: string | null;
-  /** Seconds a job may run before it counts as lost and is retried elsewhere. */
-  expireSeconds: number;
-  retryLimit: number;
-  retryDelaySeconds: number;
-  /** How often pg-boss's maintenance looks for expired jobs. */
-  maintenanceSeconds: number;
-  pollSeconds: number;
-  /** How often pg-boss looks at the schedule (a tick fires within this after its minute). */
-  cronSeconds: number;
-  /** How long Postgres may be unreachable before the worker stops (exit 75, restartable). */
-  outageSeconds: number;
-}
+/** The worker's settings (config.ts, FLEETSYNC_QUEUE_* and the rest), its queue named. */
+export type WorkerSettings = WorkerConfig & { queueUrl: string };
 
 export interface JobDeps {
   config: Readonly<Config>;
@@ -48,6 +35,8 @@ export interface JobDeps {
   settings: WorkerSettings;
   log: Logger;
   signal: AbortSignal;
+  /** The clock, from the entry point (src/cli.ts). */
+  now: Clock;
 }
 
 /** A job: the account, and optionally the days (default: what the sync would pick itself). */
@@ -111,6 +100,7 @@ async function checkAlerts(
     db,
     config: deps.config,
     log: deps.log,
+    now: deps.now,
     ...(judge
       ? {
           judge: (states) =>
@@ -145,7 +135,7 @@ export async function syncAccountJob(
   if (!a) throw new FleetsyncError('E_CONFIG', `job ${jobId}: account ${account} is not in FLEETSYNC_CONFIG`);
   const { config, settings, log } = deps;
   const db = await openDatabase(accountFile(settings, account));
-  const { client, deps: syncDeps } = wireAccount(db, a, config, log, { signal: deps.signal });
+  const { client, deps: syncDeps } = wireAccount(db, a, config, log, { signal: deps.signal, now: deps.now });
   const lake = settings.lakeDir;
   const record = (j: Omit<LastJob, 'id' | 'attempt' | 'ended_at'>, publishedAt?: string) => {
     if (!lake) return;

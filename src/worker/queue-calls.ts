@@ -42,7 +42,7 @@ export interface QueueCallOptions {
   /** How long the queue database may be unreachable before the worker gives up (ms). */
   outageMs: number;
   log: Logger;
-  now?: Clock;
+  now: Clock;
   sleep?: (ms: number) => Promise<void>;
   /** The worker is stopping: no more waiting for the database (E_QUEUE_DOWN with `stopped`). */
   signal?: AbortSignal;
@@ -66,7 +66,7 @@ export const sleepFor = (ms: number, signal?: AbortSignal) =>
  * the call in the log lines and the error (`complete job …`).
  */
 export async function queueCall<T>(what: string, call: () => Promise<T>, o: QueueCallOptions): Promise<T> {
-  const now = o.now ?? Date.now;
+  const now = o.now;
   const sleep = o.sleep ?? ((ms: number) => sleepFor(ms, o.signal));
   let since: number | null = null;
   let delay = FIRST_RETRY_MS;

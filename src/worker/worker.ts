@@ -21,7 +21,6 @@
  *
  * pg-boss and pg are imported here only, and this module only in worker mode.
  */
-import { join } from 'node:path';
 import type { AccountConfig } from '../accounts.ts';
 import type { Config } from '../config.ts';
 import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
@@ -45,38 +44,12 @@ export { DEAD_QUEUE, syncAccountJob, type SyncJob, type WorkerSettings };
 export const SYNC_QUEUE = 'fleetsync-sync';
 export const TICK_QUEUE = 'fleetsync-tick';
 
-/** Reads the worker settings from the environment; every problem names its variable. */
-export function workerSettings(
-  env: Record<string, string | undefined>,
-  config: Readonly<Config>,
-): WorkerSettings {
-  const problems: string[] = [];
-  const queueUrl = env.FLEETSYNC_QUEUE_URL?.trim() ?? '';
-  if (!/^postgres(ql)?:\/\//.test(queueUrl))
-    problems.push('FLEETSYNC_QUEUE_URL: set a Postgres URL (postgres://user:password@host:5432/db)');
-  const num = (name: string, dflt: number, min: number) => {
-    const v = env[name]?.trim();
-    if (!v) return dflt;
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < min)
-      problems.push(`${name}: a number ≥ ${min} (got ${JSON.stringify(v)})`);
-    return n;
-  };
-  const s: WorkerSettings = {
-    queueUrl,
-    dataDir: env.FLEETSYNC_DATA_DIR?.trim() || join(config.dbPath, '..'),
-    lakeDir: env.FLEETSYNC_LAKE_DIR?.trim() || null,
-    expireSeconds: num('FLEETSYNC_JOB_EXPIRE_SECONDS', 4 * 3600, 1),
-    retryLimit: num('FLEETSYNC_JOB_RETRIES', 3, 0),
-    retryDelaySeconds: num('FLEETSYNC_JOB_RETRY_DELAY_SECONDS', 60, 0),
-    maintenanceSeconds: num('FLEETSYNC_QUEUE_MAINTENANCE_SECONDS', 60, 1),
-    pollSeconds: num('FLEETSYNC_QUEUE_POLL_SECONDS', 2, 0.5),
-    cronSeconds: Math.min(45, num('FLEETSYNC_QUEUE_CRON_SECONDS', 30, 1)),
-    outageSeconds: num('FLEETSYNC_QUEUE_OUTAGE_SECONDS', 600, 1),
-  };
-  if (problems.length)
-    throw new FleetsyncError('E_CONFIG', `invalid configuration:\n  - ${problems.join('\n  - ')}`);
-  return s;
+/** The worker's settings from the parsed configuration: worker mode needs the queue's URL. */
+export function workerSettings(config: Readonly<Config>): WorkerSettings {
+  const queueUrl = config.worker.queueUrl;
+  if (!queueUrl)
+    throw new FleetsyncError('E_CONFIG', 'FLEETSYNC_QUEUE_URL: worker mode needs a Postgres URL');
+  return { ...config.worker, queueUrl };
 }
 
 /**
@@ -265,7 +238,12 @@ export async function runWorker(deps: WorkerDeps, opts: WorkerOptions = {}): Pro
  * queue database; a round with nothing to do waits the poll interval.
  */
 async function workLoop(boss: Boss, deps: WorkerDeps): Promise<void> {
-  const calls = { outageMs: deps.settings.outageSeconds * 1000, log: deps.log, signal: deps.signal };
+  const calls = {
+    outageMs: deps.settings.outageSeconds * 1000,
+    log: deps.log,
+    signal: deps.signal,
+    now: deps.now,
+  };
   const handlers: [string, (job: Fetched) => Promise<Outcome>][] = [
     [
       TICK_QUEUE,

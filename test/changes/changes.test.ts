@@ -196,6 +196,7 @@ describe('fleetsync changes', () => {
       changesCommand.run(
         { values: argv, positionals: [] },
         {
+          now: Date.now,
           argv: [],
           env: {
             FLEET_BASE_URL: sim.baseUrl,

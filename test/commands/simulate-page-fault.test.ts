@@ -15,6 +15,7 @@ async function start(values: Record<string, string>) {
   const running = simulateCommand.run(
     { values, positionals: [] },
     {
+      now: Date.now,
       argv: [],
       env: {},
       stdout: (t) => (out += t),
@@ -64,6 +65,7 @@ describe('simulate --page-fault', () => {
       .run(
         { values: { 'page-fault': 'sideways' }, positionals: [] },
         {
+          now: Date.now,
           argv: [],
           env: {},
           stdout: () => undefined,

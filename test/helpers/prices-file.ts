@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadPricesFromEnv } from '../../src/prices/store.ts';
+import { loadPricesFile } from '../../src/prices/store.ts';
 import { localMonth } from '../../src/time.ts';
 import { ACCOUNT, type Harness } from './synced.ts';
 
@@ -31,7 +31,7 @@ export async function loadHarnessPrices(h: Harness, { tariffs = true } = {}) {
   );
   const con = await h.db.connect();
   try {
-    await loadPricesFromEnv(con, ACCOUNT, { FLEETSYNC_PRICES: file }, h.now());
+    await loadPricesFile(con, ACCOUNT, { pricesFile: file }, h.now());
   } finally {
     con.closeSync();
   }

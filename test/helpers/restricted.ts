@@ -12,6 +12,7 @@ import type { Harness } from './synced.ts';
 export async function syncRestrictedSubuser(h: Harness): Promise<{ client: FleetClient; run: RunSummary }> {
   h.sim.setAccess({ missing: ['GET /vehicles/activity'], subuser: { forbidden: ['GET /drivers'] } });
   const client = createFleetClient({
+    now: Date.now,
     baseUrl: h.sim.baseUrl,
     username: 'demo',
     password: 'demo-sub',

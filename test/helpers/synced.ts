@@ -71,6 +71,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const db = await openDatabase(dbPath);
   const log = memoryLogger('debug', ['demo-main', 'demo-sub']);
   const client = createFleetClient({
+    now: Date.now,
     baseUrl: sim.baseUrl,
     username: 'demo',
     password: 'demo-main',

@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isFleetsyncError } from '../../src/errors.ts';
-import { loadPricesFromEnv } from '../../src/prices/store.ts';
+import { loadPricesFile } from '../../src/prices/store.ts';
 import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport, runReport } from '../../src/reports/run.ts';
 import { runMain } from '../helpers/cli.ts';
@@ -27,7 +27,7 @@ const write = (name: string, text: string) => {
   writeFileSync(p, text);
   return p;
 };
-const load = (path: string) => loadPricesFromEnv(fx.con, ACCOUNT, { FLEETSYNC_PRICES: path }, NOW);
+const load = (path: string) => loadPricesFile(fx.con, ACCOUNT, { pricesFile: path }, NOW);
 const dump = async () => {
   const out: Record<string, unknown[]> = {};
   for (const t of ['price_source', 'price_fuel', 'price_tolls', 'price_vehicles', 'price_emission_factors'])

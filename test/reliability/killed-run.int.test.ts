@@ -81,7 +81,7 @@ describe('a sync killed with SIGKILL', () => {
     const db = await openDatabase(env.FLEETSYNC_DB!);
     try {
       for (let i = 0; i < 2; i++) {
-        const alerter = createAlerter({ db, config: loadConfig(env), log: memoryLogger() });
+        const alerter = createAlerter({ now: Date.now, db, config: loadConfig(env), log: memoryLogger() });
         await alerter.check();
         alerter.close();
       }

@@ -120,6 +120,7 @@ describe('scheduled ticks', () => {
       errors: [],
     });
     const srv = await startServer({
+      now: Date.now,
       db,
       config: loadConfig({ FLEET_TIMEZONE: 'UTC', FLEETSYNC_SCHEDULE: '* * * * * *', FLEETSYNC_PORT: '0' }),
       log,

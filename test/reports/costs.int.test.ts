@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPricesFromEnv } from '../../src/prices/store.ts';
+import { loadPricesFile } from '../../src/prices/store.ts';
 import type { JsonRow } from '../../src/reports/run.ts';
 import type { SimVehicle } from '../../src/simulator/model.ts';
 import {
@@ -80,7 +80,7 @@ beforeAll(async () => {
   writeFileSync(file, JSON.stringify(prices, null, 2));
   const con = await h.db.connect();
   try {
-    await loadPricesFromEnv(con, ACCOUNT, { FLEETSYNC_PRICES: file }, h.now());
+    await loadPricesFile(con, ACCOUNT, { pricesFile: file }, h.now());
   } finally {
     con.closeSync();
   }

@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import XLSX from 'xlsx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDemoPrices } from '../../src/prices/demo.ts';
-import { loadPricesFromEnv } from '../../src/prices/store.ts';
+import { loadPricesFile } from '../../src/prices/store.ts';
 import { exportReport } from '../../src/reports/export.ts';
 import { REPORT_STREAMS } from '../../src/reports/needs.ts';
 import { parseReportParams, type ReportParams } from '../../src/reports/params.ts';
@@ -564,7 +564,7 @@ beforeAll(async () => {
   const con = await baseDb.connect();
   try {
     const prices = writeDemoPrices(h.fleet, join(h.dir, 'prices.json'));
-    await loadPricesFromEnv(con, ACCOUNT, { FLEETSYNC_PRICES: prices }, h.now());
+    await loadPricesFile(con, ACCOUNT, { pricesFile: prices }, h.now());
     for (const v of (
       await con.runAndReadAll(
         'SELECT vehicle_id, fuel_canbus_consumed AS c, fuel_canbus_level OR fuel_analog_level AS l FROM vehicles WHERE account = $1',

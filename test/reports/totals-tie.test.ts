@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPricesFromEnv } from '../../src/prices/store.ts';
+import { loadPricesFile } from '../../src/prices/store.ts';
 import { exportReport } from '../../src/reports/export.ts';
 import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport, runReport } from '../../src/reports/run.ts';
@@ -43,7 +43,7 @@ beforeAll(async () => {
       vehicles: [{ registration: 'CD456GP', vehicle_class: 'heavy' }],
     }),
   );
-  await loadPricesFromEnv(fx.con, ACCOUNT, { FLEETSYNC_PRICES: file }, NOW);
+  await loadPricesFile(fx.con, ACCOUNT, { pricesFile: file }, NOW);
   await fx.con.run(`UPDATE vehicles SET description = 'Sales' WHERE vehicle_id = 3`);
   // the toll visits of April are synced
   await fx.con.run(

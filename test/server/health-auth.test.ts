@@ -32,7 +32,7 @@ afterAll(() => {
 
 describe('health and metrics access', () => {
   it('are open on a loopback server; a fresh database is healthy and its metrics parse', async () => {
-    const s = await startServer({ db, config: loadConfig({}), log: silentLogger, port: 0 });
+    const s = await startServer({ now: Date.now, db, config: loadConfig({}), log: silentLogger, port: 0 });
     try {
       const h = await fetch(new URL('/healthz', s.url));
       expect(h.status).toBe(200);
@@ -55,6 +55,7 @@ describe('health and metrics access', () => {
 
   it('beyond loopback: /metrics needs the token; /healthz is open to loopback peers only', async () => {
     const s = await startServer({
+      now: Date.now,
       db,
       config: loadConfig({
         FLEETSYNC_HOST: '0.0.0.0',

@@ -34,7 +34,7 @@ const health = async (url: string) => {
 describe('/healthz before the first run', () => {
   it('is 200 while the schedule has not been due yet', async () => {
     const config = loadConfig({ FLEETSYNC_SCHEDULE: '0 2 1 1 *' });
-    const s = await startServer({ db, config, log: silentLogger, port: 0, runSync: refused });
+    const s = await startServer({ now: Date.now, db, config, log: silentLogger, port: 0, runSync: refused });
     try {
       expect(await health(s.url)).toEqual({ status: 200, body: expect.objectContaining({ reasons: [] }) });
     } finally {
@@ -44,7 +44,7 @@ describe('/healthz before the first run', () => {
 
   it('is 503 "no run yet" once the schedule was due and nothing ran', async () => {
     const config = loadConfig({ FLEETSYNC_SCHEDULE: '* * * * * *' });
-    const s = await startServer({ db, config, log: silentLogger, port: 0, runSync: refused });
+    const s = await startServer({ now: Date.now, db, config, log: silentLogger, port: 0, runSync: refused });
     try {
       const due = s.nextRun()!;
       await expect.poll(async () => (await health(s.url)).status, { timeout: 5000 }).toBe(503);

@@ -239,6 +239,7 @@ describe('security', () => {
   it('needs the bearer token when the configured host is not loopback', async () => {
     const token = 'a-long-enough-secret-token';
     const s = await startServer({
+      now: Date.now,
       db: fx.db,
       config: config({ FLEETSYNC_HOST: '0.0.0.0', FLEETSYNC_TOKEN: token }),
       log: silentLogger,
@@ -263,6 +264,7 @@ describe('security', () => {
 describe('scheduler', () => {
   it('schedules FLEETSYNC_SCHEDULE in the account zone and shows the next run', async () => {
     const s = await startServer({
+      now: Date.now,
       db: fx.db,
       config: config({ FLEETSYNC_SCHEDULE: '30 2 * * *' }),
       log: silentLogger,
@@ -402,6 +404,7 @@ describe('POST /api/sync', () => {
       errors: [],
     };
     const s = await startServer({
+      now: Date.now,
       db: fx.db,
       config: config(),
       log: silentLogger,

@@ -42,7 +42,13 @@ describe('streams left out', () => {
     const config = loadConfig(env, { runsSchedule: true });
     const db = await openDatabase(join(h.dir, 'serve.duckdb'));
     try {
-      const run = await productionRunSync(db, config, silentLogger, new AbortController().signal, env);
+      const run = await productionRunSync(
+        db,
+        config,
+        silentLogger,
+        { signal: new AbortController().signal, now: Date.now },
+        env,
+      );
       const s = await run!('api');
       expect(s.outcome).toBe('ok');
       expect(Object.keys(s.streams)).not.toContain('trips');
@@ -80,6 +86,7 @@ describe('streams left out', () => {
     const dataDir = join(h.dir, 'worker');
     await syncAccountJob(
       {
+        now: Date.now,
         config,
         accounts: loadAccounts(env, config),
         settings: {

@@ -53,7 +53,13 @@ describe('API change watch during a sync', () => {
     con.closeSync();
     expect(String(note)).toContain('1.26.1120.1 breaking GET /trips');
 
-    const server = await startServer({ db: h.db, config: loadConfig({}), log: silentLogger, port: 0 });
+    const server = await startServer({
+      now: Date.now,
+      db: h.db,
+      config: loadConfig({}),
+      log: silentLogger,
+      port: 0,
+    });
     try {
       const res = (await (await fetch(new URL('/api/changes', server.url))).json()) as {
         flagged: { version: string }[];

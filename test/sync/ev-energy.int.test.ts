@@ -74,29 +74,3 @@ describe('EV energy', () => {
     expect(f!.n).toBe(0);
   }, 120_000);
 });
-
-describe('the bottleneck bucket starts early', () => {
-  it('EV energy (10 a window, the run’s longest bucket) is asked before the rest of the fleet’s odometer is in', async () => {
-    // 60 vehicles: the odometer takes several rounds of 16 units in flight; 12 days of EV energy
-    // need two limit windows of the ev_consumption bucket, so that bucket sets the run's length
-    // and its units start once the odometer of the EVs alone is stored.
-    const g = await startHarness({ fleet: { seed: 7, vehicles: 60, days: 12, endDay: '2026-03-20' } });
-    try {
-      const from = g.log.lines.length;
-      const s = await g.sync({ streams: ['odometer', 'ev_energy'] });
-      expect(s.outcome).toBe('ok');
-      // the client's debug line per request, in the order the answers came
-      const sent = g.log.lines.slice(from).filter((l) => / api request /.test(l));
-      const isOdometer = (l: string) => /\/odometer/.test(l);
-      const firstEv = sent.findIndex((l) => l.includes('/vehicles/ev-consumption'));
-      const lastOdometer = sent.findLastIndex(isOdometer);
-      expect(firstEv).toBeGreaterThanOrEqual(0);
-      expect(sent.filter(isOdometer).length).toBeGreaterThan(48);
-      expect(firstEv, 'first EV request among the odometer requests').toBeLessThan(lastOdometer);
-      // and its rows are those of a run that waited: every EV day stored, none failed
-      expect(s.streams.ev_energy?.windows.failed ?? 0).toBe(0);
-    } finally {
-      await g.close();
-    }
-  }, 180_000);
-});

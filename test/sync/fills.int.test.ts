@@ -303,6 +303,7 @@ describe('within the default bucket', () => {
       timezone: g.fleet.timezone,
       windowMs: 1000,
       limits: { default: LIMIT },
+      now: g.now,
     });
     const db = await openDatabase(join(g.dir, 'bucket.duckdb'));
     const deps: SyncDeps = { ...g.deps, db, client, limits: { default: LIMIT }, fillsPath: 'fleet_day' };

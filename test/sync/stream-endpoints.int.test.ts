@@ -48,6 +48,7 @@ async function syncRecording(
     return dispatch(opts, handler);
   };
   const client = createFleetClient({
+    now: Date.now,
     baseUrl: h.sim.baseUrl,
     username: 'demo',
     password: 'demo-main',

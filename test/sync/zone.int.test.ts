@@ -56,6 +56,7 @@ async function simIn(zone: string): Promise<SimulatorHandle> {
 
 function depsFor(db: Database, sim: SimulatorHandle, zone: string): SyncDeps {
   const client = createFleetClient({
+    now: Date.now,
     baseUrl: sim.baseUrl,
     username: 'demo',
     password: 'demo-main',
@@ -134,6 +135,7 @@ describe('a run in another zone is refused before it sends a request', () => {
       const log = memoryLogger('info');
       const err = await syncAccountJob(
         {
+          now: Date.now,
           config: { rateWindowMs: 1000, httpTimeoutMs: 30_000, concurrency: 4 } as never,
           accounts: [account],
           settings: { dataDir, lakeDir: null } as never,

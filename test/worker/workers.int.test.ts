@@ -176,6 +176,7 @@ async function referenceOf(a: Acct): Promise<Database> {
   const db = await openDatabase(join(dir, 'ref', `${a.name}.duckdb`));
   const log = memoryLogger('warn', ['demo-main']);
   const client = createFleetClient({
+    now: Date.now,
     baseUrl: sim.baseUrl,
     username: 'demo',
     password: 'demo-main',
@@ -185,7 +186,16 @@ async function referenceOf(a: Acct): Promise<Database> {
   });
   try {
     const s = await runSync(
-      { db, client, account: a.name, timezone: a.fleet.timezone, baseUrl: sim.baseUrl, windowMs: 1000, log },
+      {
+        now: Date.now,
+        db,
+        client,
+        account: a.name,
+        timezone: a.fleet.timezone,
+        baseUrl: sim.baseUrl,
+        windowMs: 1000,
+        log,
+      },
       { trigger: 'cli', fromDay: FROM, toDay: TO },
     );
     expect(s.outcome).toBe('ok');
