@@ -16,6 +16,9 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for what a page or a process will show; its default 1 s is less than a
+    // page takes to draw 1,000 rows beside three other files on two cores (paging.browser).
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     // Four files at a time on this 2-core machine: most of a file's time is waiting (a simulator's
     // rate-limit window, a child process, Chromium), not computing. Longest first over all three

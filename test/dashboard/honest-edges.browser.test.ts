@@ -55,7 +55,6 @@ describe.skipIf(!haveChromium)('honest at the edges (issue 25), in Chromium', ()
       expect(await page.locator('#kpi-distance').innerText()).toContain('no vehicle matches');
       expect(await page.locator('#kpi-fuel').innerText()).toContain('no vehicle matches');
       expect(text).not.toContain('not synced');
-      await page.screenshot({ path: '/tmp/honest-no-vehicle.png', fullPage: false });
       // the same vehicle in its own department: figures (April: 750 km for vehicle 1)
       await page.selectOption('#f-department', 'Sales');
       await page.waitForSelector('body[data-loading="false"]');
@@ -98,7 +97,6 @@ describe.skipIf(!haveChromium)('honest at the edges (issue 25), in Chromium', ()
         expect(await banner.locator('li').allInnerTexts()).toContain(LINE);
         expect(await banner.innerText()).toContain('then Sync now on the Sync runs page');
         if (path === 'mileage.html') {
-          await page.screenshot({ path: '/tmp/honest-banner.png' });
           await banner.locator('a', { hasText: 'Sync runs' }).click();
           await page.waitForURL(/runs\.html/);
           await page.waitForSelector('body[data-loading="false"]');
@@ -132,7 +130,6 @@ describe.skipIf(!haveChromium)('honest at the edges (issue 25), in Chromium', ()
       expect(
         await page.locator('#table-runs tbody tr', { hasText: 'run-2' }).locator('.run-reason').count(),
       ).toBe(0);
-      await page.screenshot({ path: '/tmp/honest-runs.png' });
       expect(problems).toEqual([]);
     } finally {
       await page.close();
@@ -149,7 +146,6 @@ describe.skipIf(!haveChromium)('honest at the edges (issue 25), in Chromium', ()
       const row = page.locator('#table-drivers tbody tr', { hasText: 'no driver recorded' });
       expect(await row.count()).toBe(1);
       expect(await row.innerText()).toContain('12.3');
-      await page.screenshot({ path: '/tmp/honest-drivers.png' });
       expect(problems).toEqual([]);
     } finally {
       await page.close();
