@@ -582,8 +582,9 @@ describe.skipIf(!haveChromium)('dashboard on a synced fleet: live run status, fu
       await expect.poll(() => page.locator('#sync-state').getAttribute('data-state')).toBe('running');
       expect(await page.locator('#sync-now').isDisabled()).toBe(true);
       release();
+      // a one-day sync: seconds here, but 15 s was too little beside three other files at load 30
       await expect
-        .poll(() => page.locator('#sync-result').textContent(), { timeout: 15_000 })
+        .poll(() => page.locator('#sync-result').textContent(), { timeout: 45_000 })
         .toMatch(/: ok, /);
       const newRun = /^Run (\S+):/.exec((await page.locator('#sync-result').textContent())!)![1]!;
       expect(newRun).not.toBe(firstRun);
