@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import LongestFirst from './test/helpers/sequencer.ts';
 
 /**
  * Tests by cost, told apart by the file name (docs/architecture.md, "Tests"):
@@ -15,7 +16,17 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for what a page or a process will show; its default 1 s is less than a
+    // page takes to draw 1,000 rows beside three other files on two cores (paging.browser).
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
+    // Four files at a time on this 2-core machine: most of a file's time is waiting (a simulator's
+    // rate-limit window, a child process, Chromium), not computing. Longest first over all three
+    // projects (test/helpers/sequencer.ts), so the slow files do not end up last.
+    maxWorkers: 4,
+    sequence: { sequencer: LongestFirst },
+    // The run's directory of shared synced databases (test/helpers/shared-sync.ts).
+    globalSetup: ['./test/helpers/global-setup.ts'],
     // The default output, then the ten slowest files (docs/architecture.md, "Tests").
     reporters: ['default', './test/helpers/slowest-files.ts'],
     // A developer's `.env` in the checkout never reaches a CLI the tests start (see src/env-file.ts).

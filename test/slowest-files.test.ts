@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TestModule } from 'vitest/node';
-import { slowestFiles } from './helpers/slowest-files.ts';
+import { slowestFiles, summedSeconds } from './helpers/slowest-files.ts';
 
 /** A module as the reporter sees it: its path, project and the parts of its time. */
 const mod = (file: string, collect: number, duration: number, project = 'unit') =>
@@ -28,5 +28,12 @@ describe('the slowest test files printed at the end of a run', () => {
       [11, 10, 9, 8, 7, 6, 5, 4, 3].map((i) => `test/f${i}.test.ts`),
     );
     expect(rows[1]!.s).toBeCloseTo(2.1, 6);
+  });
+
+  it('adds up every file, not only the ten shown', () => {
+    const modules = Array.from({ length: 12 }, (_, i) => mod(`test/f${i}.test.ts`, 100 * i, 1000));
+    modules.push(mod('test/sync/big.int.test.ts', 5_000, 95_000, 'integration'));
+    // 12 × 1 s of tests + (0 + 0.1 + … + 1.1) s of imports + 100 s
+    expect(summedSeconds(modules)).toBeCloseTo(12 + 6.6 + 100, 6);
   });
 });

@@ -69,7 +69,9 @@ describe('endpoint access', () => {
     h = await scriptedClient(
       async (_r, res) => {
         most = Math.max(most, ++inFlight);
-        await new Promise((r) => setTimeout(r, 20));
+        // Held until all four are in (or 500 ms: a loaded machine sets up four connections in
+        // more than the 20 ms this once waited), so requests sent together are seen together.
+        for (let t = 0; most < 4 && t < 500; t += 10) await new Promise((r) => setTimeout(r, 10));
         inFlight--;
         json(res, 200, list([]));
       },

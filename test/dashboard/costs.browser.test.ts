@@ -14,7 +14,8 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
 import { loadHarnessPrices } from '../helpers/prices-file.ts';
 import { parseCsv } from '../helpers/report-fixture.ts';
-import { ACCOUNT, queryDb, startHarness, type Harness } from '../helpers/synced.ts';
+import { startSharedSync } from '../helpers/shared-sync.ts';
+import { ACCOUNT, queryDb, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
 let srv: RunningServer;
@@ -22,8 +23,9 @@ let browser: Browser;
 let range: string;
 
 beforeAll(async () => {
-  h = await startHarness({ fleet: { seed: 7, vehicles: 6, days: 45, endDay: '2026-04-20' } });
-  expect((await h.sync()).outcome).toBe('ok');
+  const shared = await startSharedSync({ seed: 7, vehicles: 6, days: 45, endDay: '2026-04-20' });
+  h = shared.h;
+  expect(shared.first.outcome).toBe('ok');
   // The counter vehicle's fills not pulled yet, as a database synced before every level-sensor
   // vehicle's fills were pulled stands until its next run: its reconciliation rows are blank.
   for (const sql of [

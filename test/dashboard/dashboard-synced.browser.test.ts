@@ -12,7 +12,8 @@ import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { formatIsoInZone } from '../../src/time.ts';
 import { asPeopleWrite, openDashboard } from '../helpers/dashboard-page.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+import { startSharedSync } from '../helpers/shared-sync.ts';
+import { ACCOUNT, type Harness } from '../helpers/synced.ts';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
 
 const haveChromium = checkChromium();
@@ -25,8 +26,9 @@ beforeAll(async () => {
   if (!haveChromium) return;
   // Six vehicles: the generator's fixed roles put an odometer reset on the second, a fuel counter
   // reset on the fifth and a tracker swap on the sixth.
-  h = await startHarness({ fleet: { seed: 5, vehicles: 6, days: 40, endDay: '2026-04-20' } });
-  expect((await h.sync()).outcome).toBe('ok');
+  const shared = await startSharedSync({ seed: 5, vehicles: 6, days: 40, endDay: '2026-04-20' });
+  h = shared.h;
+  expect(shared.first.outcome).toBe('ok');
   srv = await startServer({
     db: h.db,
     config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone }),

@@ -10,7 +10,8 @@ import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+import { startSharedSync } from '../helpers/shared-sync.ts';
+import { ACCOUNT, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
 let srv: RunningServer;
@@ -18,8 +19,9 @@ let browser: Browser;
 let range: string;
 
 beforeAll(async () => {
-  h = await startHarness({ fleet: { seed: 7, vehicles: 10, days: 45, endDay: '2026-04-20' } });
-  expect((await h.sync()).outcome).toBe('ok');
+  const shared = await startSharedSync({ seed: 7, vehicles: 10, days: 45, endDay: '2026-04-20' });
+  h = shared.h;
+  expect(shared.first.outcome).toBe('ok');
   srv = await startServer({
     db: h.db,
     config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone }),

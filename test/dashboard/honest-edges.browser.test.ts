@@ -58,7 +58,6 @@ describe.skipIf(!haveChromium)('honest at the edges (issue 25), in Chromium', ()
       // the cost tiles too (their own report has no row for such a filter)
       for (const id of ['fuel-cost', 'toll-charges', 'co2'])
         expect(await page.locator(`#kpi-${id}`).innerText(), id).toContain('no vehicle matches');
-      await page.screenshot({ path: '/tmp/honest-no-vehicle.png', fullPage: false });
       // the same vehicle in its own department: figures (April: 750 km for vehicle 1)
       await page.selectOption('#f-department', 'Sales');
       await page.waitForSelector('body[data-loading="false"]');
@@ -101,7 +100,6 @@ describe.skipIf(!haveChromium)('honest at the edges (issue 25), in Chromium', ()
         expect(await banner.locator('li').allInnerTexts()).toContain(LINE);
         expect(await banner.innerText()).toContain('then Sync now on the Sync runs page');
         if (path === 'mileage.html') {
-          await page.screenshot({ path: '/tmp/honest-banner.png' });
           await banner.locator('a', { hasText: 'Sync runs' }).click();
           await page.waitForURL(/runs\.html/);
           await page.waitForSelector('body[data-loading="false"]');
@@ -135,7 +133,6 @@ describe.skipIf(!haveChromium)('honest at the edges (issue 25), in Chromium', ()
       expect(
         await page.locator('#table-runs tbody tr', { hasText: 'run-2' }).locator('.run-reason').count(),
       ).toBe(0);
-      await page.screenshot({ path: '/tmp/honest-runs.png' });
       expect(problems).toEqual([]);
     } finally {
       await page.close();
@@ -166,7 +163,6 @@ describe.skipIf(!haveChromium)('honest at the edges (issue 25), in Chromium', ()
         ),
       );
       expect(cells).not.toContain('');
-      await page.screenshot({ path: '/tmp/honest-drivers.png' });
       expect(problems).toEqual([]);
     } finally {
       await page.close();

@@ -12,7 +12,8 @@ import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+import { startSharedSync } from '../helpers/shared-sync.ts';
+import { ACCOUNT, type Harness } from '../helpers/synced.ts';
 
 const haveChromium = checkChromium();
 let h: Harness;
@@ -21,8 +22,9 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!haveChromium) return;
-  h = await startHarness({ fleet: { vehicles: 12, days: 40 } });
-  expect((await h.sync()).outcome).toBe('ok');
+  const shared = await startSharedSync({ vehicles: 12, days: 40 });
+  h = shared.h;
+  expect(shared.first.outcome).toBe('ok');
   srv = await startServer({
     db: h.db,
     config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: h.fleet.timezone }),

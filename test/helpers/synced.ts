@@ -4,7 +4,7 @@
  * fleet's history ends, so every window has settled) at real speed, which keeps the simulator's
  * data fixed while its rate-limit windows still slide.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFleetClient, type FleetClient } from '../../src/api/client.ts';
@@ -56,10 +56,15 @@ export interface HarnessOptions {
   nowOffsetMs?: number;
   /** Use the real clock (for tests that also run the CLI in a child process, which has no other). */
   realClock?: boolean;
+  /** A database file to start from (copied into the temp directory): see shared-sync.ts. */
+  dbFrom?: string;
 }
 
+/** The fleet a harness generates where its options do not say otherwise. */
+export const HARNESS_FLEET = { seed: 7, vehicles: 14, days: 75, endDay: '2026-04-20' } as const;
+
 export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
-  const fleet = generateFleet({ seed: 7, vehicles: 14, days: 75, endDay: '2026-04-20', ...o.fleet });
+  const fleet = generateFleet({ ...HARNESS_FLEET, ...o.fleet });
   const base = o.realClock ? Date.now() : fleet.endMs + (o.nowOffsetMs ?? 4 * 86_400_000);
   const t0 = Date.now();
   let shift = 0;
@@ -68,6 +73,7 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const sim = await startSimulator({ fleet, now, windowMs, ...o.sim });
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-'));
   const dbPath = join(dir, 'fleet.duckdb');
+  if (o.dbFrom) copyFileSync(o.dbFrom, dbPath);
   const db = await openDatabase(dbPath);
   const log = memoryLogger('debug', ['demo-main', 'demo-sub']);
   const client = createFleetClient({

@@ -19,7 +19,8 @@ import {
   localMonthBounds,
   parseWireTimestamp,
 } from '../../src/time.ts';
-import { ACCOUNT, queryDb, startHarness, type Harness } from '../helpers/synced.ts';
+import { startSharedSync } from '../helpers/shared-sync.ts';
+import { ACCOUNT, queryDb, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
 const ms = (iso: unknown) => parseWireTimestamp(String(iso))!;
@@ -46,8 +47,9 @@ const GRID = 0.5;
 const KWH_PER_KM = 0.16;
 
 beforeAll(async () => {
-  h = await startHarness({ fleet: { seed: 7, vehicles: 6, days: 45, endDay: '2026-04-20' } });
-  expect((await h.sync()).outcome).toBe('ok');
+  const shared = await startSharedSync({ seed: 7, vehicles: 6, days: 45, endDay: '2026-04-20' });
+  h = shared.h;
+  expect(shared.first.outcome).toBe('ok');
   const vs = h.fleet.vehicles;
   [can, heavy, ev, level] = [vs[0]!, vs[4]!, vs[3]!, vs[5]!];
   const zone = h.fleet.timezone;

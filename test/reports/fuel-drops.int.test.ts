@@ -11,7 +11,8 @@ import type { SimFuelDrop, SimVehicle } from '../../src/simulator/model.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { runSync } from '../../src/sync/run.ts';
 import { parseWireTimestamp } from '../../src/time.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+import { startSharedSync } from '../helpers/shared-sync.ts';
+import { ACCOUNT, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
 let slot9: SimVehicle;
@@ -29,8 +30,9 @@ async function query(sql: string, params: (string | number)[] = []) {
 }
 
 beforeAll(async () => {
-  h = await startHarness({ fleet: { seed: 7, vehicles: 10, days: 45, endDay: '2026-04-20' } });
-  expect((await h.sync()).outcome).toBe('ok');
+  const shared = await startSharedSync({ seed: 7, vehicles: 10, days: 45, endDay: '2026-04-20' });
+  h = shared.h;
+  expect(shared.first.outcome).toBe('ok');
   slot9 = h.fleet.vehicles[9]!;
   staged = h.fleet.truth.fuelDrops(h.fleet.startMs, h.fleet.endMs);
 }, 120_000);

@@ -7,13 +7,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonRow } from '../../src/reports/run.ts';
 import { parseWireTimestamp } from '../../src/time.ts';
-import { startHarness, type Harness } from '../helpers/synced.ts';
+import { startSharedSync } from '../helpers/shared-sync.ts';
+import { type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
 
 beforeAll(async () => {
-  h = await startHarness({ fleet: { seed: 7, vehicles: 6, days: 40, endDay: '2026-04-20' } });
-  expect((await h.sync()).outcome).toBe('ok');
+  const shared = await startSharedSync({ seed: 7, vehicles: 6, days: 40, endDay: '2026-04-20' });
+  h = shared.h;
+  expect(shared.first.outcome).toBe('ok');
 }, 120_000);
 afterAll(() => h?.close());
 
