@@ -150,7 +150,6 @@ describe.skipIf(!haveChromium)('one period per screen (issue 25), in Chromium', 
       const trend = await chartSums(page, 'trend');
       expect(trend.trips).toBe(trips.total);
       expect(trend['toll passages']).toBe(passages.length);
-      await page.screenshot({ path: '/tmp/edges/one-period-overview.png', fullPage: true });
       const axe = await new AxeBuilder({ page }).analyze();
       expect(
         axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
@@ -262,7 +261,6 @@ describe.skipIf(!haveChromium)('partly synced periods are drawn distinctly (issu
       expect(cov.footers[0]).toBe(`partly synced: ${share} of days`);
       expect(cov.footers.slice(1)).toEqual(cov.labels.slice(1).map(() => ''));
       expect(cov.aria).toContain(`partly synced: ${from} (partly synced: ${share} of days)`);
-      await page.locator('#sec-trend').screenshot({ path: '/tmp/edges/partly-synced-trend.png' });
       // the mileage page: March (synced from the first day) is partly synced the same way
       await page.goto(new URL(`/mileage.html?from=2026-03-01&to=2026-03-31`, dash.srv.url).href);
       await page.waitForSelector('body[data-loading="false"]');
@@ -318,7 +316,6 @@ describe.skipIf(!haveChromium)(
         expect(cov.legend).toContain('open for late data');
         for (const [i, label] of cov.labels.entries())
           expect(cov.footers[i], label).toBe(open.includes(label) ? 'open for late data: no figure yet' : '');
-        await page.locator('#sec-trend').screenshot({ path: '/tmp/edges/utilisation-open-days.png' });
         expect(problems).toEqual([]);
       } finally {
         await ctx.close();
