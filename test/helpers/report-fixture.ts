@@ -321,6 +321,18 @@ export interface FixtureDb {
 }
 
 /** A fresh DuckDB file in a temp dir, migrated and filled. */
+/**
+ * Marks the fleet-wide trips and toll visits synced (done) for March and April, as a sync that
+ * stored the fixture's trips and visits would have left them. The fixture itself leaves them
+ * unsynced, so figures resting on them (trips, toll passages) are blank unless a test calls this.
+ */
+export async function markFleetStreamsSynced(con: DuckDBConnection): Promise<void> {
+  await appendRows(con, 'ledger', [
+    led('*', MAR_START, MAY_START, 'done', 'trips'),
+    led('*', MAR_START, MAY_START, 'done', 'visits'),
+  ]);
+}
+
 export async function openFixture(): Promise<FixtureDb> {
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-reports-'));
   const db = await openDatabase(join(dir, 'fleet.duckdb'));

@@ -5,7 +5,15 @@ import { exportReport } from '../../src/reports/export.ts';
 import { parseReportParams } from '../../src/reports/params.ts';
 import { REPORT_NAMES, getReport } from '../../src/reports/registry.ts';
 import { requireReport, resolveZone, runReport, type ReportScope } from '../../src/reports/run.ts';
-import { ACCOUNT, NOW, ZONE, openFixture, parseCsv, type FixtureDb } from '../helpers/report-fixture.ts';
+import {
+  ACCOUNT,
+  NOW,
+  ZONE,
+  markFleetStreamsSynced,
+  openFixture,
+  parseCsv,
+  type FixtureDb,
+} from '../helpers/report-fixture.ts';
 
 let fx: FixtureDb;
 let scope: ReportScope;
@@ -21,15 +29,9 @@ async function run(name: string, raw: Record<string, string> = {}) {
   return (await runReport(fx.con, def, scope, parseReportParams(raw, def, scope))).rows;
 }
 
-/**
- * The fleet-wide trips and toll visits synced for March and April, for the current test only (the
- * fixture leaves them unsynced, so the kpis' trips and toll passages are blank there).
- */
+/** The fleet-wide trips and toll visits synced (markFleetStreamsSynced), for the current test only. */
 async function fleetStreamsSynced() {
-  const add = `INSERT INTO ledger (account, stream, scope, window_start, window_end, status, fetched_at, run_id, rows, requests)
-    VALUES ($1, $2, '*', '2026-02-28T13:00:00Z', '2026-04-30T14:00:00Z', 'done', now(), 'run-2', 0, 1)`;
-  await fx.con.run(add, [ACCOUNT, 'trips']);
-  await fx.con.run(add, [ACCOUNT, 'visits']);
+  await markFleetStreamsSynced(fx.con);
   onTestFinished(async () => {
     await fx.con.run(`DELETE FROM ledger WHERE account = $1 AND stream IN ('trips', 'visits')`, [ACCOUNT]);
   });
