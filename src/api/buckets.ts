@@ -156,8 +156,9 @@ export interface BucketSet {
    * The account's last requests ended `agoMs` ago (sent by another client maybe: a previous run,
    * another process): they may still count in the server's windows, which this client's logs do
    * not hold, so every bucket waits until a full window (and the margin) has passed since then.
+   * Returns that wait in ms (0: none).
    */
-  holdWindowSince(agoMs: number): void;
+  holdWindowSince(agoMs: number): number;
   /** Sends counted in the current window, for progress and tests. */
   inWindow(bucket: BucketName): number;
   pausedUntil(bucket: BucketName): number;
@@ -242,9 +243,10 @@ export function createBucketSet(o: BucketSetOptions): BucketSet {
       s.pausedUntil = Math.max(s.pausedUntil, untilMs);
     },
     holdWindowSince(agoMs) {
-      if (!(agoMs < horizon)) return;
+      if (!(agoMs < horizon)) return 0;
       const until = o.now() + horizon - Math.max(0, agoMs);
       for (const b of Object.keys(BUCKET_LIMITS) as BucketName[]) this.pause(b, until);
+      return until - o.now();
     },
     inWindow(bucket) {
       const s = state(bucket);

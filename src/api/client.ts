@@ -174,8 +174,8 @@ export interface FleetClient {
   rearm(trusted?: Iterable<string>): void;
   /** The endpoints answered and refused since the last rearm (access.ts). */
   access(): AccessView;
-  /** The account's previous requests ended `agoMs` ago (maybe another process's): see buckets.ts holdWindowSince. */
-  holdWindowSince(agoMs: number): void;
+  /** The account's previous requests ended `agoMs` ago (maybe another process's): see buckets.ts holdWindowSince; returns the wait in ms. */
+  holdWindowSince(agoMs: number): number;
   /** The latest send or answer (epoch ms) and the sends not answered yet: see buckets.ts activity. */
   activity(): { lastMs: number | null; inFlight: number };
   /** Live view of a bucket: limit, sends in the current window, pause. */

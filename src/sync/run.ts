@@ -196,7 +196,13 @@ async function readyClient(
     last?.ended_ms == null ? -Infinity : Number(last.ended_ms),
     previous?.last_request_ms ?? -Infinity,
   );
-  if (Number.isFinite(lastMs)) deps.client.holdWindowSince(now() - lastMs);
+  if (!Number.isFinite(lastMs)) return;
+  const waitMs = deps.client.holdWindowSince(now() - lastMs);
+  // said before the silence, not after: the first request waits for the last run's rate window
+  if (waitMs > 0)
+    deps.log.info('waiting for the rate-limit window of the previous run before the first request', {
+      wait_s: Math.ceil(waitMs / 1000),
+    });
 }
 
 /**

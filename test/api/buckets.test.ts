@@ -178,10 +178,11 @@ describe("the account's previous requests", () => {
     const horizon = WINDOW + Math.max(Math.ceil(WINDOW * 0.02), MIN_SAFETY_MARGIN_MS);
     const b = createBucketSet({ windowMs: WINDOW, safetyMargin: 0.02, now: clock.now, sleep: clock.sleep });
     const t0 = clock.now();
-    b.holdWindowSince(10_000); // the last run ended 10 s ago
+    // the last run ended 10 s ago: the wait is returned (the sync logs it before the silence)
+    expect(b.holdWindowSince(10_000)).toBe(horizon - 10_000);
     await b.acquire('ev_consumption');
     expect(clock.now() - t0).toBe(horizon - 10_000);
-    b.holdWindowSince(horizon + 1); // longer ago than a window: nothing to wait for
+    expect(b.holdWindowSince(horizon + 1)).toBe(0); // longer ago than a window: nothing to wait for
     const t1 = clock.now();
     await b.acquire('default');
     expect(clock.now()).toBe(t1);

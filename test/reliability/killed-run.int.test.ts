@@ -110,9 +110,15 @@ describe('a sync killed with SIGKILL', () => {
     const db = await openDatabase(dbPath);
     try {
       expect(Date.now() - killedAt).toBeLessThan(WINDOW_MS); // the API's window has not passed yet
-      const s = await runSync({ ...h.deps, db }, { trigger: 'cli', fromDay: h.firstDay, toDay: h.lastDay });
+      const log = memoryLogger('info');
+      const s = await runSync(
+        { ...h.deps, db, log },
+        { trigger: 'cli', fromDay: h.firstDay, toDay: h.lastDay },
+      );
       expect(s.outcome).toBe('ok');
       expect(genuine429() - before429).toBe(0);
+      // the wait is said before the silence it causes, not left for the user to wonder about
+      expect(log.lines.join('\n')).toMatch(/waiting for the rate-limit window of the previous run.*wait_s/);
       // The killed run's row keeps what it sent and when it last sent.
       const [row] = await queryDb(
         db,
