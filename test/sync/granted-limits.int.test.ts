@@ -107,7 +107,9 @@ describe('granted limits', () => {
     expect(spec.leastDurationMs).toBe(least(spec, {}));
 
     const lowered = (await plan({ FLEETSYNC_LIMITS: 'default=5' })).plan;
-    expect(lowered.requestsByBucket).toEqual(spec.requestsByBucket);
+    // the same work, though not always the same requests: under a lowered default limit the planner
+    // may read the fuel counters in bulk (their own bucket) where that takes less time
+    expect(lowered.requestsByBucket.default).toBeLessThanOrEqual(spec.requestsByBucket.default!);
     expect(lowered.limitsByBucket.default).toBe(5);
     expect(lowered.leastDurationMs).toBe(least(lowered, { default: 5 }));
     expect(lowered.leastDurationMs).toBeGreaterThan(spec.leastDurationMs);
