@@ -101,7 +101,7 @@ describe('appendRows through laid-out data chunks', () => {
     );
     expect(eq.getRowObjectsJS()).toEqual(eqRef.getRowObjectsJS());
     con.closeSync();
-  });
+  }, 180_000); // row-by-row reference statements: slow on a loaded machine
 });
 
 /** Trips rows keyed by trip_id; `v` tells versions apart. */
@@ -196,7 +196,7 @@ describe('upsertRows: one row per key, the last given', () => {
     expect(t1).toEqual([['R-7']]);
     fast.closeSync();
     ref.closeSync();
-  });
+  }, 180_000); // 2,100 autocommitted reference statements: 25–60 s on a loaded machine
 
   it('appends the rows marked fresh and merges the others; the result is the same', async () => {
     const fast = await freshCon();
