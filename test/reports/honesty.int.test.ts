@@ -610,8 +610,14 @@ beforeAll(async () => {
     copyFileSync(basePath, path);
     const db = await openDatabase(path);
     const segments: [string, string][] = [first];
-    // the first pattern always reaches the last ended day (open for late data)
-    if (i === 0) segments.push([addDays(lastEnded, -rnd.int(2, 10)), lastEnded]);
+    // the first pattern always reaches the last ended day (open for late data), and syncs the
+    // month after the first one of the history whole, so the per-month coverage claims are put
+    // to the test (without it no month is ever complete and those claims never fire)
+    if (i === 0) {
+      const m = monthDays(addDays(monthDays(h.firstDay.slice(0, 7)).at(-1)!, 1).slice(0, 7));
+      if (m.at(-1)! <= lastEnded) segments.push([m[0]!, m.at(-1)!]);
+      segments.push([addDays(lastEnded, -rnd.int(2, 10)), lastEnded]);
+    }
     // the second only the first days of a later month, and nothing after: a month synced from
     // its start up to the last synced instant, and not beyond
     if (i === 1) {
