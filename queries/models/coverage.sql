@@ -10,24 +10,25 @@ CREATE OR REPLACE TEMP MACRO ended_local_days(zone, from_day, to_day, now_ts) AS
 
 -- vehicle_day_coverage(acct, zone, from_day, to_day, now_ts): every vehicle of the account
 -- (vehicle_departments) × every local day of [from_day, to_day] that has ended by now_ts × the
--- streams a per-vehicle figure rests on (odometer, fuel_consumed, fuel_level), with
+-- streams a per-vehicle figure rests on (odometer, fuel_consumed, fuel_level; the per-vehicle
+-- stream of fuel fills, fuel_fills, through vehicle_streams_day_coverage below), with
 --   synced  true when done/flagged ledger windows of that stream and vehicle cover the whole day;
 --   pulled  true when its data was pulled at all: done, flagged or incomplete windows (a day still
 --           open for late data holds what the API had, and may grow) cover the whole day.
 -- Today (not yet ended) and days to come are not rows: they are neither synced nor missing.
-CREATE OR REPLACE TEMP MACRO vehicle_day_coverage(acct, zone, from_day, to_day, now_ts) AS TABLE
+-- vehicle_streams_day_coverage(acct, zone, from_day, to_day, now_ts, streams): the same for the
+-- per-vehicle streams of the list `streams`.
+CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage(acct, zone, from_day, to_day, now_ts, streams) AS TABLE
   WITH
   days AS (SELECT * FROM ended_local_days(zone, from_day, to_day, now_ts)),
   cells AS (
     SELECT v.vehicle_id, s.stream, days.day, days.d0, days.d1
-    FROM vehicle_departments(acct) AS v, days,
-      (VALUES ('odometer'), ('fuel_consumed'), ('fuel_level')) AS s(stream)
+    FROM vehicle_departments(acct) AS v, days, (SELECT unnest(streams) AS stream) AS s
   ),
   led AS (
     SELECT stream, scope, window_start, window_end, status IN ('done', 'flagged') AS settled
     FROM ledger
-    WHERE account = acct AND status IN ('done', 'flagged', 'incomplete')
-      AND stream IN ('odometer', 'fuel_consumed', 'fuel_level')
+    WHERE account = acct AND status IN ('done', 'flagged', 'incomplete') AND list_contains(streams, stream)
   ),
   covered AS (
     -- seconds of the day each window covers (NULL without a window: least/greatest skip NULL, so
@@ -49,6 +50,10 @@ CREATE OR REPLACE TEMP MACRO vehicle_day_coverage(acct, zone, from_day, to_day, 
     coalesce(sum(s), 0) >= epoch(d1) - epoch(d0) AS pulled
   FROM covered
   GROUP BY vehicle_id, stream, day, d0, d1;
+
+CREATE OR REPLACE TEMP MACRO vehicle_day_coverage(acct, zone, from_day, to_day, now_ts) AS TABLE
+  SELECT * FROM vehicle_streams_day_coverage(acct, zone, from_day, to_day, now_ts,
+    ['odometer', 'fuel_consumed', 'fuel_level']);
 
 -- fleet_coverage_label(synced_days, pulled_days, range_days): 'complete' when every day of the
 -- grain that has ended was synced (settled), 'not_synced' when no day's data was pulled at all,
@@ -153,3 +158,73 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_cost_coverage(acct, zone, from_day, t
     count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
   FROM per_day
   GROUP BY vehicle_id, period;
+
+-- fleet_stream_month_coverage(acct, zone, from_day, to_day, now_ts, stream_name): per local month
+-- the range touches (whole months), the month's ended days (range_days) and how many of them the
+-- fleet-wide stream settled (synced_days) or pulled at all (pulled_days):
+-- fleet_stream_day_coverage by month, for fleet_coverage_label.
+CREATE OR REPLACE TEMP MACRO fleet_stream_month_coverage(acct, zone, from_day, to_day, now_ts, stream_name) AS TABLE
+  SELECT month_of_day(day) AS period, count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days,
+    count(*) FILTER (WHERE pulled) AS pulled_days
+  FROM fleet_stream_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, stream_name)
+  GROUP BY period;
+
+-- vehicle_month_fills_coverage(acct, zone, from_day, to_day, now_ts): per vehicle and local month
+-- of the range (whole months), the coverage of a litres-filled-vs-used figure
+-- (fuel_reconciliation): a vehicle-day counts as synced when its fills (the fuel_fills stream,
+-- pulled for vehicles with a level sensor) and its fuel stream (vehicle_fuel_sources: the counter
+-- or the level estimate; none for a vehicle without one) are both settled that day.
+-- range_days: the month's ended days; synced_days: of them, those synced for both.
+CREATE OR REPLACE TEMP MACRO vehicle_month_fills_coverage(acct, zone, from_day, to_day, now_ts) AS TABLE
+  WITH
+  vdc AS (
+    SELECT * FROM vehicle_streams_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts,
+      ['fuel_fills', 'fuel_consumed', 'fuel_level'])
+  ),
+  per_day AS (
+    SELECT ff.vehicle_id, ff.day, ff.synced AND coalesce(f.synced, fs.fuel_stream IS NULL) AS synced
+    FROM vdc AS ff
+    LEFT JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = ff.vehicle_id
+    LEFT JOIN vdc AS f ON f.vehicle_id = ff.vehicle_id AND f.day = ff.day AND f.stream = fs.fuel_stream
+    WHERE ff.stream = 'fuel_fills'
+  )
+  SELECT vehicle_id, month_of_day(day) AS period,
+    count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
+  FROM per_day
+  GROUP BY vehicle_id, period;
+
+-- driver_month_counter_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department): per
+-- driver (NULL: the trips without a driver id) and local month of the range (whole months), the
+-- coverage of a per-driver fuel-efficiency figure (fuel_efficiency_drivers): a day counts as
+-- synced when the fleet's trips and, of every vehicle with a fuel counter that the driver drove
+-- in the month (a trip of theirs starts in it; vehicle / department filters, NULL = all), the
+-- odometer and the fuel counter (fuel_consumed) are settled that day. range_days: the month's
+-- ended days; synced_days: of them, those synced for all.
+CREATE OR REPLACE TEMP MACRO driver_month_counter_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department) AS TABLE
+  WITH
+  rng AS (SELECT * FROM local_months(zone, from_day, to_day)),
+  dv AS (
+    SELECT DISTINCT t.driver_id, local_month(t.start_time, zone) AS period, t.vehicle_id
+    FROM trips AS t
+    JOIN rng ON t.start_time >= rng.t0 AND t.start_time < rng.t1
+    JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = t.vehicle_id AND fs.fuel_stream = 'fuel_consumed'
+    LEFT JOIN vehicle_departments(acct) AS v ON v.vehicle_id = t.vehicle_id
+    WHERE t.account = acct AND vehicle_selected(t.vehicle_id, v.department, vehicle, department)
+  ),
+  vdc AS (
+    SELECT * FROM vehicle_streams_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts,
+      ['odometer', 'fuel_consumed'])
+  ),
+  tr AS (
+    SELECT * FROM fleet_stream_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, 'trips')
+  ),
+  per_day AS (
+    SELECT dv.driver_id, dv.period, tr.day, bool_and(tr.synced AND coalesce(c.synced, false)) AS synced
+    FROM dv
+    JOIN tr ON month_of_day(tr.day) = dv.period
+    LEFT JOIN vdc AS c ON c.vehicle_id = dv.vehicle_id AND c.day = tr.day
+    GROUP BY dv.driver_id, dv.period, tr.day
+  )
+  SELECT driver_id, period, count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
+  FROM per_day
+  GROUP BY driver_id, period;

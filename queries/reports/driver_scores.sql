@@ -9,6 +9,9 @@
 -- month before (blank when either is unknown). Every known driver has a row per month; the trips
 -- without a driver id are the "no driver recorded" row. A month whose trips are not synced at all
 -- is blank, never 0; a count is blank when a trip of the month lacks it (trips_without_counts).
+-- coverage / covered_share: of the month's ended local days, those the trips stream settled
+-- (fleet_stream_month_coverage, queries/models/coverage.sql), as in `drivers`; 'partial' while a
+-- day is missing or still open for late data, 'not_synced' when none was pulled.
 WITH
 months AS (SELECT * FROM local_month_list($zone, months_back($from_day, 1), $to_day)),
 dm AS (
@@ -32,6 +35,7 @@ ids AS (
   UNION SELECT NULL
 ),
 names AS (SELECT * FROM driver_names($account)),
+days AS (SELECT * FROM fleet_stream_month_coverage($account, $zone, $from_day, $to_day, $now, 'trips')),
 g AS (
   SELECT
     ids.driver_id,
@@ -92,8 +96,12 @@ SELECT
   ranked.not_ranked,
   round(ranked.score - ranked.previous_score, 1)::DOUBLE AS score_change,
   ranked.trips_without_counts::INTEGER AS trips_without_counts,
-  $zone::VARCHAR AS zone
+  $zone::VARCHAR AS zone,
+  fleet_coverage_label(coalesce(days.synced_days, 0), coalesce(days.pulled_days, 0), coalesce(days.range_days, 0))
+    AS coverage,
+  round(days.synced_days / nullif(days.range_days, 0), 4)::DOUBLE AS covered_share
 FROM ranked
 LEFT JOIN names ON names.driver_id = ranked.driver_id
+LEFT JOIN days ON days.period = ranked.period
 WHERE ranked.period >= month_of_day($from_day)
 ORDER BY ranked.period, ranked.rank NULLS LAST, ranked.driver_id IS NULL, names.driver_name NULLS LAST, ranked.driver_id;

@@ -60,12 +60,7 @@ ids AS (
 ),
 month_m AS (SELECT period, sum(distance_m) AS distance_m FROM tr GROUP BY period),
 names AS (SELECT * FROM driver_names($account)),
-days AS (
-  SELECT month_of_day(day) AS period, count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days,
-    count(*) FILTER (WHERE pulled) AS pulled_days
-  FROM fleet_stream_day_coverage($account, $zone, months_first_day($from_day), months_last_day($to_day), $now, 'trips')
-  GROUP BY period
-)
+days AS (SELECT * FROM fleet_stream_month_coverage($account, $zone, $from_day, $to_day, $now, 'trips'))
 SELECT
   ids.driver_id,
   CASE WHEN ids.driver_id IS NULL THEN 'no driver recorded' ELSE names.driver_name END AS driver_name,

@@ -5,6 +5,9 @@
 -- vehicles) take part; trip_km and trips say how much of the driver's driving that is. The trips
 -- without a driver id are the "no driver recorded" row. A driver-month without such trips has no
 -- row (unknown, never 0).
+-- coverage / covered_share: of the month's ended local days, those on which the trips and the
+-- odometer and fuel counter of every counter vehicle the driver drove in the month are settled
+-- (driver_month_counter_coverage, queries/models/coverage.sql).
 WITH
 veh AS (SELECT * FROM vehicle_departments($account)),
 ft AS (
@@ -13,7 +16,11 @@ ft AS (
   LEFT JOIN veh ON veh.vehicle_id = ft.vehicle_id
   WHERE vehicle_selected(ft.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ),
-names AS (SELECT * FROM driver_names($account))
+names AS (SELECT * FROM driver_names($account)),
+cov AS (
+  SELECT * FROM driver_month_counter_coverage($account, $zone, $from_day, $to_day, $now,
+    $vehicle::BIGINT, $department::VARCHAR)
+)
 SELECT
   ft.driver_id,
   CASE WHEN ft.driver_id IS NULL THEN 'no driver recorded' ELSE names.driver_name END AS driver_name,
@@ -23,8 +30,11 @@ SELECT
   round(sum(ft.trip_km), 3)::DOUBLE AS trip_km,
   round(sum(ft.litres_carried), 3)::DOUBLE AS carried_l,
   round(sum(ft.litres_carried) / nullif(sum(ft.trip_km), 0) * 100, 2)::DOUBLE AS l_per_100km,
-  $zone::VARCHAR AS zone
+  $zone::VARCHAR AS zone,
+  coverage_label(coalesce(any_value(cov.synced_days), 0), coalesce(any_value(cov.range_days), 0)) AS coverage,
+  round(any_value(cov.synced_days) / nullif(any_value(cov.range_days), 0), 4)::DOUBLE AS covered_share
 FROM ft
 LEFT JOIN names ON names.driver_id = ft.driver_id
+LEFT JOIN cov ON cov.driver_id IS NOT DISTINCT FROM ft.driver_id AND cov.period = ft.period
 GROUP BY ft.driver_id, names.driver_name, ft.period
 ORDER BY ft.period, ft.driver_id IS NULL, names.driver_name NULLS LAST, ft.driver_id;

@@ -80,6 +80,8 @@ interface Pattern {
   db: Database;
   /** The ledger's windows by `stream` and by `stream|scope`, sorted by start. */
   ledger: Map<string, LedgerRow[]>;
+  /** The vehicles each driver drove per local month, by `driver_id|YYYY-MM` ('' for no driver id), from the stored trips. */
+  drove: Map<string, number[]>;
 }
 
 let h: Harness;
@@ -168,7 +170,7 @@ const wholeMonths = (params: ReportParams) =>
   days(`${params.fromDay.slice(0, 7)}-01`, monthDays(params.toDay.slice(0, 7)).at(-1)!);
 
 /** What a row claims complete: per claiming column, the days and the streams it says are settled. */
-function claimsOf(report: string, r: JsonRow, params: ReportParams): Claim[] {
+function claimsOf(p: Pattern, report: string, r: JsonRow, params: ReportParams): Claim[] {
   const vid = typeof r.vehicle_id === 'number' ? r.vehicle_id : null;
   const sel = selected(params);
   const month = () => monthDays(String(r.period));
@@ -241,11 +243,34 @@ function claimsOf(report: string, r: JsonRow, params: ReportParams): Claim[] {
       });
       break;
     case 'drivers':
+    case 'driver_scores':
       claim('coverage', r.coverage === 'complete', {
         days: month(),
         needs: [{ stream: 'trips', scope: null }],
       });
       break;
+    case 'fuel_reconciliation':
+      // the fills and the vehicle's fuel stream
+      claim('coverage', r.coverage === 'complete', {
+        days: month(),
+        needs: [
+          { stream: 'fuel_fills', scope: String(vid) },
+          ...(fuelStream.get(vid!) ? [{ stream: fuelStream.get(vid!)!, scope: String(vid) }] : []),
+        ],
+      });
+      break;
+    case 'fuel_efficiency_drivers': {
+      // the trips, and the odometer and counter of every counter vehicle the driver drove that month
+      const ids = new Set(sel.map((v) => v.vehicle_id));
+      const drove = (p.drove.get(`${r.driver_id ?? ''}|${String(r.period)}`) ?? []).filter(
+        (v) => ids.has(v) && fuelStream.get(v) === 'fuel_consumed',
+      );
+      claim('coverage', r.coverage === 'complete', {
+        days: month(),
+        needs: [{ stream: 'trips', scope: null }, ...drove.flatMap((v) => vehicleNeeds(v, true, false))],
+      });
+      break;
+    }
     case 'utilisation_days':
       claim('synced', r.synced === true, {
         days: [String(r.day)],
@@ -331,6 +356,9 @@ function mustBeUnknown(p: Pattern, report: string, r: JsonRow, params: ReportPar
     case 'drivers':
       if (none('trips', null, month())) out.push('distance_km', 'trips', 'distance_share');
       break;
+    case 'driver_scores':
+      if (none('trips', null, month())) out.push('distance_km', 'trips', 'score');
+      break;
     case 'toll_charges':
       if (r.tariff_status === 'no_tariff') out.push('charge');
       break;
@@ -355,7 +383,7 @@ async function checkJson(p: Pattern, def: ReportDef, params: ReportParams, label
   counts.reports++;
   counts.rows += result.rows.length;
   for (const r of result.rows) {
-    for (const claim of claimsOf(def.name, r, params)) {
+    for (const claim of claimsOf(p, def.name, r, params)) {
       counts.claims++;
       const open = claim.parts.flatMap((part) =>
         part.days
@@ -582,8 +610,14 @@ beforeAll(async () => {
     copyFileSync(basePath, path);
     const db = await openDatabase(path);
     const segments: [string, string][] = [first];
-    // the first pattern always reaches the last ended day (open for late data)
-    if (i === 0) segments.push([addDays(lastEnded, -rnd.int(2, 10)), lastEnded]);
+    // the first pattern always reaches the last ended day (open for late data), and syncs the
+    // month after the first one of the history whole, so the per-month coverage claims are put
+    // to the test (without it no month is ever complete and those claims never fire)
+    if (i === 0) {
+      const m = monthDays(addDays(monthDays(h.firstDay.slice(0, 7)).at(-1)!, 1).slice(0, 7));
+      if (m.at(-1)! <= lastEnded) segments.push([m[0]!, m.at(-1)!]);
+      segments.push([addDays(lastEnded, -rnd.int(2, 10)), lastEnded]);
+    }
     // the second only the first days of a later month, and nothing after: a month synced from
     // its start up to the last synced instant, and not beyond
     if (i === 1) {
@@ -600,7 +634,18 @@ beforeAll(async () => {
     h.sim.setAccess({});
     const lc = await db.connect();
     let rows: LedgerRow[];
+    const drove = new Map<string, number[]>();
     try {
+      for (const t of (
+        await lc.runAndReadAll(
+          'SELECT DISTINCT driver_id, vehicle_id, epoch_ms(start_time) AS s FROM trips WHERE account = $1',
+          [ACCOUNT],
+        )
+      ).getRowObjectsJS()) {
+        const key = `${t.driver_id === null ? '' : String(t.driver_id)}|${localDate(Number(t.s), zone).slice(0, 7)}`;
+        const vs = drove.get(key) ?? [];
+        if (!vs.includes(Number(t.vehicle_id))) drove.set(key, [...vs, Number(t.vehicle_id)]);
+      }
       rows = (
         await lc.runAndReadAll(
           'SELECT stream, scope, epoch_ms(window_start) AS s, epoch_ms(window_end) AS e, status FROM ledger WHERE account = $1',
@@ -622,7 +667,7 @@ beforeAll(async () => {
     for (const w of rows.sort((a, b) => a.start - b.start))
       for (const key of [w.stream, `${w.stream}|${w.scope}`])
         ledger.set(key, [...(ledger.get(key) ?? []), w]);
-    patterns.push({ name: `pattern-${i}`, segments, db, ledger });
+    patterns.push({ name: `pattern-${i}`, segments, db, ledger, drove });
   }
 }, 300_000);
 

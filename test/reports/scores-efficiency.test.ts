@@ -16,6 +16,7 @@ import { requireReport, runReport, type ReportScope } from '../../src/reports/ru
 import { openDatabase, type Database } from '../../src/store/db.ts';
 import { appendRows, type Row } from '../../src/store/write.ts';
 import { DEFAULT_SCORE_WEIGHTS } from '../../src/defaults.ts';
+import { doneLedgerRow } from '../helpers/ledger-row.ts';
 
 const ZONE = 'UTC';
 const T = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
@@ -41,18 +42,8 @@ const vehicle = (account: string, vehicle_id: number, extra: Row = {}) => ({
   ...extra,
 });
 
-const led = (account: string, stream: string, scope: string, from: string, to: string) => ({
-  account,
-  stream,
-  scope,
-  window_start: T(from),
-  window_end: T(to),
-  status: 'done',
-  fetched_at: NOW,
-  run_id: 'r1',
-  rows: 1,
-  requests: 1,
-});
+const led = (account: string, stream: string, scope: string, from: string, to: string) =>
+  doneLedgerRow(account, stream, scope, T(from), T(to), NOW);
 
 let tripNo = 0;
 /** A trip of `km` on `day` with events [braking, acceleration, cornering, speeding, speeding seconds]. */
@@ -126,6 +117,8 @@ beforeAll(async () => {
     })),
   );
   await appendRows(con, 'ledger', [
+    // February only in part (1–14 Feb: 14 of its 28 days), for the coverage columns
+    led(SCORES, 'trips', '*', '2026-02-01', '2026-02-15'),
     led(SCORES, 'trips', '*', '2026-04-01', '2026-05-01'),
     led(SCORES, 'trips', '*', '2026-05-01', '2026-06-01'),
   ]);
@@ -182,6 +175,14 @@ beforeAll(async () => {
   await appendRows(con, 'drivers', [
     { account: FUEL, driver_id: 'da', first_name: 'Ann', last_name: 'X', groups: '[]', synced_at: NOW },
     { account: FUEL, driver_id: 'db', first_name: 'Bo', last_name: 'X', groups: '[]', synced_at: NOW },
+  ]);
+  // April's ledger: the trips, vehicles 1 and 2 (odometer and counter) and vehicle 3's odometer
+  // the whole month; vehicle 3's counter only 1–9 April (the window ends at the start of the 10th)
+  await appendRows(con, 'ledger', [
+    led(FUEL, 'trips', '*', '2026-04-01', '2026-05-01'),
+    ...[1, 2, 3].map((v) => led(FUEL, 'odometer', String(v), '2026-04-01', '2026-05-01')),
+    ...[1, 2].map((v) => led(FUEL, 'fuel_consumed', String(v), '2026-04-01', '2026-05-01')),
+    led(FUEL, 'fuel_consumed', '3', '2026-04-01', '2026-04-10'),
   ]);
   await appendRows(con, 'trips', [
     trip(FUEL, 1, 'da', '2026-04-03', 600),
@@ -261,6 +262,20 @@ describe('driver_scores', () => {
     // a driver without trips in a synced month: 0 km, no score (no distance, no rate)
     const edApril = rows.find((r) => r.period === '2026-04' && r.driver_id === 'de')!;
     expect([edApril.distance_km, edApril.score, edApril.harsh_braking_per_100km]).toEqual([0, null, null]);
+    // coverage: March no trips window at all, April's every day settled (NOW is 2 June)
+    for (const r of mar) expect([r.coverage, r.covered_share]).toEqual(['not_synced', 0]);
+    for (const r of rows.filter((x) => x.period === '2026-04'))
+      expect([r.coverage, r.covered_share]).toEqual(['complete', 1]);
+  });
+
+  it('coverage: a month synced in part is partial, its share the settled days of its days', async () => {
+    const rows = await run(SCORES, 'driver_scores', { month: '2026-02' });
+    // six rows (five drivers and "no driver recorded"), each 14 of February's 28 days: 0.5; the
+    // month's trips were pulled, so its figures are known: no trip, 0 km
+    expect(rows.map((r) => [r.driver_id, r.distance_km, r.coverage, r.covered_share])).toEqual([
+      ...['da', 'db', 'dc', 'dd', 'de'].map((id) => [id, 0, 'partial', 0.5]),
+      [null, 0, 'partial', 0.5],
+    ]);
   });
 
   it('takes its weights and minimum from the configuration', async () => {
@@ -323,6 +338,14 @@ describe('fuel_efficiency', () => {
       ['da', 2, 900, 105, 11.67],
       ['db', 1, 400, 48, 12],
       [null, 1, 200, 22, 11],
+    ]);
+    // coverage: Ann drove vehicles 1 and 2 (odometer and counter settled all April's 30 days),
+    // as did the trips without a driver (vehicle 2); Bo drove 1 and 3, whose counter is settled
+    // 1–9 April only: 9 / 30 = 0.3
+    expect(rows.map((r) => [r.driver_id, r.coverage, r.covered_share])).toEqual([
+      ['da', 'complete', 1],
+      ['db', 'partial', 0.3],
+      [null, 'complete', 1],
     ]);
   });
 
