@@ -417,6 +417,12 @@ function sectionEl(s) {
     sec.append(p);
   }
   if (s.chart) {
+    if (s.chart.caption) {
+      const cap = document.createElement('p');
+      cap.className = 'chart-caption';
+      cap.id = `caption-${s.id}`;
+      sec.append(cap);
+    }
     const wrap = document.createElement('div');
     wrap.className = 'chart';
     const c = document.createElement('canvas');
@@ -694,7 +700,10 @@ export async function startPage({ title, sections, header }) {
                 const rows = await getAllRows(s.report, params, result);
                 if (mine !== generation) return result;
                 if (canvas.parentElement) canvas.parentElement.hidden = false;
-                drawChart(canvas, s.chart, s.chart.rows ? s.chart.rows(rows) : rows, result.columns);
+                const shown = s.chart.rows ? s.chart.rows(rows) : rows;
+                drawChart(canvas, s.chart, shown, result.columns);
+                const cap = sec.querySelector('p.chart-caption');
+                if (cap && s.chart.caption) cap.textContent = s.chart.caption(shown);
                 chartTable(sec, s, result.columns, rows);
               }
               const opts =

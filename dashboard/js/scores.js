@@ -5,6 +5,7 @@
 // works).
 import { hrefWith, startPage } from './page.js';
 import { dayText } from './table.js';
+import { monthsText } from './period.js';
 /** @typedef {import('./types.d.ts').AnyRow} AnyRow */
 
 /**
@@ -42,6 +43,21 @@ startPage({
         yTitle: 'score',
         horizontal: true,
         rows: latestRanked,
+        caption: (rows) => {
+          const r = /** @type {AnyRow[]} */ (/** @type {unknown} */ (rows))[0];
+          if (!r) return 'No ranked driver in the range.';
+          const share =
+            typeof r.covered_share === 'number'
+              ? ` (${(r.covered_share * 100).toFixed(1)} % of days synced)`
+              : '';
+          const cov =
+            r.coverage === 'complete'
+              ? 'complete'
+              : r.coverage === 'partial'
+                ? `partly synced${share}`
+                : String(r.coverage ?? '');
+          return `Ranked drivers of ${monthsText(String(r.period), String(r.period))}: ${cov}.`;
+        },
       },
       tableOpts: {
         hide: ['zone', 'driver_id'],

@@ -46,6 +46,8 @@ export interface ChartSpec<R = AnyRow, C extends string = string> {
   percent?: boolean;
   horizontal?: boolean;
   rows?(rows: R[]): R[];
+  /** A line above the chart saying what it shows (the period of its rows, their coverage). */
+  caption?(rows: R[]): string;
 }
 
 /** How renderTable shows a report's rows (methods: the columns of one report narrow them). */
