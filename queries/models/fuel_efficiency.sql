@@ -1,12 +1,17 @@
 -- The fuel-efficiency rules (issue 27; docs/reports.md "fuel_efficiency"), once.
 --
 -- fuel_efficiency_blocks(acct, zone, from_day, to_day): a counter vehicle's odometer windows and
--- fuel-counter windows (the two models above) of the local months the range touches, joined into
--- blocks: a block is a run of windows of either stream that overlap one another (the two streams'
--- grids differ: months, local days, a day split off around a reset), so a block's litres and
--- kilometres cover the same span of time. A block counts when both streams cover its whole span
--- without a gap and every window of both counts (no odometer reset or tracker change, no counter
--- that went down or lacks a reading): only windows counted for both carry litres over km.
+-- fuel-counter windows (the two models above), joined into blocks: a block is a run of windows of
+-- either stream that overlap one another (the two streams' grids differ: months, local days, a day
+-- split off around a reset), so a block's litres and kilometres cover the same span of time. A
+-- block counts when both streams cover its whole span without a gap and every window of both
+-- counts (no odometer reset or tracker change, no counter that went down or lacks a reading): only
+-- windows counted for both carry litres over km.
+-- The blocks are built over all the vehicle's windows, whatever the range (issue 27 item 3): a
+-- block, and so a month's figure, never depends on the range asked; the range only selects the
+-- blocks that start in the local months it touches. Windows that start at the same instant are
+-- taken together (a block boundary falls only where every earlier window has ended), so the
+-- blocks never depend on the order ties are read in.
 --   period   the local month the block starts in
 --   counted  true when the block counts
 --   km, litres  the odometer distance and counter litres of a counted block (NULL otherwise)
@@ -14,36 +19,42 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_blocks(acct, zone, from_day, to_day
   WITH w AS (
     SELECT vehicle_id, window_start, window_end, 'odometer' AS stream, counted, counted_m AS metres,
       NULL::DOUBLE AS litres
-    FROM odometer_windows_classified(acct, zone, from_day, to_day)
+    FROM odometer_windows_classified(acct, zone, DATE '1970-01-01', DATE '2999-12-31')
     WHERE vehicle_id IN (SELECT vehicle_id FROM fuel_counter_vehicles(acct))
     UNION ALL
     SELECT vehicle_id, window_start, window_end, 'fuel', counted, NULL::DOUBLE, used_l
-    FROM fuel_windows_classified(acct, zone, from_day, to_day)
+    FROM fuel_windows_classified(acct, zone, DATE '1970-01-01', DATE '2999-12-31')
     WHERE source = 'counter'
   ),
+  starts AS (
+    SELECT vehicle_id, window_start, max(window_end) AS window_end FROM w GROUP BY ALL
+  ),
   reach AS (
-    SELECT *, max(window_end) OVER (PARTITION BY vehicle_id ORDER BY window_start, window_end
+    SELECT *, max(window_end) OVER (PARTITION BY vehicle_id ORDER BY window_start
       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reached
-    FROM w
+    FROM starts
   ),
   numbered AS (
-    SELECT *, sum(CASE WHEN reached IS NULL OR window_start >= reached THEN 1 ELSE 0 END)
-      OVER (PARTITION BY vehicle_id ORDER BY window_start, window_end ROWS UNBOUNDED PRECEDING) AS block
+    SELECT vehicle_id, window_start,
+      sum(CASE WHEN reached IS NULL OR window_start >= reached THEN 1 ELSE 0 END)
+        OVER (PARTITION BY vehicle_id ORDER BY window_start ROWS UNBOUNDED PRECEDING) AS block
     FROM reach
   ),
   b AS (
     SELECT
-      vehicle_id,
-      block,
-      min(window_start) AS block_start,
-      max(window_end) AS block_end,
-      coalesce(sum(epoch(window_end) - epoch(window_start)) FILTER (WHERE stream = 'odometer'), 0) AS odometer_s,
-      coalesce(sum(epoch(window_end) - epoch(window_start)) FILTER (WHERE stream = 'fuel'), 0) AS fuel_s,
-      bool_and(counted) AS all_counted,
-      sum(metres) AS metres,
-      sum(litres) AS litres
-    FROM numbered
-    GROUP BY vehicle_id, block
+      w.vehicle_id,
+      n.block,
+      min(w.window_start) AS block_start,
+      max(w.window_end) AS block_end,
+      coalesce(sum(epoch(w.window_end) - epoch(w.window_start)) FILTER (WHERE w.stream = 'odometer'), 0)
+        AS odometer_s,
+      coalesce(sum(epoch(w.window_end) - epoch(w.window_start)) FILTER (WHERE w.stream = 'fuel'), 0) AS fuel_s,
+      bool_and(w.counted) AS all_counted,
+      sum(w.metres) AS metres,
+      sum(w.litres) AS litres
+    FROM w
+    JOIN numbered AS n ON n.vehicle_id = w.vehicle_id AND n.window_start = w.window_start
+    GROUP BY w.vehicle_id, n.block
   )
   SELECT
     vehicle_id,
@@ -53,29 +64,48 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_blocks(acct, zone, from_day, to_day
     c.ok AS counted,
     CASE WHEN c.ok THEN metres / 1000.0 END AS km,
     CASE WHEN c.ok THEN litres END AS litres
-  FROM b, (SELECT all_counted
+  FROM b, local_months(zone, from_day, to_day) AS m, (SELECT all_counted
     AND abs(odometer_s - (epoch(block_end) - epoch(block_start))) < 1
-    AND abs(fuel_s - (epoch(block_end) - epoch(block_start))) < 1 AS ok) AS c;
+    AND abs(fuel_s - (epoch(block_end) - epoch(block_start))) < 1 AS ok) AS c
+  WHERE b.block_start >= m.t0 AND b.block_start < m.t1;
 
 -- fuel_efficiency_trips(acct, zone, from_day, to_day): the trips of counted blocks with the
 -- litres they carry: a block's litres shared among the trips that start in it by their trip
--- distance, litres × trip km ÷ the block's odometer km. Each trip so carries its block's L/100 km
--- (a trip that runs on past the block's end too), and the litres of distance no trip covers are
--- carried by nobody (never heaped on the trips there are). Per driver, L/100 km is the carried
--- litres over the trips' km. A block without odometer km carries nothing.
+-- distance, litres × trip km ÷ the block's odometer km, so each trip carries its block's L/100 km
+-- and the litres of distance no trip covers are carried by nobody (never heaped on the trips there
+-- are). The trips of a vehicle-month never carry more than the vehicle's counted litres of that
+-- month (issue 27 item 3: the drivers' litres are shares of the vehicles'): where trips that run
+-- on past their block's end (or trip distance measured longer than the odometer's) would carry
+-- more, each trip of that vehicle-month carries its share and its km scaled down by one factor,
+-- the month's counted litres ÷ what its trips would carry, so its L/100 km stays its block's.
+--   trip_km        the trip's distance (as the API sends it)
+--   counted_km     the part of it that carries litres (trip_km, or less where scaled down)
+--   litres_carried its litres; per driver, L/100 km is litres_carried over counted_km
+-- A block without odometer km carries nothing.
 CREATE OR REPLACE TEMP MACRO fuel_efficiency_trips(acct, zone, from_day, to_day) AS TABLE
-  WITH bt AS (
+  WITH blocks AS (
+    SELECT *, sum(litres) OVER (PARTITION BY vehicle_id, period) AS month_litres
+    FROM fuel_efficiency_blocks(acct, zone, from_day, to_day)
+    WHERE counted
+  ),
+  bt AS (
     SELECT
       b.vehicle_id, b.period, b.litres, b.km AS block_km, t.trip_id, t.driver_id,
-      t.trip_distance_m / 1000.0 AS trip_km
-    FROM fuel_efficiency_blocks(acct, zone, from_day, to_day) AS b
+      t.trip_distance_m / 1000.0 AS trip_km, b.month_litres,
+      CASE WHEN b.km > 0 THEN b.litres * t.trip_distance_m / 1000.0 / b.km END AS share
+    FROM blocks AS b
     JOIN trips AS t
       ON t.account = acct AND t.vehicle_id = b.vehicle_id
       AND t.start_time >= b.block_start AND t.start_time < b.block_end
-    WHERE b.counted
+  ),
+  scaled AS (
+    SELECT *, least(1, month_litres / nullif(sum(share) OVER (PARTITION BY vehicle_id, period), 0)) AS f
+    FROM bt
   )
-  SELECT *, CASE WHEN block_km > 0 THEN litres * trip_km / block_km END AS litres_carried
-  FROM bt;
+  SELECT * EXCLUDE (month_litres, share, f),
+    coalesce(f, 1) * trip_km AS counted_km,
+    coalesce(f, 1) * share AS litres_carried
+  FROM scaled;
 
 -- fuel_efficiency_outlier(l_per_100km, baseline, pct): true when a month's L/100 km is more than
 -- pct percent above the baseline, false when not, NULL when either is unknown.

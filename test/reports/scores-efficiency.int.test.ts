@@ -77,6 +77,87 @@ describe('fuel_efficiency against the simulator’s truth', () => {
   });
 });
 
+describe('fuel_efficiency does not change with the range asked (issue 27 item 3)', () => {
+  const key = (r: Record<string, unknown>, who: string) => `${String(r[who])} ${String(r.period)}`;
+  /** Each month of the history asked alone, and the history cut into three longer ranges. */
+  const ranges = () => {
+    const months: string[] = [];
+    for (let m = h.firstDay.slice(0, 7); m <= h.lastDay.slice(0, 7);) {
+      months.push(m);
+      m = new Date(Date.UTC(Number(m.slice(0, 4)), Number(m.slice(5, 7)), 1)).toISOString().slice(0, 7);
+    }
+    const lastDayOf = (m: string) =>
+      new Date(Date.UTC(Number(m.slice(0, 4)), Number(m.slice(5, 7)), 0)).toISOString().slice(0, 10);
+    const alone = months.map((m) => ({
+      from: m === h.firstDay.slice(0, 7) ? h.firstDay : `${m}-01`,
+      to: m === h.lastDay.slice(0, 7) ? h.lastDay : lastDayOf(m),
+    }));
+    const longer = [
+      { from: h.firstDay, to: h.lastDay },
+      { from: alone[1]!.from, to: h.lastDay },
+      { from: h.firstDay, to: alone[alone.length - 2]!.to },
+    ];
+    return { alone, longer };
+  };
+
+  it('every vehicle-month and driver-month asked alone equals the same month inside longer ranges', async () => {
+    const { alone, longer } = ranges();
+    expect(alone.length).toBeGreaterThanOrEqual(4);
+    const cases = [
+      {
+        report: 'fuel_efficiency',
+        who: 'vehicle_id',
+        figures: ['counted_km', 'counted_l', 'l_per_100km', 'left_out_periods', 'baseline_l_per_100km'],
+      },
+      {
+        report: 'fuel_efficiency_drivers',
+        who: 'driver_id',
+        figures: ['trips', 'trip_km', 'carried_l', 'l_per_100km'],
+      },
+    ];
+    for (const c of cases) {
+      const one = new Map<string, unknown[]>();
+      for (const r of alone) {
+        for (const row of await h.report(c.report, r))
+          one.set(
+            key(row, c.who),
+            c.figures.map((f) => row[f]),
+          );
+      }
+      expect([...one.values()].filter((v) => v[2] !== null).length, c.report).toBeGreaterThanOrEqual(8);
+      for (const r of longer) {
+        const rows = await h.report(c.report, r);
+        expect(rows.length).toBeGreaterThan(0);
+        for (const row of rows) {
+          const k = key(row, c.who);
+          expect(
+            c.figures.map((f) => row[f]),
+            `${c.report} ${k} in ${r.from}..${r.to}`,
+          ).toEqual(one.get(k));
+        }
+      }
+    }
+  });
+
+  it('the drivers of a month carry at most the litres the vehicles counted that month', async () => {
+    const vehicles = await h.report('fuel_efficiency', range());
+    const drivers = await h.report('fuel_efficiency_drivers', range());
+    const sum = (rows: Record<string, unknown>[], col: string) => {
+      const m = new Map<string, number>();
+      for (const r of rows) m.set(String(r.period), (m.get(String(r.period)) ?? 0) + Number(r[col] ?? 0));
+      return m;
+    };
+    const counted = sum(vehicles, 'counted_l');
+    const carried = sum(drivers, 'carried_l');
+    expect(carried.size).toBeGreaterThanOrEqual(3);
+    for (const [period, litres] of carried) {
+      // rounded to 3 places per row: a little slack per driver row
+      expect(litres, period).toBeLessThanOrEqual((counted.get(period) ?? 0) + 0.001 * drivers.length);
+      expect(litres, period).toBeGreaterThan(0);
+    }
+  });
+});
+
 describe('driver_scores against the simulator’s truth per trip', () => {
   it('distance, events, score and rank per driver-month from the trips’ truth and the documented formula', async () => {
     const rows = await h.report('driver_scores', range());

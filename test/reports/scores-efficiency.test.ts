@@ -23,6 +23,7 @@ const T = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
 const NOW = Date.parse('2026-06-02T12:00:00Z');
 const SCORES = 'scores';
 const FUEL = 'fuel';
+const RESET = 'reset';
 
 let dir: string;
 let db: Database;
@@ -191,6 +192,54 @@ beforeAll(async () => {
     trip(FUEL, 2, null, '2026-04-25', 200),
     trip(FUEL, 3, 'db', '2026-04-12', 700), // in a block with a reset: carries nothing
   ]);
+
+  // The demo's reset at a month's end (issue 27 item 3), account RESET: vehicle 5 with monthly
+  // counter windows and an odometer reset on 27 Feb that splits February's odometer into days,
+  // vehicle 6 with a counter window from 15 Jan to 15 Feb that chains January into February.
+  const r = <T extends Row>(row: T) => ({ ...row, account: RESET });
+  await appendRows(con, 'vehicles', [vehicle(RESET, 5), vehicle(RESET, 6)]);
+  await appendRows(
+    con,
+    'odometer_windows',
+    [
+      odo(5, '2026-01-01', '2026-02-01', 1000),
+      odo(5, '2026-02-01', '2026-02-20', 600),
+      odo(5, '2026-02-20', '2026-02-27', 200),
+      odo(5, '2026-02-27', '2026-02-28', 999_000, true),
+      odo(5, '2026-02-28', '2026-03-01', 50),
+      odo(5, '2026-03-01', '2026-04-01', 1200),
+      odo(5, '2026-04-01', '2026-04-20', 900),
+      odo(5, '2026-04-20', '2026-04-25', 100),
+      odo(6, '2026-01-15', '2026-02-01', 300),
+      odo(6, '2026-02-01', '2026-02-15', 200),
+    ].map(r),
+  );
+  await appendRows(
+    con,
+    'fuel_consumed',
+    [
+      fuel(5, '2026-01-01', '2026-02-01', 1000, 100),
+      fuel(5, '2026-02-01', '2026-03-01', 1100, 90),
+      fuel(5, '2026-03-01', '2026-04-01', 1190, 132),
+      fuel(5, '2026-04-01', '2026-04-20', 1322, 99),
+      fuel(5, '2026-04-20', '2026-04-25', 1421, 10),
+      fuel(6, '2026-01-15', '2026-02-15', 50, 40),
+    ].map(r),
+  );
+  await appendRows(con, 'drivers', [
+    { account: RESET, driver_id: 'da', first_name: 'Ann', last_name: 'X', groups: '[]', synced_at: NOW },
+    { account: RESET, driver_id: 'db', first_name: 'Bo', last_name: 'X', groups: '[]', synced_at: NOW },
+  ]);
+  await appendRows(con, 'trips', [
+    trip(RESET, 6, 'da', '2026-01-20', 300),
+    trip(RESET, 6, 'db', '2026-02-05', 200), // in vehicle 6's block of January
+    trip(RESET, 5, 'da', '2026-02-10', 100), // in the block with the reset: carries nothing
+    trip(RESET, 5, 'da', '2026-03-10', 500),
+    trip(RESET, 5, 'da', '2026-04-05', 450),
+    trip(RESET, 5, 'db', '2026-04-10', 450),
+    trip(RESET, 5, 'db', '2026-04-21', 80), // 120 km of trips in a block of 100 km
+    trip(RESET, 5, 'da', '2026-04-22', 40),
+  ]);
 });
 afterAll(() => {
   con?.closeSync();
@@ -354,5 +403,99 @@ describe('fuel_efficiency', () => {
     expect(rows.map((r) => r.distance_km)).toEqual([600, 300]);
     const none = await run(FUEL, 'trips', { month: '2026-04', driver: '-' });
     expect(none.map((r) => r.distance_km)).toEqual([200]);
+  });
+});
+
+describe('fuel_efficiency does not change with the range asked (issue 27 item 3)', () => {
+  const MONTHS = ['2026-01', '2026-02', '2026-03', '2026-04'];
+  // the month alone, and inside three longer ranges that start and end in other months
+  const RANGES = [
+    { from: '2026-01-01', to: '2026-04-30' },
+    { from: '2026-01-15', to: '2026-03-10' },
+    { from: '2026-02-20', to: '2026-05-31' },
+  ];
+  const FIGURES = [
+    'counted_km',
+    'counted_l',
+    'l_per_100km',
+    'baseline_l_per_100km',
+    'baseline_months',
+    'left_out_periods',
+  ];
+  const DRIVER_FIGURES = ['trips', 'trip_km', 'carried_l', 'l_per_100km'];
+  const pick = (row: Row, cols: string[]) => cols.map((c) => row[c]);
+
+  it('each vehicle-month: the hand-worked figures, the same alone and inside longer ranges', async () => {
+    const alone = new Map<string, unknown[]>();
+    for (const month of MONTHS) {
+      for (const row of await run(RESET, 'fuel_efficiency', { month })) {
+        alone.set(`${String(row.vehicle_id)} ${String(row.period)}`, pick(row, FIGURES));
+      }
+    }
+    // vehicle 5: 100 L / 1000 km; February holds the reset (left out, not blended into its
+    // neighbours); March 132 L / 1200 km; April 99 + 10 L over 900 + 100 km, baseline January and
+    // March (232 L / 2200 km). Vehicle 6: one block from 15 Jan to 15 Feb, 40 L / 500 km, in January.
+    expect(Object.fromEntries(alone)).toEqual({
+      '5 2026-01': [1000, 100, 10, null, 0, 0],
+      '5 2026-02': [null, null, null, 10, 1, 1],
+      '5 2026-03': [1200, 132, 11, 10, 1, 0],
+      '5 2026-04': [1000, 109, 10.9, 10.55, 2, 0],
+      '6 2026-01': [500, 40, 8, null, 0, 0],
+      '6 2026-02': [null, null, null, 8, 1, 0],
+      '6 2026-03': [null, null, null, 8, 1, 0],
+      '6 2026-04': [null, null, null, 8, 1, 0],
+    });
+    for (const range of RANGES) {
+      const rows = await run(RESET, 'fuel_efficiency', range);
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        const key = `${String(row.vehicle_id)} ${String(row.period)}`;
+        if (!alone.has(key)) continue; // May: asked only inside the last range
+        expect(pick(row, FIGURES), `${key} in ${range.from}..${range.to}`).toEqual(alone.get(key));
+      }
+    }
+  });
+
+  it('each driver-month: the same alone and inside longer ranges, and never more litres than the vehicles counted', async () => {
+    const alone = new Map<string, unknown[]>();
+    const vehicleLitres = new Map<string, number>();
+    for (const month of MONTHS) {
+      for (const row of await run(RESET, 'fuel_efficiency_drivers', { month })) {
+        alone.set(`${String(row.driver_id)} ${String(row.period)}`, pick(row, DRIVER_FIGURES));
+      }
+      const vehicles = await run(RESET, 'fuel_efficiency', { month });
+      vehicleLitres.set(
+        month,
+        vehicles.reduce((sum, v) => sum + Number(v.counted_l ?? 0), 0),
+      );
+    }
+    // January: vehicle 6's block, 40 L / 500 km: Ann 300 km 24 L, Bo 200 km 16 L. March: Ann
+    // 500/1200 of 132 L. April: the trips would carry 49.5 + 49.5 + (80 + 40) × 10 ÷ 100 = 111 L of
+    // the 109 L counted, so every share is scaled by 109/111: Ann (49.5 + 4) × 109/111 = 52.536 L
+    // over 490 km of trips, Bo (49.5 + 8) × 109/111 = 56.464 L over 530 km; the L/100 km are
+    // 53.5/490 and 57.5/530 (the blocks' own). Ann's February trip is in the block with the reset.
+    expect(Object.fromEntries(alone)).toEqual({
+      'da 2026-01': [1, 300, 24, 8],
+      'db 2026-01': [1, 200, 16, 8],
+      'da 2026-03': [1, 500, 55, 11],
+      'da 2026-04': [2, 490, 52.536, 10.92],
+      'db 2026-04': [2, 530, 56.464, 10.85],
+    });
+    const driverLitres = new Map<string, number>();
+    for (const [key, figures] of alone) {
+      const month = key.split(' ')[1]!;
+      driverLitres.set(month, (driverLitres.get(month) ?? 0) + Number(figures[2]));
+    }
+    for (const [month, litres] of driverLitres) {
+      expect(litres, month).toBeLessThanOrEqual(vehicleLitres.get(month)! + 0.001);
+    }
+    for (const range of RANGES) {
+      const rows = await run(RESET, 'fuel_efficiency_drivers', range);
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        const key = `${String(row.driver_id)} ${String(row.period)}`;
+        expect(pick(row, DRIVER_FIGURES), `${key} in ${range.from}..${range.to}`).toEqual(alone.get(key));
+      }
+    }
   });
 });
