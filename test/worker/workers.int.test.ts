@@ -242,7 +242,8 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
       (w) => w !== victim && w.log.some((l) => /job done/.test(l) && l.includes(victimAccount)),
     );
     expect(finisher).toBeDefined();
-    expect(finishedAt - killedAt).toBeLessThan((EXPIRE_SECONDS + 30) * 1000);
+    // expired after EXPIRE_SECONDS (not the default 4 h), then finished: a minute's slack for a loaded machine
+    expect(finishedAt - killedAt).toBeLessThan((EXPIRE_SECONDS + 60) * 1000);
     for (const a of accts) {
       const s = a.sim.stats();
       expect({
@@ -287,7 +288,7 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
       for (const r of refs) if (r.status === 'fulfilled') r.value.close();
       lake.close();
     }
-  }, 180_000);
+  }, 420_000);
 
   it('a scheduled tick (pg-boss cron, in Postgres) runs each account exactly once across three workers', async () => {
     workers.length = 0;
@@ -309,7 +310,7 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
       lines(/scheduled tick/).reduce((n, l) => n + Number(/queued=(\d+)/.exec(l)?.[1] ?? NaN), 0);
     await until(
       () => lines(/job done/).length >= 6 && lines(/job done/).length === queued(),
-      150_000,
+      300_000,
       'the tick’s jobs',
     );
     for (const w of workers) w.child.kill('SIGKILL');
@@ -330,5 +331,5 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
     }
     for (const a of accts)
       expect(Object.values(a.sim.stats().rateLimited).reduce((x, y) => x + y, 0)).toBe(0);
-  }, 300_000);
+  }, 480_000);
 });
