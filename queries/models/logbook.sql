@@ -110,6 +110,8 @@ CREATE OR REPLACE TEMP MACRO logbook_trips(acct, zone, from_day, to_day) AS TABL
 --                         window, and its local day (the year's first day when synced from it)
 --   closing_odometer_km, closing_odometer_day  the reading at the end of its last window, and the
 --                         local day that window ends on
+--   opening_odometer_trip, closing_odometer_trip  the trip whose closing reading the year opens or
+--                         closes at (below), NULL when it is a window's
 -- A trip is in the year its start falls in, whole (issue 27: the statement must add up). So when
 -- the year's last counted trip (odometer_status ok) ends after the year's last odometer window —
 -- it crosses the tax year's end at local midnight, or the end of the synced odometer data — the
@@ -150,7 +152,8 @@ CREATE OR REPLACE TEMP MACRO logbook_year_odometer(acct, zone, start_mmdd, from_
       vehicle_id,
       tax_year_first_day(local_day, start_mmdd) AS year_first_day,
       arg_max(end_odometer_m, end_time) AS end_m,
-      max(end_time) AS end_at
+      max(end_time) AS end_at,
+      arg_max(trip_id, end_time) AS trip_id
     FROM logbook_trips(
       acct, zone,
       (tax_year_first_day(from_day, start_mmdd) - INTERVAL 2 DAY)::DATE,
@@ -165,11 +168,13 @@ CREATE OR REPLACE TEMP MACRO logbook_year_odometer(acct, zone, start_mmdd, from_
       CASE WHEN lt.end_at > ow.last_window_end AND lt.end_m > ow.closing_m THEN lt.end_m - ow.closing_m END
         AS out_m,
       lt.end_at AS out_at,
+      lt.trip_id AS out_trip,
       -- in: the previous year's last trip ends inside this year's first window (within its readings:
       -- a reset later in the year does not move the opening)
       CASE WHEN pt.end_at > ow.first_window_start AND pt.end_m > ow.opening_m
         THEN least(pt.end_m, ow.first_window_end_m) - ow.opening_m END AS in_m,
-      pt.end_at AS in_at
+      pt.end_at AS in_at,
+      pt.trip_id AS in_trip
     FROM ow
     LEFT JOIN last_trip AS lt ON lt.vehicle_id = ow.vehicle_id AND lt.year_first_day = ow.year_first_day
     LEFT JOIN last_trip AS pt
@@ -183,7 +188,9 @@ CREATE OR REPLACE TEMP MACRO logbook_year_odometer(acct, zone, start_mmdd, from_
     (opening_m + coalesce(in_m, 0)) / 1000.0 AS opening_odometer_km,
     CASE WHEN in_m IS NULL THEN timezone(zone, first_window_start)::DATE ELSE timezone(zone, in_at)::DATE END
       AS opening_odometer_day,
+    CASE WHEN in_m IS NOT NULL THEN in_trip END AS opening_odometer_trip,
     (closing_m + coalesce(out_m, 0)) / 1000.0 AS closing_odometer_km,
     CASE WHEN out_m IS NULL THEN (timezone(zone, last_window_end) - INTERVAL 1 SECOND)::DATE
-      ELSE timezone(zone, out_at)::DATE END AS closing_odometer_day
+      ELSE timezone(zone, out_at)::DATE END AS closing_odometer_day,
+    CASE WHEN out_m IS NOT NULL THEN out_trip END AS closing_odometer_trip
   FROM moved;

@@ -448,8 +448,10 @@ describe("tax logbook: trips crossing the tax year's midnight and the end of the
       odometer_km: 18,
       opening_odometer_km: 94,
       opening_odometer_day: '2026-02-28',
+      opening_odometer_trip: null,
       closing_odometer_km: 112,
       closing_odometer_day: '2026-03-01',
+      closing_odometer_trip: 'y',
     });
     expect(years[1]).toMatchObject({
       tax_year: '2026/27',
@@ -460,8 +462,10 @@ describe("tax logbook: trips crossing the tax year's midnight and the end of the
       odometer_km: 23,
       opening_odometer_km: 112,
       opening_odometer_day: '2026-03-01',
+      opening_odometer_trip: 'y',
       closing_odometer_km: 135,
       closing_odometer_day: '2026-03-03',
+      closing_odometer_trip: 'w',
     });
     const trips = await run('logbook', { from: '2026-02-28', to: '2026-03-02' });
     expect(trips.map((r) => [r.trip_id, r.tax_year, r.counted_km, r.odometer_status])).toEqual([
@@ -478,7 +482,7 @@ describe("tax logbook: trips crossing the tax year's midnight and the end of the
       '2026-02-28',
       2,
       'Opening odometer: 94.0 km, read on 2026-02-28',
-      'Closing odometer: 112.0 km, read on 2026-03-01',
+      'Closing odometer: 112.0 km, read on 2026-03-01 (the closing reading of trip y, counted in the year it starts in)',
       'Business: 12.0 km; private: 6.0 km; unclassified: 0.0 km (0 trips, not counted as business); distance by odometer: 18.0 km',
       18,
     ],
@@ -486,8 +490,8 @@ describe("tax logbook: trips crossing the tax year's midnight and the end of the
       '2026-03-01',
       '2027-02-28',
       2,
-      'Opening odometer: 112.0 km, read on 2026-03-01',
-      'Closing odometer: 135.0 km, read on 2026-03-03',
+      'Opening odometer: 112.0 km, read on 2026-03-01 (the closing reading of trip y, counted in the year it starts in)',
+      'Closing odometer: 135.0 km, read on 2026-03-03 (the closing reading of trip w, counted in the year it starts in)',
       'Business: 15.0 km; private: 0.0 km; unclassified: 8.0 km (1 trip, not counted as business); distance by odometer: 23.0 km',
       23,
     ],

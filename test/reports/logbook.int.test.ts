@@ -106,6 +106,9 @@ describe('the tax logbook against the simulator', () => {
         if (crosses) crossing++;
         const day = crosses ? localDate(across.end_ms, zone) : isOld ? old[1] : now[0];
         expect(r[isOld ? 'closing_odometer_day' : 'opening_odometer_day']).toBe(day);
+        expect(r[isOld ? 'closing_odometer_trip' : 'opening_odometer_trip']).toBe(
+          crosses ? across.trip_id : null,
+        );
         // the reading there: the crossing trip's closing one, or (opening) the odometer at midnight
         if (crosses || !isOld) {
           const reading = crosses ? across.end_odometer_m : h.fleet.odometerAt(v, edge);
