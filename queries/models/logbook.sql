@@ -103,12 +103,24 @@ CREATE OR REPLACE TEMP MACRO logbook_trips(acct, zone, from_day, to_day) AS TABL
 -- logbook_year_odometer(acct, zone, start_mmdd, from_day, to_day): per vehicle × tax year the range
 -- touches, from the odometer windows (odometer_windows.sql):
 --   odometer_km           the year's distance by the odometer rule (the counted windows, as the
---                         mileage report; windows with a reset or tracker change left out)
+--                         mileage report; windows with a reset or tracker change left out), moved
+--                         to where the year's trips end (below)
 --   left_out_windows      the windows left out of it
 --   opening_odometer_km, opening_odometer_day  the reading at the start of the year's first
 --                         window, and its local day (the year's first day when synced from it)
 --   closing_odometer_km, closing_odometer_day  the reading at the end of its last window, and the
 --                         local day that window ends on
+--   opening_odometer_trip, closing_odometer_trip  the trip whose closing reading the year opens or
+--                         closes at (below), NULL when it is a window's
+-- A trip is in the year its start falls in, whole (issue 27: the statement must add up). So when
+-- the year's last counted trip (odometer_status ok) ends after the year's last odometer window —
+-- it crosses the tax year's end at local midnight, or the end of the synced odometer data — the
+-- year ends where that trip ends: its closing reading is the year's closing odometer (read on the
+-- local day the trip ends), and the kilometres from the windows' last reading to it are added to
+-- the year's odometer_km. The next year, when its windows cover them, starts at that reading and
+-- leaves them out (counted once, in the year of the trip). Business + private + unclassified km
+-- are then never more than odometer_km, and equal to it when every trip is counted and the
+-- vehicle moved only on trips.
 CREATE OR REPLACE TEMP MACRO logbook_year_odometer(acct, zone, start_mmdd, from_day, to_day) AS TABLE
   WITH y AS (SELECT * FROM tax_years(start_mmdd, from_day, to_day)),
   w AS (
@@ -119,15 +131,66 @@ CREATE OR REPLACE TEMP MACRO logbook_year_odometer(acct, zone, start_mmdd, from_
       tax_year_last_day(tax_year_first_day(to_day, start_mmdd))) AS o
     WHERE o.window_start >= local_range_start(zone, y.year_first_day)
       AND o.window_start < local_range_end(zone, y.year_last_day)
+  ),
+  ow AS (
+    SELECT
+      vehicle_id,
+      year_first_day,
+      sum(counted_m) AS odometer_m,
+      count(*) FILTER (WHERE NOT counted) AS left_out_windows,
+      arg_min(start_odometer_m, window_start) AS opening_m,
+      min(window_start) AS first_window_start,
+      arg_min(end_odometer_m, window_start) AS first_window_end_m,
+      arg_max(end_odometer_m, window_end) AS closing_m,
+      max(window_end) AS last_window_end
+    FROM w
+    GROUP BY vehicle_id, year_first_day
+  ),
+  -- the last counted trip of each year (and of the days before the first one: it may end in it)
+  last_trip AS (
+    SELECT
+      vehicle_id,
+      tax_year_first_day(local_day, start_mmdd) AS year_first_day,
+      arg_max(end_odometer_m, end_time) AS end_m,
+      max(end_time) AS end_at,
+      arg_max(trip_id, end_time) AS trip_id
+    FROM logbook_trips(
+      acct, zone,
+      (tax_year_first_day(from_day, start_mmdd) - INTERVAL 2 DAY)::DATE,
+      tax_year_last_day(tax_year_first_day(to_day, start_mmdd)))
+    WHERE odometer_status = 'ok'
+    GROUP BY ALL
+  ),
+  moved AS (
+    SELECT
+      ow.*,
+      -- out: the year's last trip ends beyond its last reading
+      CASE WHEN lt.end_at > ow.last_window_end AND lt.end_m > ow.closing_m THEN lt.end_m - ow.closing_m END
+        AS out_m,
+      lt.end_at AS out_at,
+      lt.trip_id AS out_trip,
+      -- in: the previous year's last trip ends inside this year's first window (within its readings:
+      -- a reset later in the year does not move the opening)
+      CASE WHEN pt.end_at > ow.first_window_start AND pt.end_m > ow.opening_m
+        THEN least(pt.end_m, ow.first_window_end_m) - ow.opening_m END AS in_m,
+      pt.end_at AS in_at,
+      pt.trip_id AS in_trip
+    FROM ow
+    LEFT JOIN last_trip AS lt ON lt.vehicle_id = ow.vehicle_id AND lt.year_first_day = ow.year_first_day
+    LEFT JOIN last_trip AS pt
+      ON pt.vehicle_id = ow.vehicle_id AND pt.year_first_day = (ow.year_first_day - INTERVAL 1 YEAR)::DATE
   )
   SELECT
     vehicle_id,
     year_first_day,
-    sum(counted_m) / 1000.0 AS odometer_km,
-    count(*) FILTER (WHERE NOT counted) AS left_out_windows,
-    arg_min(start_odometer_m, window_start) / 1000.0 AS opening_odometer_km,
-    timezone(zone, min(window_start))::DATE AS opening_odometer_day,
-    arg_max(end_odometer_m, window_end) / 1000.0 AS closing_odometer_km,
-    (timezone(zone, max(window_end)) - INTERVAL 1 SECOND)::DATE AS closing_odometer_day
-  FROM w
-  GROUP BY vehicle_id, year_first_day;
+    (odometer_m + coalesce(out_m, 0) - coalesce(in_m, 0)) / 1000.0 AS odometer_km,
+    left_out_windows,
+    (opening_m + coalesce(in_m, 0)) / 1000.0 AS opening_odometer_km,
+    CASE WHEN in_m IS NULL THEN timezone(zone, first_window_start)::DATE ELSE timezone(zone, in_at)::DATE END
+      AS opening_odometer_day,
+    CASE WHEN in_m IS NOT NULL THEN in_trip END AS opening_odometer_trip,
+    (closing_m + coalesce(out_m, 0)) / 1000.0 AS closing_odometer_km,
+    CASE WHEN out_m IS NULL THEN (timezone(zone, last_window_end) - INTERVAL 1 SECOND)::DATE
+      ELSE timezone(zone, out_at)::DATE END AS closing_odometer_day,
+    CASE WHEN out_m IS NOT NULL THEN out_trip END AS closing_odometer_trip
+  FROM moved;

@@ -5,7 +5,9 @@
 -- went down, or one on a day the odometer rule leaves out is counted in trips_not_counted, never
 -- from trip_distance). odometer_km is the year's distance by the odometer rule (as mileage), and
 -- business_share = business_km / odometer_km. Opening and closing odometer from the year's first
--- and last odometer windows, with the day of each reading.
+-- and last odometer windows, with the day of each reading; or, when a trip crosses the year's
+-- start or end (or the end of the synced odometer data), that trip's closing reading and its id
+-- (logbook_year_odometer: a trip counts whole in the year it starts in).
 -- Every vehicle × year is a row; coverage counts a vehicle-day synced when its odometer and the
 -- fleet's trips both are (queries/models/coverage.sql): a year never synced is blank, never 0.
 WITH
@@ -73,6 +75,8 @@ r AS (
     odo.opening_odometer_day,
     odo.closing_odometer_km,
     odo.closing_odometer_day,
+    odo.opening_odometer_trip,
+    odo.closing_odometer_trip,
     coalesce(cov.synced_days, 0) AS synced_days,
     coalesce(cov.range_days, 0) AS range_days
   FROM k
@@ -101,6 +105,8 @@ SELECT
   strftime(r.opening_odometer_day, '%Y-%m-%d') AS opening_odometer_day,
   round(r.closing_odometer_km, 3)::DOUBLE AS closing_odometer_km,
   strftime(r.closing_odometer_day, '%Y-%m-%d') AS closing_odometer_day,
+  r.opening_odometer_trip,
+  r.closing_odometer_trip,
   $zone::VARCHAR AS zone,
   coverage_label(r.synced_days, r.range_days) AS coverage,
   round(r.synced_days / nullif(r.range_days, 0), 4)::DOUBLE AS covered_share

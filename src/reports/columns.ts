@@ -347,6 +347,8 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   closing_odometer_km: km('Closing odometer'),
   opening_odometer_day: day('Opening odometer read on'),
   closing_odometer_day: day('Closing odometer read on'),
+  opening_odometer_trip: id('Opening odometer: end of trip'),
+  closing_odometer_trip: id('Closing odometer: end of trip'),
   km: km('Distance'),
   trip_class: enumOf('Class', { business: 'Business', private: 'Private', unclassified: 'Unclassified' }),
   purpose: text('Purpose'),

@@ -21,9 +21,14 @@ const COVERAGE: Readonly<Record<string, string>> = {
   not_synced: 'no day of the year synced',
 };
 
-function reading(v: unknown, day: unknown, what: string): string {
+function reading(v: unknown, day: unknown, what: string, trip: unknown): string {
   if (typeof v !== 'number') return `${what}: unknown (no odometer reading synced in the year)`;
-  return `${what}: ${num(v)} km, read on ${String(day)}`;
+  // a trip across the year's start or end counts whole in the year it starts in (logbook.sql)
+  const at =
+    typeof trip === 'string'
+      ? ` (the closing reading of trip ${trip}, counted in the year it starts in)`
+      : '';
+  return `${what}: ${num(v)} km, read on ${String(day)}${at}`;
 }
 
 /** The lines of one vehicle × tax year. */
@@ -33,8 +38,8 @@ export function yearLines(r: JsonRow): string[] {
   return [
     `Vehicle: ${String(r.registration)} (vehicle id ${String(r.vehicle_id)}${r.department ? `, ${String(r.department)}` : ''})`,
     `Tax year: ${String(r.tax_year)}, ${String(r.year_start)} to ${String(r.year_end)}; coverage: ${COVERAGE[String(r.coverage)] ?? String(r.coverage)}${covered === null ? '' : ` (${covered} % of its days so far)`}`,
-    reading(r.opening_odometer_km, r.opening_odometer_day, 'Opening odometer'),
-    reading(r.closing_odometer_km, r.closing_odometer_day, 'Closing odometer'),
+    reading(r.opening_odometer_km, r.opening_odometer_day, 'Opening odometer', r.opening_odometer_trip),
+    reading(r.closing_odometer_km, r.closing_odometer_day, 'Closing odometer', r.closing_odometer_trip),
     `Business: ${km(r.business_km)}; private: ${km(r.private_km)}; unclassified: ${km(r.unclassified_km)} (${trips(r.unclassified_trips)}, not counted as business); distance by odometer: ${km(r.odometer_km)}`,
     `Business share: ${share === null ? 'unknown' : `${share} %`} (business km over the distance by odometer)`,
     `Trips whose km are not counted (odometer reading missing, went down, or a reset or tracker change that day): ${r.trips_not_counted ?? 'unknown'} of ${r.trips ?? 'unknown'}`,

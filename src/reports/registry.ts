@@ -702,6 +702,8 @@ const defs = [
       c('opening_odometer_day', 'day'),
       c('closing_odometer_km', 'number'),
       c('closing_odometer_day', 'day'),
+      c('opening_odometer_trip', 'text'),
+      c('closing_odometer_trip', 'text'),
       c('zone', 'text'),
       ...coverageCols,
     ],

@@ -80,6 +80,24 @@ const trip = (id: string, s: number, minutes: number, km: number | null, extra: 
   ...extra,
 });
 
+/** The fixtures' one vehicle, LB 1 (id 7, department Sales). */
+async function addVehicle(con: DuckDBConnection, syncedAt: number) {
+  await appendRows(con, 'vehicles', [
+    {
+      account: ACCOUNT,
+      vehicle_id: 7,
+      registration: 'LB 1',
+      description: 'Sales',
+      synced_at: syncedAt,
+      fuel_canbus_consumed: true,
+      fuel_canbus_level: false,
+      fuel_analog_level: false,
+      electric_battery: false,
+      electric_charging: false,
+    },
+  ]);
+}
+
 /**
  * One vehicle around the boundary b (local midnight of the first day of the new year):
  *  - b − 30 min: Business, 10 km (odometer 100 → 110 km)                 → old year, business
@@ -93,20 +111,7 @@ const trip = (id: string, s: number, minutes: number, km: number | null, extra: 
  */
 async function fill(con: DuckDBConnection, c: Case) {
   const b = c.boundary;
-  await appendRows(con, 'vehicles', [
-    {
-      account: ACCOUNT,
-      vehicle_id: 7,
-      registration: 'LB 1',
-      description: 'Sales',
-      synced_at: b,
-      fuel_canbus_consumed: true,
-      fuel_canbus_level: false,
-      fuel_analog_level: false,
-      electric_battery: false,
-      electric_charging: false,
-    },
-  ]);
+  await addVehicle(con, b);
   await appendRows(con, 'trips', [
     trip('a', b - 30 * MIN, 20, null, {
       start_odometer_m: 100_000,
@@ -197,15 +202,23 @@ async function fill(con: DuckDBConnection, c: Case) {
   ]);
 }
 
+/** A report's rows over a fixture database. */
+async function reportRows(
+  con: DuckDBConnection,
+  scope: ReportScope,
+  name: string,
+  raw: Record<string, string>,
+): Promise<JsonRow[]> {
+  const def = requireReport(name);
+  return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
+}
+
 describe.each(CASES)('tax logbook, $country ($zone, tax year from $start)', (c) => {
   let dir: string;
   let db: Database;
   let con: DuckDBConnection;
   let scope: ReportScope;
-  const run = async (name: string, raw: Record<string, string>): Promise<JsonRow[]> => {
-    const def = requireReport(name);
-    return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
-  };
+  const run = (name: string, raw: Record<string, string>) => reportRows(con, scope, name, raw);
   const byId = (rows: JsonRow[]) => Object.fromEntries(rows.map((r) => [String(r.trip_id), r]));
 
   beforeAll(async () => {
@@ -340,6 +353,172 @@ describe.each(CASES)('tax logbook, $country ($zone, tax year from $start)', (c) 
       trips: null,
     });
   });
+});
+
+/**
+ * The statement adds up when trips cross the edges (issue 27 item 1, the user trial): ZA, one
+ * vehicle, b = local midnight of 1 March 2026 (2026-02-28T22:00Z), the trips and odometer synced
+ * for the local days 28 Feb, 1 and 2 March (the odometer to b + 2 days, the end of the data):
+ *  - x b − 2 h:      Private, 94 → 100 km                       → 2025/26
+ *  - y b − 15 min → b + 20 min: Business, 100 → 112 km (106 at midnight) → 2025/26, whole
+ *  - z b + 3 h:      None, 112 → 120 km                         → 2026/27
+ *  - w b + 2 days − 30 min → + 45 min: Business, 120 → 135 km (125 where the odometer data ends)
+ * Odometer windows (local days): 94 → 106, 106 → 120, 120 → 125.
+ * Worked by hand: 2025/26 counts x and y, 6 + 12 = 18 km, and closes at y's end, 112 km on 1 March:
+ * 12 km of its window + the 6 km of y after midnight = 18 km by odometer. 2026/27 opens there (112
+ * km, 1 March), counts z and w, 8 + 15 = 23 km, and closes at w's end, 135 km on 3 March: its
+ * windows' 14 + 5 km, less y's 6 km, plus w's 10 km beyond the data = 23 km by odometer.
+ */
+describe("tax logbook: trips crossing the tax year's midnight and the end of the synced data", () => {
+  const b = T('2026-02-28T22:00:00Z');
+  const zone = 'Africa/Johannesburg';
+  let dir: string;
+  let db: Database;
+  let con: DuckDBConnection;
+  let scope: ReportScope;
+  const run = (name: string, raw: Record<string, string>) => reportRows(con, scope, name, raw);
+  const km = (a: number, z: number) => ({ start_odometer_m: a * 1000, end_odometer_m: z * 1000 });
+  const typed = (t: string) => ({ trip_type: t, trip_type_known: true, is_private: t === 'Private' });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fleetsync-logbook-edges-'));
+    db = await openDatabase(join(dir, 'fleet.duckdb'));
+    con = await db.connect();
+    await addVehicle(con, b);
+    await appendRows(con, 'trips', [
+      trip('x', b - 120 * MIN, 30, null, { ...km(94, 100), ...typed('Private') }),
+      trip('y', b - 15 * MIN, 35, null, { ...km(100, 112), ...typed('Business'), trip_title: 'Night run' }),
+      trip('z', b + 180 * MIN, 40, null, { ...km(112, 120), ...typed('None') }),
+      trip('w', b + 2 * DAY - 30 * MIN, 75, null, {
+        ...km(120, 135),
+        ...typed('Business'),
+        trip_title: 'Late',
+      }),
+    ]);
+    const odo = (s: number, a: number, z: number): Row => ({
+      account: ACCOUNT,
+      vehicle_id: 7,
+      window_start: s,
+      window_end: s + DAY,
+      start_odometer_m: a * 1000,
+      end_odometer_m: z * 1000,
+      distance_m: (z - a) * 1000,
+      odometer_reset: false,
+      terminal_has_changed: false,
+    });
+    await appendRows(con, 'odometer_windows', [
+      odo(b - DAY, 94, 106),
+      odo(b, 106, 120),
+      odo(b + DAY, 120, 125),
+    ]);
+    const led = (stream: string, scope: string, s: number, e: number): Row => ({
+      account: ACCOUNT,
+      stream,
+      scope,
+      window_start: s,
+      window_end: e,
+      status: 'done',
+      fetched_at: b + 2 * DAY,
+      run_id: 'r1',
+      reason: null,
+      rows: 0,
+      requests: 1,
+    });
+    await appendRows(con, 'ledger', [
+      led('trips', '*', b - DAY, b + 2 * DAY),
+      ...[0, 1, 2].map((i) => led('odometer', '7', b + (i - 1) * DAY, b + i * DAY)),
+    ]);
+    scope = { account: ACCOUNT, zone, nowMs: b + 2 * DAY + 2 * 60 * MIN, taxYearStart: '03-01' };
+  });
+  afterAll(() => {
+    con.closeSync();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("counts a trip whole in the year it starts in; each year's km by class are its distance by odometer", async () => {
+    const years = await run('logbook_years', { from: '2026-02-28', to: '2026-03-02' });
+    expect(years).toHaveLength(2);
+    expect(years[0]).toMatchObject({
+      tax_year: '2025/26',
+      trips: 2,
+      business_km: 12,
+      private_km: 6,
+      unclassified_km: 0,
+      odometer_km: 18,
+      opening_odometer_km: 94,
+      opening_odometer_day: '2026-02-28',
+      opening_odometer_trip: null,
+      closing_odometer_km: 112,
+      closing_odometer_day: '2026-03-01',
+      closing_odometer_trip: 'y',
+    });
+    expect(years[1]).toMatchObject({
+      tax_year: '2026/27',
+      trips: 2,
+      business_km: 15,
+      private_km: 0,
+      unclassified_km: 8,
+      odometer_km: 23,
+      opening_odometer_km: 112,
+      opening_odometer_day: '2026-03-01',
+      opening_odometer_trip: 'y',
+      closing_odometer_km: 135,
+      closing_odometer_day: '2026-03-03',
+      closing_odometer_trip: 'w',
+    });
+    const trips = await run('logbook', { from: '2026-02-28', to: '2026-03-02' });
+    expect(trips.map((r) => [r.trip_id, r.tax_year, r.counted_km, r.odometer_status])).toEqual([
+      ['x', '2025/26', 6, 'ok'],
+      ['y', '2025/26', 12, 'ok'],
+      ['z', '2026/27', 8, 'ok'],
+      ['w', '2026/27', 15, 'ok'],
+    ]);
+  });
+
+  it.each([
+    [
+      '2025-03-01',
+      '2026-02-28',
+      2,
+      'Opening odometer: 94.0 km, read on 2026-02-28',
+      'Closing odometer: 112.0 km, read on 2026-03-01 (the closing reading of trip y, counted in the year it starts in)',
+      'Business: 12.0 km; private: 6.0 km; unclassified: 0.0 km (0 trips, not counted as business); distance by odometer: 18.0 km',
+      18,
+    ],
+    [
+      '2026-03-01',
+      '2027-02-28',
+      2,
+      'Opening odometer: 112.0 km, read on 2026-03-01 (the closing reading of trip y, counted in the year it starts in)',
+      'Closing odometer: 135.0 km, read on 2026-03-03 (the closing reading of trip w, counted in the year it starts in)',
+      'Business: 15.0 km; private: 0.0 km; unclassified: 8.0 km (1 trip, not counted as business); distance by odometer: 23.0 km',
+      23,
+    ],
+  ])(
+    'the XLSX from %s to %s states what its totals row sums',
+    async (from, to, n, opening, closing, classes, total) => {
+      const def = requireReport('logbook');
+      const params = parseReportParams({ vehicle: '7', from, to }, def, scope);
+      const path = join(dir, `logbook-${from}.xlsx`);
+      const res = await exportReport(con, def, scope, params, 'xlsx', path);
+      expect(res.rows).toBe(n);
+      const wb = XLSX.read(readFileSync(path), { type: 'buffer' });
+      const rows = XLSX.utils.sheet_to_json(wb.Sheets.Report!, { header: 1, blankrows: true }) as unknown[][];
+      const colA = rows.map((r) => r[0]);
+      expect(colA).toContain(opening);
+      expect(colA).toContain(closing);
+      expect(colA).toContain(classes);
+      const head = rows[colA.indexOf('Trip ID')]!;
+      const totals = rows.find((r) => r[0] === 'Total')!;
+      // the totals row's counted km: the statement's business + private + unclassified = its odometer km
+      expect(totals[head.findIndex((x) => String(x).startsWith('Counted in totals'))]).toBe(total);
+      const about = Object.fromEntries(
+        (XLSX.utils.sheet_to_json(wb.Sheets.About!, { header: 1 }) as string[][]).map((r) => [r[0], r[1]]),
+      );
+      expect(about.Totals).toBe('the totals row sums every row; no summed column has an unknown row');
+    },
+  );
 });
 
 describe('FLEETSYNC_TAX_YEAR_START', () => {

@@ -4,7 +4,10 @@
  * starts. Per vehicle × tax year, business, private and unclassified km equal the distance the
  * simulator really drove on the trips it typed that way, to 0.1 km (it knows each trip's type);
  * the trips overlapping a local day of an odometer event (which the odometer rule leaves out) are
- * counted apart, as the simulator's events say, not as the report says.
+ * counted apart, as the simulator's events say, not as the report says. A trip across the tax
+ * year's midnight closes the old year and opens the new one at its own closing reading (the
+ * simulator's), and each vehicle-year whose trips are all counted adds up: business + private +
+ * unclassified km = its distance by odometer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonRow } from '../../src/reports/run.ts';
@@ -76,6 +79,8 @@ describe('the tax logbook against the simulator', () => {
       let priv = 0;
       let unclassified = 0;
       let leftOut = 0;
+      let crossing = 0;
+      let addsUp = 0;
       for (const r of rows) {
         const isOld = r.year_start === old[0];
         expect([old[0], now[0]]).toContain(r.year_start);
@@ -87,16 +92,43 @@ describe('the tax logbook against the simulator', () => {
         leftOut += t.left_out_trips;
         // the history starts inside the old year and ends inside the new one: both say partial
         expect(r.coverage).toBe('partial');
-        // the year's odometer at its first day: what the vehicle's odometer read then
-        if (!isOld) {
-          const startMs = localDayBounds(now[0], h.fleet.timezone).startMs;
-          expect(r.opening_odometer_day).toBe(now[0]);
-          expect(r.opening_odometer_km).toBeCloseTo(
-            Math.round(h.fleet.odometerAt(Number(r.vehicle_id), startMs)) / 1000,
+        // a trip is in the year it starts in, whole: when the year's last trip (or the previous
+        // year's) crosses the year's end at local midnight, the year closes (the next one opens)
+        // at that trip's closing reading, on the day it ends; else at the odometer at midnight
+        const zone = h.fleet.timezone;
+        const v = Number(r.vehicle_id);
+        const edge = isOld ? localDayBounds(old[1], zone).endMs : localDayBounds(now[0], zone).startMs;
+        const across = h.fleet
+          .tripsOf(v)
+          .filter((t) => t.start_ms < edge)
+          .at(-1);
+        const crosses = across !== undefined && across.end_ms > edge;
+        if (crosses) crossing++;
+        const day = crosses ? localDate(across.end_ms, zone) : isOld ? old[1] : now[0];
+        expect(r[isOld ? 'closing_odometer_day' : 'opening_odometer_day']).toBe(day);
+        expect(r[isOld ? 'closing_odometer_trip' : 'opening_odometer_trip']).toBe(
+          crosses ? across.trip_id : null,
+        );
+        // the reading there: the crossing trip's closing one, or (opening) the odometer at midnight
+        if (crosses || !isOld) {
+          const reading = crosses ? across.end_odometer_m : h.fleet.odometerAt(v, edge);
+          expect(r[isOld ? 'closing_odometer_km' : 'opening_odometer_km']).toBeCloseTo(
+            Math.round(reading) / 1000,
             3,
           );
-        } else {
-          expect(r.closing_odometer_day).toBe(old[1]);
+        }
+        // the statement adds up: the km by class are the distance by odometer when every trip is
+        // counted, and never more than it
+        const parts = Number(r.business_km) + Number(r.private_km) + Number(r.unclassified_km);
+        expect(parts, `${r.registration} ${r.tax_year} parts`).toBeLessThanOrEqual(
+          Number(r.odometer_km) + 0.05,
+        );
+        if (r.trips_not_counted === 0) {
+          expect(
+            Math.abs(parts - Number(r.odometer_km)),
+            `${r.registration} ${r.tax_year} adds up`,
+          ).toBeLessThan(0.1);
+          addsUp++;
         }
         if (Number(r.odometer_km) > 0)
           expect(Number(r.business_share)).toBeCloseTo(Number(r.business_km) / Number(r.odometer_km), 3);
@@ -106,6 +138,9 @@ describe('the tax logbook against the simulator', () => {
       expect(priv).toBeGreaterThan(unclassified * 0.5);
       expect(unclassified).toBeGreaterThan(0);
       expect(leftOut).toBeGreaterThan(0);
+      // the seeded fleet has a trip across the 1 March / 1 April midnight (its closing and opening)
+      expect(crossing).toBeGreaterThan(0);
+      expect(addsUp).toBeGreaterThan(0);
     },
   );
 
