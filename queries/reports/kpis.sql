@@ -18,18 +18,15 @@
 -- that span's coverage, so a figure never borrows the range's "complete". months_* are the whole
 -- months' coverage (what the monthly costs report rests on).
 WITH
--- the range's days by the selection's odometer alone (what distance and fuel rest on) ...
-ocov AS (
-  SELECT count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days,
-    count(*) FILTER (WHERE pulled AND NOT synced) AS open_days
-  FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
-),
--- ... and by every stream the range's figures rest on: a day is synced when the odometer, the
--- trips and the toll visits are all settled (as trend.sql counts it); trips or toll passages of a
--- range whose trips (visits) were never pulled — not synced, or the endpoint refused — are blank
+-- the range's days, one scan: by every stream the range's figures rest on (a day is synced when
+-- the selection's odometer, the trips and the toll visits are all settled, as trend.sql counts
+-- it), and by the odometer alone (odo_*: what distance and fuel rest on); trips or toll passages
+-- of a range whose trips (visits) were never pulled — not synced, or the endpoint refused — are blank
 cov AS (
   SELECT count(*) AS range_days, count(*) FILTER (WHERE f.synced AND t.synced AND v.synced) AS synced_days,
     count(*) FILTER (WHERE f.pulled AND NOT (f.synced AND t.synced AND v.synced)) AS open_days,
+    count(*) FILTER (WHERE f.synced) AS odo_synced_days,
+    count(*) FILTER (WHERE f.pulled AND NOT f.synced) AS odo_open_days,
     NOT (count(*) > 0 AND count(*) FILTER (WHERE t.pulled) = 0) AS trips_known,
     NOT (count(*) > 0 AND count(*) FILTER (WHERE v.pulled) = 0) AS visits_known
   FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR) AS f
@@ -44,9 +41,8 @@ mcov AS (
   )
 ),
 known AS (
-  SELECT NOT (range_days > 0 AND synced_days + open_days = 0) AS k,
-    (SELECT trips_known FROM cov) AS tk, (SELECT visits_known FROM cov) AS vk
-  FROM ocov
+  SELECT NOT (range_days > 0 AND odo_synced_days + odo_open_days = 0) AS k, trips_known AS tk, visits_known AS vk
+  FROM cov
 ),
 rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
@@ -78,11 +74,15 @@ span AS (
     in_range
   FROM basis
 ),
+-- the coverage of the span distance and fuel cover: the range's (odometer alone) or the months'
 scov AS (
-  SELECT
-    CASE WHEN (SELECT in_range FROM span) THEN (SELECT range_days FROM ocov) ELSE (SELECT range_days FROM mcov) END AS range_days,
-    CASE WHEN (SELECT in_range FROM span) THEN (SELECT synced_days FROM ocov) ELSE (SELECT synced_days FROM mcov) END AS synced_days,
-    CASE WHEN (SELECT in_range FROM span) THEN (SELECT open_days FROM ocov) ELSE (SELECT open_days FROM mcov) END AS open_days
+  SELECT c.range_days, c.synced_days, c.open_days
+  FROM (
+    SELECT true AS in_range, range_days, odo_synced_days AS synced_days, odo_open_days AS open_days FROM cov
+    UNION ALL
+    SELECT false, range_days, synced_days, open_days FROM mcov
+  ) AS c
+  JOIN span ON span.in_range = c.in_range
 ),
 odo AS (
   -- per vehicle and month first, rounded as mileage.sql rounds, so the tile equals the CSV's sum
