@@ -214,16 +214,24 @@ describe('each business rule is written in exactly one SQL file', () => {
     ).toEqual(['models/toll_passages.sql', 'sync/history_rates.sql']);
     for (const r of ['tolls', 'toll_gantries', 'kpis', 'trend', 'top_vehicles'])
       expect(files[`reports/${r}.sql`], r).toMatch(/\btoll_passages\(/);
-    // every report given a vehicle or department selects through the filter's model (or hands the
-    // filter to a model macro that does: fleet_day_coverage, driver_months)
+    // every report given a vehicle or department selects through the filter's model, or hands the
+    // filter to a model macro that does (fleet_day_coverage, driver_months, …: found, not listed)
+    const filterMacros = ['selected_vehicles', 'vehicle_selected'];
+    for (const [, sql] of Object.entries(files).filter(([n]) => n.startsWith('models/')))
+      for (const m of withoutComments(sql).matchAll(
+        /CREATE OR REPLACE TEMP MACRO (\w+)\([^)]*\) AS[^;]*?;/gs,
+      ))
+        if (/\b(selected_vehicles|vehicle_selected)\(/.test(m[0]) && m[1] !== 'selected_vehicles')
+          filterMacros.push(m[1]!);
+    expect(filterMacros, 'model macros that apply the filter').toEqual(
+      expect.arrayContaining(['fleet_day_coverage', 'driver_months']),
+    );
     const filtering = Object.entries(files).filter(
       ([name, sql]) => name.startsWith('reports/') && /\$(vehicle|department)\b/.test(withoutComments(sql)),
     );
     expect(filtering.length).toBeGreaterThan(25);
-    for (const [name, sql] of filtering)
-      expect(withoutComments(sql), name).toMatch(
-        /\b(selected_vehicles|vehicle_selected|fleet_day_coverage|driver_months)\(/,
-      );
+    const through = new RegExp(`\\b(${[...new Set(filterMacros)].join('|')})\\(`);
+    for (const [name, sql] of filtering) expect(withoutComments(sql), name).toMatch(through);
     for (const r of [
       'mileage',
       'mileage_windows',
