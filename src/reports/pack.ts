@@ -24,7 +24,7 @@ import type { Database } from '../store/db.ts';
 import { addDays, localDate, localDayBounds, localMonth, localMonthBounds, type Clock } from '../time.ts';
 import { presentation } from './columns.ts';
 import { exportReport } from './export.ts';
-import { parseReportParams } from './params.ts';
+import { lastDayOfMonth, parseReportParams } from './params.ts';
 import { requireReport, resolveZone, runReport, reportMeta, type ReportScope } from './run.ts';
 import { excludedSummary } from './xlsx.ts';
 
@@ -46,12 +46,6 @@ export interface PackResult {
   messageId: string;
   subject: string;
   attachments: string[];
-}
-
-/** `2026-04` → `2026-04-30`. */
-export function lastDayOf(month: string): string {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  return addDays(m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`, -1);
 }
 
 /** A month argument: `YYYY-MM`, a real month; else E_USAGE naming it. */
@@ -94,7 +88,7 @@ const pct = (share: number) => `${fmt(share * 100, 1)} %`;
  */
 async function completeness(con: DuckDBConnection, scope: ReportScope, month: string) {
   const meta = await reportMeta(con, scope);
-  const last = lastDayOf(month);
+  const last = lastDayOfMonth(month);
   const reasons: string[] = [];
   if (meta.complete_through_day === null || meta.complete_through_day < last)
     reasons.push(

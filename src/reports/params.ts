@@ -95,7 +95,8 @@ export interface ReportParams {
 const daysBetween = (a: string, b: string) =>
   Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
 
-function lastDayOfMonth(month: string): string {
+/** The last day ('YYYY-MM-DD') of a month ('YYYY-MM'). */
+export function lastDayOfMonth(month: string): string {
   const [y, m] = month.split('-').map(Number) as [number, number];
   return addDays(m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`, -1);
 }

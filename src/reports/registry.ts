@@ -31,6 +31,7 @@ export interface ReportDef {
 const c = <const N extends string, const K extends ColumnKind>(name: N, kind: K, total = false) =>
   ({ name, kind, ...(total ? { total } : {}) }) as ColumnDef & { name: N; kind: K };
 const vehicleCols = [c('registration', 'text'), c('vehicle_id', 'integer'), c('department', 'text')] as const;
+const driverCols = [c('driver_id', 'text'), c('driver_name', 'text')] as const;
 /**
  * Coverage of a row's grain (queries/models/coverage.sql): complete | partial | not_synced, and
  * the share of its ended vehicle-days that were synced. A value of a grain never synced is blank.
@@ -120,8 +121,7 @@ const defs = [
       c('distance_km', 'number', true),
       c('start_odometer_km', 'number'),
       c('end_odometer_km', 'number'),
-      c('driver_id', 'text'),
-      c('driver_name', 'text'),
+      ...driverCols,
       c('start_location', 'text'),
       c('end_location', 'text'),
       c('trip_type', 'text'),
@@ -152,8 +152,7 @@ const defs = [
     columns: [
       c('booking_id', 'integer'),
       ...vehicleCols,
-      c('driver_id', 'text'),
-      c('driver_name', 'text'),
+      ...driverCols,
       c('booking_status', 'text'),
       c('is_late', 'boolean'),
       c('is_approved', 'boolean'),
@@ -474,8 +473,7 @@ const defs = [
       c('fill_time', 'time'),
       c('litres', 'number', true),
       c('location', 'text'),
-      c('driver_id', 'text'),
-      c('driver_name', 'text'),
+      ...driverCols,
       c('odometer_km', 'number'),
       c('accurate', 'boolean'),
       c('local_date', 'day'),
@@ -593,8 +591,7 @@ const defs = [
     title: 'Drivers per month',
     grain: 'driver × local month',
     columns: [
-      c('driver_id', 'text'),
-      c('driver_name', 'text'),
+      ...driverCols,
       c('period', 'month'),
       c('distance_km', 'number', true),
       c('trips', 'integer', true),
@@ -668,8 +665,7 @@ const defs = [
       c('counted_km', 'number', true),
       c('trip_class', 'text'),
       c('purpose', 'text'),
-      c('driver_id', 'text'),
-      c('driver_name', 'text'),
+      ...driverCols,
       c('odometer_status', 'text'),
       { name: 'odometer_reason', kind: 'text', reasonCodes: true },
       c('not_sent', 'text'),
@@ -715,8 +711,7 @@ const defs = [
     title: 'Driver scorecards per month',
     grain: 'driver × local month',
     columns: [
-      c('driver_id', 'text'),
-      c('driver_name', 'text'),
+      ...driverCols,
       c('period', 'month'),
       c('distance_km', 'number', true),
       c('trips', 'integer', true),
@@ -770,8 +765,7 @@ const defs = [
     title: 'Fuel efficiency (L/100 km) per driver and month',
     grain: 'driver × local month (trips in windows counted for both odometer and fuel counter)',
     columns: [
-      c('driver_id', 'text'),
-      c('driver_name', 'text'),
+      ...driverCols,
       c('period', 'month'),
       c('trips', 'integer', true),
       c('vehicles', 'integer'),

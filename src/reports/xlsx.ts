@@ -13,10 +13,10 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 import ExcelJS from 'exceljs';
 import { loadSql } from '../store/queries.ts';
-import { addDays, formatZoned } from '../time.ts';
+import { formatZoned } from '../time.ts';
 import { humanHeader, type Presentation } from './columns.ts';
 import { unavailableFor } from './needs.ts';
-import { rangeNote, type ReportParams } from './params.ts';
+import { lastDayOfMonth, rangeNote, type ReportParams } from './params.ts';
 import { getReport, type ReportDef } from './registry.ts';
 import {
   bindings,
@@ -211,9 +211,7 @@ const share = (n: number, of: number) =>
 
 /** The first and last day of the whole local months a range touches (a month-grain report's range). */
 function wholeMonths(p: ReportParams): { fromDay: string; toDay: string } {
-  const [y, m] = p.toDay.split('-').map(Number) as [number, number];
-  const next = m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
-  return { fromDay: `${p.fromDay.slice(0, 7)}-01`, toDay: addDays(next, -1) };
+  return { fromDay: `${p.fromDay.slice(0, 7)}-01`, toDay: lastDayOfMonth(p.toDay.slice(0, 7)) };
 }
 
 /**
