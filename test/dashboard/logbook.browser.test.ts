@@ -4,11 +4,11 @@
  * sideways; a vehicle-year's business km drill down to that vehicle's trips of the whole tax year,
  * whose counted business km add up to the figure clicked; its tax year links the auditor's XLSX.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start.ts';
 import { haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { seriousAxeViolations } from '../helpers/dashboard-page.ts';
 import { startHarnessDashboard, type HarnessDashboard } from '../helpers/harness-dashboard.ts';
 import { startHarness, type Harness } from '../helpers/synced.ts';
 
@@ -53,11 +53,7 @@ describe.skipIf(!haveChromium)('the Logbook page', () => {
         expect(await page.locator('#table-years tbody tr:not(.totals)').count()).toBe(6);
         expect(await page.locator('#table-years thead').textContent()).toContain('Business share');
         expect(await page.locator('#table-trips tbody').first().textContent()).toMatch(/Business/);
-        const result = await new AxeBuilder({ page }).analyze();
-        const bad = result.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-        expect(bad).toEqual([]);
+        expect(await seriousAxeViolations(page)).toEqual([]);
         if (width < 500)
           expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         expect(problems).toEqual([]);
