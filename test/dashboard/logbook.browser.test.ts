@@ -8,7 +8,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start.ts';
 import { haveChromium as checkChromium } from '../helpers/chromium.ts';
-import { seriousAxeViolations } from '../helpers/dashboard-page.ts';
+import { openDashboardAt, seriousAxeViolations } from '../helpers/dashboard-page.ts';
 import { startHarnessDashboard, type HarnessDashboard } from '../helpers/harness-dashboard.ts';
 import { startHarness, type Harness } from '../helpers/synced.ts';
 
@@ -37,17 +37,13 @@ describe.skipIf(!haveChromium)('the Logbook page', () => {
   ])(
     'at %i × %i: no serious or critical axe violation, and it reads in labels',
     async (width, height) => {
-      const ctx = await browser.newContext({ locale: 'en-US', viewport: { width, height } });
-      const page = await ctx.newPage();
-      const problems: string[] = [];
-      page.on('pageerror', (e) => problems.push(e.message));
-      page.on('console', (m) => {
-        if (m.type() === 'error') problems.push(m.text());
-      });
+      // one day's trips (axe reads every cell of the trips table: a long one takes it minutes here)
+      const { ctx, page, problems } = await openDashboardAt(
+        browser,
+        new URL(`/logbook.html?from=${h.lastDay}&to=${h.lastDay}`, srv.url).href,
+        { width, height },
+      );
       try {
-        // one day's trips (axe reads every cell of the trips table: a long one takes it minutes here)
-        await page.goto(new URL(`/logbook.html?from=${h.lastDay}&to=${h.lastDay}`, srv.url).href);
-        await page.waitForSelector('body[data-loading="false"]');
         expect(await page.locator('nav a[aria-current="page"]').textContent()).toBe('Logbook');
         // 6 vehicles × the tax year 2026/27 (from 1 April) the day is in
         expect(await page.locator('#table-years tbody tr:not(.totals)').count()).toBe(6);
