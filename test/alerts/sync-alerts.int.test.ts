@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RELEASES } from '../../src/simulator/changelog.ts';
 import { runMain } from '../helpers/cli.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+import { harnessCliEnv, startHarness, type Harness } from '../helpers/synced.ts';
 
 const TOKEN = 'hook-secret-0123456789';
 let h: Harness;
@@ -21,16 +21,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   h = await startHarness({ fleet: { vehicles: 3, days: 10 } });
   hook = await startWebhookReceiver();
-  env = {
-    FLEET_BASE_URL: h.sim.baseUrl,
-    FLEET_USERNAME: 'demo',
-    FLEET_PASSWORD: 'demo-main',
-    FLEET_TIMEZONE: h.fleet.timezone,
-    FLEETSYNC_ACCOUNT: ACCOUNT,
-    FLEETSYNC_DB: join(h.dir, 'cli.duckdb'),
-    FLEETSYNC_RATE_WINDOW_MS: '1000',
-    FLEETSYNC_ALERT_WEBHOOK: `${hook.url}/hooks/${TOKEN}?token=${TOKEN}`,
-  };
+  env = harnessCliEnv(h, { FLEETSYNC_ALERT_WEBHOOK: `${hook.url}/hooks/${TOKEN}?token=${TOKEN}` });
 }, 60_000);
 afterAll(async () => {
   await hook?.close();

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/cli.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+import { ACCOUNT, harnessCliEnv, startHarness, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
 let env: Record<string, string>;
@@ -14,15 +14,7 @@ const cli = (...argv: string[]) => runMain(env, ...argv);
 
 beforeAll(async () => {
   h = await startHarness({ fleet: { vehicles: 6, days: 30 } });
-  env = {
-    FLEET_BASE_URL: h.sim.baseUrl,
-    FLEET_USERNAME: 'demo',
-    FLEET_PASSWORD: 'demo-main',
-    FLEET_TIMEZONE: h.fleet.timezone,
-    FLEETSYNC_ACCOUNT: ACCOUNT,
-    FLEETSYNC_DB: join(h.dir, 'cli.duckdb'),
-    FLEETSYNC_RATE_WINDOW_MS: '1000',
-  };
+  env = harnessCliEnv(h);
 }, 60_000);
 afterAll(() => h?.close());
 

@@ -4,12 +4,11 @@
  * and Late "unknown" (not "No"), and the data-quality page lists the value; no serious axe
  * violation on either page with the new content, at desk and phone width.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimBooking } from '../../src/simulator/model.ts';
 import { localDate } from '../../src/time.ts';
 import { haveChromium as checkChromium } from '../helpers/chromium.ts';
-import { sectionRows } from '../helpers/dashboard-page.ts';
+import { sectionRows, seriousAxeViolations } from '../helpers/dashboard-page.ts';
 import { startHarnessDashboard, type HarnessDashboard } from '../helpers/harness-dashboard.ts';
 import { startHarness, type Harness } from '../helpers/synced.ts';
 
@@ -77,9 +76,7 @@ describe.skipIf(!haveChromium)('a value this version does not know, on the dashb
           },
         ]);
         for (const { page, problems } of [carpool, quality]) {
-          const axe = await new AxeBuilder({ page }).analyze();
-          const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-          expect(serious.map((v) => v.id)).toEqual([]);
+          expect(await seriousAxeViolations(page)).toEqual([]);
           expect(problems).toEqual([]);
         }
       } finally {

@@ -5,13 +5,13 @@
  * exactly the fuel windows whose counter went down; the coverage calendar names every month of
  * the synced range.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { formatIsoInZone } from '../../src/time.ts';
-import { asPeopleWrite, openDashboard } from '../helpers/dashboard-page.ts';
+import { asPeopleWrite, openDashboard, sectionRows } from '../helpers/dashboard-page.ts';
 import { startSharedSync } from '../helpers/shared-sync.ts';
 import { ACCOUNT, type Harness } from '../helpers/synced.ts';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
@@ -46,17 +46,6 @@ afterAll(async () => {
 
 const open = (path: string) => openDashboard(browser, new URL(path, srv.url).href);
 
-/** A section's table as objects keyed by column name (data-col; the totals row left out). */
-const tableRows = (page: Page, id: string) =>
-  page.$$eval(`#table-${id} table`, (tables) => {
-    const t = tables[0] as HTMLTableElement | undefined;
-    if (!t) return [];
-    const head = Array.from(t.tHead!.rows[0]!.cells).map((c) => (c as HTMLElement).dataset.col!);
-    return Array.from(t.tBodies[0]!.rows)
-      .filter((r) => !r.classList.contains('totals'))
-      .map((r) => Object.fromEntries(Array.from(r.cells).map((c, i) => [head[i]!, c.textContent ?? ''])));
-  });
-
 async function sql(q: string): Promise<Record<string, unknown>[]> {
   const con = await h.db.connect();
   try {
@@ -86,7 +75,7 @@ describe.skipIf(!haveChromium)('dashboard on a synced simulator fleet', () => {
     expect(h.fleet.fuelCounterResets.length).toBeGreaterThan(0);
     const { page, problems } = await open(`/mileage.html${range()}`);
     try {
-      const rows = await tableRows(page, 'excluded');
+      const rows = await sectionRows(page, 'excluded');
       expect(rows.length).toBe(flagged.length);
       expect(rows.map((r) => [Number(r.vehicle_id), r.window_start, r.window_end])).toEqual(
         flagged.map((f) => [
@@ -135,7 +124,7 @@ describe.skipIf(!haveChromium)('dashboard on a synced simulator fleet', () => {
     );
     const { page } = await open(`/fuel.html${range()}`);
     try {
-      const rows = await tableRows(page, 'excluded');
+      const rows = await sectionRows(page, 'excluded');
       expect(rows.map((r) => [Number(r.vehicle_id), r.reason])).toEqual(
         down.map((d) => [Number(d.vehicle_id), 'counter went down']),
       );

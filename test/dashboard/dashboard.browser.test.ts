@@ -27,7 +27,7 @@ import {
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { runSync } from '../../src/sync/run.ts';
 import { formatIsoInZone, localDate } from '../../src/time.ts';
-import { asPeopleWrite, monthText, openDashboard } from '../helpers/dashboard-page.ts';
+import { asPeopleWrite, monthText, openDashboard, sectionRows } from '../helpers/dashboard-page.ts';
 import { startSharedSync } from '../helpers/shared-sync.ts';
 import { ACCOUNT as SYNCED_ACCOUNT, type Harness } from '../helpers/synced.ts';
 
@@ -223,17 +223,6 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     }
   });
 
-  /** A section's table as objects keyed by column name (each header cell's data-col). */
-  const tableRows = (page: Page, id: string) =>
-    page.$$eval(`#table-${id} table`, (tables) => {
-      const t = tables[0] as HTMLTableElement | undefined;
-      if (!t) return [];
-      const head = Array.from(t.tHead!.rows[0]!.cells).map((c) => (c as HTMLElement).dataset.col!);
-      return Array.from(t.tBodies[0]!.rows)
-        .filter((r) => !r.classList.contains('totals'))
-        .map((r) => Object.fromEntries(Array.from(r.cells).map((c, i) => [head[i]!, c.textContent])));
-    });
-
   async function downloadMatchesExport(
     page: Page,
     linkId: string,
@@ -253,7 +242,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
   it('mileage: the left-out table lists exactly the flagged odometer windows, no fuel window', async () => {
     const { page, problems } = await open(`/mileage.html${RANGE}`);
     try {
-      const rows = await tableRows(page, 'excluded');
+      const rows = await sectionRows(page, 'excluded');
       expect(rows.map((r) => [r.registration, r.window_start, r.reason])).toEqual([
         ['ab 123 gp', '11 Apr 2026, 00:00', 'odometer reset'],
         ['cd 456 gp', '11 Apr 2026, 00:00', 'tracker changed'],
@@ -297,7 +286,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
   it('fuel: the left-out table lists only fuel-counter windows whose counter went down', async () => {
     const { page, problems } = await open(`/fuel.html${RANGE}`);
     try {
-      const rows = await tableRows(page, 'excluded');
+      const rows = await sectionRows(page, 'excluded');
       expect(rows.map((r) => [r.registration, r.reason, r.counter_start_l, r.counter_end_l])).toEqual([
         ['ab 123 gp', 'counter went down', '170.0', '5.0'],
       ]);

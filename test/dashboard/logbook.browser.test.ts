@@ -4,11 +4,11 @@
  * sideways; a vehicle-year's business km drill down to that vehicle's trips of the whole tax year,
  * whose counted business km add up to the figure clicked; its tax year links the auditor's XLSX.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/start.ts';
 import { haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { openDashboardAt, seriousAxeViolations } from '../helpers/dashboard-page.ts';
 import { startHarnessDashboard, type HarnessDashboard } from '../helpers/harness-dashboard.ts';
 import { startHarness, type Harness } from '../helpers/synced.ts';
 
@@ -37,27 +37,19 @@ describe.skipIf(!haveChromium)('the Logbook page', () => {
   ])(
     'at %i × %i: no serious or critical axe violation, and it reads in labels',
     async (width, height) => {
-      const ctx = await browser.newContext({ locale: 'en-US', viewport: { width, height } });
-      const page = await ctx.newPage();
-      const problems: string[] = [];
-      page.on('pageerror', (e) => problems.push(e.message));
-      page.on('console', (m) => {
-        if (m.type() === 'error') problems.push(m.text());
-      });
+      // one day's trips (axe reads every cell of the trips table: a long one takes it minutes here)
+      const { ctx, page, problems } = await openDashboardAt(
+        browser,
+        new URL(`/logbook.html?from=${h.lastDay}&to=${h.lastDay}`, srv.url).href,
+        { width, height },
+      );
       try {
-        // one day's trips (axe reads every cell of the trips table: a long one takes it minutes here)
-        await page.goto(new URL(`/logbook.html?from=${h.lastDay}&to=${h.lastDay}`, srv.url).href);
-        await page.waitForSelector('body[data-loading="false"]');
         expect(await page.locator('nav a[aria-current="page"]').textContent()).toBe('Logbook');
         // 6 vehicles × the tax year 2026/27 (from 1 April) the day is in
         expect(await page.locator('#table-years tbody tr:not(.totals)').count()).toBe(6);
         expect(await page.locator('#table-years thead').textContent()).toContain('Business share');
         expect(await page.locator('#table-trips tbody').first().textContent()).toMatch(/Business/);
-        const result = await new AxeBuilder({ page }).analyze();
-        const bad = result.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-        expect(bad).toEqual([]);
+        expect(await seriousAxeViolations(page)).toEqual([]);
         if (width < 500)
           expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         expect(problems).toEqual([]);

@@ -8,11 +8,11 @@
  * never synced), as the kpis answer does. A range made of whole windows (the synced days of
  * March) has its own figures, no "whole months". No serious axe violation.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, localDate, localDayBounds } from '../../src/time.ts';
 import { haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { seriousAxeViolations } from '../helpers/dashboard-page.ts';
 import { startHarnessDashboard, type HarnessDashboard } from '../helpers/harness-dashboard.ts';
 import { loadHarnessPrices } from '../helpers/prices-file.ts';
 import { ACCOUNT, queryDb, startHarness, type Harness } from '../helpers/synced.ts';
@@ -150,10 +150,7 @@ describe.skipIf(!haveChromium)('one period per screen (issue 25), in Chromium', 
       const trend = await chartSums(page, 'trend');
       expect(trend.trips).toBe(trips.total);
       expect(trend['toll passages']).toBe(passages.length);
-      const axe = await new AxeBuilder({ page }).analyze();
-      expect(
-        axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
-      ).toEqual([]);
+      expect(await seriousAxeViolations(page)).toEqual([]);
       expect(problems).toEqual([]);
     } finally {
       await page.context().close();

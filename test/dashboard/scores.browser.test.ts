@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveChromium as checkChromium } from '../helpers/chromium.ts';
-import { sectionRows, seriousAxeViolations } from '../helpers/dashboard-page.ts';
+import { openDashboardAt, sectionRows, seriousAxeViolations } from '../helpers/dashboard-page.ts';
 import { startHarnessDashboard, type HarnessDashboard } from '../helpers/harness-dashboard.ts';
 import { startHarness, type Harness } from '../helpers/synced.ts';
 
@@ -37,16 +37,12 @@ describe.skipIf(!haveChromium)('the Scores page and fuel efficiency', () => {
   ] as const)(
     '%s at %i × %i: no serious or critical axe violation, no sideways scroll',
     async (path, width, height) => {
-      const ctx = await dash.browser.newContext({ locale: 'en-US', viewport: { width, height } });
-      const page = await ctx.newPage();
-      const problems: string[] = [];
-      page.on('pageerror', (e) => problems.push(e.message));
-      page.on('console', (m) => {
-        if (m.type() === 'error') problems.push(m.text());
-      });
+      const { ctx, page, problems } = await openDashboardAt(
+        dash.browser,
+        url(`${path}?from=${h.firstDay}&to=${h.lastDay}`),
+        { width, height },
+      );
       try {
-        await page.goto(url(`${path}?from=${h.firstDay}&to=${h.lastDay}`));
-        await page.waitForSelector('body[data-loading="false"]');
         expect(await seriousAxeViolations(page)).toEqual([]);
         if (width < 500)
           expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);

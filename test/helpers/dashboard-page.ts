@@ -4,7 +4,7 @@
  * test expects to be none.
  */
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 export interface OpenedPage {
   page: Page;
@@ -17,7 +17,23 @@ export async function openDashboard(
   url: string,
   opts: { acceptDownloads?: boolean } = {},
 ): Promise<OpenedPage> {
-  const page = await browser.newPage({ locale: 'en-US', ...opts });
+  return loaded(await browser.newPage({ locale: 'en-US', ...opts }), url);
+}
+
+/**
+ * `openDashboard` at a viewport, in a browser context of its own (axe-core's AxeBuilder refuses
+ * a page from browser.newPage()); the caller closes `ctx`.
+ */
+export async function openDashboardAt(
+  browser: Browser,
+  url: string,
+  viewport: { width: number; height: number },
+): Promise<OpenedPage & { ctx: BrowserContext }> {
+  const ctx = await browser.newContext({ locale: 'en-US', viewport });
+  return { ctx, ...(await loaded(await ctx.newPage(), url)) };
+}
+
+async function loaded(page: Page, url: string): Promise<OpenedPage> {
   const problems: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') problems.push(m.text());

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { openDatabase, type Database } from '../../src/store/db.ts';
 import { appendRows, type Row } from '../../src/store/write.ts';
+import { ledgerRow } from './ledger-row.ts';
 
 export const ZONE = 'Australia/Sydney';
 export const ACCOUNT = 'acme';
@@ -72,19 +73,7 @@ const led = (
   status: string,
   stream = 'odometer',
   reason: string | null = null,
-) => ({
-  account: ACCOUNT,
-  stream,
-  scope,
-  window_start: s,
-  window_end: e,
-  status,
-  fetched_at: NOW,
-  run_id: 'run-2',
-  reason,
-  rows: 0,
-  requests: 1,
-});
+) => ledgerRow(ACCOUNT, stream, scope, s, e, NOW, { status, reason, run_id: 'run-2', rows: 0 });
 
 const ledger: Row[] = [
   led('1', MAR_START, APR_START, 'done'),

@@ -125,6 +125,24 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   };
 }
 
+/**
+ * The real CLI's environment against a harness: its simulator with the main login, its fleet's
+ * zone, the test account, `cli.duckdb` in its directory and a 1 s rate window; `extra` adds to or
+ * overrides these (the webhook, another database path, the harness's own window).
+ */
+export function harnessCliEnv(h: Harness, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    FLEET_BASE_URL: h.sim.baseUrl,
+    FLEET_USERNAME: 'demo',
+    FLEET_PASSWORD: 'demo-main',
+    FLEET_TIMEZONE: h.fleet.timezone,
+    FLEETSYNC_ACCOUNT: ACCOUNT,
+    FLEETSYNC_DB: join(h.dir, 'cli.duckdb'),
+    FLEETSYNC_RATE_WINDOW_MS: '1000',
+    ...extra,
+  };
+}
+
 /** A named report's rows on a database (one connection, closed after). */
 export async function reportOn(
   db: Database,

@@ -16,7 +16,7 @@ import { readOutcomes } from '../../src/outcome/outcomes.ts';
 import { addDays } from '../../src/time.ts';
 import { runCli, spawnCli } from '../helpers/cli-process.ts';
 import { parsePrometheus, sample, startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+import { ACCOUNT, harnessCliEnv, startHarness, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
 let hook: WebhookReceiver;
@@ -54,18 +54,12 @@ beforeAll(async () => {
   mkdirSync(mnt);
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', mnt]);
   mounted = true;
-  env = {
-    FLEET_BASE_URL: h.sim.baseUrl,
-    FLEET_USERNAME: 'demo',
-    FLEET_PASSWORD: 'demo-main',
-    FLEET_TIMEZONE: h.fleet.timezone,
-    FLEETSYNC_ACCOUNT: ACCOUNT,
+  env = harnessCliEnv(h, {
     FLEETSYNC_DB: join(mnt, 'fleet.duckdb'),
-    FLEETSYNC_RATE_WINDOW_MS: '1000',
     FLEETSYNC_ALERT_WEBHOOK: `${hook.url}/hooks/disk`,
     FLEETSYNC_HOST: '127.0.0.1',
     FLEETSYNC_PORT: '0',
-  };
+  });
 }, 60_000);
 afterAll(async () => {
   if (mounted) execFileSync('umount', ['-l', mnt]);

@@ -16,7 +16,7 @@ import { openDatabase } from '../../src/store/db.ts';
 import { runSync } from '../../src/sync/run.ts';
 import { spawnCli, runCli } from '../helpers/cli-process.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
-import { ACCOUNT, queryDb, startHarness, type Harness } from '../helpers/synced.ts';
+import { ACCOUNT, harnessCliEnv, queryDb, startHarness, type Harness } from '../helpers/synced.ts';
 
 const WINDOW_MS = 3000;
 let h: Harness;
@@ -27,17 +27,12 @@ beforeAll(async () => {
   // The killed child runs on the real clock; so does everything here.
   h = await startHarness({ fleet: { vehicles: 12, days: 30 }, realClock: true, windowMs: WINDOW_MS });
   hook = await startWebhookReceiver();
-  env = {
-    FLEET_BASE_URL: h.sim.baseUrl,
-    FLEET_USERNAME: 'demo',
-    FLEET_PASSWORD: 'demo-main',
-    FLEET_TIMEZONE: h.fleet.timezone,
-    FLEETSYNC_ACCOUNT: ACCOUNT,
+  env = harnessCliEnv(h, {
     FLEETSYNC_DB: join(h.dir, 'killed.duckdb'),
     FLEETSYNC_RATE_WINDOW_MS: String(WINDOW_MS),
     FLEETSYNC_LOG_LEVEL: 'debug',
     FLEETSYNC_ALERT_WEBHOOK: `${hook.url}/hooks/killed`,
-  };
+  });
 }, 60_000);
 afterAll(async () => {
   await hook?.close();

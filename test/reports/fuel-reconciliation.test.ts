@@ -14,7 +14,7 @@ import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport, runReport, type ReportScope } from '../../src/reports/run.ts';
 import { openDatabase, type Database } from '../../src/store/db.ts';
 import { appendRows, type Row } from '../../src/store/write.ts';
-import { doneLedgerRow } from '../helpers/ledger-row.ts';
+import { ledgerRow } from '../helpers/ledger-row.ts';
 
 const ZONE = 'UTC';
 const ACCOUNT = 'recon';
@@ -39,7 +39,7 @@ const vehicle = (vehicle_id: number, sensors: Row) => ({
   ...sensors,
 });
 const led = (stream: string, vehicle_id: number, from: string, to: string) =>
-  doneLedgerRow(ACCOUNT, stream, String(vehicle_id), T(from), T(to), NOW);
+  ledgerRow(ACCOUNT, stream, String(vehicle_id), T(from), T(to), NOW);
 const fill = (vehicle_id: number, at: string, amount_l: number) => ({
   account: ACCOUNT,
   vehicle_id,

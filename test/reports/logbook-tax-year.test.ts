@@ -16,6 +16,7 @@ import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport, runReport, type JsonRow, type ReportScope } from '../../src/reports/run.ts';
 import { openDatabase, type Database } from '../../src/store/db.ts';
 import { appendRows, type Row } from '../../src/store/write.ts';
+import { ledgerRow } from '../helpers/ledger-row.ts';
 
 const ACCOUNT = 'logbook';
 const T = (iso: string) => Date.parse(iso);
@@ -181,19 +182,12 @@ async function fill(con: DuckDBConnection, c: Case) {
     odo(b, b + DAY, 110_000, 130_000),
     odo(b + DAY, b + 2 * DAY, 130_000, 58_000, true),
   ]);
-  const led = (stream: string, scope: string, s: number, e: number, status: string): Row => ({
-    account: ACCOUNT,
-    stream,
-    scope,
-    window_start: s,
-    window_end: e,
-    status,
-    fetched_at: b + 5 * DAY,
-    run_id: 'r1',
-    reason: status === 'flagged' ? 'odometer_reset' : null,
-    rows: 0,
-    requests: 1,
-  });
+  const led = (stream: string, scope: string, s: number, e: number, status: string): Row =>
+    ledgerRow(ACCOUNT, stream, scope, s, e, b + 5 * DAY, {
+      status,
+      reason: status === 'flagged' ? 'odometer_reset' : null,
+      rows: 0,
+    });
   await appendRows(con, 'ledger', [
     led('trips', '*', b - DAY, b + 2 * DAY, 'done'),
     led('odometer', '7', b - DAY, b, 'done'),

@@ -16,7 +16,7 @@ import { requireReport, runReport, type ReportScope } from '../../src/reports/ru
 import { openDatabase, type Database } from '../../src/store/db.ts';
 import { appendRows, type Row } from '../../src/store/write.ts';
 import { DEFAULT_SCORE_WEIGHTS } from '../../src/defaults.ts';
-import { doneLedgerRow } from '../helpers/ledger-row.ts';
+import { ledgerRow } from '../helpers/ledger-row.ts';
 
 const ZONE = 'UTC';
 const T = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
@@ -44,7 +44,7 @@ const vehicle = (account: string, vehicle_id: number, extra: Row = {}) => ({
 });
 
 const led = (account: string, stream: string, scope: string, from: string, to: string) =>
-  doneLedgerRow(account, stream, scope, T(from), T(to), NOW);
+  ledgerRow(account, stream, scope, T(from), T(to), NOW);
 
 let tripNo = 0;
 /** A trip of `km` on `day` with events [braking, acceleration, cornering, speeding, speeding seconds]. */

@@ -18,7 +18,7 @@ import { localDate, localDayBounds } from '../../src/time.ts';
 import { syncAccount } from '../../src/wiring.ts';
 import { runMain, type CliOutput } from '../helpers/cli.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
-import { ACCOUNT, queryDb, reportOn, startHarness, type Harness } from '../helpers/synced.ts';
+import { ACCOUNT, harnessCliEnv, queryDb, reportOn, startHarness, type Harness } from '../helpers/synced.ts';
 
 const DAY = 86_400_000;
 const ON_HOLD = 'BOOKING_STATUS_ON_HOLD';
@@ -83,16 +83,7 @@ beforeAll(async () => {
       ],
     },
   });
-  env = {
-    FLEET_BASE_URL: h.sim.baseUrl,
-    FLEET_USERNAME: 'demo',
-    FLEET_PASSWORD: 'demo-main',
-    FLEET_TIMEZONE: h.fleet.timezone,
-    FLEETSYNC_ACCOUNT: ACCOUNT,
-    FLEETSYNC_DB: join(h.dir, 'cli.duckdb'),
-    FLEETSYNC_RATE_WINDOW_MS: '1000',
-    FLEETSYNC_ALERT_WEBHOOK: `${hook.url}/hook`,
-  };
+  env = harnessCliEnv(h, { FLEETSYNC_ALERT_WEBHOOK: `${hook.url}/hook` });
   runs.push(await cliSync());
   afterFirst = texts();
   status = await runMain(env, 'status');

@@ -5,11 +5,10 @@
  * is the one the limits given allow, recomputed here from the spec's table and the grant; a limit
  * above the spec's is named in the log at start.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../../src/time.ts';
 import { runMain } from '../helpers/cli.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+import { harnessCliEnv, startHarness, type Harness } from '../helpers/synced.ts';
 
 /** The spec's Limits table (requests per minute), by the client's bucket names. */
 const DOCUMENTED: Record<string, number> = {
@@ -68,15 +67,7 @@ beforeAll(async () => {
     windowMs: WINDOW_MS,
     sim: { limits: { default: 20 } },
   });
-  env = {
-    FLEET_BASE_URL: h.sim.baseUrl,
-    FLEET_USERNAME: 'demo',
-    FLEET_PASSWORD: 'demo-main',
-    FLEET_TIMEZONE: h.fleet.timezone,
-    FLEETSYNC_ACCOUNT: ACCOUNT,
-    FLEETSYNC_DB: join(h.dir, 'cli.duckdb'),
-    FLEETSYNC_RATE_WINDOW_MS: String(WINDOW_MS),
-  };
+  env = harnessCliEnv(h, { FLEETSYNC_RATE_WINDOW_MS: String(WINDOW_MS) });
 }, 60_000);
 afterAll(() => h?.close());
 
