@@ -3,7 +3,7 @@
 // works; each level's table downloads as its own CSV.
 import { drillCrumbs, monthTrips, who } from './drill.js';
 import { dayText } from './table.js';
-import { hrefWith, startPage } from './page.js';
+import { driverTripsHref, hrefWith, startPage } from './page.js';
 
 startPage({
   title: 'Fuel',
@@ -81,9 +81,7 @@ startPage({
         hide: ['zone', 'driver_id'],
         // the name (when the API names the driver) and the trip count open the driver's trips
         link: (col, r) =>
-          (col === 'driver_name' && r.driver_name !== null) || col === 'trips'
-            ? hrefWith('scores.html', { driver: r.driver_id === null ? '-' : r.driver_id, month: r.period })
-            : null,
+          (col === 'driver_name' && r.driver_name !== null) || col === 'trips' ? driverTripsHref(r) : null,
       },
     },
     monthTrips(

@@ -841,6 +841,18 @@ function chartTable(sec, s, columns, rows) {
 }
 
 /**
+ * The drill-down to the trips behind a driver's month (scores.html): `driver` is the id, or '-' for
+ * the trips without a driver (the "no driver recorded" row).
+ * @param {import('./types.d.ts').AnyRow} r
+ */
+export function driverTripsHref(r) {
+  return hrefWith('scores.html', {
+    driver: r.driver_id === null ? '-' : String(r.driver_id),
+    month: String(r.period),
+  });
+}
+
+/**
  * A link to `page` with the current filter and `changes` applied (null/'' removes a key).
  * @param {string} page
  * @param {import('./types.d.ts').Query} changes

@@ -3,7 +3,7 @@
 // distance and the change from the month before; a driver's name drills down to the trips of
 // that month behind the figures (driver=…, month=… in the URL: a link to share, the back button
 // works).
-import { hrefWith, startPage } from './page.js';
+import { driverTripsHref, startPage } from './page.js';
 import { dayText } from './table.js';
 import { monthsText } from './period.js';
 /** @typedef {import('./types.d.ts').AnyRow} AnyRow */
@@ -23,9 +23,6 @@ function latestRanked(rows) {
     )
   );
 }
-
-/** The driver parameter of a row: its id, '-' for the "no driver recorded" row. @param {AnyRow} r */
-const driverParam = (r) => (r.driver_id === null ? '-' : String(r.driver_id));
 
 startPage({
   title: 'Driver scores',
@@ -64,7 +61,7 @@ startPage({
         // the name (when the API names the driver) and the trip count open the trips behind the row
         link: (col, r) =>
           (col === 'driver_name' && r.driver_name !== null) || (col === 'trips' && Number(r.trips) > 0)
-            ? hrefWith('scores.html', { driver: driverParam(r), month: r.period })
+            ? driverTripsHref(r)
             : null,
         cellClass: (col, v) => (col === 'score_change' && typeof v === 'number' && v < 0 ? 'bad' : ''),
       },
