@@ -8,6 +8,18 @@ CREATE OR REPLACE TEMP MACRO ended_local_days(zone, from_day, to_day, now_ts) AS
   FROM generate_series(from_day::DATE::TIMESTAMP, to_day::DATE::TIMESTAMP, INTERVAL 1 DAY) AS g(d)
   WHERE timezone(zone, d + INTERVAL 1 DAY) <= now_ts;
 
+-- window_day_s(win_start, win_end, day_start, day_end): the seconds of the day a ledger window
+-- covers; NULL without a window (a LEFT JOIN's miss: least/greatest skip NULL, so the CASE keeps a
+-- day without a window from counting whole). whole_day(covered_s, day_start, day_end): the summed
+-- seconds cover the whole day. The one rule of vehicle_streams_day_coverage and fleet_stream_day_coverage below.
+CREATE OR REPLACE TEMP MACRO window_day_s(win_start, win_end, day_start, day_end) AS
+  CASE WHEN win_start IS NOT NULL THEN
+    greatest(0, epoch(least(win_end, day_end)) - epoch(greatest(win_start, day_start)))
+  END;
+
+CREATE OR REPLACE TEMP MACRO whole_day(covered_s, day_start, day_end) AS
+  coalesce(covered_s, 0) >= epoch(day_end) - epoch(day_start);
+
 -- vehicle_day_coverage(acct, zone, from_day, to_day, now_ts): every vehicle of the account
 -- (vehicle_departments) × every local day of [from_day, to_day] that has ended by now_ts × the
 -- streams a per-vehicle figure rests on (odometer, fuel_consumed, fuel_level; the per-vehicle
@@ -31,12 +43,7 @@ CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage(acct, zone, from_day, 
     WHERE account = acct AND status IN ('done', 'flagged', 'incomplete') AND list_contains(streams, stream)
   ),
   covered AS (
-    -- seconds of the day each window covers (NULL without a window: least/greatest skip NULL, so
-    -- the CASE keeps a day without a window from counting whole)
-    SELECT cells.*, l.settled,
-      CASE WHEN l.window_start IS NOT NULL THEN
-        greatest(0, epoch(least(l.window_end, cells.d1)) - epoch(greatest(l.window_start, cells.d0)))
-      END AS s
+    SELECT cells.*, l.settled, window_day_s(l.window_start, l.window_end, cells.d0, cells.d1) AS s
     FROM cells
     LEFT JOIN led AS l
       ON l.stream = cells.stream AND l.scope = cells.vehicle_id::VARCHAR
@@ -46,8 +53,8 @@ CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage(acct, zone, from_day, 
     vehicle_id,
     stream,
     day,
-    coalesce(sum(s) FILTER (WHERE settled), 0) >= epoch(d1) - epoch(d0) AS synced,
-    coalesce(sum(s), 0) >= epoch(d1) - epoch(d0) AS pulled
+    whole_day(sum(s) FILTER (WHERE settled), d0, d1) AS synced,
+    whole_day(sum(s), d0, d1) AS pulled
   FROM covered
   GROUP BY vehicle_id, stream, day, d0, d1;
 
@@ -117,17 +124,14 @@ CREATE OR REPLACE TEMP MACRO fleet_stream_day_coverage(acct, zone, from_day, to_
     WHERE account = acct AND stream = stream_name AND status IN ('done', 'flagged', 'incomplete')
   ),
   covered AS (
-    SELECT days.day, days.d0, days.d1, l.settled,
-      CASE WHEN l.window_start IS NOT NULL THEN
-        greatest(0, epoch(least(l.window_end, days.d1)) - epoch(greatest(l.window_start, days.d0)))
-      END AS s
+    SELECT days.day, days.d0, days.d1, l.settled, window_day_s(l.window_start, l.window_end, days.d0, days.d1) AS s
     FROM days
     LEFT JOIN led AS l ON l.window_start < days.d1 AND l.window_end > days.d0
   )
   SELECT
     day,
-    coalesce(sum(s) FILTER (WHERE settled), 0) >= epoch(d1) - epoch(d0) AS synced,
-    coalesce(sum(s), 0) >= epoch(d1) - epoch(d0) AS pulled
+    whole_day(sum(s) FILTER (WHERE settled), d0, d1) AS synced,
+    whole_day(sum(s), d0, d1) AS pulled
   FROM covered
   GROUP BY day, d0, d1;
 
