@@ -135,6 +135,22 @@ CREATE OR REPLACE TEMP MACRO fleet_stream_day_coverage(acct, zone, from_day, to_
   FROM covered
   GROUP BY day, d0, d1;
 
+-- vehicle_fuel_day_coverage(acct, zone, from_day, to_day, now_ts, base_stream): per vehicle and
+-- ended local day of [from_day, to_day], synced when the per-vehicle stream base_stream and the
+-- vehicle's fuel stream (vehicle_fuel_sources: the counter or the level estimate; none for an
+-- electric vehicle or one without fuel sensors) are both settled that day: the part the cost and
+-- the fills coverage below share.
+CREATE OR REPLACE TEMP MACRO vehicle_fuel_day_coverage(acct, zone, from_day, to_day, now_ts, base_stream) AS TABLE
+  WITH vdc AS (
+    SELECT * FROM vehicle_streams_day_coverage(acct, zone, from_day, to_day, now_ts,
+      [base_stream, 'fuel_consumed', 'fuel_level'])
+  )
+  SELECT b.vehicle_id, b.day, b.synced AND coalesce(f.synced, fs.fuel_stream IS NULL) AS synced
+  FROM vdc AS b
+  LEFT JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = b.vehicle_id
+  LEFT JOIN vdc AS f ON f.vehicle_id = b.vehicle_id AND f.day = b.day AND f.stream = fs.fuel_stream
+  WHERE b.stream = base_stream;
+
 -- vehicle_month_cost_coverage(acct, zone, from_day, to_day, now_ts): per vehicle and local month
 -- of the range (whole months), the coverage of a cost figure (queries/models/prices.sql): a
 -- vehicle-day counts as synced when every stream the vehicle's costs rest on is settled that day
@@ -143,20 +159,13 @@ CREATE OR REPLACE TEMP MACRO fleet_stream_day_coverage(acct, zone, from_day, to_
 -- range_days: the month's ended days; synced_days: of them, those synced for all three.
 CREATE OR REPLACE TEMP MACRO vehicle_month_cost_coverage(acct, zone, from_day, to_day, now_ts) AS TABLE
   WITH
-  vdc AS (
-    SELECT * FROM vehicle_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts)
-  ),
   visits AS (
     SELECT * FROM fleet_stream_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, 'visits')
   ),
   per_day AS (
-    SELECT o.vehicle_id, o.day,
-      o.synced AND coalesce(f.synced, fs.fuel_stream IS NULL) AND coalesce(vi.synced, false) AS synced
-    FROM vdc AS o
-    LEFT JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = o.vehicle_id
-    LEFT JOIN vdc AS f ON f.vehicle_id = o.vehicle_id AND f.day = o.day AND f.stream = fs.fuel_stream
+    SELECT o.vehicle_id, o.day, o.synced AND coalesce(vi.synced, false) AS synced
+    FROM vehicle_fuel_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, 'odometer') AS o
     LEFT JOIN visits AS vi ON vi.day = o.day
-    WHERE o.stream = 'odometer'
   )
   SELECT vehicle_id, month_of_day(day) AS period,
     count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
@@ -180,21 +189,9 @@ CREATE OR REPLACE TEMP MACRO fleet_stream_month_coverage(acct, zone, from_day, t
 -- or the level estimate; none for a vehicle without one) are both settled that day.
 -- range_days: the month's ended days; synced_days: of them, those synced for both.
 CREATE OR REPLACE TEMP MACRO vehicle_month_fills_coverage(acct, zone, from_day, to_day, now_ts) AS TABLE
-  WITH
-  vdc AS (
-    SELECT * FROM vehicle_streams_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts,
-      ['fuel_fills', 'fuel_consumed', 'fuel_level'])
-  ),
-  per_day AS (
-    SELECT ff.vehicle_id, ff.day, ff.synced AND coalesce(f.synced, fs.fuel_stream IS NULL) AS synced
-    FROM vdc AS ff
-    LEFT JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = ff.vehicle_id
-    LEFT JOIN vdc AS f ON f.vehicle_id = ff.vehicle_id AND f.day = ff.day AND f.stream = fs.fuel_stream
-    WHERE ff.stream = 'fuel_fills'
-  )
   SELECT vehicle_id, month_of_day(day) AS period,
     count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
-  FROM per_day
+  FROM vehicle_fuel_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, 'fuel_fills')
   GROUP BY vehicle_id, period;
 
 -- driver_month_counter_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department): per
