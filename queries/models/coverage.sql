@@ -91,10 +91,9 @@ CREATE OR REPLACE TEMP MACRO coverage_label(synced_days, range_days) AS
 CREATE OR REPLACE TEMP MACRO fleet_day_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department) AS TABLE
   WITH cov AS (
     SELECT c.day, bool_or(c.synced) AS synced, bool_or(c.pulled) AS pulled
-    FROM vehicle_day_coverage(acct, zone, from_day, to_day, now_ts) AS c
+    FROM vehicle_streams_day_coverage(acct, zone, from_day, to_day, now_ts, ['odometer']) AS c
     JOIN vehicle_departments(acct) AS v ON v.vehicle_id = c.vehicle_id
-    WHERE c.stream = 'odometer'
-      AND vehicle_selected(c.vehicle_id, v.department, vehicle, department)
+    WHERE vehicle_selected(c.vehicle_id, v.department, vehicle, department)
     GROUP BY c.day
   )
   SELECT days.day, coalesce(cov.synced, false) AS synced, coalesce(cov.pulled, false) AS pulled
