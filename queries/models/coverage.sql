@@ -8,6 +8,18 @@ CREATE OR REPLACE TEMP MACRO ended_local_days(zone, from_day, to_day, now_ts) AS
   FROM generate_series(from_day::DATE::TIMESTAMP, to_day::DATE::TIMESTAMP, INTERVAL 1 DAY) AS g(d)
   WHERE timezone(zone, d + INTERVAL 1 DAY) <= now_ts;
 
+-- window_day_s(win_start, win_end, day_start, day_end): the seconds of the day a ledger window
+-- covers; NULL without a window (a LEFT JOIN's miss: least/greatest skip NULL, so the CASE keeps a
+-- day without a window from counting whole). whole_day(covered_s, day_start, day_end): the summed
+-- seconds cover the whole day. The one rule of vehicle_streams_day_coverage and fleet_stream_day_coverage below.
+CREATE OR REPLACE TEMP MACRO window_day_s(win_start, win_end, day_start, day_end) AS
+  CASE WHEN win_start IS NOT NULL THEN
+    greatest(0, epoch(least(win_end, day_end)) - epoch(greatest(win_start, day_start)))
+  END;
+
+CREATE OR REPLACE TEMP MACRO whole_day(covered_s, day_start, day_end) AS
+  coalesce(covered_s, 0) >= epoch(day_end) - epoch(day_start);
+
 -- vehicle_day_coverage(acct, zone, from_day, to_day, now_ts): every vehicle of the account
 -- (vehicle_departments) × every local day of [from_day, to_day] that has ended by now_ts × the
 -- streams a per-vehicle figure rests on (odometer, fuel_consumed, fuel_level; the per-vehicle
@@ -31,12 +43,7 @@ CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage(acct, zone, from_day, 
     WHERE account = acct AND status IN ('done', 'flagged', 'incomplete') AND list_contains(streams, stream)
   ),
   covered AS (
-    -- seconds of the day each window covers (NULL without a window: least/greatest skip NULL, so
-    -- the CASE keeps a day without a window from counting whole)
-    SELECT cells.*, l.settled,
-      CASE WHEN l.window_start IS NOT NULL THEN
-        greatest(0, epoch(least(l.window_end, cells.d1)) - epoch(greatest(l.window_start, cells.d0)))
-      END AS s
+    SELECT cells.*, l.settled, window_day_s(l.window_start, l.window_end, cells.d0, cells.d1) AS s
     FROM cells
     LEFT JOIN led AS l
       ON l.stream = cells.stream AND l.scope = cells.vehicle_id::VARCHAR
@@ -46,8 +53,8 @@ CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage(acct, zone, from_day, 
     vehicle_id,
     stream,
     day,
-    coalesce(sum(s) FILTER (WHERE settled), 0) >= epoch(d1) - epoch(d0) AS synced,
-    coalesce(sum(s), 0) >= epoch(d1) - epoch(d0) AS pulled
+    whole_day(sum(s) FILTER (WHERE settled), d0, d1) AS synced,
+    whole_day(sum(s), d0, d1) AS pulled
   FROM covered
   GROUP BY vehicle_id, stream, day, d0, d1;
 
@@ -84,10 +91,9 @@ CREATE OR REPLACE TEMP MACRO coverage_label(synced_days, range_days) AS
 CREATE OR REPLACE TEMP MACRO fleet_day_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department) AS TABLE
   WITH cov AS (
     SELECT c.day, bool_or(c.synced) AS synced, bool_or(c.pulled) AS pulled
-    FROM vehicle_day_coverage(acct, zone, from_day, to_day, now_ts) AS c
+    FROM vehicle_streams_day_coverage(acct, zone, from_day, to_day, now_ts, ['odometer']) AS c
     JOIN vehicle_departments(acct) AS v ON v.vehicle_id = c.vehicle_id
-    WHERE c.stream = 'odometer'
-      AND vehicle_selected(c.vehicle_id, v.department, vehicle, department)
+    WHERE vehicle_selected(c.vehicle_id, v.department, vehicle, department)
     GROUP BY c.day
   )
   SELECT days.day, coalesce(cov.synced, false) AS synced, coalesce(cov.pulled, false) AS pulled
@@ -117,19 +123,32 @@ CREATE OR REPLACE TEMP MACRO fleet_stream_day_coverage(acct, zone, from_day, to_
     WHERE account = acct AND stream = stream_name AND status IN ('done', 'flagged', 'incomplete')
   ),
   covered AS (
-    SELECT days.day, days.d0, days.d1, l.settled,
-      CASE WHEN l.window_start IS NOT NULL THEN
-        greatest(0, epoch(least(l.window_end, days.d1)) - epoch(greatest(l.window_start, days.d0)))
-      END AS s
+    SELECT days.day, days.d0, days.d1, l.settled, window_day_s(l.window_start, l.window_end, days.d0, days.d1) AS s
     FROM days
     LEFT JOIN led AS l ON l.window_start < days.d1 AND l.window_end > days.d0
   )
   SELECT
     day,
-    coalesce(sum(s) FILTER (WHERE settled), 0) >= epoch(d1) - epoch(d0) AS synced,
-    coalesce(sum(s), 0) >= epoch(d1) - epoch(d0) AS pulled
+    whole_day(sum(s) FILTER (WHERE settled), d0, d1) AS synced,
+    whole_day(sum(s), d0, d1) AS pulled
   FROM covered
   GROUP BY day, d0, d1;
+
+-- vehicle_fuel_day_coverage(acct, zone, from_day, to_day, now_ts, base_stream): per vehicle and
+-- ended local day of [from_day, to_day], synced when the per-vehicle stream base_stream and the
+-- vehicle's fuel stream (vehicle_fuel_sources: the counter or the level estimate; none for an
+-- electric vehicle or one without fuel sensors) are both settled that day: the part the cost and
+-- the fills coverage below share.
+CREATE OR REPLACE TEMP MACRO vehicle_fuel_day_coverage(acct, zone, from_day, to_day, now_ts, base_stream) AS TABLE
+  WITH vdc AS (
+    SELECT * FROM vehicle_streams_day_coverage(acct, zone, from_day, to_day, now_ts,
+      [base_stream, 'fuel_consumed', 'fuel_level'])
+  )
+  SELECT b.vehicle_id, b.day, b.synced AND coalesce(f.synced, fs.fuel_stream IS NULL) AS synced
+  FROM vdc AS b
+  LEFT JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = b.vehicle_id
+  LEFT JOIN vdc AS f ON f.vehicle_id = b.vehicle_id AND f.day = b.day AND f.stream = fs.fuel_stream
+  WHERE b.stream = base_stream;
 
 -- vehicle_month_cost_coverage(acct, zone, from_day, to_day, now_ts): per vehicle and local month
 -- of the range (whole months), the coverage of a cost figure (queries/models/prices.sql): a
@@ -139,20 +158,13 @@ CREATE OR REPLACE TEMP MACRO fleet_stream_day_coverage(acct, zone, from_day, to_
 -- range_days: the month's ended days; synced_days: of them, those synced for all three.
 CREATE OR REPLACE TEMP MACRO vehicle_month_cost_coverage(acct, zone, from_day, to_day, now_ts) AS TABLE
   WITH
-  vdc AS (
-    SELECT * FROM vehicle_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts)
-  ),
   visits AS (
     SELECT * FROM fleet_stream_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, 'visits')
   ),
   per_day AS (
-    SELECT o.vehicle_id, o.day,
-      o.synced AND coalesce(f.synced, fs.fuel_stream IS NULL) AND coalesce(vi.synced, false) AS synced
-    FROM vdc AS o
-    LEFT JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = o.vehicle_id
-    LEFT JOIN vdc AS f ON f.vehicle_id = o.vehicle_id AND f.day = o.day AND f.stream = fs.fuel_stream
+    SELECT o.vehicle_id, o.day, o.synced AND coalesce(vi.synced, false) AS synced
+    FROM vehicle_fuel_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, 'odometer') AS o
     LEFT JOIN visits AS vi ON vi.day = o.day
-    WHERE o.stream = 'odometer'
   )
   SELECT vehicle_id, month_of_day(day) AS period,
     count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
@@ -176,21 +188,9 @@ CREATE OR REPLACE TEMP MACRO fleet_stream_month_coverage(acct, zone, from_day, t
 -- or the level estimate; none for a vehicle without one) are both settled that day.
 -- range_days: the month's ended days; synced_days: of them, those synced for both.
 CREATE OR REPLACE TEMP MACRO vehicle_month_fills_coverage(acct, zone, from_day, to_day, now_ts) AS TABLE
-  WITH
-  vdc AS (
-    SELECT * FROM vehicle_streams_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts,
-      ['fuel_fills', 'fuel_consumed', 'fuel_level'])
-  ),
-  per_day AS (
-    SELECT ff.vehicle_id, ff.day, ff.synced AND coalesce(f.synced, fs.fuel_stream IS NULL) AS synced
-    FROM vdc AS ff
-    LEFT JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = ff.vehicle_id
-    LEFT JOIN vdc AS f ON f.vehicle_id = ff.vehicle_id AND f.day = ff.day AND f.stream = fs.fuel_stream
-    WHERE ff.stream = 'fuel_fills'
-  )
   SELECT vehicle_id, month_of_day(day) AS period,
     count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
-  FROM per_day
+  FROM vehicle_fuel_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, 'fuel_fills')
   GROUP BY vehicle_id, period;
 
 -- driver_month_counter_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department): per

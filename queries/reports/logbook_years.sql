@@ -41,16 +41,15 @@ cov AS (
     tax_year_first_day(c.day, $tax_year_start) AS year_first_day,
     count(*) AS range_days,
     count(*) FILTER (WHERE c.synced AND td.synced) AS synced_days
-  FROM vehicle_day_coverage(
+  FROM vehicle_streams_day_coverage(
       $account, $zone,
       tax_year_first_day($from_day, $tax_year_start),
-      tax_year_last_day(tax_year_first_day($to_day, $tax_year_start)), $now) AS c
+      tax_year_last_day(tax_year_first_day($to_day, $tax_year_start)), $now, ['odometer']) AS c
   JOIN fleet_stream_day_coverage(
       $account, $zone,
       tax_year_first_day($from_day, $tax_year_start),
       tax_year_last_day(tax_year_first_day($to_day, $tax_year_start)), $now, 'trips') AS td
     ON td.day = c.day
-  WHERE c.stream = 'odometer'
   GROUP BY ALL
 ),
 k AS (

@@ -60,6 +60,8 @@ beforeAll(async () => {
     vehicle(1, { fuel_canbus_consumed: true, fuel_canbus_level: true }),
     vehicle(2, { fuel_analog_level: true }),
     vehicle(3, {}),
+    // 4: level sensor only, its fills synced the whole of May but its level only 1–10 May
+    vehicle(4, { fuel_analog_level: true }),
   ]);
   // Nothing synced in April. May: vehicle 1's counter the whole month, its fills only 1–15 May
   // (the window ends at the start of the 16th); vehicle 2's level and fills the whole month.
@@ -68,6 +70,8 @@ beforeAll(async () => {
     led('fuel_fills', 1, '2026-05-01', '2026-05-16'),
     led('fuel_level', 2, '2026-05-01', '2026-06-01'),
     led('fuel_fills', 2, '2026-05-01', '2026-06-01'),
+    led('fuel_level', 4, '2026-05-01', '2026-05-11'),
+    led('fuel_fills', 4, '2026-05-01', '2026-06-01'),
   ]);
   await appendRows(con, 'fuel_consumed', [
     {
@@ -88,11 +92,19 @@ beforeAll(async () => {
       window_end: T('2026-06-01'),
       estimated_used_l: 45,
     },
+    {
+      account: ACCOUNT,
+      vehicle_id: 4,
+      window_start: T('2026-05-01'),
+      window_end: T('2026-05-11'),
+      estimated_used_l: 18,
+    },
   ]);
   await appendRows(con, 'fuel_fills', [
     fill(1, '2026-05-03T08:00:00Z', 40),
     fill(1, '2026-05-10T08:00:00Z', 35),
     fill(2, '2026-05-20T08:00:00Z', 50),
+    fill(4, '2026-05-05T08:00:00Z', 20),
   ]);
 });
 afterAll(() => {
@@ -131,6 +143,10 @@ describe('fuel_reconciliation', () => {
       [2, '2026-04', null, null, null, null, null, 'not_synced', 0],
       // 50 L filled, 45 L estimated used: +5; fills and level settled every day of May
       [2, '2026-05', 50, 1, 45, 'level_estimate', 5, 'complete', 1],
+      [4, '2026-04', null, null, null, null, null, 'not_synced', 0],
+      // fills settled every day of May, the level only 1–10 May: a day counts when both are,
+      // 10 / 31 = 0.3226, partial; 20 L filled, 18 L estimated used: +2
+      [4, '2026-05', 20, 1, 18, 'level_estimate', 2, 'partial', 0.3226],
     ]);
   });
 });
