@@ -47,7 +47,7 @@ describe('a sync under injected faults', () => {
       h.sim.setFaults({});
       const st = h.sim.stats();
       expect(st.faults.rate_limit).toBeGreaterThanOrEqual(3);
-      expect(summary.outcome).toBe('ok');
+      expect(summary.outcome, JSON.stringify({ reason: summary.reason, errors: summary.errors })).toBe('ok');
       expect(summary.retries).toBeGreaterThanOrEqual(st.faults.rate_limit);
       // No tight retry loop: one retry per injected 429, not dozens.
       expect(st.total).toBeLessThan(summary.requests + 5);
@@ -63,7 +63,7 @@ describe('a sync under injected faults', () => {
     h.sim.setFaults({});
     const st = h.sim.stats();
     expect(st.faults.server_error + st.faults.reset + st.faults.truncate).toBeGreaterThan(5);
-    expect(summary.outcome).toBe('ok');
+    expect(summary.outcome, JSON.stringify({ reason: summary.reason, errors: summary.errors })).toBe('ok');
     const dump = await dumpDatabase(path);
     for (const t of Object.keys(reference)) expect(dump[t], t).toBe(reference[t]);
   }, 120_000);
