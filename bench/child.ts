@@ -16,6 +16,7 @@ const TASKS: Record<string, () => Promise<Task>> = {
   queries: async () => (await import('./reports.ts')).queriesChild as Task,
   export: async () => (await import('./exports.ts')).exportChild as Task,
   loadServe: async () => (await import('./load.ts')).loadServeChild as Task,
+  pageServe: async () => (await import('./pages.ts')).pageServeChild as Task,
 };
 
 const [task = '', raw = '{}'] = process.argv.slice(2);

@@ -20,89 +20,21 @@ import { dashboardP95, measureReports, reportFigures } from './reports.ts';
 import { measureScale, scaleCurve, scaleFigures } from './scale.ts';
 import { growthFigures, measureSync, ratioOf, syncFigures, type SyncResult } from './sync.ts';
 import { scaledLimits } from './world.ts';
-
-const NAMES = [
-  'sync',
-  'baseline',
-  'ingest',
-  'reports',
-  'exports',
-  'load',
-  'growth',
-  'workers',
-  'prices',
-] as const;
-type Name = (typeof NAMES)[number];
-
-function parseArgs(argv: string[]) {
-  let quick = false;
-  let only: Set<Name> = new Set(NAMES);
-  let baselineVehicles: number | null = null;
-  let windowMs: number | null = null;
-  let onlyGiven = false;
-  const scale = { on: false, vehicles: [500, 2000, 5000], days: 365, budgetS: 1200 };
-  const positive = (name: string, v: string | undefined) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} takes a whole number ≥ 1 (got ${v})`);
-    return n;
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--quick') quick = true;
-    else if (a === '--scale') scale.on = true;
-    else if (a === '--scale-vehicles')
-      scale.vehicles = (argv[++i] ?? '').split(',').map((v) => positive('--scale-vehicles', v));
-    else if (a === '--scale-days') scale.days = positive('--scale-days', argv[++i]);
-    else if (a === '--scale-budget-s') scale.budgetS = positive('--scale-budget-s', argv[++i]);
-    else if (a === '--only') {
-      onlyGiven = true;
-      const list = (argv[++i] ?? '').split(',').filter(Boolean);
-      const bad = list.filter((n) => !(NAMES as readonly string[]).includes(n));
-      if (bad.length || !list.length)
-        throw new Error(`--only takes ${NAMES.join(', ')} (got ${list.join(',') || 'nothing'})`);
-      only = new Set(list as Name[]);
-    } else if (a === '--baseline-vehicles') baselineVehicles = Number(argv[++i]);
-    else if (a === '--window-ms') {
-      windowMs = Number(argv[++i]);
-      if (!Number.isInteger(windowMs) || windowMs < 500)
-        throw new Error('--window-ms takes a whole number of ms ≥ 500');
-    } else
-      throw new Error(
-        `unknown argument ${a}; usage: npm run bench -- [--quick] [--only ${NAMES.join(',')}] [--baseline-vehicles N] [--window-ms N] [--scale [--scale-vehicles N,N] [--scale-days N] [--scale-budget-s N]]`,
-      );
-  }
-  // --scale alone runs only the scale run; with --only, those parts too.
-  if (scale.on && !onlyGiven) only = new Set();
-  return { quick, only, baselineVehicles, windowMs, scale };
-}
-
-const SIZES = {
-  full: {
-    limits: scaledLimits(6000, 1),
-    sync: { vehicles: 200, days: 90 },
-    growth: [50, 200, 800],
-    baselineVehicles: 50,
-    ingest: { minTrips: 1_000_000, pagedRows: 100_000 },
-    reports: { vehicles: 500, days: 730, iterations: 20 },
-    exports: { targetRows: 1_000_000, repeats: 3 },
-    load: { connections: 16, seconds: 30, downloads: 4, syncFleet: { vehicles: 50, days: 30 } },
-  },
-  quick: {
-    limits: scaledLimits(1500, 0.25),
-    sync: { vehicles: 50, days: 60 },
-    growth: [20, 50, 100],
-    baselineVehicles: 20,
-    ingest: { minTrips: 200_000, pagedRows: 20_000 },
-    reports: { vehicles: 60, days: 365, iterations: 5 },
-    exports: { targetRows: 1_000_000, repeats: 1 },
-    load: { connections: 16, seconds: 8, downloads: 4, syncFleet: { vehicles: 20, days: 14 } },
-  },
-};
+import { parseArgs, SIZES, type Name } from './args.ts';
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  const mode = args.quick ? 'quick' : 'full';
-  const S = args.windowMs ? { ...SIZES[mode], limits: scaledLimits(args.windowMs, 1) } : SIZES[mode];
+  const mode = args.size;
+  const sized = args.windowMs ? { ...SIZES[mode], limits: scaledLimits(args.windowMs, 1) } : SIZES[mode];
+  // --vehicles N: the reports' database (and the growth's largest fleet) at N vehicles, e.g. to
+  // try the large run's parts at a tenth of its size.
+  const S = args.vehicles
+    ? {
+        ...sized,
+        reports: { ...sized.reports, vehicles: args.vehicles },
+        growth: [...sized.growth.filter((v) => v < args.vehicles!), args.vehicles],
+      }
+    : sized;
   const started = new Date();
   const load0 = loadavg();
   const figures: Figure[] = [];
@@ -120,6 +52,9 @@ async function main() {
     load_p95_ms: null,
     load_rps: null,
     load_errors: null,
+    load_downloads_p95_ms: null,
+    page_first_data_ms: null,
+    sync_cpu_ms_per_request: null,
     scale_vehicles: null,
     scale_ms_per_request: null,
     scale_growth: null,
@@ -164,7 +99,7 @@ async function main() {
     head.ingest_rows_per_s = Math.round(ingestRate(r));
     head.upsert_rows_per_s = Math.round(r.tripRows / (r.upsertTripsMs / 1000));
   }
-  if (args.only.has('reports') || args.only.has('exports') || args.only.has('load')) {
+  if (['reports', 'exports', 'load', 'pages'].some((n) => args.only.has(n as Name))) {
     const { dir, seed, serve } = await measureReports(
       S.reports.vehicles,
       S.reports.days,
@@ -179,6 +114,18 @@ async function main() {
         head.dashboard_p95_ms = round(dashboardP95(serve), 1);
         peak(serve.dashboardPeakRssMb);
         servePeak(serve.peakRssMb);
+      }
+      if (args.only.has('pages')) {
+        say(`pages: overview and mileage in Chromium, ${S.pages.runs} warm visits each`);
+        const { measurePages, pagesFigures } = await import('./pages.ts');
+        const r = await measurePages(seed, S.pages.runs);
+        raw.pages = r;
+        figures.push(...pagesFigures(r));
+        head.page_first_data_ms = round(
+          Math.max(...r.pages.flatMap((p) => [p.cold.firstDataMs, ...p.warm.map((w) => w.firstDataMs)])),
+          1,
+        );
+        servePeak(r.servePeakRssMb);
       }
       if (args.only.has('exports')) {
         say(`exports: trips CSV and Parquet, ${S.exports.targetRows} rows`);
@@ -202,6 +149,7 @@ async function main() {
         head.load_p95_ms = round(r.phase1.p95, 1);
         head.load_rps = round(r.phase1.rps, 1);
         head.load_errors = loadErrors(r.phase1) + loadErrors(r.phase2) + r.statusProbe.errors;
+        head.load_downloads_p95_ms = round(r.phase2.p95, 1);
         servePeak(r.serve.peakRssMb);
       }
     } finally {
@@ -215,8 +163,9 @@ async function main() {
     // 50-vehicle sync measured 4.9 to 10.9 ms of CPU per request from one run to the next.
     const raised = scaledLimits(S.limits.windowMs, 100);
     const runs: SyncResult[] = [];
-    for (const v of S.growth) runs.push(await measureSync(v, S.sync.days, raised));
+    for (const v of S.growth) runs.push(await measureSync(v, S.growthDays, raised));
     figures.push(...growthFigures(runs));
+    head.sync_cpu_ms_per_request = round(Math.max(...runs.map((r) => r.cpuMs / r.requests)), 2);
   }
   if (args.only.has('prices')) {
     const { measurePrices, pricesFigures } = await import('./prices.ts');

@@ -7,7 +7,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { carpoolDriverSetupStatus, carpoolVehicleSetupStatus } from '../src/simulator/generate.ts';
-import type { Fleet } from '../src/simulator/model.ts';
+import type { Fleet, SimVehicle } from '../src/simulator/model.ts';
 import { inTransaction } from '../src/store/db.ts';
 import { appendRows, upsertRows, type Row } from '../src/store/write.ts';
 import { dayWindows, monthWindows, type Window } from '../src/sync/windows.ts';
@@ -61,23 +61,153 @@ function* ledgerRows(
   }
 }
 
-export async function seedDatabase(con: DuckDBConnection, fleet: Fleet, nowMs: number): Promise<SeedCounts> {
-  const zone = fleet.timezone;
-  const counts: SeedCounts = {};
-  const months = monthWindows(fleet.startMs, fleet.endMs, zone);
-  const days = dayWindows(fleet.startMs, fleet.endMs, zone);
-  const toll = new Set(fleet.geofences.filter((g) => g.is_toll).map((g) => g.geofence_id));
-  const gName = new Map(fleet.geofences.map((g) => [g.geofence_id, g.name]));
-  const eventsOf = (vid: number, w: Window) =>
-    fleet.odometerEvents.filter((e) => e.vehicle_id === vid && e.at_ms >= w.startMs && e.at_ms < w.endMs);
-  const vs = fleet.vehicles;
-
+/** The fleet-wide rows: account, geofences, bookings and their history, carpool, the fleet-wide streams' ledger, the run. */
+export async function seedFleetWide(
+  con: DuckDBConnection,
+  fleet: Fleet,
+  nowMs: number,
+  counts: SeedCounts = {},
+): Promise<SeedCounts> {
+  const months = monthWindows(fleet.startMs, fleet.endMs, fleet.timezone);
+  const days = dayWindows(fleet.startMs, fleet.endMs, fleet.timezone);
   await put(
     con,
     'accounts',
-    [{ account: ACCOUNT, base_url: 'http://bench', timezone: zone, updated_at: nowMs }],
+    [{ account: ACCOUNT, base_url: 'http://bench', timezone: fleet.timezone, updated_at: nowMs }],
     counts,
   );
+  await put(
+    con,
+    'geofences',
+    fleet.geofences.map((g) => ({ account: ACCOUNT, ...g, synced_at: nowMs })),
+    counts,
+  );
+  const views = fleet.bookings.filter((b) => b.created_ms <= nowMs).map((b) => fleet.bookingAt(b, nowMs));
+  await put(
+    con,
+    'carpool_bookings',
+    views.map((b) => ({
+      account: ACCOUNT,
+      booking_id: b.booking.booking_id,
+      vehicle_id: b.booking.vehicle_id,
+      registration: b.booking.registration,
+      driver_id: b.booking.driver_id,
+      department: b.booking.department,
+      booking_status: b.status,
+      is_approved: b.is_approved,
+      approved_by: b.approved_by,
+      declined_by: b.declined_by,
+      start_time: b.booking.start_ms,
+      end_time: b.booking.end_ms,
+      picked_up_at: b.picked_up_ms,
+      returned_at: b.returned_ms,
+      created_at: b.booking.created_ms,
+      updated_at: b.updated_ms,
+      first_seen_at: nowMs,
+      last_seen_at: nowMs,
+    })),
+    counts,
+  );
+  await inTransaction(con, async () => {
+    counts.carpool_booking_history = await upsertRows(
+      con,
+      'carpool_booking_history',
+      ['account', 'booking_id', 'seen_at'],
+      views.map((b) => ({
+        account: ACCOUNT,
+        booking_id: b.booking.booking_id,
+        booking_status: b.status,
+        is_approved: b.is_approved,
+        seen_at: nowMs,
+        run_id: 'bench-seed',
+      })),
+    );
+  });
+  await put(
+    con,
+    'carpool_vehicles',
+    fleet.carpoolVehicles.map((v) => ({
+      account: ACCOUNT,
+      ...v,
+      setup_status: carpoolVehicleSetupStatus(v),
+      synced_at: nowMs,
+    })),
+    counts,
+  );
+  await put(
+    con,
+    'carpool_drivers',
+    fleet.drivers
+      .filter((d) => !d.deactivated)
+      .map((d) => ({
+        account: ACCOUNT,
+        driver_id: d.driver_id,
+        first_name: d.first_name,
+        last_name: d.last_name,
+        department: d.department,
+        can_book_carpool: d.can_book_carpool,
+        allow_system_auto_booking: d.allow_system_auto_booking,
+        allow_specific_vehicle_booking: d.allow_specific_vehicle_booking,
+        license_type_ids: JSON.stringify(d.license_type_ids),
+        special_licenses: JSON.stringify(d.special_licenses),
+        setup_status: carpoolDriverSetupStatus(d, fleet.carpoolSettings),
+        synced_at: nowMs,
+      })),
+    counts,
+  );
+  await put(
+    con,
+    'ledger',
+    (function* () {
+      yield* ledgerRows('trips', '*', months, nowMs);
+      yield* ledgerRows('visits', '*', days, nowMs);
+      yield* ledgerRows('bookings', '*', months, nowMs);
+    })(),
+    counts,
+  );
+  await put(
+    con,
+    'runs',
+    [
+      {
+        run_id: 'bench-seed',
+        account: ACCOUNT,
+        started_at: nowMs - 600_000,
+        ended_at: nowMs - 1000,
+        outcome: 'ok',
+        trigger: 'cli',
+        range_from: fleet.startMs,
+        range_to: fleet.endMs - 1,
+        streams: 'all',
+        requests: 0,
+        retries: 0,
+        http_429: '{}',
+        rows_by_stream: '{}',
+        windows_by_stream: '{}',
+        errors: '[]',
+        notes: 'seeded by bench/seed.ts',
+      },
+    ],
+    counts,
+  );
+  return counts;
+}
+
+/** The rows of vehicles `vs` (of `fleet`): the vehicles, their trips, windows, fills, toll visits and ledger. */
+export async function seedVehicles(
+  con: DuckDBConnection,
+  fleet: Fleet,
+  vs: readonly SimVehicle[],
+  nowMs: number,
+  counts: SeedCounts = {},
+): Promise<SeedCounts> {
+  const months = monthWindows(fleet.startMs, fleet.endMs, fleet.timezone);
+  const toll = new Set(fleet.geofences.filter((g) => g.is_toll).map((g) => g.geofence_id));
+  const gName = new Map(fleet.geofences.map((g) => [g.geofence_id, g.name]));
+  const ids = new Set(vs.map((v) => v.vehicle_id));
+  const events = fleet.odometerEvents.filter((e) => ids.has(e.vehicle_id));
+  const eventsOf = (vid: number, w: Window) =>
+    events.filter((e) => e.vehicle_id === vid && e.at_ms >= w.startMs && e.at_ms < w.endMs);
   await put(
     con,
     'vehicles',
@@ -209,12 +339,6 @@ export async function seedDatabase(con: DuckDBConnection, fleet: Fleet, nowMs: n
   );
   await put(
     con,
-    'geofences',
-    fleet.geofences.map((g) => ({ account: ACCOUNT, ...g, synced_at: nowMs })),
-    counts,
-  );
-  await put(
-    con,
     'geofence_visits',
     (function* () {
       for (const v of vs)
@@ -234,86 +358,10 @@ export async function seedDatabase(con: DuckDBConnection, fleet: Fleet, nowMs: n
     })(),
     counts,
   );
-  const views = fleet.bookings.filter((b) => b.created_ms <= nowMs).map((b) => fleet.bookingAt(b, nowMs));
-  await put(
-    con,
-    'carpool_bookings',
-    views.map((b) => ({
-      account: ACCOUNT,
-      booking_id: b.booking.booking_id,
-      vehicle_id: b.booking.vehicle_id,
-      registration: b.booking.registration,
-      driver_id: b.booking.driver_id,
-      department: b.booking.department,
-      booking_status: b.status,
-      is_approved: b.is_approved,
-      approved_by: b.approved_by,
-      declined_by: b.declined_by,
-      start_time: b.booking.start_ms,
-      end_time: b.booking.end_ms,
-      picked_up_at: b.picked_up_ms,
-      returned_at: b.returned_ms,
-      created_at: b.booking.created_ms,
-      updated_at: b.updated_ms,
-      first_seen_at: nowMs,
-      last_seen_at: nowMs,
-    })),
-    counts,
-  );
-  await inTransaction(con, async () => {
-    counts.carpool_booking_history = await upsertRows(
-      con,
-      'carpool_booking_history',
-      ['account', 'booking_id', 'seen_at'],
-      views.map((b) => ({
-        account: ACCOUNT,
-        booking_id: b.booking.booking_id,
-        booking_status: b.status,
-        is_approved: b.is_approved,
-        seen_at: nowMs,
-        run_id: 'bench-seed',
-      })),
-    );
-  });
-  await put(
-    con,
-    'carpool_vehicles',
-    fleet.carpoolVehicles.map((v) => ({
-      account: ACCOUNT,
-      ...v,
-      setup_status: carpoolVehicleSetupStatus(v),
-      synced_at: nowMs,
-    })),
-    counts,
-  );
-  await put(
-    con,
-    'carpool_drivers',
-    fleet.drivers
-      .filter((d) => !d.deactivated)
-      .map((d) => ({
-        account: ACCOUNT,
-        driver_id: d.driver_id,
-        first_name: d.first_name,
-        last_name: d.last_name,
-        department: d.department,
-        can_book_carpool: d.can_book_carpool,
-        allow_system_auto_booking: d.allow_system_auto_booking,
-        allow_specific_vehicle_booking: d.allow_specific_vehicle_booking,
-        license_type_ids: JSON.stringify(d.license_type_ids),
-        special_licenses: JSON.stringify(d.special_licenses),
-        setup_status: carpoolDriverSetupStatus(d, fleet.carpoolSettings),
-        synced_at: nowMs,
-      })),
-    counts,
-  );
   await put(
     con,
     'ledger',
     (function* () {
-      yield* ledgerRows('trips', '*', months, nowMs);
-      yield* ledgerRows('visits', '*', days, nowMs);
-      yield* ledgerRows('bookings', '*', months, nowMs);
       for (const v of vs) {
         const id = String(v.vehicle_id);
         yield* ledgerRows('odometer', id, months, nowMs, (w) => {
@@ -329,30 +377,11 @@ export async function seedDatabase(con: DuckDBConnection, fleet: Fleet, nowMs: n
     })(),
     counts,
   );
-  await put(
-    con,
-    'runs',
-    [
-      {
-        run_id: 'bench-seed',
-        account: ACCOUNT,
-        started_at: nowMs - 600_000,
-        ended_at: nowMs - 1000,
-        outcome: 'ok',
-        trigger: 'cli',
-        range_from: fleet.startMs,
-        range_to: fleet.endMs - 1,
-        streams: 'all',
-        requests: 0,
-        retries: 0,
-        http_429: '{}',
-        rows_by_stream: '{}',
-        windows_by_stream: '{}',
-        errors: '[]',
-        notes: 'seeded by bench/seed.ts',
-      },
-    ],
-    counts,
-  );
   return counts;
+}
+
+/** The whole fleet into an empty database. */
+export async function seedDatabase(con: DuckDBConnection, fleet: Fleet, nowMs: number): Promise<SeedCounts> {
+  const counts = await seedFleetWide(con, fleet, nowMs);
+  return seedVehicles(con, fleet, fleet.vehicles, nowMs, counts);
 }
