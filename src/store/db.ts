@@ -34,7 +34,7 @@ function lockError(path: string, cause: unknown): FleetsyncError {
 
 export async function openDatabase(
   path: string,
-  opts: { readOnly?: boolean; mustExist?: boolean; memoryLimit?: string } = {},
+  opts: { readOnly?: boolean; mustExist?: boolean; memoryLimit?: string; threads?: number } = {},
 ): Promise<Database> {
   if (opts.mustExist && path !== ':memory:' && !existsSync(path))
     throw new FleetsyncError(
@@ -57,6 +57,7 @@ export async function openDatabase(
     // (DuckDB spills larger work to disk).
     instance = await DuckDBInstance.create(path, {
       memory_limit: opts.memoryLimit ?? DEFAULT_DB_MEMORY,
+      ...(opts.threads ? { threads: String(opts.threads) } : {}),
       ...(opts.readOnly ? { access_mode: 'READ_ONLY' } : {}),
     });
   } catch (cause) {
