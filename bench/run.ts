@@ -105,6 +105,7 @@ async function main() {
       S.reports.days,
       S.reports.iterations,
       args.only.has('reports'),
+      S.reports.queries,
     );
     try {
       raw.seed = seed;
