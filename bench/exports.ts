@@ -70,14 +70,18 @@ export async function exportChild(a: {
       timings.push(best!);
     }
     // The reference: the same rows (trips starting in the range, local days) and as many
-    // columns, straight from the table to CSV.
+    // columns, straight from the table to CSV. Its bounds are constant instants (the local days'
+    // first and last instants), so the scan prunes by start_time as the export's does: a filter on
+    // the local date of each row scanned the whole table (17.6 M trips for 1 M at 5,000 vehicles)
+    // and made the reference slower than the export itself.
     let bareCopy: ExportTiming | null = null;
     for (let i = 0; i < a.repeats; i++) {
       const out = join(dir, `bare-${i}.csv`);
       const t0 = performance.now();
       const res = await con.runAndReadAll(
         `COPY (SELECT * FROM trips WHERE account = '${ACCOUNT}'
-                 AND (start_time AT TIME ZONE '${a.timezone}')::DATE BETWEEN DATE '${from}' AND DATE '${to}')
+                 AND start_time >= timezone('${a.timezone}', TIMESTAMP '${from} 00:00:00')
+                 AND start_time < timezone('${a.timezone}', TIMESTAMP '${to} 00:00:00' + INTERVAL 1 DAY))
          TO '${out}' (FORMAT csv, HEADER true)`,
       );
       const ms = performance.now() - t0;
