@@ -112,7 +112,8 @@ export interface SectionOf<N extends string, R, C extends string> {
   id: string;
   title: string;
   report: N;
-  note?: string;
+  /** Above the chart; a function of the answer where it states the answer's settings. */
+  note?: string | ((result: ReportAnswer<unknown>) => string);
   chart?: ChartSpec<R, C>;
   /** false: no table. */
   table?: false;

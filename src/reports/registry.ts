@@ -25,6 +25,8 @@ export interface ReportDef {
   columns: readonly ColumnDef[];
   /** Extra parameters beyond from/to/month/vehicle/department. */
   extra: readonly ('grain' | 'limit' | 'driver')[];
+  /** Configured settings its figures depend on, stated in its answer (run.ts, reportSettings). */
+  settings?: readonly ('score' | 'fuel_outlier')[];
 }
 
 /** A column; its name and kind stay literal types, so the API's row types derive from them. */
@@ -735,6 +737,7 @@ const defs = [
       ...coverageCols,
     ],
     extra: [],
+    settings: ['score'],
   },
   {
     name: 'fuel_efficiency',
@@ -759,6 +762,7 @@ const defs = [
       ...coverageCols,
     ],
     extra: [],
+    settings: ['fuel_outlier'],
   },
   {
     name: 'fuel_efficiency_drivers',

@@ -3,7 +3,7 @@
  * connection first gets the report macros and the model layer (src/store/models.ts): the business
  * rules the reports select from, each written once.
  */
-import type { ColumnInfo, ReasonCodeInfo } from '../server/api-types.ts';
+import type { ColumnInfo, ReasonCodeInfo, ReportSettings } from '../server/api-types.ts';
 import { presentation } from './columns.ts';
 import {
   timestampTZValue,
@@ -131,6 +131,22 @@ function scoringBindings(s: Scoring | undefined): Record<string, DuckDBValue> {
     w_speeding_min: w.speeding_min,
     score_min_km: s?.scoreMinKm ?? DEFAULT_SCORE_MIN_KM,
     outlier_pct: s?.fuelOutlierPct ?? DEFAULT_FUEL_OUTLIER_PCT,
+  };
+}
+
+/** The settings a report's figures depend on (its `settings`), as its answer states them. */
+export function reportSettings(def: ReportDef, s: Scoring | undefined): ReportSettings | undefined {
+  if (!def.settings?.length) return undefined;
+  return {
+    ...(def.settings.includes('score')
+      ? {
+          score_weights: { ...(s?.scoreWeights ?? DEFAULT_SCORE_WEIGHTS) },
+          score_min_km: s?.scoreMinKm ?? DEFAULT_SCORE_MIN_KM,
+        }
+      : {}),
+    ...(def.settings.includes('fuel_outlier')
+      ? { fuel_outlier_pct: s?.fuelOutlierPct ?? DEFAULT_FUEL_OUTLIER_PCT }
+      : {}),
   };
 }
 

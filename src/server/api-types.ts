@@ -12,6 +12,7 @@ import type { StoredFlag } from '../changes/stored-flag.ts';
 import type { JobOutcome } from '../lake/outcome-types.ts';
 import type { Display, Presentation } from '../reports/columns.ts';
 import type { ColumnDef, ColumnKind, ReportDefs } from '../reports/registry.ts';
+import type { ScoreWeights } from '../defaults.ts';
 
 export type { ColumnDef, ColumnKind, Display };
 
@@ -83,6 +84,8 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
    * from them are not available for these credentials (blank, never 0). Empty when whole.
    */
   unavailable: EndpointRefusal[];
+  /** The configured settings its figures depend on (driver_scores, fuel_efficiency); absent otherwise. */
+  settings?: ReportSettings;
   columns: readonly ColumnInfo[];
   /** Rows of the whole result (all pages). */
   total: number;
@@ -94,6 +97,13 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
   /** Of those columns, the rows with no value (blank: unknown or not applicable): the total covers the rest. */
   totals_blank: Record<string, number>;
   rows: Row[];
+}
+
+/** FLEETSYNC_SCORE_WEIGHTS / _SCORE_MIN_KM / _FUEL_OUTLIER_PCT as a report's answer states them. */
+export interface ReportSettings {
+  score_weights?: ScoreWeights;
+  score_min_km?: number;
+  fuel_outlier_pct?: number;
 }
 
 /** `GET /api/reports/<N>`, its rows typed by the registry. */

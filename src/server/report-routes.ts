@@ -21,6 +21,7 @@ import {
   describeColumns,
   reasonCodes,
   reportMeta,
+  reportSettings,
   requireReport,
   resolveZone,
   runReport,
@@ -33,7 +34,7 @@ import {
 } from '../reports/run.ts';
 import type { Clock } from '../time.ts';
 import { accountOf, withoutAccount } from './account-routes.ts';
-import type { EndpointRefusal, ReportAnswer, ReportsIndexAnswer } from './api-types.ts';
+import type { EndpointRefusal, ReportAnswer, ReportSettings, ReportsIndexAnswer } from './api-types.ts';
 import { unavailableFor } from '../reports/needs.ts';
 import { createHeavyQueue, type HeavyQueue } from './heavy-queue.ts';
 import { createConnectionPool, createReportCache } from './report-cache.ts';
@@ -148,6 +149,7 @@ function answerHead(
   columns: ReturnType<typeof describeColumns>,
   result: ReportTotals,
   unavailable: EndpointRefusal[],
+  settings: ReportSettings | undefined,
 ): string {
   const head = {
     report: def.name,
@@ -164,6 +166,7 @@ function answerHead(
     ...meta,
     range_note: note,
     unavailable,
+    ...(settings ? { settings } : {}),
     columns,
     total: result.total,
     ...(page ? { offset: page.offset, limit: page.limit } : {}),
@@ -250,7 +253,20 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       const note = rangeNote(params, scope, meta.complete_through_text);
       setMeta(res, meta, totals.total, note);
       res.set({ 'Cache-Control': 'no-store', 'Content-Type': 'application/json; charset=utf-8' });
-      await write(res, answerHead(def, params, page, meta, note, columns, totals, unavailable) + '[');
+      await write(
+        res,
+        answerHead(
+          def,
+          params,
+          page,
+          meta,
+          note,
+          columns,
+          totals,
+          unavailable,
+          reportSettings(def, scope.scoring),
+        ) + '[',
+      );
       for await (const chunk of chunks) {
         if (res.destroyed) break; // the client left: the connection (mid-result) is closed
         let text = '';
@@ -361,7 +377,17 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
         res.set('Content-Type', 'application/json');
         const unavailable = await unavailableFor(con, scope.account, def.name, scope.zone);
         res.send(
-          answerHead(def, params, page, meta, note, cached.columns, cached.result, unavailable) +
+          answerHead(
+            def,
+            params,
+            page,
+            meta,
+            note,
+            cached.columns,
+            cached.result,
+            unavailable,
+            reportSettings(def, scope.scoring),
+          ) +
             cached.rowsJson +
             '}',
         );
