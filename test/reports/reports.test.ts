@@ -179,6 +179,10 @@ describe('report SQL against a hand-filled Sydney database', () => {
           available_h: null,
           utilisation: null,
         });
+      // nor is whether a vehicle is in the pool: unknown, never "no"
+      const vehicles = await run('vehicles');
+      expect(vehicles.length).toBeGreaterThan(0);
+      expect(vehicles.map((v) => v.carpool)).toEqual(vehicles.map(() => null));
     } finally {
       await fx.con.run('DELETE FROM carpool_bookings WHERE account = $1 AND booking_id = 106', [ACCOUNT]);
       await fx.con.run('DELETE FROM endpoint_access WHERE account = $1', [ACCOUNT]);
