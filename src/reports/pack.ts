@@ -24,8 +24,9 @@ import type { Database } from '../store/db.ts';
 import { addDays, localDate, localDayBounds, localMonth, localMonthBounds, type Clock } from '../time.ts';
 import { presentation } from './columns.ts';
 import { exportReport } from './export.ts';
-import { lastDayOfMonth, parseReportParams } from './params.ts';
-import { requireReport, resolveZone, runReport, reportMeta, type ReportScope } from './run.ts';
+import { periodCompleteness } from './completeness.ts';
+import { parseReportParams } from './params.ts';
+import { requireReport, resolveZone, runReport, type ReportScope } from './run.ts';
 import { excludedSummary } from './xlsx.ts';
 
 /** The reports of the pack, in attachment order. */
@@ -75,39 +76,16 @@ const fmt = (n: number, places: number) =>
 /** The reports whose coverage columns the pack's completeness reads (tolls has none: per passage). */
 const COVERED_REPORTS = ['mileage', 'fuel'] as const;
 
-const pct = (share: number) => `${fmt(share * 100, 1)} %`;
-
 /**
- * Whether `month` is complete for the account, by the exports' own rule: "complete through" covers
- * its last day, and every row of the mileage and fuel exports of the month says `coverage =
- * complete` (queries/models/coverage.sql: every ended vehicle-day of the month settled for the
- * stream the figure uses). A first sync of the last 30 days leaves the month before complete
- * through its last day but synced only from the day the sync began: partial, with the share of
- * its vehicle-days synced (the mean of the rows' `covered_share`; every row of a month has the
- * same number of days). `reasons` says why it is not complete, in words for the mail.
+ * Whether `month` is complete for the account (completeness.ts: "complete through" covers its
+ * last day and every row of the mileage and fuel exports of the month says `coverage =
+ * complete`). A first sync of the last 30 days leaves the month before complete through its last
+ * day but synced only from the day the sync began: partial, with the share of its vehicle-days
+ * synced.
  */
-async function completeness(con: DuckDBConnection, scope: ReportScope, month: string) {
-  const meta = await reportMeta(con, scope);
-  const last = lastDayOfMonth(month);
-  const reasons: string[] = [];
-  if (meta.complete_through_day === null || meta.complete_through_day < last)
-    reasons.push(
-      `the data is ${meta.complete_through_text}; the month ends ${last}, so later days may still change`,
-    );
-  for (const name of COVERED_REPORTS) {
-    const def = requireReport(name);
-    const { rows } = await runReport(con, def, scope, parseReportParams({ month }, def, scope));
-    const short = rows.filter((r) => r.coverage !== 'complete').length;
-    if (rows.length === 0)
-      reasons.push(`${def.title}: no vehicle is known, so nothing of the month is synced`);
-    else if (short > 0) {
-      const share = rows.reduce((s, r) => s + (typeof r.covered_share === 'number' ? r.covered_share : 0), 0);
-      reasons.push(
-        `${def.title}: ${pct(share / rows.length)} of the month's vehicle-days synced (${short} of ${rows.length} rows partial or not synced)`,
-      );
-    }
-  }
-  return { meta, complete: reasons.length === 0, reason: reasons.length ? reasons.join('; ') : null };
+function completeness(con: DuckDBConnection, scope: ReportScope, month: string) {
+  const defs = COVERED_REPORTS.map(requireReport);
+  return periodCompleteness(con, scope, defs, parseReportParams({ month }, defs[0]!, scope), 'month');
 }
 
 /**
