@@ -16,7 +16,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { smtpTransport } from '../alerts/channels.ts';
+import { mailFrom, smtpTransport } from '../alerts/channels.ts';
 import type { Config } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -25,7 +25,8 @@ import { addDays, localDate, localDayBounds, localMonth, localMonthBounds, type 
 import { presentation } from './columns.ts';
 import { exportReport } from './export.ts';
 import { periodCompleteness } from './completeness.ts';
-import { parseReportParams } from './params.ts';
+import { parseReportParams, type ReportParams } from './params.ts';
+import type { ReportDef } from './registry.ts';
 import { requireReport, resolveZone, runReport, type ReportScope } from './run.ts';
 import { excludedSummary } from './xlsx.ts';
 
@@ -73,6 +74,36 @@ export function packConfig(config: Readonly<Config>): { smtpUrl: string; to: str
 const fmt = (n: number, places: number) =>
   n.toLocaleString('en-GB', { minimumFractionDigits: places, maximumFractionDigits: places });
 
+/**
+ * One report's line of a mail's summary: its rows and each totalled column's sum, an unknown sum
+ * said as unknown (never 0) and a sum beside blank rows saying it covers only the others.
+ */
+export async function summaryLine(
+  con: DuckDBConnection,
+  def: ReportDef,
+  scope: ReportScope,
+  params: ReportParams,
+): Promise<string> {
+  const { totals, totals_blank: blank, total } = await runReport(con, def, scope, params);
+  const sums = def.columns
+    .filter((c) => c.total)
+    .map((c) => {
+      const p = presentation(def.name, c);
+      const v = totals[c.name] ?? null;
+      // a sum of unknowns is unknown, never 0
+      if (v === null) return `${p.label}: unknown`;
+      const shown =
+        p.display === 'duration'
+          ? `${fmt(v / 3600, 1)} h`
+          : fmt(v, p.display === 'integer' ? 0 : (p.places ?? 2));
+      // a sum beside blank rows (unknown or not applicable) covers only the others, and says so
+      const left = blank[c.name] ?? 0;
+      const part = left > 0 ? ` (over the rows with a value; ${left} blank)` : '';
+      return `${p.label}: ${shown}${p.unit && p.display !== 'duration' ? ` ${p.unit}` : ''}${part}`;
+    });
+  return `${def.title}: ${total} rows; ${sums.join('; ')}`;
+}
+
 /** The reports whose coverage columns the pack's completeness reads (tolls has none: per passage). */
 const COVERED_REPORTS = ['mileage', 'fuel'] as const;
 
@@ -116,24 +147,7 @@ export async function sendMonthPack(
       const path = join(dir, filename);
       await exportReport(con, def, scope, params, 'xlsx', path, { manifest: false });
       attachments.push({ filename, path });
-      const { totals, totals_blank: blank, total } = await runReport(con, def, scope, params);
-      const sums = def.columns
-        .filter((c) => c.total)
-        .map((c) => {
-          const p = presentation(def.name, c);
-          const v = totals[c.name] ?? null;
-          // a sum of unknowns is unknown, never 0
-          if (v === null) return `${p.label}: unknown`;
-          const shown =
-            p.display === 'duration'
-              ? `${fmt(v / 3600, 1)} h`
-              : fmt(v, p.display === 'integer' ? 0 : (p.places ?? 2));
-          // a sum beside blank rows (unknown or not applicable) covers only the others, and says so
-          const left = blank[c.name] ?? 0;
-          const part = left > 0 ? ` (over the rows with a value; ${left} blank)` : '';
-          return `${p.label}: ${shown}${p.unit && p.display !== 'duration' ? ` ${p.unit}` : ''}${part}`;
-        });
-      lines.push(`${def.title}: ${total} rows; ${sums.join('; ')}`);
+      lines.push(await summaryLine(con, def, scope, params));
       excluded ??= await excludedSummary(con, scope, params);
     }
     const partial = !complete;
@@ -155,7 +169,7 @@ export async function sendMonthPack(
     let messageId: string;
     try {
       const info = await transport.sendMail({
-        from: deps.config.alertFrom ?? `fleetsync <fleetsync@${hostname()}>`,
+        from: mailFrom(deps.config),
         to,
         subject,
         text: text + '\n',
