@@ -296,6 +296,10 @@ describe('subscriptions by e-mail', () => {
     const cli = await runMain({ ...env, FLEETSYNC_SUBSCRIPTIONS: bad }, 'send-report', 'ok-one');
     expect(cli.code).toBe(2);
     expect(cli.stderr).toContain('line 7 (entry 3, "ok-one"): to: not an e-mail address');
+    const serve = await runMain({ ...env, FLEETSYNC_SUBSCRIPTIONS: bad, FLEETSYNC_PORT: '0' }, 'serve');
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toContain('line 5 (entry 2, "Bad Name"): report: "milage" is not a report');
+    expect(serve.stdout).not.toContain('fleetsync dashboard:');
     const syntax = join(fx.dir, 'syntax.json');
     writeFileSync(syntax, '{ "subscriptions": [\n  { "name": "x", }\n] }\n');
     const broken = await runMain({ ...env, FLEETSYNC_SUBSCRIPTIONS: syntax }, 'send-report', '--list');
