@@ -174,6 +174,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     ...(opts.accounts ? { accounts: opts.accounts } : {}),
     ...(opts.jobs ? { jobs: opts.jobs } : {}),
     ...(opts.downloads ? { downloads: opts.downloads } : {}),
+    subscriptions: subs,
   });
   const host = opts.host ?? opts.config.host;
   const wanted = opts.port ?? opts.config.port;
