@@ -18,6 +18,7 @@ import { FleetsyncError } from '../errors.ts';
 import { createLogger } from '../log.ts';
 import { packConfig, parseMonth, sendMonthPack } from '../reports/pack.ts';
 import {
+  AD_HOC,
   PACK_SUBSCRIPTION,
   emailProblem,
   formatProblem,
@@ -72,7 +73,7 @@ function adHoc(values: Record<string, string | boolean | undefined>): Subscripti
     }
   if (problems.length) throw usageError(problems.join('; '));
   return {
-    name: '(ad hoc)',
+    name: AD_HOC,
     line: 0,
     report: text('report')!,
     period: text('period') as Period,

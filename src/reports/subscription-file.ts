@@ -28,6 +28,8 @@ export type SubFormat = (typeof SUB_FORMATS)[number];
 export const IF_INCOMPLETE = ['send', 'wait'] as const;
 /** The longest wait for a complete period (a week). */
 export const MAX_WAIT_HOURS = 168;
+/** The name ad hoc sends (`send-report --report …`) are recorded under (no entry's name can be it). */
+export const AD_HOC = '(ad hoc)';
 /** The month-end pack's name among the subscriptions (FLEETSYNC_REPORT_*): no entry may take it. */
 export const PACK_SUBSCRIPTION = 'month-end-pack';
 

@@ -56,9 +56,6 @@ export interface SendResult {
   messageId: string;
 }
 
-/** The name ad hoc sends (`send-report --report …`) are recorded under. */
-export const AD_HOC = '(ad hoc)';
-
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
