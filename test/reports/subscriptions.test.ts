@@ -247,6 +247,28 @@ describe('subscriptions by e-mail', () => {
     expect(parseMail(smtp.mails.at(-1)!.raw).attachments.map((a) => a.name)).toEqual(['kpis_2026-04-09.csv']);
   });
 
+  it('a wrong SMTP password: not sent, not recorded, logged without the password, tried again at the next check', async () => {
+    const bad = loadConfig({
+      ...env,
+      FLEETSYNC_SMTP_URL: `smtp://alerts:wrong-${PASSWORD}@127.0.0.1:${smtp.port}`,
+    });
+    const mails = smtp.mails.length;
+    const rows = (await sends()).length;
+    // 1 June 07:05 in Sydney: both monthly slots are due
+    const at = (c: Readonly<Config>) => ({ db: fx.db, config: c, log, now: () => T('2026-05-31T21:05:00Z') });
+    expect(await subscriptionTick(at(bad), subs)).toEqual([]);
+    expect(smtp.mails.length).toBe(mails);
+    expect((await sends()).length).toBe(rows);
+    const logged = log.lines.filter((l) => l.includes('subscription not sent'));
+    expect(logged.join('\n')).toMatch(
+      /subscription monthly-mileage not sent: email smtp:\/\/127\.0\.0\.1:\d+/,
+    );
+    expect(log.lines.join('\n')).not.toContain(PASSWORD);
+    // the password fixed, the next check sends the May mileage (fuel still waits for a complete May)
+    const next = await subscriptionTick(at(config), subs);
+    expect(next.map((x) => [x.subscription, x.fromDay])).toEqual([['monthly-mileage', '2026-05-01']]);
+  });
+
   it('a bad subscriptions file: serve and send-report refuse it naming every problem; nothing sent or stored', async () => {
     const bad = join(fx.dir, 'bad.json');
     writeFileSync(
