@@ -25,7 +25,7 @@ import type { Logger } from '../log.ts';
 import { accountsIn, resolveAccount } from '../store/accounts.ts';
 import type { Database } from '../store/db.ts';
 import { loadSql, queryJs } from '../store/queries.ts';
-import { formatZoned, localDate, type Clock } from '../time.ts';
+import { formatLocal, formatZoned, localDate, type Clock } from '../time.ts';
 import { periodCompleteness } from './completeness.ts';
 import { exportReport } from './export.ts';
 import { summaryLine } from './pack.ts';
@@ -65,14 +65,22 @@ export const slotWindowMs = (sub: Subscription) =>
 
 /**
  * The latest instant at or before `nowMs`, no further back than `backMs`, at which `schedule`
- * (five-field cron, wall time in `zone`) matches; null when none. Minute by minute with node-cron's
+ * (five-field cron, wall time in `zone`) matches; null when none. A wall time the clocks skip
+ * (going forward) has no instant: no slot that day; one they repeat (going back) is one slot. Minute by minute with node-cron's
  * own matcher, so the rule is the one `serve`'s sync schedule follows, on the injected clock.
  */
 export function latestSlot(schedule: string, zone: string, nowMs: number, backMs: number): number | null {
   const task = createTask(schedule, () => {}, { timezone: zone });
   try {
     const last = Math.floor(nowMs / MINUTE) * MINUTE;
-    for (let t = last; t >= nowMs - backMs; t -= MINUTE) if (task.match(new Date(t))) return t;
+    for (let t = last; t >= nowMs - backMs; t -= MINUTE)
+      if (task.match(new Date(t))) {
+        // A wall time that occurs twice (the hour repeated when the clocks go back) is one slot:
+        // its first instant, so the second occurrence finds it sent.
+        const wall = formatLocal(t, zone);
+        const first = [60, 30].map((m) => t - m * MINUTE).find((u) => formatLocal(u, zone) === wall);
+        return first ?? t;
+      }
     return null;
   } finally {
     void task.destroy();

@@ -83,6 +83,22 @@ describe('latestSlot', () => {
     );
   });
 
+  it('a wall time the clocks repeat is one slot (its first instant); one they skip has none', async () => {
+    // Sydney, 5 April 2026: 03:00 AEDT becomes 02:00 AEST, so 02:30 is 15:30Z and again 16:30Z
+    expect(latestSlot('30 2 * * *', SYD, T('2026-04-04T15:45:00Z'), 24 * HOUR)).toBe(
+      T('2026-04-04T15:30:00Z'),
+    );
+    expect(latestSlot('30 2 * * *', SYD, T('2026-04-04T16:45:00Z'), 24 * HOUR)).toBe(
+      T('2026-04-04T15:30:00Z'),
+    );
+    // 4 October 2026: 02:00 AEST becomes 03:00 AEDT; 02:30 never happens that day (2026-10-03T16:30Z is 03:30)
+    expect(latestSlot('30 2 * * *', SYD, T('2026-10-03T20:00:00Z'), 20 * HOUR)).toBeNull();
+    // the 02:30 before is the day before's (3 October, AEST): 27.5 h back
+    expect(latestSlot('30 2 * * *', SYD, T('2026-10-03T20:00:00Z'), 28 * HOUR)).toBe(
+      T('2026-10-02T16:30:00Z'),
+    );
+  });
+
   it('looks back no further than it is told; a weekday field counts in the zone', () => {
     // Monday 07:00 in Sydney = 2026-04-05T21:00Z (Sunday in UTC)
     expect(latestSlot('0 7 * * 1', SYD, T('2026-04-06T20:59:00Z'), 24 * HOUR)).toBe(
