@@ -322,6 +322,20 @@ describe('subscriptions by e-mail', () => {
     expect(serve.code).toBe(2);
     expect(serve.stderr).toContain('line 5 (entry 2, "Bad Name"): report: "milage" is not a report');
     expect(serve.stdout).not.toContain('fleetsync dashboard:');
+    // the worker refuses it at start, before it reaches for its queue (nothing listens on port 1)
+    const worker = await runMain(
+      {
+        ...env,
+        FLEETSYNC_SUBSCRIPTIONS: bad,
+        FLEETSYNC_QUEUE_URL: 'postgres://fleetsync@127.0.0.1:1/queue',
+        FLEET_BASE_URL: 'http://127.0.0.1:1/rest',
+        FLEET_USERNAME: 'demo',
+        FLEET_PASSWORD: 'demo-main',
+      },
+      'worker',
+    );
+    expect(worker.code).toBe(2);
+    expect(worker.stderr).toContain('line 7 (entry 3, "ok-one"): unknown key "colour"');
     const syntax = join(fx.dir, 'syntax.json');
     writeFileSync(syntax, '{ "subscriptions": [\n  { "name": "x", }\n] }\n');
     const broken = await runMain({ ...env, FLEETSYNC_SUBSCRIPTIONS: syntax }, 'send-report', '--list');
