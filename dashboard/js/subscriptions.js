@@ -48,7 +48,7 @@ function row(cells, tag = 'td') {
  * @returns {HTMLElement}
  */
 export function subscriptionsSection(localTime) {
-  const section = document.createElement('section');
+  const section = document.createElement('div');
   section.id = 'subscriptions';
   const h = document.createElement('h2');
   h.textContent = 'Subscriptions';

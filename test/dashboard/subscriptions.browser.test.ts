@@ -12,7 +12,7 @@ import { checkSubscriptions } from '../../src/reports/subscription-file.ts';
 import type { SubscriptionsAnswer } from '../../src/server/api-types.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
-import { openDashboard } from '../helpers/dashboard-page.ts';
+import { openDashboardAt, seriousAxeViolations } from '../helpers/dashboard-page.ts';
 import { startSmtpReceiver, type SmtpReceiver } from '../helpers/receivers.ts';
 import { ACCOUNT, ZONE, openFixture, settleMarch, type FixtureDb } from '../helpers/report-fixture.ts';
 
@@ -114,7 +114,10 @@ describe.skipIf(!haveChromium)('subscriptions on the Sync runs page', () => {
   });
 
   it('the page lists them: the last send with its period and reason, "never sent" for the others', async () => {
-    const { page, problems } = await openDashboard(browser, new URL('/runs.html', srv.url).href);
+    const { page, problems, ctx } = await openDashboardAt(browser, new URL('/runs.html', srv.url).href, {
+      width: 1400,
+      height: 900,
+    });
     try {
       await page.locator('#subscriptions tbody tr').first().waitFor();
       const rows = await page
@@ -150,8 +153,9 @@ describe.skipIf(!haveChromium)('subscriptions on the Sync runs page', () => {
         ],
       ]);
       expect(problems).toEqual([]);
+      expect(await seriousAxeViolations(page)).toEqual([]);
     } finally {
-      await page.close();
+      await ctx.close();
     }
   });
 });
