@@ -48,7 +48,7 @@ export function help(): string {
     '               sync --rezone moves the account to FLEET_TIMEZONE',
     '  export       write a report: <report> [--from D] [--to D] [--month YYYY-MM] [--vehicle ID] [--department NAME]',
     '               [--format csv|xlsx|parquet|arrow] [--headers machine|human] [--out FILE]',
-    '  send-report  e-mail the month-end pack (mileage, fuel, tolls as XLSX) now: --month YYYY-MM',
+    '  send-report  e-mail a report now: <subscription>, --report … --period …, --month YYYY-MM (pack); --list',
     '  simulate     the Fleet API simulator alone: [--port N] [--seed N] [--vehicles N] [--days N] [--timezone Z]',
     '  status       "complete through", last runs, coverage per stream, flagged and failed windows: [--runs N] [--json]',
     '  worker       take sync jobs from a Postgres queue (FLEETSYNC_QUEUE_URL) and publish the Parquet lake: [--enqueue]',

@@ -113,6 +113,8 @@ export interface Config {
   reportDeadlineDays: number;
   /** FLEETSYNC_CONFIG: the accounts file (src/accounts.ts); null = the one account of FLEET_* above. */
   accountsFile: string | null;
+  /** FLEETSYNC_SUBSCRIPTIONS: the subscriptions file (src/reports/subscription-file.ts); null = none. */
+  subscriptionsFile: string | null;
   /** FLEETSYNC_PRICES: the prices file checked and stored at start (src/prices/store.ts); null = none. */
   pricesFile: string | null;
   /** Worker mode (src/worker/): the FLEETSYNC_QUEUE_*, FLEETSYNC_JOB_* and directory settings. */
@@ -576,6 +578,13 @@ export const configSchema = z.object({
     .describe(
       'The prices file (JSON) behind the `costs` and `toll_charges` reports, checked and stored at start by `serve`, `demo` and `export` (docs/reports.md → The prices file).',
     ),
+  FLEETSYNC_SUBSCRIPTIONS: z
+    .string()
+    .optional()
+    .meta({ example: 'subscriptions.json' })
+    .describe(
+      "The subscriptions file (JSON): reports e-mailed on a cron schedule in the account's zone, each for a period relative to the send (yesterday, last week, last month, month to date), as CSV, XLSX or both. `serve` sends them; `send-report <name>` sends one now. Needs `FLEETSYNC_SMTP_URL` (docs/subscriptions.md).",
+    ),
   // Worker mode (src/worker/): the queue in Postgres, the files, the lake.
   FLEETSYNC_QUEUE_URL: z
     .string()
@@ -646,7 +655,8 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
   if (
     nonEmpty(env.FLEETSYNC_SMTP_URL) &&
     !nonEmpty(env.FLEETSYNC_ALERT_EMAIL) &&
-    !nonEmpty(env.FLEETSYNC_REPORT_TO)
+    !nonEmpty(env.FLEETSYNC_REPORT_TO) &&
+    !nonEmpty(env.FLEETSYNC_SUBSCRIPTIONS)
   )
     problems.push('FLEETSYNC_ALERT_EMAIL: required with FLEETSYNC_SMTP_URL (who gets the alerts)');
   if (nonEmpty(env.FLEETSYNC_ALERT_EMAIL) && !nonEmpty(env.FLEETSYNC_SMTP_URL))
@@ -661,6 +671,11 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
   if (nonEmpty(env.FLEETSYNC_REPORT_SCHEDULE) && !nonEmpty(env.FLEETSYNC_REPORT_TO))
     problems.push(
       'FLEETSYNC_REPORT_TO: required with FLEETSYNC_REPORT_SCHEDULE (who gets the month-end pack)',
+    );
+  // Subscriptions: the file names the recipients; the mail server is the one setting.
+  if (nonEmpty(env.FLEETSYNC_SUBSCRIPTIONS) && !nonEmpty(env.FLEETSYNC_SMTP_URL))
+    problems.push(
+      'FLEETSYNC_SMTP_URL: required with FLEETSYNC_SUBSCRIPTIONS (the mail server that sends the subscriptions)',
     );
   // An accounts file names its own API and credentials (src/accounts.ts checks them).
   if (opts.needApi && !nonEmpty(env.FLEETSYNC_CONFIG)) {
@@ -763,6 +778,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
       .filter(Boolean),
     reportDeadlineDays: v.FLEETSYNC_REPORT_DEADLINE_DAYS,
     accountsFile: v.FLEETSYNC_CONFIG ?? null,
+    subscriptionsFile: v.FLEETSYNC_SUBSCRIPTIONS ?? null,
     pricesFile: v.FLEETSYNC_PRICES ?? null,
     worker: {
       queueUrl: v.FLEETSYNC_QUEUE_URL ?? null,

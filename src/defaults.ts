@@ -69,6 +69,14 @@ export const DEFAULT_TIMEZONE = 'Africa/Johannesburg';
 export const DEFAULT_STALE_HOURS = 48;
 /** Days after a month ends when an incomplete month-end pack is sent anyway, marked partial. */
 export const DEFAULT_REPORT_DEADLINE_DAYS = 5;
+/** How often `serve` checks whether a subscription is due (docs/subscriptions.md). */
+export const SUBSCRIPTION_CHECK_MS = 60_000;
+/**
+ * How long after its scheduled time a subscription's send not yet made (the server was down) is
+ * still made, once, at start or at the next check; with `if_incomplete: wait`, counted from the
+ * end of the wait. Only the latest scheduled time in that window is sent.
+ */
+export const SUBSCRIPTION_CATCH_UP_HOURS = 24;
 /** How often `serve` checks for stale data and retries undelivered alerts. */
 export const ALERT_CHECK_MS = 60_000;
 /** How long one alert delivery (webhook POST, SMTP) may take. */

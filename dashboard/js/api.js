@@ -77,6 +77,10 @@ export const getStatus = async () => /** @type {StatusAnswer} */ (await api('/ap
  */
 export const getAccounts = async () => /** @type {AccountsAnswer} */ (await api('/api/accounts?account='));
 
+/** @returns {Promise<import('./types.d.ts').SubscriptionsAnswer>} */
+export const getSubscriptions = async () =>
+  /** @type {import('./types.d.ts').SubscriptionsAnswer} */ (await api('/api/subscriptions'));
+
 /** @returns {Promise<ChangesAnswer>} */
 export const getChanges = async () => /** @type {ChangesAnswer} */ (await api('/api/changes'));
 

@@ -114,12 +114,17 @@ export const serveCommand: Command = {
       // dashboard's account still has nothing to run.
       if (config.schedule && !runSync)
         throw new FleetsyncError('E_CONFIG', 'FLEETSYNC_SCHEDULE is set, but there is no account to sync');
+      // A bad subscriptions file stops the start (exit 2), every problem named.
+      const subscriptions = config.subscriptionsFile
+        ? (await import('../reports/subscription-file.ts')).readSubscriptions(config.subscriptionsFile)
+        : [];
       const server = await startServer({
         db,
         config,
         log,
         zone,
         now: ctx.now,
+        subscriptions,
         ...(runSync ? { runSync } : {}),
       });
       ctx.stdout(
@@ -134,6 +139,10 @@ export const serveCommand: Command = {
       if (config.reportSchedule)
         ctx.stdout(
           `month-end pack: "${config.reportSchedule}" in ${zone} to ${config.reportTo.join(', ')} (partial after ${config.reportDeadlineDays} days)\n`,
+        );
+      if (subscriptions.length)
+        ctx.stdout(
+          `subscriptions: ${subscriptions.length} from ${config.subscriptionsFile} (${subscriptions.map((x) => x.name).join(', ')}), checked every minute in ${zone}\n`,
         );
       await new Promise<void>((resolve) => {
         if (ctx.stopSignal.aborted) resolve();

@@ -104,7 +104,7 @@ export const plate = (s: string) => s.replace(/\s+/g, '').toUpperCase();
 // Reading
 
 /** Offset → line (1-based), by binary search over the line starts (once per file, not per entry). */
-function lineIndex(text: string): (offset: number) => number {
+export function lineIndex(text: string): (offset: number) => number {
   const starts = [0];
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return (offset) => {
@@ -120,7 +120,7 @@ function lineIndex(text: string): (offset: number) => number {
 }
 
 /** Plain value of a JSON node (jsonc-parser's tree keeps offsets for the lines). */
-function valueOf(n: JsonNode): unknown {
+export function valueOf(n: JsonNode): unknown {
   if (n.type === 'object')
     return Object.fromEntries(
       (n.children ?? []).map((p) => [String(p.children![0]!.value), valueOf(p.children![1]!)]),

@@ -69,6 +69,21 @@ export interface ReportScope {
   scoring?: Scoring;
 }
 
+/** The scope of a report run with the configured thresholds (a Config is one). */
+export const configuredScope = (
+  account: string,
+  zone: string,
+  nowMs: number,
+  config: Scoring & { fuelDropL: number; taxYearStart: string },
+): ReportScope => ({
+  account,
+  zone,
+  nowMs,
+  fuelDropL: config.fuelDropL,
+  taxYearStart: config.taxYearStart,
+  scoring: config,
+});
+
 /** FLEETSYNC_SCORE_WEIGHTS, FLEETSYNC_SCORE_MIN_KM, FLEETSYNC_FUEL_OUTLIER_PCT (a Config is one). */
 export interface Scoring {
   scoreWeights: Readonly<ScoreWeights>;

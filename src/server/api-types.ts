@@ -282,3 +282,44 @@ export interface ErrorAnswer {
   error: string;
   message: string;
 }
+
+/** The last message of a subscription (`subscription_sends`, or `report_packs` for the pack). */
+export interface SubscriptionSendAnswer {
+  /** ISO instant with the account zone's offset. */
+  sent_at: string;
+  period_from: string;
+  period_to: string;
+  partial: boolean;
+  reason: string | null;
+  trigger: string;
+  recipients: string;
+}
+
+/** `GET /api/subscriptions`: what is e-mailed on a schedule (docs/subscriptions.md), and the last send of each. */
+export interface SubscriptionsAnswer {
+  zone: string;
+  /** FLEETSYNC_SUBSCRIPTIONS (null: none set). */
+  file: string | null;
+  subscriptions: {
+    name: string;
+    report: string;
+    report_title: string;
+    period: string;
+    /** vehicle / department / account, in words ('' = the whole fleet). */
+    filter: string;
+    format: string;
+    to: string[];
+    schedule: string;
+    /** 'send' partial at once, or 'wait' up to wait_hours for a complete period. */
+    if_incomplete: string;
+    wait_hours: number | null;
+    last_send: SubscriptionSendAnswer | null;
+  }[];
+  /** The built-in month-end pack (FLEETSYNC_REPORT_*), when it has recipients. */
+  month_end_pack: {
+    to: string[];
+    schedule: string | null;
+    deadline_days: number;
+    last_send: SubscriptionSendAnswer | null;
+  } | null;
+}

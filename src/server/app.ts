@@ -25,6 +25,8 @@ import { createServeTempDir } from './temp.ts';
 import type { HeavyQueue } from './heavy-queue.ts';
 import { reportRoutes } from './report-routes.ts';
 import { statusRoutes } from './status-routes.ts';
+import { subscriptionRoutes } from './subscription-routes.ts';
+import type { Subscription } from '../reports/subscription-file.ts';
 import { createSyncGate, type SyncGate, type Trigger } from './sync-gate.ts';
 import type { Clock } from '../time.ts';
 
@@ -36,6 +38,8 @@ export const CHART_JS_FILE = join(
 );
 
 export interface AppOptions {
+  /** The subscriptions `serve` sends (GET /api/subscriptions lists them); none by default. */
+  subscriptions?: readonly Subscription[];
   db: Database;
   config: Readonly<Config>;
   log: Logger;
@@ -135,6 +139,10 @@ export function createApp(opts: AppOptions): Express {
       scheduler: opts.scheduler ?? null,
       ...jobs,
     }),
+  );
+  app.use(
+    '/api',
+    subscriptionRoutes({ db: opts.db, config: opts.config, subscriptions: opts.subscriptions ?? [] }),
   );
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'E_NOT_FOUND', message: 'no such API route' });

@@ -19,6 +19,7 @@ import { parseReportParams, rangeNote, type ReportParams } from '../reports/para
 import { REPORT_NAMES, getReport, type ReportDef } from '../reports/registry.ts';
 import {
   describeColumns,
+  configuredScope,
   reasonCodes,
   reportMeta,
   reportSettings,
@@ -326,14 +327,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     try {
       const account = accountOf(res, deps.config);
       const zone = await resolveZone(con, account, deps.config.timezone);
-      const scope = {
-        account,
-        zone,
-        nowMs: deps.now(),
-        fuelDropL: deps.config.fuelDropL,
-        taxYearStart: deps.config.taxYearStart,
-        scoring: deps.config,
-      };
+      const scope = configuredScope(account, zone, deps.now(), deps.config);
       const { headers, rest: query } = headersOf(
         withoutAccount(req.query as Record<string, unknown>),
         format,

@@ -322,6 +322,20 @@ export async function markFleetStreamsSynced(con: DuckDBConnection): Promise<voi
   ]);
 }
 
+/**
+ * Settles March for every stream a mileage or fuel figure uses (the fixture settles only vehicles
+ * 1 and 2's odometer there): vehicle 3's odometer, vehicles 1 and 2's fuel counter, vehicle 3's
+ * fuel level. Then March is complete for the month-end pack and subscriptions; April stays not.
+ */
+export async function settleMarch(con: DuckDBConnection): Promise<void> {
+  await appendRows(con, 'ledger', [
+    led('3', MAR_START, APR_START, 'done', 'odometer'),
+    led('1', MAR_START, APR_START, 'done', 'fuel_consumed'),
+    led('2', MAR_START, APR_START, 'done', 'fuel_consumed'),
+    led('3', MAR_START, APR_START, 'done', 'fuel_level'),
+  ]);
+}
+
 export async function openFixture(): Promise<FixtureDb> {
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-reports-'));
   const db = await openDatabase(join(dir, 'fleet.duckdb'));
