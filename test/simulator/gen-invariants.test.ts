@@ -179,7 +179,8 @@ describe('fuel', () => {
 describe('geofence visits', () => {
   const toll = new Set(f.geofences.filter((g) => g.is_toll).map((g) => g.geofence_id));
   /** The trip of `trips` that `at` lies strictly inside, if any. */
-  const tripAt = (trips: readonly SimTrip[], at: number) => trips.find((t) => t.start_ms < at && at < t.end_ms);
+  const tripAt = (trips: readonly SimTrip[], at: number) =>
+    trips.find((t) => t.start_ms < at && at < t.end_ms);
 
   it('toll passes lie strictly inside a trip of their vehicle and last 5–90 s', () => {
     expect(toll.size).toBeGreaterThan(0);

@@ -36,7 +36,8 @@ export function visitsOfTrips(
     const visit = (geofence_id: string, enter_ms: number, exit_ms: number) =>
       out.push({ vehicle_id: t.vehicle_id, registration: t.registration, geofence_id, enter_ms, exit_ms });
     const from = places.byLocation.get(t.start_location);
-    if (stay && stay.location === t.start_location) visit(stay.geofence_id, stay.enter_ms, t.start_ms + leave);
+    if (stay && stay.location === t.start_location)
+      visit(stay.geofence_id, stay.enter_ms, t.start_ms + leave);
     else {
       if (stay) visit(stay.geofence_id, stay.enter_ms, stay.end_ms - 1000);
       if (from) visit(from, t.start_ms + 1000, t.start_ms + leave);
@@ -48,7 +49,8 @@ export function visitsOfTrips(
       visit(gs[k]!.geofence_id, enter, Math.min(enter + dwell[k]!, t.end_ms - 1000));
     }
     const to = places.byLocation.get(t.end_location);
-    if (to) stay = { geofence_id: to, location: t.end_location, enter_ms: t.end_ms - arrive, end_ms: t.end_ms };
+    if (to)
+      stay = { geofence_id: to, location: t.end_location, enter_ms: t.end_ms - arrive, end_ms: t.end_ms };
   }
   return out.sort((a, b) => a.enter_ms - b.enter_ms);
 }
