@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimVisit } from '../../src/simulator/model.ts';
+import { planSync } from '../../src/sync/run.ts';
 import { addDays, localDate, wallTime } from '../../src/time.ts';
 import { ACCOUNT, queryDb, startHarness, type Harness } from '../helpers/synced.ts';
 
@@ -187,5 +188,72 @@ describe('time on site', () => {
     expect(day!.visits).toBe(closed.length + 1);
     expect(day!.open_visits).toBe(1);
     within3(day!.total_dwell_h, closed.reduce((a, x) => a + (x.exit_ms - x.enter_ms), 0) / 3_600_000);
+  });
+});
+
+describe('FLEETSYNC_SITES', () => {
+  let s: Harness;
+  /** The filters the visits stream asked GET /geofences/visits for, per request of the last sync. */
+  let asked: ({ isToll?: boolean } | undefined)[] = [];
+  beforeAll(async () => {
+    s = await startHarness({ fleet: { vehicles: 3, days: 4 } }); // 17–20 April 2026
+    const list = s.client.listVisits.bind(s.client);
+    s.client.listVisits = (from, to, filters, o) => {
+      asked.push(filters);
+      return list(from, to, filters, o);
+    };
+  }, 60_000);
+  afterAll(() => s?.close());
+
+  /** `sync --plan` of the visits over the fleet's history. */
+  const planVisits = () =>
+    planSync(s.deps, { trigger: 'cli', fromDay: s.firstDay, toDay: s.lastDay, streams: ['visits'] });
+  const sitesStored = async () =>
+    (
+      await queryDb(
+        s.db,
+        'SELECT geofence_id, epoch_ms(enter_time) AS t FROM site_geofence_visits ORDER BY ALL',
+      )
+    ).map((r) => `${String(r.geofence_id)}|${Number(r.t)}`);
+
+  it('none: the toll visits alone, filter[is_toll]=true per day as before; `sites` is not recorded', async () => {
+    s.deps.sites = { kind: 'none' };
+    const plan = await planVisits();
+    expect(plan.requestsByStream.visits).toBe(4);
+    expect(plan.notes.join('\n')).toMatch(/toll geofences only/);
+    asked = [];
+    const r = await s.sync({ streams: ['visits'] });
+    expect(r.streams.visits!.requests).toBe(4);
+    expect(asked).toEqual([{ isToll: true }, { isToll: true }, { isToll: true }, { isToll: true }]);
+    expect(await sitesStored()).toEqual([]);
+    expect(await queryDb(s.db, "SELECT * FROM ledger WHERE stream = 'sites'")).toEqual([]);
+    const tolls = await queryDb(s.db, 'SELECT count(*)::INTEGER AS n FROM geofence_visits');
+    expect(tolls[0]!.n).toBe(s.fleet.truth.tollVisits(s.fleet.startMs, s.fleet.endMs).length);
+  });
+
+  it('a chosen group ("depot *"): each day pulled once more, unfiltered, keeping those sites only; the tolls unchanged', async () => {
+    const before = await queryDb(s.db, 'SELECT * FROM geofence_visits ORDER BY ALL');
+    s.deps.sites = { kind: 'chosen', names: ['depot *'] };
+    const plan = await planVisits();
+    expect(plan.requestsByStream.visits).toBe(4);
+    expect(plan.notes.join('\n')).toMatch(/4 day\(s\) pulled again for their sites/);
+    asked = [];
+    const r = await s.sync({ streams: ['visits'] });
+    expect(r.streams.visits!.requests).toBe(4);
+    expect(asked).toEqual([{}, {}, {}, {}]);
+    const depots = new Set(
+      s.fleet.geofences.filter((g) => g.name.startsWith('Depot ')).map((g) => g.geofence_id),
+    );
+    const truth = s.fleet.truth
+      .visits(s.fleet.startMs, s.fleet.endMs)
+      .filter((v) => depots.has(v.geofence_id))
+      .map((v) => `${v.geofence_id}|${v.enter_ms}`)
+      .sort();
+    expect(truth.length).toBeGreaterThan(3);
+    expect(await sitesStored()).toEqual(truth);
+    expect(await queryDb(s.db, 'SELECT * FROM geofence_visits ORDER BY ALL')).toEqual(before);
+    // nothing left to pull
+    const again = await planVisits();
+    expect(again.requestsByStream.visits ?? 0).toBe(0);
   });
 });
