@@ -31,6 +31,7 @@ import { FleetsyncError } from './errors.ts';
 import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
 import { parseLimits, parseStreams, type Limits, type Parsed } from './sync-options.ts';
 import { isValidTimeZone } from './time.ts';
+import { DEFAULT_SITES_SPEC, parseSiteSelection, type SiteSelection } from './sites.ts';
 import { DEFAULT_WORKING_HOURS_SPEC, parseWorkingHours, type WorkingHours } from './working-hours.ts';
 
 export interface Config {
@@ -46,6 +47,8 @@ export interface Config {
   timezoneSource?: 'FLEET_TIMEZONE' | 'default';
   /** FLEETSYNC_WORKING_HOURS (default Mon-Fri 07:00-18:00), in the account's zone. */
   workingHours?: WorkingHours;
+  /** FLEETSYNC_SITES: the non-toll geofences whose visits are synced (default every one). */
+  sites?: SiteSelection;
   dbPath: string;
   schedule: string | null;
   port: number;
@@ -282,6 +285,19 @@ export const configSchema = z.object({
     })
     .describe(
       'The account\'s working hours in its zone (days as a range or a comma list, then local start-end, e.g. `Mon-Thu,Sat 06:30-15:00`); engine-on time outside them is "after hours" in `utilisation`. An accounts file sets it per account (`working_hours`).',
+    ),
+  FLEETSYNC_SITES: z
+    .string()
+    .default(DEFAULT_SITES_SPEC)
+    .transform((t, ctx) => {
+      const r = parseSiteSelection(t);
+      if (r.ok) return r.value;
+      ctx.issues.push({ code: 'custom', message: r.error, input: t });
+      return z.NEVER;
+    })
+    .meta({ example: 'Depot *,Customer site Penrith Plaza' })
+    .describe(
+      'The non-toll geofences (depots, customer sites, yards) whose visits are synced for `site_visits` and `site_activity`: `all`, `none` (toll visits only, as before), or geofence names separated by commas, `*` standing for any text (`Depot *` picks a group named alike). Toll visits are synced whatever it says. Every account of an accounts file uses it.',
     ),
   FLEETSYNC_ACCOUNT: z
     .string()
@@ -739,6 +755,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     timezone: v.FLEET_TIMEZONE,
     timezoneSource: nonEmpty(env.FLEET_TIMEZONE) ? 'FLEET_TIMEZONE' : 'default',
     workingHours: v.FLEETSYNC_WORKING_HOURS,
+    sites: v.FLEETSYNC_SITES,
     dbPath: v.FLEETSYNC_DB,
     schedule: v.FLEETSYNC_SCHEDULE ?? null,
     port: v.FLEETSYNC_PORT,

@@ -29,6 +29,7 @@ const PAGES = [
   ['tolls.html', 'Tolls'],
   ['carpool.html', 'Carpool'],
   ['utilisation.html', 'Utilisation'],
+  ['sites.html', 'Sites'],
   ['drivers.html', 'Drivers'],
   ['logbook.html', 'Logbook'],
   ['scores.html', 'Scores'],

@@ -20,10 +20,15 @@ export interface Filter {
   department: string;
 }
 
-/** The drill-down in the URL: a month (YYYY-MM) or '', and a driver id ('-': no driver recorded) or ''. */
+/**
+ * The drill-down in the URL: a month (YYYY-MM) or '', a driver id ('-': no driver recorded) or '',
+ * and a site (geofence id) and local day (YYYY-MM-DD) or '' (sites.html: one site-day's visits).
+ */
 export interface Drill {
   month: string;
   driver: string;
+  site: string;
+  day: string;
 }
 
 /** Query parameters of a report request ('' and null are left out). */

@@ -105,6 +105,7 @@ const STREAM = {
   activity: 'Vehicle activity',
   drivers: 'Drivers',
   ev_energy: 'EV energy',
+  sites: 'Site visits',
 };
 
 const BY_NAME: Readonly<Record<string, Entry>> = {
@@ -403,6 +404,17 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   left_out_periods: count('Windows not counted for both'),
   trip_km: km('Trip distance'),
   carried_l: litres('Fuel carried by the trips'),
+  // time on site (site_visits, site_activity)
+  site: text('Site'),
+  dwell_min: { label: 'Time on site', unit: 'min', display: 'decimal', places: 1 },
+  outside_hours: flag('Entered outside working hours'),
+  visits: count('Visits'),
+  total_dwell_h: hours('Time on site, total'),
+  median_dwell_min: { label: 'Median time on site', unit: 'min', display: 'decimal', places: 1 },
+  longest_stay_h: hours('Longest stay'),
+  longest_stay_registration: text('Longest stay by'),
+  open_visits: count('Visits still open'),
+  outside_hours_visits: count('Visits entered outside working hours'),
 };
 
 /** Per-report overrides, `<report>.<column>`. */
@@ -415,6 +427,7 @@ const BY_REPORT: Readonly<Record<string, Entry>> = {
     no_vehicle: 'No vehicle matches',
   }),
   'trend.period': { label: 'Period', display: 'text' },
+  'site_visits.status': enumOf('Visit', { open: 'Open (still on site)', closed: 'Left' }),
   'fuel_drops.litres': litres('Litres lost'),
   'logbook_years.odometer_km': km('Distance by odometer'),
   'logbook.counted_km': km('Counted in totals'),

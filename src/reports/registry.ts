@@ -24,7 +24,7 @@ export interface ReportDef {
   grain: string;
   columns: readonly ColumnDef[];
   /** Extra parameters beyond from/to/month/vehicle/department. */
-  extra: readonly ('grain' | 'limit' | 'driver')[];
+  extra: readonly ('grain' | 'limit' | 'driver' | 'site')[];
   /** Configured settings its figures depend on, stated in its answer (run.ts, reportSettings). */
   settings?: readonly ('score' | 'fuel_outlier')[];
 }
@@ -763,6 +763,45 @@ const defs = [
     ],
     extra: [],
     settings: ['fuel_outlier'],
+  },
+  {
+    name: 'site_visits',
+    title: 'Site visits',
+    grain: 'one visit to a geofence that is not a toll geofence (depot, customer site), entered in the range',
+    columns: [
+      ...vehicleCols,
+      c('geofence_id', 'text'),
+      c('site', 'text'),
+      c('enter_time', 'time'),
+      c('exit_time', 'time'),
+      c('dwell_min', 'number', true),
+      c('status', 'text'),
+      c('outside_hours', 'boolean'),
+      c('local_date', 'day'),
+      c('zone', 'text'),
+    ],
+    extra: ['site'],
+  },
+  {
+    name: 'site_activity',
+    title: 'Time on site per site and day',
+    grain: 'site × local day (of the enter time)',
+    columns: [
+      c('geofence_id', 'text'),
+      c('site', 'text'),
+      c('day', 'day'),
+      c('visits', 'integer', true),
+      c('vehicles', 'integer'),
+      c('total_dwell_h', 'number', true),
+      c('median_dwell_min', 'number'),
+      c('longest_stay_h', 'number'),
+      c('longest_stay_registration', 'text'),
+      c('open_visits', 'integer', true),
+      c('outside_hours_visits', 'integer', true),
+      c('coverage', 'text'),
+      c('zone', 'text'),
+    ],
+    extra: [],
   },
   {
     name: 'fuel_efficiency_drivers',

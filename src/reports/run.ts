@@ -127,6 +127,7 @@ export function bindings(scope: ReportScope, p: ReportParams): Record<string, Du
     grain: p.grain,
     limit: p.limit,
     driver: p.driver,
+    site: p.site,
     now: timestampTZValue(BigInt(Math.floor(scope.nowMs)) * 1000n),
     fuel_drop_l: scope.fuelDropL ?? DEFAULT_FUEL_DROP_L,
     fuel_drop_min: FUEL_DROP_MAX_MINUTES,

@@ -67,6 +67,7 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
     grain?: string;
     limit?: number;
     driver?: string | null;
+    site?: string | null;
   };
   generated_at: string;
   zone: string;

@@ -163,6 +163,7 @@ function answerHead(
       ...(def.extra.includes('grain') ? { grain: params.grain } : {}),
       ...(def.extra.includes('limit') ? { limit: params.limit } : {}),
       ...(def.extra.includes('driver') ? { driver: params.driver } : {}),
+      ...(def.extra.includes('site') ? { site: params.site } : {}),
     },
     ...meta,
     range_note: note,

@@ -24,6 +24,8 @@ export const MODELS = [
   'left_out_windows',
   'toll_passages',
   'prices',
+  'working_hours',
+  'site_visits',
   'activity_days',
   'coverage',
   'logbook',
