@@ -8,3 +8,11 @@ CREATE OR REPLACE TEMP MACRO toll_passages(acct) AS TABLE
   FROM geofence_visits AS gv
   LEFT JOIN geofences AS g ON g.account = gv.account AND g.geofence_id = gv.geofence_id
   WHERE gv.account = acct AND coalesce(g.is_toll, gv.is_toll, false);
+
+-- toll_geofences_signature(acct): which of the account's geofences are toll geofences, as one
+-- value (NULL without geofences): a change means the stored toll-passage facts must be computed
+-- again (src/store/facts.ts).
+CREATE OR REPLACE TEMP MACRO toll_geofences_signature(acct) AS (
+  SELECT md5(string_agg(g.geofence_id::VARCHAR || ':' || g.is_toll::VARCHAR, ',' ORDER BY g.geofence_id))
+  FROM geofences AS g WHERE g.account = acct
+);

@@ -8,6 +8,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FleetsyncError } from '../errors.ts';
+import { accountZones, rebuildFacts } from './facts.ts';
 import { listSchemaFiles, loadSql } from './queries.ts';
 
 export const DEFAULT_DB_MEMORY = '256MB';
@@ -67,7 +68,12 @@ export async function openDatabase(
   if (!opts.readOnly) {
     const con = await instance.connect();
     try {
-      await migrate(con);
+      const applied = await migrate(con);
+      // The upgrade that adds the daily facts computes them for the accounts already stored.
+      if (applied.includes(FACTS_MIGRATION))
+        await inTransaction(con, async () => {
+          for (const a of await accountZones(con)) await rebuildFacts(con, a.account, a.zone);
+        });
     } finally {
       con.closeSync();
     }
@@ -84,6 +90,9 @@ export async function openDatabase(
     },
   };
 }
+
+/** The migration that adds the daily facts table (queries/schema/). */
+const FACTS_MIGRATION = '088_daily_facts.sql';
 
 /** Applies every `queries/schema/NNN_*.sql` not yet recorded in `schema_migrations`, in order. */
 export async function migrate(con: DuckDBConnection): Promise<string[]> {
