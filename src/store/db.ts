@@ -69,8 +69,8 @@ export async function openDatabase(
     const con = await instance.connect();
     try {
       const applied = await migrate(con);
-      // The upgrade that adds the daily facts computes them for the accounts already stored.
-      if (applied.includes(FACTS_MIGRATION))
+      // The upgrade that adds the daily facts (and coverage) computes them for the accounts stored.
+      if (applied.some((m) => FACTS_MIGRATIONS.includes(m)))
         await inTransaction(con, async () => {
           for (const a of await accountZones(con)) await rebuildFacts(con, a.account, a.zone);
         });
@@ -91,8 +91,8 @@ export async function openDatabase(
   };
 }
 
-/** The migration that adds the daily facts table (queries/schema/). */
-const FACTS_MIGRATION = '088_daily_facts.sql';
+/** The migrations that add the daily facts and the day's coverage (queries/schema/). */
+const FACTS_MIGRATIONS = ['088_daily_facts.sql', '089_day_coverage.sql'];
 
 /** Applies every `queries/schema/NNN_*.sql` not yet recorded in `schema_migrations`, in order. */
 export async function migrate(con: DuckDBConnection): Promise<string[]> {

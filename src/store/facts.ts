@@ -26,18 +26,19 @@ export interface FactsRange {
 }
 
 /**
- * Computes again the facts of `stream` on the local days the ranges touch, for their vehicles
- * (every vehicle when one range is the fleet's): the stored ones of those days are deleted and the
- * model's inserted, so a window pulled again replaces its facts, never adds to them. One span per
- * call (the days between the ranges are computed again too: the same figures, at little cost).
- * Runs inside the caller's transaction.
+ * Computes again, for a commit of `stream`'s windows, the day's coverage (every ledger stream:
+ * day_coverage, the whole local months the ranges touch) and the facts (the fact-bearing streams:
+ * daily_facts, the local days the ranges touch), for their vehicles (every vehicle when one range
+ * is the fleet's): the stored rows of those days are deleted and the model's inserted, so a window
+ * pulled again replaces its facts, never adds to them. One span per call (the days between the
+ * ranges are computed again too: the same figures, at little cost). Runs inside the caller's
+ * transaction.
  */
 export async function refreshFacts(
   con: DuckDBConnection,
   x: { account: string; zone: string; stream: string; ranges: readonly FactsRange[] },
 ): Promise<void> {
-  if (!FACT_STREAMS.has(x.stream) || x.ranges.length === 0) return;
-  await prepareModelConnection(con);
+  if (x.ranges.length === 0) return;
   let from = Infinity;
   let to = -Infinity;
   let vehicles: Set<number> | null = new Set();
@@ -48,22 +49,36 @@ export async function refreshFacts(
     else vehicles?.add(r.vehicleId);
   }
   if (!(to > from)) return;
-  const params = [
-    x.account,
-    x.zone,
-    x.stream,
-    localDate(from, x.zone),
-    localDate(to - 1, x.zone),
-    vehicles === null ? null : listValue([...vehicles].map((v) => BigInt(v))),
-  ];
-  await execute(con, 'sync/facts_delete', [params[0]!, ...params.slice(2)]);
-  await execute(con, 'sync/facts_insert', params);
+  await prepareModelConnection(con);
+  const days = [localDate(from, x.zone), localDate(to - 1, x.zone)] as const;
+  const ids = vehicles === null ? null : [...vehicles];
+  const scopes = ids === null ? null : listValue(ids.map(String));
+  await execute(con, 'sync/coverage_facts_delete', [x.account, x.stream, ...days, scopes]);
+  await execute(con, 'sync/coverage_facts_insert', [x.account, x.zone, x.stream, ...days, scopes]);
+  if (!FACT_STREAMS.has(x.stream)) return;
+  const list = ids === null ? null : listValue(ids.map((v) => BigInt(v)));
+  await execute(con, 'sync/facts_delete', [x.account, x.stream, ...days, list]);
+  await execute(con, 'sync/facts_insert', [x.account, x.zone, x.stream, ...days, list]);
+}
+
+/** The local days [first, last] a span query answers (first_start, last_end), or null. */
+async function spanDays(
+  con: DuckDBConnection,
+  query: string,
+  params: string[],
+  zone: string,
+): Promise<[string, string] | null> {
+  const [span] = await queryJs(con, query, params);
+  const first = span?.first_start as Date | null | undefined;
+  const last = span?.last_end as Date | null | undefined;
+  if (!first || !last) return null;
+  return [localDate(first.getTime(), zone), localDate(last.getTime(), zone)];
 }
 
 /**
  * Computes every fact of an account again in `zone` (its recorded zone): all stored facts of the
  * account (of `stream` only, when given) deleted, then those of every local day its rows span
- * inserted. Runs inside the caller's transaction. Returns the account's fact rows stored.
+ * inserted; without `stream`, the day's coverage too (every day its ledger windows span). Runs inside the caller's transaction. Returns the account's fact rows stored.
  */
 export async function rebuildFacts(
   con: DuckDBConnection,
@@ -73,18 +88,13 @@ export async function rebuildFacts(
 ): Promise<number> {
   await prepareModelConnection(con);
   await execute(con, 'sync/facts_clear', [account, stream]);
-  const [span] = await queryJs(con, 'sync/facts_span', [account, zone]);
-  const first = span?.first_start as Date | null | undefined;
-  const last = span?.last_end as Date | null | undefined;
-  if (first && last)
-    await execute(con, 'sync/facts_insert', [
-      account,
-      zone,
-      stream,
-      localDate(first.getTime(), zone),
-      localDate(last.getTime(), zone),
-      null,
-    ]);
+  const days = await spanDays(con, 'sync/facts_span', [account, zone], zone);
+  if (days) await execute(con, 'sync/facts_insert', [account, zone, stream, ...days, null]);
+  if (stream === null) {
+    await execute(con, 'sync/coverage_facts_clear', [account]);
+    const led = await spanDays(con, 'sync/coverage_facts_span', [account], zone);
+    if (led) await execute(con, 'sync/coverage_facts_insert', [account, zone, null, ...led, null]);
+  }
   const [n] = await queryJs(con, 'sync/facts_count', [account]);
   return Number(n?.n ?? 0);
 }

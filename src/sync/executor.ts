@@ -128,7 +128,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
     let w = writers.get(stream);
     if (!w) {
       w = x.db.connect().then((c) => {
-        // The daily facts of the days its windows replaced, in the same transaction (issue 29).
+        // The daily facts and coverage of the days its windows replaced, in the same transaction (issue 29).
         const committer = groupCommitter(c, x.account, undefined, async (con, writes) =>
           refreshFacts(con, { account: x.account, zone: ctx.zone, stream, ranges: replacedRanges(writes) }),
         );
