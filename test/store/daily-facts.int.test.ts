@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useRawFacts } from '../../src/store/models.ts';
 import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport, runReport, type ReportScope } from '../../src/reports/run.ts';
+import { openDatabase } from '../../src/store/db.ts';
+import { runMain } from '../helpers/cli.ts';
 import { ACCOUNT } from '../helpers/synced.ts';
 import { startSharedSync, type SharedSync } from '../helpers/shared-sync.ts';
 
@@ -125,4 +127,35 @@ describe('every report over the stored facts equals the same report over the raw
       for (const [label, raw] of Object.entries(ranges(name)))
         expect(await report(name, raw, false), `${name} ${label}`).toEqual(await report(name, raw, true));
     });
+});
+
+describe('fleetsync facts rebuild', () => {
+  it('computes facts and coverage that went wrong again from the rows, and says so', async () => {
+    const before = await report('kpis', { from: s.h.firstDay, to: s.h.lastDay }, false);
+    const raw = await facts(true);
+    const rows = await withCon(
+      async (con) => (await con.runAndReadAll('SELECT count(*)::INTEGER FROM daily_facts')).getRows()[0]![0],
+    );
+    await withCon(async (con) => {
+      await con.run(`DELETE FROM daily_facts WHERE stream = 'trips'`);
+      await con.run(`UPDATE daily_facts SET distance_m = distance_m * 2 WHERE stream = 'odometer'`);
+      await con.run(`DELETE FROM day_coverage WHERE stream = 'visits'`);
+    });
+    expect(await report('kpis', { from: s.h.firstDay, to: s.h.lastDay }, false)).not.toEqual(before);
+    s.h.db.close(); // the command opens the file itself
+    const env = { FLEETSYNC_DB: s.h.dbPath, FLEETSYNC_ACCOUNT: ACCOUNT };
+    const wrong = await runMain(env, 'facts', 'rebuild', '--account', 'nobody');
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(`holds: ${ACCOUNT}`);
+    expect((await runMain(env, 'facts', 'rebuld')).code).toBe(2);
+    const ok = await runMain(env, 'facts', 'rebuild', '--json');
+    expect(ok.code, ok.stderr).toBe(0);
+    const [done] = (
+      JSON.parse(ok.stdout) as { rebuilt: { account: string; zone: string; fact_rows: number }[] }
+    ).rebuilt;
+    expect(done).toMatchObject({ account: ACCOUNT, zone: scope.zone, fact_rows: rows });
+    s.h.db = await openDatabase(s.h.dbPath);
+    expect(await facts(false)).toEqual(raw);
+    expect(await report('kpis', { from: s.h.firstDay, to: s.h.lastDay }, false)).toEqual(before);
+  });
 });
