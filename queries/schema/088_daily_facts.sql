@@ -4,7 +4,7 @@
 -- ledger rows, so a report over them never sees a window's rows without its facts. Each ledger
 -- stream's writer keeps only its own rows (stream), so the parallel writers never touch a row of
 -- one another. A day without a row has nothing of that stream (not a zero: coverage says whether
--- it was synced). Rebuilt for an account by `fleetsync facts rebuild` and by a re-zone.
+-- it was synced). Rebuilt for an account by `fleetsync sync --rebuild-facts` and by a re-zone.
 --   windows          odometer / fuel windows starting that day (a window counts on the local day it
 --                    starts, as the monthly figures take it into the month it starts)
 --   left_out         of them, those left out of the totals (flagged odometer, counter left out)

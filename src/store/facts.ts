@@ -1,7 +1,7 @@
 /**
  * The daily facts (issue 29; queries/schema/088_daily_facts.sql, queries/models/daily_facts.sql):
  * kept by the writer that commits a window, in its transaction, and rebuilt whole for an account
- * (`fleetsync facts rebuild`, a re-zone, the upgrade that adds the table). The figures are the
+ * (`fleetsync sync --rebuild-facts`, a re-zone, the upgrade that adds the table). The figures are the
  * model layer's; this module only says which local days and vehicles to compute again.
  */
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';

@@ -129,7 +129,7 @@ describe('every report over the stored facts equals the same report over the raw
     });
 });
 
-describe('fleetsync facts rebuild', () => {
+describe('fleetsync sync --rebuild-facts', () => {
   it('computes facts and coverage that went wrong again from the rows, and says so', async () => {
     const before = await report('kpis', { from: s.h.firstDay, to: s.h.lastDay }, false);
     const raw = await facts(true);
@@ -144,11 +144,11 @@ describe('fleetsync facts rebuild', () => {
     expect(await report('kpis', { from: s.h.firstDay, to: s.h.lastDay }, false)).not.toEqual(before);
     s.h.db.close(); // the command opens the file itself
     const env = { FLEETSYNC_DB: s.h.dbPath, FLEETSYNC_ACCOUNT: ACCOUNT };
-    const wrong = await runMain(env, 'facts', 'rebuild', '--account', 'nobody');
+    const wrong = await runMain(env, 'sync', '--rebuild-facts', '--account', 'nobody');
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain(`holds: ${ACCOUNT}`);
-    expect((await runMain(env, 'facts', 'rebuld')).code).toBe(2);
-    const ok = await runMain(env, 'facts', 'rebuild', '--json');
+    expect((await runMain(env, 'sync', '--rebuild-facts', '--from', s.h.firstDay)).code).toBe(2);
+    const ok = await runMain(env, 'sync', '--rebuild-facts', '--json');
     expect(ok.code, ok.stderr).toBe(0);
     const [done] = (
       JSON.parse(ok.stdout) as { rebuilt: { account: string; zone: string; fact_rows: number }[] }
