@@ -59,6 +59,31 @@ describe('daily facts', () => {
     expect(stored).toEqual(raw);
   });
 
+  it('a later run that pulls windows again replaces their facts, never adds to them', async () => {
+    const count = () =>
+      withCon(async (con) => {
+        const r = await con.runAndReadAll(
+          `SELECT (SELECT count(*) FROM trips WHERE account = $1)::INTEGER AS trips,
+             (SELECT sum(trips) FROM daily_facts WHERE account = $1 AND stream = 'trips')::INTEGER AS fact_trips`,
+          [ACCOUNT],
+        );
+        return r.getRowObjectsJS()[0]!;
+      });
+    const before = await count();
+    expect(before.fact_trips).toBe(before.trips);
+    // an incremental run a day later: the windows still open for late data are pulled again
+    s.h.advance(86_400_000);
+    const again = await s.h.sync({ fromDay: undefined, toDay: undefined });
+    expect(again.outcome).toBe('ok');
+    expect(again.streams.trips?.rows ?? 0, 'trips pulled again').toBeGreaterThan(0);
+    expect(again.streams.odometer?.rows ?? 0, 'odometer windows pulled again').toBeGreaterThan(0);
+    // the late trips it brings are counted once, and the trips pulled again not twice
+    const after = await count();
+    expect(after.trips).toBeGreaterThanOrEqual(before.trips);
+    expect(after.fact_trips).toBe(after.trips);
+    expect(await facts(false)).toEqual(await facts(true));
+  });
+
   it("the day's coverage kept at commit equals the coverage computed from the ledger", async () => {
     const cov = (raw: boolean) =>
       withCon(async (con) => {
