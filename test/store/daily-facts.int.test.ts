@@ -67,7 +67,8 @@ describe('daily facts', () => {
              (SELECT sum(trips) FROM daily_facts WHERE account = $1 AND stream = 'trips')::INTEGER AS fact_trips`,
           [ACCOUNT],
         );
-        return r.getRowObjectsJS()[0]!;
+        const row = r.getRowObjectsJS()[0]!;
+        return { trips: Number(row.trips), fact_trips: Number(row.fact_trips) };
       });
     const before = await count();
     expect(before.fact_trips).toBe(before.trips);
