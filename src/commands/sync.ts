@@ -208,7 +208,7 @@ export const syncCommand: Command = {
  * coverage again from its stored rows and ledger (src/store/facts.ts), in one transaction per
  * account, so the reports that read them never see half of it; nothing is pulled. The sync keeps
  * them at every commit and a re-zone rebuilds them; this is for anything else that changes what
- * they rest on outside a sync (the working hours, a file restored from elsewhere).
+ * they rest on outside a sync (rows edited by hand, a file restored from elsewhere).
  */
 async function rebuildFacts(
   values: Record<string, string | boolean | undefined>,
