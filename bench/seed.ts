@@ -9,6 +9,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { carpoolDriverSetupStatus, carpoolVehicleSetupStatus } from '../src/simulator/generate.ts';
 import type { Fleet } from '../src/simulator/model.ts';
 import { inTransaction } from '../src/store/db.ts';
+import { rebuildFacts } from '../src/store/facts.ts';
 import { appendRows, upsertRows, type Row } from '../src/store/write.ts';
 import { dayWindows, monthWindows, type Window } from '../src/sync/windows.ts';
 
@@ -354,5 +355,7 @@ export async function seedDatabase(con: DuckDBConnection, fleet: Fleet, nowMs: n
     ],
     counts,
   );
+  // The daily facts (issue 29) the sync keeps at commit, computed once for the seeded rows.
+  counts.daily_facts = await inTransaction(con, () => rebuildFacts(con, ACCOUNT, zone));
   return counts;
 }

@@ -45,7 +45,7 @@ export function help(): string {
     '  demo         simulator → sync → dashboard, no configuration (npm start): [--fresh]',
     '  serve        dashboard + JSON API + scheduled syncs (FLEETSYNC_SCHEDULE); --lake DIR: read-only over a Parquet lake',
     '  sync         one sync run: [--from D] [--to D] [--streams a,b] [--plan] [--json] [--account NAME];',
-    '               sync --rezone moves the account to FLEET_TIMEZONE',
+    '               sync --rezone moves the account to FLEET_TIMEZONE; sync --rebuild-facts computes the daily facts again',
     '  export       write a report: <report> [--from D] [--to D] [--month YYYY-MM] [--vehicle ID] [--department NAME]',
     '               [--format csv|xlsx|parquet|arrow] [--headers machine|human] [--out FILE]',
     '  send-report  e-mail a report now: <subscription>, --report … --period …, --month YYYY-MM (pack); --list',

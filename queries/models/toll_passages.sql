@@ -20,3 +20,11 @@ CREATE OR REPLACE TEMP MACRO geofence_visits_classified(acct) AS TABLE
 
 CREATE OR REPLACE TEMP MACRO toll_passages(acct) AS TABLE
   SELECT * EXCLUDE (toll_passage) FROM geofence_visits_classified(acct) WHERE toll_passage;
+
+-- toll_geofences_signature(acct): which of the account's geofences are toll geofences, as one
+-- value (NULL without geofences): a change means the stored toll-passage facts must be computed
+-- again (src/store/facts.ts).
+CREATE OR REPLACE TEMP MACRO toll_geofences_signature(acct) AS (
+  SELECT md5(string_agg(g.geofence_id::VARCHAR || ':' || g.is_toll::VARCHAR, ',' ORDER BY g.geofence_id))
+  FROM geofences AS g WHERE g.account = acct
+);
