@@ -18,7 +18,7 @@ import { fig, formatTable, round, runChild, say, type Figure } from './lib.ts';
 import { loadErrors, loadFigures, measureLoad } from './load.ts';
 import { dashboardP95, measureReports, reportFigures } from './reports.ts';
 import { measureScale, scaleCurve, scaleFigures } from './scale.ts';
-import { growthFigures, measureSync, ratioOf, syncFigures, type SyncResult } from './sync.ts';
+import { growthFigures, measureSync, measureSyncCpu, ratioOf, syncFigures, type SyncResult } from './sync.ts';
 import { scaledLimits } from './world.ts';
 
 const NAMES = [
@@ -41,6 +41,8 @@ function parseArgs(argv: string[]) {
   let windowMs: number | null = null;
   let onlyGiven = false;
   const scale = { on: false, vehicles: [500, 2000, 5000], days: 365, budgetS: 1200 };
+  // --growth-vehicles 50,500,5000 --growth-days 14: the growth run's fleets and history (sync.ts).
+  const growth: { vehicles: number[] | null; days: number | null } = { vehicles: null, days: null };
   const positive = (name: string, v: string | undefined) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < 1) throw new Error(`${name} takes a whole number ≥ 1 (got ${v})`);
@@ -54,6 +56,9 @@ function parseArgs(argv: string[]) {
       scale.vehicles = (argv[++i] ?? '').split(',').map((v) => positive('--scale-vehicles', v));
     else if (a === '--scale-days') scale.days = positive('--scale-days', argv[++i]);
     else if (a === '--scale-budget-s') scale.budgetS = positive('--scale-budget-s', argv[++i]);
+    else if (a === '--growth-vehicles')
+      growth.vehicles = (argv[++i] ?? '').split(',').map((v) => positive('--growth-vehicles', v));
+    else if (a === '--growth-days') growth.days = positive('--growth-days', argv[++i]);
     else if (a === '--only') {
       onlyGiven = true;
       const list = (argv[++i] ?? '').split(',').filter(Boolean);
@@ -68,12 +73,12 @@ function parseArgs(argv: string[]) {
         throw new Error('--window-ms takes a whole number of ms ≥ 500');
     } else
       throw new Error(
-        `unknown argument ${a}; usage: npm run bench -- [--quick] [--only ${NAMES.join(',')}] [--baseline-vehicles N] [--window-ms N] [--scale [--scale-vehicles N,N] [--scale-days N] [--scale-budget-s N]]`,
+        `unknown argument ${a}; usage: npm run bench -- [--quick] [--only ${NAMES.join(',')}] [--baseline-vehicles N] [--window-ms N] [--scale [--scale-vehicles N,N] [--scale-days N] [--scale-budget-s N]] [--growth-vehicles N,N --growth-days N]`,
       );
   }
   // --scale alone runs only the scale run; with --only, those parts too.
   if (scale.on && !onlyGiven) only = new Set();
-  return { quick, only, baselineVehicles, windowMs, scale };
+  return { quick, only, baselineVehicles, windowMs, scale, growth };
 }
 
 const SIZES = {
@@ -213,9 +218,10 @@ async function main() {
     // waiting for the EV bucket's windows, and what the process spends while it waits (DuckDB's
     // and V8's threads, timers; more on a loaded machine) was divided by few requests: the same
     // 50-vehicle sync measured 4.9 to 10.9 ms of CPU per request from one run to the next.
-    const raised = scaledLimits(S.limits.windowMs, 100);
     const runs: SyncResult[] = [];
-    for (const v of S.growth) runs.push(await measureSync(v, S.sync.days, raised));
+    for (const v of args.growth.vehicles ?? S.growth)
+      runs.push(await measureSyncCpu(v, args.growth.days ?? S.sync.days, S.limits.windowMs));
+    raw.growth = runs;
     figures.push(...growthFigures(runs));
   }
   if (args.only.has('prices')) {

@@ -80,18 +80,17 @@ function markFresh(account: string, ins: TableRows, deletes: readonly RangeDelet
       Object.keys(d.eq).every((c) => key.has(c)),
   );
   if (ranges.length === 0) return;
+  // Each range's equalities once, not per row (a group's rows × its ranges).
+  const eqs = ranges.map((d) => Object.entries(d.eq).map(([c, v]) => [c, v, String(v)] as const));
+  const same = (x: unknown, v: string | number, text: string) =>
+    x !== null && x !== undefined && (x === v || (typeof x !== typeof v && String(x) === text));
   for (const r of ins.rows) {
     if (r.account !== account) continue;
-    for (const d of ranges) {
+    for (let i = 0; i < ranges.length; i++) {
+      const d = ranges[i]!;
       // Stored at whole milliseconds (write.ts), as the delete's bounds are.
       const t = Math.round(msOf(r[d.at!]));
-      if (
-        t >= d.startMs &&
-        t < d.endMs &&
-        Object.entries(d.eq).every(
-          ([c, v]) => r[c] !== null && r[c] !== undefined && String(r[c]) === String(v),
-        )
-      ) {
+      if (t >= d.startMs && t < d.endMs && eqs[i]!.every(([c, v, text]) => same(r[c], v, text))) {
         fresh.add(r);
         break;
       }
