@@ -115,6 +115,8 @@ export interface Config {
   accountsFile: string | null;
   /** FLEETSYNC_PRICES: the prices file checked and stored at start (src/prices/store.ts); null = none. */
   pricesFile: string | null;
+  /** FLEETSYNC_SERVICE_PLAN: the service plan file checked and stored at start (src/service/store.ts); null = none. */
+  servicePlanFile: string | null;
   /** Worker mode (src/worker/): the FLEETSYNC_QUEUE_*, FLEETSYNC_JOB_* and directory settings. */
   worker: WorkerConfig;
 }
@@ -576,6 +578,13 @@ export const configSchema = z.object({
     .describe(
       'The prices file (JSON) behind the `costs` and `toll_charges` reports, checked and stored at start by `serve`, `demo` and `export` (docs/reports.md → The prices file).',
     ),
+  FLEETSYNC_SERVICE_PLAN: z
+    .string()
+    .optional()
+    .meta({ example: 'service-plan.json' })
+    .describe(
+      'The service plan file (JSON or CSV: intervals by vehicle, class or fleet, services done) behind the `service_due` report, checked and stored at start by `serve`, `demo` and `export` (docs/service.md).',
+    ),
   // Worker mode (src/worker/): the queue in Postgres, the files, the lake.
   FLEETSYNC_QUEUE_URL: z
     .string()
@@ -764,6 +773,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     reportDeadlineDays: v.FLEETSYNC_REPORT_DEADLINE_DAYS,
     accountsFile: v.FLEETSYNC_CONFIG ?? null,
     pricesFile: v.FLEETSYNC_PRICES ?? null,
+    servicePlanFile: v.FLEETSYNC_SERVICE_PLAN ?? null,
     worker: {
       queueUrl: v.FLEETSYNC_QUEUE_URL ?? null,
       dataDir: v.FLEETSYNC_DATA_DIR ?? join(v.FLEETSYNC_DB, '..'),

@@ -104,7 +104,7 @@ export const plate = (s: string) => s.replace(/\s+/g, '').toUpperCase();
 // Reading
 
 /** Offset → line (1-based), by binary search over the line starts (once per file, not per entry). */
-function lineIndex(text: string): (offset: number) => number {
+export function lineIndex(text: string): (offset: number) => number {
   const starts = [0];
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return (offset) => {
@@ -120,7 +120,7 @@ function lineIndex(text: string): (offset: number) => number {
 }
 
 /** Plain value of a JSON node (jsonc-parser's tree keeps offsets for the lines). */
-function valueOf(n: JsonNode): unknown {
+export function valueOf(n: JsonNode): unknown {
   if (n.type === 'object')
     return Object.fromEntries(
       (n.children ?? []).map((p) => [String(p.children![0]!.value), valueOf(p.children![1]!)]),
@@ -279,7 +279,7 @@ function readCsv(text: string): Pick<RawPrices, 'currency' | 'entries' | 'proble
   return { currency: null, entries, problems };
 }
 
-const shaOf = (text: string) => createHash('sha256').update(text).digest('hex');
+export const shaOf = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** The SHA-256 of the file's text as `readPricesFile` gives it; null when it cannot be read. */
 export function pricesFileSha(path: string): string | null {
@@ -453,11 +453,15 @@ export function checkPrices(raw: RawPrices, known: Known): { prices: Prices | nu
  * One message with the count and the first MAX_LISTED_PROBLEMS problems, by line:
  * `FLEETSYNC_PRICES prices.csv: 3 problems` then `file:line: …`.
  */
-export function describeProblems(file: string, problems: readonly Problem[]): string {
+export function describeProblems(
+  file: string,
+  problems: readonly Problem[],
+  variable = 'FLEETSYNC_PRICES',
+): string {
   const n = problems.length;
   const lines = problems.map((p) => `${basename(file)}${p.line ? `:${p.line}` : ''}: ${p.message}`);
   return (
-    `FLEETSYNC_PRICES ${file}: ${n.toLocaleString('en')} problem${n === 1 ? '' : 's'}; nothing was changed` +
+    `${variable} ${file}: ${n.toLocaleString('en')} problem${n === 1 ? '' : 's'}; nothing was changed` +
     (n > MAX_LISTED_PROBLEMS ? `; the first ${MAX_LISTED_PROBLEMS}:` : '') +
     '\n' +
     firstProblems(lines)

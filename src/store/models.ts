@@ -32,6 +32,7 @@ export const MODELS = [
   'unknown_values',
   'driver_scores',
   'fuel_efficiency',
+  'service_due',
 ];
 const prepared = new WeakSet<DuckDBConnection>();
 
