@@ -5,11 +5,17 @@
  * file (src/prices/file.ts): both formats become the same entries, each with its line, and
  * `checkServicePlan` returns every problem (line and message), never only the first.
  */
-import { parse as parseCsv } from 'csv-parse/sync';
-import { parseTree, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { DEFAULT_SERVICE_WARN_DAYS, DEFAULT_SERVICE_WARN_KM } from '../defaults.ts';
-import { lineIndex, plate, shaOf, valueOf, type Problem } from '../prices/file.ts';
+import {
+  csvRecords,
+  jsonListObjects,
+  jsonObjectProps,
+  plate,
+  shaOf,
+  valueOf,
+  type Problem,
+} from '../prices/file.ts';
 import { readUserText } from '../text-file.ts';
 
 export type { Problem };
@@ -93,35 +99,15 @@ const JSON_LISTS: Record<string, ServiceEntryKind> = { intervals: 'interval', se
 const JSON_KEYS = ['warning', ...Object.keys(JSON_LISTS)];
 
 function readJson(text: string): Pick<RawServicePlan, 'entries' | 'problems'> {
-  const errors: ParseError[] = [];
-  const root = parseTree(text, errors, { allowTrailingComma: false, disallowComments: true });
-  const at = lineIndex(text);
-  const problems: Problem[] = errors.map((e) => ({ line: at(e.offset), message: 'not valid JSON here' }));
+  const { props, at, problems } = jsonObjectProps(text);
   const entries: ServiceEntry[] = [];
-  if (!root || root.type !== 'object') {
-    if (!problems.length) problems.push({ line: 1, message: 'the file must hold one JSON object' });
-    return { entries, problems };
-  }
-  for (const prop of root.children ?? []) {
-    const key = String(prop.children![0]!.value);
-    const node = prop.children![1]!;
-    const line = at(node.offset);
+  if (!props) return { entries, problems };
+  for (const { key, node, line } of props) {
     const kind = JSON_LISTS[key];
     if (kind) {
-      if (node.type !== 'array') {
-        problems.push({ line, message: `${key} must be a list` });
-        continue;
-      }
-      for (const item of node.children ?? []) {
-        const v = valueOf(item);
-        const l = at(item.offset);
-        if (!v || typeof v !== 'object' || Array.isArray(v))
-          problems.push({ line: l, message: `an entry of ${key} must be an object` });
-        else {
-          const fields = { ...(v as Record<string, unknown>) };
-          fields.vehicle = fields.vehicle ?? fields.vehicle_id ?? fields.registration;
-          entries.push({ kind, line: l, fields });
-        }
+      for (const { line: l, fields } of jsonListObjects(key, node, at, problems)) {
+        fields.vehicle = fields.vehicle ?? fields.vehicle_id ?? fields.registration;
+        entries.push({ kind, line: l, fields });
       }
     } else if (key === 'warning') {
       const v = valueOf(node);
@@ -155,24 +141,12 @@ const csvVehicle = (s: unknown) => {
 function readCsv(text: string): Pick<RawServicePlan, 'entries' | 'problems'> {
   const problems: Problem[] = [];
   const entries: ServiceEntry[] = [];
-  let rows: { record: Record<string, string>; info: { lines: number } }[];
-  try {
-    rows = parseCsv(text, {
-      columns: (h: string[]) => h.map((x) => x.trim().toLowerCase()),
-      info: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-    }) as typeof rows;
-  } catch (e) {
-    const line = (e as { lines?: number }).lines ?? 1;
-    return { entries, problems: [{ line, message: `not valid CSV: ${(e as Error).message}` }] };
-  }
-  const header = new Set(Object.keys(rows[0]?.record ?? {}));
-  if (!header.has('record')) return { entries, problems: [{ line: 1, message: 'missing column record' }] };
+  const read = csvRecords(text);
+  if ('problem' in read) return { entries, problems: [read.problem] };
+  const { rows, header } = read;
   const missing = new Set<string>();
-  for (const { record: r, info } of rows) {
+  for (const { record: r, line } of rows) {
     const kind = (r.record ?? '').trim() as ServiceEntryKind;
-    const line = info.lines;
     if (!CSV_KINDS.includes(kind)) {
       problems.push({
         line,
