@@ -8,25 +8,25 @@ SELECT
   d.department,
   d.status,
   d.reason,
-  d.interval_scope,
-  d.every_km,
-  d.every_months,
-  d.service_day::VARCHAR AS last_service_day,
-  d.service_odometer_km AS last_service_odometer_km,
+  CASE WHEN d.every_km IS NULL THEN d.next_service_day
+    WHEN d.forecast_day IS NOT NULL THEN least(d.forecast_day, d.next_service_day)
+  END::VARCHAR AS due_day,
+  round(d.km_remaining, 1)::DOUBLE AS km_remaining,
+  (d.service_odometer_km + d.every_km)::DOUBLE AS next_service_km,
+  d.days_remaining::INTEGER AS days_remaining,
+  d.next_service_day::VARCHAR AS next_service_day,
+  d.forecast_day::VARCHAR AS forecast_day,
+  round(d.km_per_day, 1)::DOUBLE AS km_per_day,
+  round(d.basis_days, 1)::DOUBLE AS forecast_basis_days,
   round(d.since_m / 1000.0, 1)::DOUBLE AS km_since_service,
   round(d.service_odometer_km + d.since_m / 1000.0, 1)::DOUBLE AS odometer_km,
   iso_local(d.as_of, $zone) AS odometer_as_of,
   d.excluded::INTEGER AS excluded_periods,
-  (d.service_odometer_km + d.every_km)::DOUBLE AS next_service_km,
-  round(d.km_remaining, 1)::DOUBLE AS km_remaining,
-  d.next_service_day::VARCHAR AS next_service_day,
-  d.days_remaining::INTEGER AS days_remaining,
-  round(d.km_per_day, 1)::DOUBLE AS km_per_day,
-  round(d.basis_days, 1)::DOUBLE AS forecast_basis_days,
-  d.forecast_day::VARCHAR AS forecast_day,
-  CASE WHEN d.every_km IS NULL THEN d.next_service_day
-    WHEN d.forecast_day IS NOT NULL THEN least(d.forecast_day, d.next_service_day)
-  END::VARCHAR AS due_day,
+  d.service_day::VARCHAR AS last_service_day,
+  d.service_odometer_km AS last_service_odometer_km,
+  d.interval_scope,
+  d.every_km,
+  d.every_months,
   $zone::VARCHAR AS zone
 FROM service_due($account, $zone, $now, $service_forecast_days, $service_forecast_min_days) AS d
 WHERE vehicle_selected(d.vehicle_id, d.department, $vehicle::BIGINT, $department::VARCHAR)

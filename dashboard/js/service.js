@@ -1,0 +1,52 @@
+// Service due (issue 28 item 1): per vehicle the next service by km and by date, the km and days
+// remaining, the forecast from the vehicle's own recent distance and the status (overdue, due
+// soon, ok, unknown with its reason). The list is as of now: the period filter does not change it;
+// vehicle and department do. Blank means unknown (never 0); a vehicle without a recorded service
+// is "Unknown", never OK.
+import { startPage } from './page.js';
+
+/** The status badges (style.css): overdue red, due amber, ok green, unknown plain. */
+const BADGE = /** @type {Record<string, string>} */ ({
+  overdue: 'failed',
+  due: 'partial',
+  ok: 'ok',
+  unknown: 'unknown',
+});
+
+startPage({
+  title: 'Service due',
+  sections: [
+    {
+      id: 'due',
+      title: 'Service due per vehicle',
+      report: 'service_due',
+      note:
+        'From the service plan (FLEETSYNC_SERVICE_PLAN): each vehicle’s interval (its own, its class’s or the fleet’s) ' +
+        'counted from its last service (the plan file or `fleetsync service done`). Km since the service are the ' +
+        'odometer windows the mileage counts: a reset or a tracker swap is left out, never read as a service. The ' +
+        'forecast rests on the vehicle’s own distance in the last 30 synced days; blank when fewer than 14 are known. ' +
+        'Due soon: within the plan’s warning distance or days. The list is as of now; the period does not change it.',
+      chart: {
+        type: 'bar',
+        x: 'registration',
+        y: ['km_remaining'],
+        labels: ['km to the next service'],
+        yTitle: 'km',
+        horizontal: true,
+      },
+      tableOpts: {
+        hide: ['zone', 'vehicle_id', 'interval_scope', 'odometer_as_of', 'forecast_basis_days'],
+        cellClass: (col, v) =>
+          (col === 'days_remaining' || col === 'km_remaining') && typeof v === 'number' && v < 0 ? 'bad' : '',
+        cellNode: (col, value, _row, text) => {
+          if (col !== 'status' || typeof value !== 'string') return null;
+          const b = document.createElement('span');
+          b.className = `badge badge-${BADGE[value] ?? 'unknown'}`;
+          b.textContent = text;
+          return b;
+        },
+        empty: 'No vehicles synced yet.',
+      },
+    },
+  ],
+});
