@@ -8,10 +8,14 @@
  * The scenario, by vehicle index: every 4th has no service recorded (unknown); the others are
  * serviced at the last month start of the history and given an interval that leaves them overdue
  * (90 % of what they drove since), due (500 km to go, inside the 1,000 km warning) or ok (20,000 km
- * to go); a month-based interval (12 months) applies to all.
+ * to go; also every vehicle that drove under 2,000 km since); a month-based interval (12 months)
+ * applies to all.
  */
 import type { Fleet } from '../model.ts';
 import { localDate, localDayBounds, localMonth, localMonthBounds } from '../../time.ts';
+
+/** Below this many km since the service a vehicle is given an interval that leaves it ok. */
+const MIN_ROLE_KM = 2000;
 
 /** A plan the service plan file takes (docs/service.md), as the simulator's history writes it. */
 export interface SimServicePlan {
@@ -70,9 +74,11 @@ export function simulatedServicePlan(fleet: Fleet): SimServicePlan {
   services.forEach((s) => {
     const i = fleet.vehicles.findIndex((v) => v.vehicle_id === s.vehicle_id);
     const km = countedSinceM(fleet, s.vehicle_id, s.atMs, fleet.endMs) / 1000;
+    // a vehicle that hardly drove since (parked, a spare) is ok: "due in 500 km" would be its interval
+    const role = km < MIN_ROLE_KM ? 3 : i % 4;
     const every =
-      i % 4 === 1 ? Math.floor(km * 0.9) : i % 4 === 2 ? Math.ceil(km + 500) : Math.ceil(km + 20_000);
-    intervals.push({ vehicle_id: s.vehicle_id, every_km: Math.max(1, every), every_months: 12 });
+      role === 1 ? Math.floor(km * 0.9) : role === 2 ? Math.ceil(km + 500) : Math.ceil(km + 20_000);
+    intervals.push({ vehicle_id: s.vehicle_id, every_km: every, every_months: 12 });
   });
   return {
     warning: { km: 1000, days: 30 },
