@@ -22,8 +22,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { recordServiceDone } from '../../src/service/store.ts';
-import { loadServicePlanFile } from '../../src/service/store.ts';
+import { join } from 'node:path';
+import { loadPricesFile } from '../../src/prices/store.ts';
+import { loadServicePlanFile, recordServiceDone } from '../../src/service/store.ts';
 import { reportOn } from '../helpers/synced.ts';
 import { ACCOUNT, NOW, PLAN, ZONE, openServiceFixture, type ServiceFixture } from './fixture.ts';
 
@@ -144,6 +145,38 @@ describe('service_due against hand-worked figures', () => {
     expect(d.BOTH).toMatchObject({ status: 'ok', last_service_day: '2026-07-18' });
     // the new warning: 5 days to the date is no longer within 3
     expect(d.MONTHS).toMatchObject({ status: 'ok', days_remaining: 5 });
+  });
+
+  it("takes a class's interval over the fleet's (the class of the prices file), a vehicle's over both", async () => {
+    const prices = join(fx.dir, 'prices.json');
+    writeFileSync(
+      prices,
+      JSON.stringify({
+        defaults: { fuel_type: 'diesel', vehicle_class: 'light' },
+        vehicles: [
+          { vehicle_id: 4, vehicle_class: 'heavy' },
+          { vehicle_id: 1, vehicle_class: 'heavy' },
+        ],
+      }),
+    );
+    await loadPricesFile(fx.con, ACCOUNT, { pricesFile: prices }, NOW);
+    writeFileSync(
+      fx.planPath,
+      JSON.stringify({ ...PLAN, intervals: [...PLAN.intervals, { vehicle_class: 'heavy', every_km: 5000 }] }),
+    );
+    await loadServicePlanFile(fx.con, ACCOUNT, { servicePlanFile: fx.planPath }, ZONE, NOW);
+    const d = await due();
+    // RESET (heavy): 5,000 − 4,700 = 300 km to go, inside the 1,000 km warning; no months in its interval
+    expect(d.RESET).toMatchObject({
+      interval_scope: 'class',
+      every_km: 5000,
+      every_months: null,
+      km_remaining: 300,
+      status: 'due',
+      reason: '300 km to go',
+    });
+    expect(d.KM).toMatchObject({ interval_scope: 'vehicle', every_km: 15000 }); // its own, though heavy
+    expect(d.NEW).toMatchObject({ interval_scope: 'fleet', every_km: 20000 }); // light: the fleet's
   });
 
   it('refuses a bad `service done` naming every problem, and records nothing', async () => {
