@@ -13,6 +13,7 @@ import { FleetsyncError } from '../errors.ts';
 import { describeProblems, plate } from '../prices/file.ts';
 import { inTransaction } from '../store/db.ts';
 import { execute, queryJs } from '../store/queries.ts';
+import { appendRows } from '../store/write.ts';
 import { MAX_LISTED_PROBLEMS } from '../text-file.ts';
 import { isCalendarDay, localDate } from '../time.ts';
 import {
@@ -76,16 +77,24 @@ export async function storeServicePlan(
       warn_km: p.warnKm,
       warn_days: p.warnDays,
     });
-    for (const i of p.intervals) await execute(con, 'service/insert_interval', { account, ...i });
-    for (const s of p.services)
-      await execute(con, 'service/record_service', {
+    // Appended in bulk, as the prices are: a plan of every vehicle of a large fleet is one call.
+    await appendRows(
+      con,
+      'service_intervals',
+      p.intervals.map((i) => ({ account, ...i })),
+    );
+    await appendRows(
+      con,
+      'service_records',
+      p.services.map((x) => ({
         account,
-        vehicle_id: s.vehicle_id,
-        service_day: s.date,
-        odometer_km: s.odometer_km,
+        vehicle_id: x.vehicle_id,
+        service_day: new Date(`${x.date}T00:00:00Z`),
+        odometer_km: x.odometer_km,
         source: 'file',
-        recorded_ms: nowMs,
-      });
+        recorded_at: nowMs,
+      })),
+    );
   });
 }
 
