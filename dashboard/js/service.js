@@ -3,7 +3,7 @@
 // soon, ok, unknown with its reason). The list is as of now: the period filter does not change it;
 // vehicle and department do. Blank means unknown (never 0); a vehicle without a recorded service
 // is "Unknown", never OK.
-import { startPage } from './page.js';
+import { hrefWith, startPage } from './page.js';
 
 /** The status badges (style.css): overdue red, due amber, ok green, unknown plain. */
 const BADGE = /** @type {Record<string, string>} */ ({
@@ -45,6 +45,9 @@ startPage({
           b.textContent = text;
           return b;
         },
+        // a vehicle's km come from its odometer windows: its mileage page shows them month by month
+        link: (col, r) =>
+          col === 'registration' ? hrefWith('mileage.html', { vehicle: r.vehicle_id }) : null,
         empty: 'No vehicles synced yet.',
       },
     },
