@@ -24,6 +24,7 @@ import { hostGuard } from './hosts.ts';
 import { createServeTempDir } from './temp.ts';
 import type { HeavyQueue } from './heavy-queue.ts';
 import { reportRoutes } from './report-routes.ts';
+import { serviceRoutes } from './service-routes.ts';
 import { statusRoutes } from './status-routes.ts';
 import { createSyncGate, type SyncGate, type Trigger } from './sync-gate.ts';
 import type { Clock } from '../time.ts';
@@ -136,6 +137,7 @@ export function createApp(opts: AppOptions): Express {
       ...jobs,
     }),
   );
+  app.use('/api', serviceRoutes({ db: opts.db, config: opts.config, now }));
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'E_NOT_FOUND', message: 'no such API route' });
   });
