@@ -13,7 +13,7 @@ import { openDatabase } from '../../src/store/db.ts';
 import { runMain } from '../helpers/cli.ts';
 import { spawnCli, type SpawnedCli } from '../helpers/cli-process.ts';
 import { queryDb } from '../helpers/synced.ts';
-import { openServiceFixture } from '../service/fixture.ts';
+import { DONE_BOTH, DONE_BOTH_LINE, openServiceFixture } from '../service/fixture.ts';
 
 let dir: string;
 let env: Record<string, string>;
@@ -47,20 +47,10 @@ afterAll(async () => {
 
 describe('fleetsync service done while serve holds the database', () => {
   it('is recorded by the running server; a bad value is refused there; the route needs its header', async () => {
-    const out = await runMain(
-      env,
-      'service',
-      'done',
-      '--vehicle',
-      'BOTH',
-      '--date',
-      '2026-07-18',
-      '--odometer',
-      '101300',
-    );
+    const out = await runMain(env, ...DONE_BOTH);
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
-    expect(out.stdout).toContain('recorded: vehicle BOTH (3) serviced on 2026-07-18 at 101300 km');
+    expect(out.stdout).toContain(DONE_BOTH_LINE);
     expect(out.stdout).toContain('(by the running server)');
 
     const bad = await runMain(

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.ts';
 import { runMain } from '../helpers/cli.ts';
 import { queryDb } from '../helpers/synced.ts';
-import { openServiceFixture } from '../service/fixture.ts';
+import { DONE_BOTH, DONE_BOTH_LINE, openServiceFixture } from '../service/fixture.ts';
 
 let dir: string;
 let env: Record<string, string>;
@@ -36,20 +36,10 @@ const records = async () => {
 
 describe('fleetsync service done', () => {
   it('records the service and prints the vehicle’s line of the due list', async () => {
-    const out = await runMain(
-      env,
-      'service',
-      'done',
-      '--vehicle',
-      'BOTH',
-      '--date',
-      '2026-07-18',
-      '--odometer',
-      '101300',
-    );
+    const out = await runMain(env, ...DONE_BOTH);
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
-    expect(out.stdout).toContain('recorded: vehicle BOTH (3) serviced on 2026-07-18 at 101300 km');
+    expect(out.stdout).toContain(DONE_BOTH_LINE);
     expect(out.stdout).toMatch(/service due: (ok|due|overdue|unknown)/);
     expect(await records()).toEqual([
       { vehicle_id: 3n, day: '2026-07-18', odometer_km: 101300, source: 'cli' },

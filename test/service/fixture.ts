@@ -141,3 +141,16 @@ export async function openServiceFixture(): Promise<ServiceFixture> {
     },
   };
 }
+
+/** `service done` of BOTH on 18 July at 101,300 km (the CLI tests), and the line it prints. */
+export const DONE_BOTH = [
+  'service',
+  'done',
+  '--vehicle',
+  'BOTH',
+  '--date',
+  '2026-07-18',
+  '--odometer',
+  '101300',
+];
+export const DONE_BOTH_LINE = 'recorded: vehicle BOTH (3) serviced on 2026-07-18 at 101300 km';
