@@ -3,6 +3,7 @@
 // soon, ok, unknown with its reason). The list is as of now: the period filter does not change it;
 // vehicle and department do. Blank means unknown (never 0); a vehicle without a recorded service
 // is "Unknown", never OK.
+import { postServiceDone } from './api.js';
 import { hrefWith, startPage } from './page.js';
 
 /** The status badges (style.css): overdue red, due amber, ok green, unknown plain. */
@@ -13,8 +14,66 @@ const BADGE = /** @type {Record<string, string>} */ ({
   unknown: 'unknown',
 });
 
+/**
+ * A labelled, required input of the record form.
+ * @param {string} name @param {string} label @param {string} type @param {Record<string, string>} attrs
+ */
+function field(name, label, type, attrs = {}) {
+  const l = document.createElement('label');
+  const input = document.createElement('input');
+  input.name = name;
+  input.type = type;
+  input.required = true;
+  for (const [k, v] of Object.entries(attrs)) input.setAttribute(k, v);
+  l.append(`${label} `, input);
+  return l;
+}
+
+/**
+ * "Record a service": the vehicle (id or registration), its day and the odometer reading; the
+ * server checks it as `fleetsync service done` does and the list reloads with it. Drawn once.
+ * @param {HTMLElement} box
+ */
+function recordForm(box) {
+  if (box.querySelector('form')) return;
+  const form = document.createElement('form');
+  form.className = 'service-form';
+  form.setAttribute('aria-label', 'Record a service');
+  const title = document.createElement('strong');
+  title.textContent = 'Record a service';
+  const button = Object.assign(document.createElement('button'), { type: 'submit', textContent: 'Record' });
+  const out = document.createElement('p');
+  out.className = 'note';
+  out.setAttribute('role', 'status');
+  form.append(
+    title,
+    field('vehicle', 'Vehicle', 'text', { placeholder: 'registration or id', size: '14' }),
+    field('date', 'Day', 'date'),
+    field('odometer', 'Odometer (km)', 'number', { min: '0', step: 'any' }),
+    button,
+    out,
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = (/** @type {string} */ n) => String(new FormData(form).get(n) ?? '');
+    button.disabled = true;
+    postServiceDone({ vehicle: v('vehicle'), date: v('date'), odometer: v('odometer') })
+      .then((r) => {
+        out.textContent = `Recorded for ${String(r.service_due?.registration ?? r.vehicle_id)}; reloading…`;
+        location.reload();
+      })
+      .catch((/** @type {Error} */ err) => {
+        out.textContent = err.message;
+        out.classList.add('error');
+        button.disabled = false;
+      });
+  });
+  box.append(form);
+}
+
 startPage({
   title: 'Service due',
+  header: (box) => recordForm(box),
   sections: [
     {
       id: 'due',
