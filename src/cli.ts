@@ -22,6 +22,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   status: async () => (await import('./commands/status.ts')).statusCommand,
   changes: async () => (await import('./commands/changes.ts')).changesCommand,
   worker: async () => (await import('./commands/worker.ts')).workerCommand,
+  service: async () => (await import('./commands/service.ts')).serviceCommand,
 };
 
 export const EXIT: Partial<Record<ErrorCode, number>> = {
@@ -53,6 +54,7 @@ export function help(): string {
     '  status       "complete through", last runs, coverage per stream, flagged and failed windows: [--runs N] [--json]',
     '  worker       take sync jobs from a Postgres queue (FLEETSYNC_QUEUE_URL) and publish the Parquet lake: [--enqueue]',
     '  changes      check the API release notes for changes to endpoints the sync uses: [--feed URL] [--ack]',
+    '  service      record a service done: service done --vehicle ID|REG --date D --odometer KM (service_due counts from it)',
     '',
     'exit codes: 0 ok · 1 failure · 2 bad usage or configuration · 3 partial sync · 4 database locked · 5 not yet available · 75 worker: Postgres unreachable (restartable)',
     '',

@@ -120,6 +120,8 @@ export interface Config {
   subscriptionsFile: string | null;
   /** FLEETSYNC_PRICES: the prices file checked and stored at start (src/prices/store.ts); null = none. */
   pricesFile: string | null;
+  /** FLEETSYNC_SERVICE_PLAN: the service plan file checked and stored at start (src/service/store.ts); null = none. */
+  servicePlanFile: string | null;
   /** Worker mode (src/worker/): the FLEETSYNC_QUEUE_*, FLEETSYNC_JOB_* and directory settings. */
   worker: WorkerConfig;
 }
@@ -601,6 +603,13 @@ export const configSchema = z.object({
     .describe(
       "The subscriptions file (JSON): reports e-mailed on a cron schedule in the account's zone, each for a period relative to the send (yesterday, last week, last month, month to date), as CSV, XLSX or both. `serve` sends them; `send-report <name>` sends one now. Needs `FLEETSYNC_SMTP_URL` (docs/subscriptions.md).",
     ),
+  FLEETSYNC_SERVICE_PLAN: z
+    .string()
+    .optional()
+    .meta({ example: 'service-plan.json' })
+    .describe(
+      'The service plan file (JSON or CSV: intervals by vehicle, class or fleet, services done) behind the `service_due` report, checked and stored at start by `serve`, `demo` and `export` (docs/service.md).',
+    ),
   // Worker mode (src/worker/): the queue in Postgres, the files, the lake.
   FLEETSYNC_QUEUE_URL: z
     .string()
@@ -797,6 +806,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     accountsFile: v.FLEETSYNC_CONFIG ?? null,
     subscriptionsFile: v.FLEETSYNC_SUBSCRIPTIONS ?? null,
     pricesFile: v.FLEETSYNC_PRICES ?? null,
+    servicePlanFile: v.FLEETSYNC_SERVICE_PLAN ?? null,
     worker: {
       queueUrl: v.FLEETSYNC_QUEUE_URL ?? null,
       dataDir: v.FLEETSYNC_DATA_DIR ?? join(v.FLEETSYNC_DB, '..'),

@@ -92,6 +92,21 @@ export const ackChanges = async () =>
 export const postSync = async () => /** @type {SyncAnswer} */ (await api('/api/sync', { method: 'POST' }));
 
 /**
+ * Records a service done (POST /api/service/done; docs/service.md): the vehicle's service_due line
+ * after it; a refusal throws with every problem in its message.
+ * @param {{ vehicle: string, date: string, odometer: string }} service
+ * @returns {Promise<{ vehicle_id: number, service_due: Record<string, unknown> | null }>}
+ */
+export const postServiceDone = async (service) =>
+  /** @type {{ vehicle_id: number, service_due: Record<string, unknown> | null }} */ (
+    await api('/api/service/done', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(service),
+    })
+  );
+
+/**
  * One page of report `name` for the query string `q` (from `qs`).
  * @template {ReportName} N
  * @param {N} name

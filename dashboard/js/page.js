@@ -33,6 +33,7 @@ const PAGES = [
   ['drivers.html', 'Drivers'],
   ['logbook.html', 'Logbook'],
   ['scores.html', 'Scores'],
+  ['service.html', 'Service'],
   ['quality.html', 'Data quality'],
   ['runs.html', 'Sync runs'],
 ];

@@ -11,6 +11,7 @@ import { loadConfig, secretsOf, type Config, type Env } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { outcomesFor, type RunOutcomes } from '../outcome/outcomes.ts';
 import { loadPricesFile } from '../prices/store.ts';
+import { loadServicePlanFile } from '../service/store.ts';
 import { openDatabase, type Database } from '../store/db.ts';
 import type { RunSyncFn } from '../server/sync-gate.ts';
 import { checkAccountZone } from '../sync/zone.ts';
@@ -99,6 +100,8 @@ export const serveCommand: Command = {
         // The pages' zone (stored with the account, else FLEET_TIMEZONE): the schedule and every
         // time printed here use it too.
         zone = await resolveZone(con, account, loaded.timezone);
+        // FLEETSYNC_SERVICE_PLAN: the same (docs/service.md); its dates are the account's days.
+        await loadServicePlanFile(con, account, loaded, zone, ctx.now());
       } finally {
         con.closeSync();
       }

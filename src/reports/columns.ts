@@ -415,6 +415,22 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   longest_stay_registration: text('Longest stay by'),
   open_visits: count('Visits still open'),
   outside_hours_visits: count('Visits entered outside working hours'),
+  // service_due (issue 28 item 1)
+  interval_scope: enumOf('Interval for', { vehicle: 'This vehicle', class: 'Its class', fleet: 'The fleet' }),
+  every_km: km('Every'),
+  every_months: { label: 'Every (months)', display: 'integer' },
+  last_service_day: day('Last service'),
+  last_service_odometer_km: km('Odometer at last service'),
+  km_since_service: km('Since last service'),
+  odometer_as_of: when('Odometer known up to'),
+  next_service_km: km('Next service at'),
+  km_remaining: km('Remaining'),
+  next_service_day: day('Next service by date'),
+  days_remaining: { label: 'Days remaining', display: 'integer' },
+  km_per_day: { label: 'Recent distance', unit: 'km/day', display: 'decimal', places: 1 },
+  forecast_basis_days: { label: 'Forecast rests on', unit: 'days', display: 'decimal', places: 1 },
+  forecast_day: day('Forecast to reach the km'),
+  due_day: day('Due (earliest)'),
 };
 
 /** Per-report overrides, `<report>.<column>`. */
@@ -432,6 +448,14 @@ const BY_REPORT: Readonly<Record<string, Entry>> = {
   'logbook_years.odometer_km': km('Distance by odometer'),
   'logbook.counted_km': km('Counted in totals'),
   'fuel_efficiency.counted_km': km('Distance counted for both'),
+  'service_due.status': enumOf('Service', {
+    overdue: 'Overdue',
+    due: 'Due soon',
+    ok: 'OK',
+    unknown: 'Unknown',
+  }),
+  'service_due.reason': text('Why'),
+  'service_due.odometer_km': km('Odometer now (counted)'),
   'coverage.status': enumOf('Coverage', {
     synced: 'Synced',
     partial: 'Partly synced',

@@ -51,6 +51,7 @@ export const REPORT_STREAMS: Readonly<Record<string, readonly string[]>> = {
   fuel_efficiency_drivers: ['odometer', ...FUEL, 'trips', 'drivers'],
   site_visits: ['visits'],
   site_activity: ['visits'],
+  service_due: ['odometer'],
 };
 
 /** The endpoints refused to `account` that a report's streams need (none: the report is whole). */

@@ -820,6 +820,36 @@ const defs = [
     ],
     extra: [],
   },
+  // Service due by odometer, with a forecast (issue 28 item 1): queries/models/service_due.sql.
+  {
+    name: 'service_due',
+    title: 'Service due per vehicle',
+    grain: 'vehicle, as of now (the range does not apply)',
+    columns: [
+      ...vehicleCols,
+      c('status', 'text'),
+      c('reason', 'text'),
+      c('due_day', 'day'),
+      c('km_remaining', 'number'),
+      c('next_service_km', 'number'),
+      c('days_remaining', 'integer'),
+      c('next_service_day', 'day'),
+      c('forecast_day', 'day'),
+      c('km_per_day', 'number'),
+      c('forecast_basis_days', 'number'),
+      c('km_since_service', 'number'),
+      c('odometer_km', 'number'),
+      c('odometer_as_of', 'time'),
+      c('excluded_periods', 'integer'),
+      c('last_service_day', 'day'),
+      c('last_service_odometer_km', 'number'),
+      c('interval_scope', 'text'),
+      c('every_km', 'number'),
+      c('every_months', 'integer'),
+      c('zone', 'text'),
+    ],
+    extra: [],
+  },
 ] as const satisfies readonly ReportDef[];
 
 /** The reports as declared, names and columns as literal types (src/server/api-types.ts reads them). */

@@ -18,6 +18,8 @@ import {
   DEFAULT_SCORE_MIN_KM,
   DEFAULT_SCORE_WEIGHTS,
   FUEL_DROP_MAX_MINUTES,
+  SERVICE_FORECAST_DAYS,
+  SERVICE_FORECAST_MIN_DAYS,
   type ScoreWeights,
 } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
@@ -132,6 +134,8 @@ export function bindings(scope: ReportScope, p: ReportParams): Record<string, Du
     fuel_drop_l: scope.fuelDropL ?? DEFAULT_FUEL_DROP_L,
     fuel_drop_min: FUEL_DROP_MAX_MINUTES,
     tax_year_start: scope.taxYearStart ?? DEFAULT_TAX_YEAR_START,
+    service_forecast_days: SERVICE_FORECAST_DAYS,
+    service_forecast_min_days: SERVICE_FORECAST_MIN_DAYS,
     ...scoringBindings(scope.scoring),
   };
 }

@@ -24,6 +24,7 @@ import { hostGuard } from './hosts.ts';
 import { createServeTempDir } from './temp.ts';
 import type { HeavyQueue } from './heavy-queue.ts';
 import { reportRoutes } from './report-routes.ts';
+import { serviceRoutes } from './service-routes.ts';
 import { statusRoutes } from './status-routes.ts';
 import { subscriptionRoutes } from './subscription-routes.ts';
 import type { Subscription } from '../reports/subscription-file.ts';
@@ -144,6 +145,7 @@ export function createApp(opts: AppOptions): Express {
     '/api',
     subscriptionRoutes({ db: opts.db, config: opts.config, subscriptions: opts.subscriptions ?? [] }),
   );
+  app.use('/api', serviceRoutes({ db: opts.db, config: opts.config, now }));
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'E_NOT_FOUND', message: 'no such API route' });
   });

@@ -36,6 +36,7 @@ export const MODELS = [
   'driver_scores',
   'fuel_efficiency',
   'daily_facts',
+  'service_due',
 ];
 const prepared = new WeakSet<DuckDBConnection>();
 
