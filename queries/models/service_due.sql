@@ -73,11 +73,7 @@ CREATE OR REPLACE TEMP MACRO service_due(acct, zone, now_ts, forecast_days, min_
     LEFT JOIN led AS l ON l.vehicle_id = s.vehicle_id AND l.window_end > s.svc_t AND l.window_start < a.as_of
     GROUP BY s.vehicle_id
   ),
-  odo AS (
-    SELECT o.*, odometer_flag(o.odometer_reset, o.terminal_has_changed) IS NULL AS counted
-    FROM odometer_windows AS o
-    WHERE o.account = acct
-  ),
+  odo AS (SELECT * FROM odometer_windows_counted(acct)),
   since AS (
     SELECT
       o.vehicle_id,
