@@ -31,6 +31,8 @@ export function parseArgs(argv: string[]) {
   let windowMs: number | null = null;
   let onlyGiven = false;
   const scale = { on: false, vehicles: [500, 2000, 5000], days: 365, budgetS: 1200 };
+  // --growth-vehicles 50,500,5000 --growth-days 14: the growth run's fleets and history (sync.ts).
+  const growth: { vehicles: number[] | null; days: number | null } = { vehicles: null, days: null };
   const positive = (name: string, v: string | undefined) => {
     const n = Number(v);
     if (!Number.isInteger(n) || n < 1) throw new Error(`${name} takes a whole number ≥ 1 (got ${v})`);
@@ -50,6 +52,9 @@ export function parseArgs(argv: string[]) {
       scale.vehicles = (argv[++i] ?? '').split(',').map((v) => positive('--scale-vehicles', v));
     else if (a === '--scale-days') scale.days = positive('--scale-days', argv[++i]);
     else if (a === '--scale-budget-s') scale.budgetS = positive('--scale-budget-s', argv[++i]);
+    else if (a === '--growth-vehicles')
+      growth.vehicles = (argv[++i] ?? '').split(',').map((v) => positive('--growth-vehicles', v));
+    else if (a === '--growth-days') growth.days = positive('--growth-days', argv[++i]);
     else if (a === '--only') {
       onlyGiven = true;
       const list = (argv[++i] ?? '').split(',').filter(Boolean);
@@ -64,13 +69,13 @@ export function parseArgs(argv: string[]) {
         throw new Error('--window-ms takes a whole number of ms ≥ 500');
     } else
       throw new Error(
-        `unknown argument ${a}; usage: npm run bench -- [--quick | --size quick|full|large] [--vehicles N] [--only ${NAMES.join(',')}] [--baseline-vehicles N] [--window-ms N] [--scale [--scale-vehicles N,N] [--scale-days N] [--scale-budget-s N]]`,
+        `unknown argument ${a}; usage: npm run bench -- [--quick | --size quick|full|large] [--vehicles N] [--only ${NAMES.join(',')}] [--baseline-vehicles N] [--window-ms N] [--scale [--scale-vehicles N,N] [--scale-days N] [--scale-budget-s N]] [--growth-vehicles N,N --growth-days N]`,
       );
   }
   // --scale alone runs only the scale run; with --only, those parts too.
   if (scale.on && !onlyGiven) only = new Set();
   else if (size === 'large' && !onlyGiven) only = new Set(LARGE_PARTS);
-  return { size, quick: size === 'quick', vehicles, only, baselineVehicles, windowMs, scale };
+  return { size, quick: size === 'quick', vehicles, only, baselineVehicles, windowMs, scale, growth };
 }
 
 const SIZES_FULL_QUICK = {

@@ -36,7 +36,7 @@ import { openDatabase } from '../src/store/db.ts';
 import { addDays, localDate } from '../src/time.ts';
 import { describeMem, memorySampler, type MemPhase } from './mem.ts';
 import { fig, peakRssMb, percentile, round, runChild, say, type Figure } from './lib.ts';
-import { ACCOUNT, seedFleetWide, seedVehicles, type SeedCounts } from './seed.ts';
+import { ACCOUNT, seedFacts, seedFleetWide, seedVehicles, type SeedCounts } from './seed.ts';
 import { END_DAY, SEED } from './world.ts';
 
 /** Reports a page never fetches fleet-wide over a period (only as a download). */
@@ -119,6 +119,7 @@ export async function seedChild(a: { vehicles: number; days: number; path: strin
         );
     }
     const t0 = performance.now();
+    await seedFacts(con, timezone, counts);
     await con.run('CHECKPOINT');
     seedMs += performance.now() - t0;
   } finally {

@@ -18,7 +18,7 @@ import { fig, formatTable, round, runChild, say, type Figure } from './lib.ts';
 import { loadErrors, loadFigures, measureLoad } from './load.ts';
 import { dashboardP95, measureReports, reportFigures } from './reports.ts';
 import { measureScale, scaleCurve, scaleFigures } from './scale.ts';
-import { growthFigures, measureSync, ratioOf, syncFigures, type SyncResult } from './sync.ts';
+import { growthFigures, measureSync, measureSyncCpu, ratioOf, syncFigures, type SyncResult } from './sync.ts';
 import { scaledLimits } from './world.ts';
 import { parseArgs, SIZES, type Name } from './args.ts';
 
@@ -162,9 +162,10 @@ async function main() {
     // waiting for the EV bucket's windows, and what the process spends while it waits (DuckDB's
     // and V8's threads, timers; more on a loaded machine) was divided by few requests: the same
     // 50-vehicle sync measured 4.9 to 10.9 ms of CPU per request from one run to the next.
-    const raised = scaledLimits(S.limits.windowMs, 100);
     const runs: SyncResult[] = [];
-    for (const v of S.growth) runs.push(await measureSync(v, S.growthDays, raised));
+    for (const v of args.growth.vehicles ?? S.growth)
+      runs.push(await measureSyncCpu(v, args.growth.days ?? S.growthDays, S.limits.windowMs));
+    raw.growth = runs;
     figures.push(...growthFigures(runs));
     head.sync_cpu_ms_per_request = round(Math.max(...runs.map((r) => r.cpuMs / r.requests)), 2);
   }

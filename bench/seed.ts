@@ -9,6 +9,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { carpoolDriverSetupStatus, carpoolVehicleSetupStatus } from '../src/simulator/generate.ts';
 import type { Fleet, SimVehicle } from '../src/simulator/model.ts';
 import { inTransaction } from '../src/store/db.ts';
+import { rebuildFacts } from '../src/store/facts.ts';
 import { appendRows, upsertRows, type Row } from '../src/store/write.ts';
 import { dayWindows, monthWindows, type Window } from '../src/sync/windows.ts';
 
@@ -380,8 +381,19 @@ export async function seedVehicles(
   return counts;
 }
 
+/** The daily facts (issue 29) the sync keeps at commit, computed once for the seeded rows. */
+export async function seedFacts(
+  con: DuckDBConnection,
+  zone: string,
+  counts: SeedCounts,
+): Promise<SeedCounts> {
+  counts.daily_facts = await inTransaction(con, () => rebuildFacts(con, ACCOUNT, zone));
+  return counts;
+}
+
 /** The whole fleet into an empty database. */
 export async function seedDatabase(con: DuckDBConnection, fleet: Fleet, nowMs: number): Promise<SeedCounts> {
   const counts = await seedFleetWide(con, fleet, nowMs);
-  return seedVehicles(con, fleet, fleet.vehicles, nowMs, counts);
+  await seedVehicles(con, fleet, fleet.vehicles, nowMs, counts);
+  return seedFacts(con, fleet.timezone, counts);
 }

@@ -50,6 +50,7 @@ try {
       ['index.html', 'docs/overview.png', false],
       [`mileage.html?vehicle=${v}&month=2026-10`, 'docs/mileage-drilldown.png', false],
       ['utilisation.html', 'docs/utilisation.png', false],
+      ['sites.html', 'docs/sites.png', false],
     ];
     if (all) {
       mkdirSync('.scratch', { recursive: true });

@@ -22,6 +22,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   status: async () => (await import('./commands/status.ts')).statusCommand,
   changes: async () => (await import('./commands/changes.ts')).changesCommand,
   worker: async () => (await import('./commands/worker.ts')).workerCommand,
+  service: async () => (await import('./commands/service.ts')).serviceCommand,
 };
 
 export const EXIT: Partial<Record<ErrorCode, number>> = {
@@ -45,14 +46,15 @@ export function help(): string {
     '  demo         simulator → sync → dashboard, no configuration (npm start): [--fresh]',
     '  serve        dashboard + JSON API + scheduled syncs (FLEETSYNC_SCHEDULE); --lake DIR: read-only over a Parquet lake',
     '  sync         one sync run: [--from D] [--to D] [--streams a,b] [--plan] [--json] [--account NAME];',
-    '               sync --rezone moves the account to FLEET_TIMEZONE',
+    '               sync --rezone moves the account to FLEET_TIMEZONE; sync --rebuild-facts computes the daily facts again',
     '  export       write a report: <report> [--from D] [--to D] [--month YYYY-MM] [--vehicle ID] [--department NAME]',
     '               [--format csv|xlsx|parquet|arrow] [--headers machine|human] [--out FILE]',
-    '  send-report  e-mail the month-end pack (mileage, fuel, tolls as XLSX) now: --month YYYY-MM',
+    '  send-report  e-mail a report now: <subscription>, --report … --period …, --month YYYY-MM (pack); --list',
     '  simulate     the Fleet API simulator alone: [--port N] [--seed N] [--vehicles N] [--days N] [--timezone Z]',
     '  status       "complete through", last runs, coverage per stream, flagged and failed windows: [--runs N] [--json]',
     '  worker       take sync jobs from a Postgres queue (FLEETSYNC_QUEUE_URL) and publish the Parquet lake: [--enqueue]',
     '  changes      check the API release notes for changes to endpoints the sync uses: [--feed URL] [--ack]',
+    '  service      record a service done: service done --vehicle ID|REG --date D --odometer KM (service_due counts from it)',
     '',
     'exit codes: 0 ok · 1 failure · 2 bad usage or configuration · 3 partial sync · 4 database locked · 5 not yet available · 75 worker: Postgres unreachable (restartable)',
     '',

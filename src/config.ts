@@ -31,6 +31,7 @@ import { FleetsyncError } from './errors.ts';
 import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
 import { parseLimits, parseStreams, type Limits, type Parsed } from './sync-options.ts';
 import { isValidTimeZone } from './time.ts';
+import { DEFAULT_SITES_SPEC, parseSiteSelection, type SiteSelection } from './sites.ts';
 import { DEFAULT_WORKING_HOURS_SPEC, parseWorkingHours, type WorkingHours } from './working-hours.ts';
 
 export interface Config {
@@ -46,6 +47,8 @@ export interface Config {
   timezoneSource?: 'FLEET_TIMEZONE' | 'default';
   /** FLEETSYNC_WORKING_HOURS (default Mon-Fri 07:00-18:00), in the account's zone. */
   workingHours?: WorkingHours;
+  /** FLEETSYNC_SITES: the non-toll geofences whose visits are synced (default every one). */
+  sites?: SiteSelection;
   dbPath: string;
   schedule: string | null;
   port: number;
@@ -113,8 +116,12 @@ export interface Config {
   reportDeadlineDays: number;
   /** FLEETSYNC_CONFIG: the accounts file (src/accounts.ts); null = the one account of FLEET_* above. */
   accountsFile: string | null;
+  /** FLEETSYNC_SUBSCRIPTIONS: the subscriptions file (src/reports/subscription-file.ts); null = none. */
+  subscriptionsFile: string | null;
   /** FLEETSYNC_PRICES: the prices file checked and stored at start (src/prices/store.ts); null = none. */
   pricesFile: string | null;
+  /** FLEETSYNC_SERVICE_PLAN: the service plan file checked and stored at start (src/service/store.ts); null = none. */
+  servicePlanFile: string | null;
   /** Worker mode (src/worker/): the FLEETSYNC_QUEUE_*, FLEETSYNC_JOB_* and directory settings. */
   worker: WorkerConfig;
 }
@@ -280,6 +287,19 @@ export const configSchema = z.object({
     })
     .describe(
       'The account\'s working hours in its zone (days as a range or a comma list, then local start-end, e.g. `Mon-Thu,Sat 06:30-15:00`); engine-on time outside them is "after hours" in `utilisation`. An accounts file sets it per account (`working_hours`).',
+    ),
+  FLEETSYNC_SITES: z
+    .string()
+    .default(DEFAULT_SITES_SPEC)
+    .transform((t, ctx) => {
+      const r = parseSiteSelection(t);
+      if (r.ok) return r.value;
+      ctx.issues.push({ code: 'custom', message: r.error, input: t });
+      return z.NEVER;
+    })
+    .meta({ example: 'Depot *,Customer site Penrith Plaza' })
+    .describe(
+      'The non-toll geofences (depots, customer sites, yards) whose visits are synced for `site_visits` and `site_activity`: `all`, `none` (toll visits only, as before), or geofence names separated by commas, `*` standing for any text (`Depot *` picks a group named alike). Toll visits are synced whatever it says. Every account of an accounts file uses it.',
     ),
   FLEETSYNC_ACCOUNT: z
     .string()
@@ -576,6 +596,20 @@ export const configSchema = z.object({
     .describe(
       'The prices file (JSON) behind the `costs` and `toll_charges` reports, checked and stored at start by `serve`, `demo` and `export` (docs/reports.md → The prices file).',
     ),
+  FLEETSYNC_SUBSCRIPTIONS: z
+    .string()
+    .optional()
+    .meta({ example: 'subscriptions.json' })
+    .describe(
+      "The subscriptions file (JSON): reports e-mailed on a cron schedule in the account's zone, each for a period relative to the send (yesterday, last week, last month, month to date), as CSV, XLSX or both. `serve` sends them; `send-report <name>` sends one now. Needs `FLEETSYNC_SMTP_URL` (docs/subscriptions.md).",
+    ),
+  FLEETSYNC_SERVICE_PLAN: z
+    .string()
+    .optional()
+    .meta({ example: 'service-plan.json' })
+    .describe(
+      'The service plan file (JSON or CSV: intervals by vehicle, class or fleet, services done) behind the `service_due` report, checked and stored at start by `serve`, `demo` and `export` (docs/service.md).',
+    ),
   // Worker mode (src/worker/): the queue in Postgres, the files, the lake.
   FLEETSYNC_QUEUE_URL: z
     .string()
@@ -646,7 +680,8 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
   if (
     nonEmpty(env.FLEETSYNC_SMTP_URL) &&
     !nonEmpty(env.FLEETSYNC_ALERT_EMAIL) &&
-    !nonEmpty(env.FLEETSYNC_REPORT_TO)
+    !nonEmpty(env.FLEETSYNC_REPORT_TO) &&
+    !nonEmpty(env.FLEETSYNC_SUBSCRIPTIONS)
   )
     problems.push('FLEETSYNC_ALERT_EMAIL: required with FLEETSYNC_SMTP_URL (who gets the alerts)');
   if (nonEmpty(env.FLEETSYNC_ALERT_EMAIL) && !nonEmpty(env.FLEETSYNC_SMTP_URL))
@@ -661,6 +696,11 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
   if (nonEmpty(env.FLEETSYNC_REPORT_SCHEDULE) && !nonEmpty(env.FLEETSYNC_REPORT_TO))
     problems.push(
       'FLEETSYNC_REPORT_TO: required with FLEETSYNC_REPORT_SCHEDULE (who gets the month-end pack)',
+    );
+  // Subscriptions: the file names the recipients; the mail server is the one setting.
+  if (nonEmpty(env.FLEETSYNC_SUBSCRIPTIONS) && !nonEmpty(env.FLEETSYNC_SMTP_URL))
+    problems.push(
+      'FLEETSYNC_SMTP_URL: required with FLEETSYNC_SUBSCRIPTIONS (the mail server that sends the subscriptions)',
     );
   // An accounts file names its own API and credentials (src/accounts.ts checks them).
   if (opts.needApi && !nonEmpty(env.FLEETSYNC_CONFIG)) {
@@ -724,6 +764,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     timezone: v.FLEET_TIMEZONE,
     timezoneSource: nonEmpty(env.FLEET_TIMEZONE) ? 'FLEET_TIMEZONE' : 'default',
     workingHours: v.FLEETSYNC_WORKING_HOURS,
+    sites: v.FLEETSYNC_SITES,
     dbPath: v.FLEETSYNC_DB,
     schedule: v.FLEETSYNC_SCHEDULE ?? null,
     port: v.FLEETSYNC_PORT,
@@ -763,7 +804,9 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
       .filter(Boolean),
     reportDeadlineDays: v.FLEETSYNC_REPORT_DEADLINE_DAYS,
     accountsFile: v.FLEETSYNC_CONFIG ?? null,
+    subscriptionsFile: v.FLEETSYNC_SUBSCRIPTIONS ?? null,
     pricesFile: v.FLEETSYNC_PRICES ?? null,
+    servicePlanFile: v.FLEETSYNC_SERVICE_PLAN ?? null,
     worker: {
       queueUrl: v.FLEETSYNC_QUEUE_URL ?? null,
       dataDir: v.FLEETSYNC_DATA_DIR ?? join(v.FLEETSYNC_DB, '..'),

@@ -69,6 +69,14 @@ export const DEFAULT_TIMEZONE = 'Africa/Johannesburg';
 export const DEFAULT_STALE_HOURS = 48;
 /** Days after a month ends when an incomplete month-end pack is sent anyway, marked partial. */
 export const DEFAULT_REPORT_DEADLINE_DAYS = 5;
+/** How often `serve` checks whether a subscription is due (docs/subscriptions.md). */
+export const SUBSCRIPTION_CHECK_MS = 60_000;
+/**
+ * How long after its scheduled time a subscription's send not yet made (the server was down) is
+ * still made, once, at start or at the next check; with `if_incomplete: wait`, counted from the
+ * end of the wait. Only the latest scheduled time in that window is sent.
+ */
+export const SUBSCRIPTION_CATCH_UP_HOURS = 24;
 /** How often `serve` checks for stale data and retries undelivered alerts. */
 export const ALERT_CHECK_MS = 60_000;
 /** How long one alert delivery (webhook POST, SMTP) may take. */
@@ -130,3 +138,13 @@ export const DEFAULT_FUEL_OUTLIER_PCT = 15;
 export const STATE_FILE_SLOT_BYTES = 256 * 1024;
 /** How often a run records its last request time in the state file (ms). */
 export const OUTCOME_ACTIVITY_MS = 250;
+
+// Service due (issue 28 item 1; docs/service.md).
+/** The service plan's warning distance when the file gives none: due within this many km. */
+export const DEFAULT_SERVICE_WARN_KM = 1000;
+/** The service plan's warning time when the file gives none: due within this many days. */
+export const DEFAULT_SERVICE_WARN_DAYS = 30;
+/** The forecast rests on the vehicle's counted odometer windows that reach into this many days before its odometer's last instant. */
+export const SERVICE_FORECAST_DAYS = 30;
+/** Fewer days than this known in those windows: no forecast (unknown, never a guess from zero). */
+export const SERVICE_FORECAST_MIN_DAYS = 14;

@@ -110,9 +110,8 @@ export function wallTime(ms: number, zone: string): WallTime {
 
 /** Offset of the zone at an instant, in minutes east of UTC (Sydney summer: +660). */
 export function offsetMinutes(ms: number, zone: string): number {
-  const w = wallTime(ms, zone);
-  const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
-  return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / 60000);
+  // offsetMs is the wall clock (whole seconds) less the instant's whole seconds: no Date needed.
+  return Math.round(offsetMs(ms, zone) / 60000);
 }
 
 /** The instant at which the zone's wall clock shows `w`. */
@@ -205,6 +204,53 @@ export function parseWireTimestamp(text: string, zoneIfNoOffset?: string): numbe
   const t = time!.length === 5 ? `${time}:00` : time;
   const ms = Date.parse(`${date}T${t}${frac ?? ''}${offset}`);
   return Number.isNaN(ms) ? null : ms;
+}
+
+const digit = (s: string, i: number) => {
+  const c = s.charCodeAt(i) - 48;
+  return c >= 0 && c <= 9 ? c : NaN;
+};
+const two = (s: string, i: number) => digit(s, i) * 10 + digit(s, i + 1);
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * The common wire forms read without a regular expression or a string built:
+ * `YYYY-MM-DD HH:MM:SS` (or `T`) then `Z`, `±HH`, `±HHMM` or `±HH:MM`, nothing around it. Returns
+ * the instant and the stated offset in minutes (null for `Z`) through `into`; NaN for any other
+ * text (a fraction, no offset, blanks, an impossible date): the caller then takes
+ * `parseWireTimestamp` and `wireOffsetMinutes`, which give the same answers for these forms.
+ */
+export function readWireTimestamp(s: string, into: { offset: number | null }): number {
+  const n = s.length;
+  if (n < 20 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return NaN;
+  const sep = s.charCodeAt(10);
+  if ((sep !== 32 && sep !== 84) || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return NaN;
+  const year = two(s, 0) * 100 + two(s, 2);
+  const month = two(s, 5);
+  const day = two(s, 8);
+  const hour = two(s, 11);
+  const minute = two(s, 14);
+  const second = two(s, 17);
+  // NaN fails every comparison below: a non-digit anywhere leaves the fast path.
+  if (!(month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59)) return NaN;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (!(year >= 1000) || day > (month === 2 && !leap ? 28 : DAYS_IN_MONTH[month - 1]!)) return NaN;
+  const sign = s.charCodeAt(19);
+  let off: number | null;
+  if (n === 20 && (sign === 90 || sign === 122))
+    off = null; // Z
+  else if (sign !== 43 && sign !== 45) return NaN;
+  else {
+    const hh = two(s, 20);
+    let mm = 0;
+    if (n === 25 && s.charCodeAt(22) === 58) mm = two(s, 23);
+    else if (n === 24) mm = two(s, 22);
+    else if (n !== 22) return NaN;
+    if (!(hh <= 23 && mm <= 59)) return NaN;
+    off = (sign === 45 ? -1 : 1) * (hh * 60 + mm);
+  }
+  into.offset = off;
+  return Date.UTC(year, month - 1, day, hour, minute, second) - (off ?? 0) * 60000;
 }
 
 /**

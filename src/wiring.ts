@@ -16,7 +16,7 @@ import type { RunSummary, SyncDeps, SyncRequest } from './sync/types.ts';
 
 /** The config settings the wiring reads. */
 export type WiringConfig = Pick<Config, 'rateWindowMs' | 'httpTimeoutMs' | 'concurrency'> &
-  Partial<Pick<Config, 'breakerFailures' | 'breakerMs' | 'maxLateMs'>>;
+  Partial<Pick<Config, 'breakerFailures' | 'breakerMs' | 'maxLateMs' | 'sites'>>;
 
 /** The API client of one account (its own rate buckets and connections); close it after use. */
 export function fleetClientFor(a: AccountConfig, config: WiringConfig, log: Logger, now: Clock): FleetClient {
@@ -61,6 +61,7 @@ export function wireAccount(
     ...(a.changelogUrl ? { changelogUrl: a.changelogUrl } : {}),
     ...(a.zoneSetting ? { zoneSetting: a.zoneSetting } : {}),
     ...(a.workingHours ? { workingHours: a.workingHours } : {}),
+    ...(config.sites ? { sites: config.sites } : {}),
     ...extra,
   };
   return { client, deps };

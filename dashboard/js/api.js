@@ -77,6 +77,10 @@ export const getStatus = async () => /** @type {StatusAnswer} */ (await api('/ap
  */
 export const getAccounts = async () => /** @type {AccountsAnswer} */ (await api('/api/accounts?account='));
 
+/** @returns {Promise<import('./types.d.ts').SubscriptionsAnswer>} */
+export const getSubscriptions = async () =>
+  /** @type {import('./types.d.ts').SubscriptionsAnswer} */ (await api('/api/subscriptions'));
+
 /** @returns {Promise<ChangesAnswer>} */
 export const getChanges = async () => /** @type {ChangesAnswer} */ (await api('/api/changes'));
 
@@ -86,6 +90,21 @@ export const ackChanges = async () =>
 
 /** @returns {Promise<SyncAnswer>} */
 export const postSync = async () => /** @type {SyncAnswer} */ (await api('/api/sync', { method: 'POST' }));
+
+/**
+ * Records a service done (POST /api/service/done; docs/service.md): the vehicle's service_due line
+ * after it; a refusal throws with every problem in its message.
+ * @param {{ vehicle: string, date: string, odometer: string }} service
+ * @returns {Promise<{ vehicle_id: number, service_due: Record<string, unknown> | null }>}
+ */
+export const postServiceDone = async (service) =>
+  /** @type {{ vehicle_id: number, service_due: Record<string, unknown> | null }} */ (
+    await api('/api/service/done', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(service),
+    })
+  );
 
 /**
  * One page of report `name` for the query string `q` (from `qs`).

@@ -61,6 +61,8 @@ function readUrl() {
     department: u.get('department') ?? '',
     month: /^\d{4}-(0[1-9]|1[0-2])$/.test(u.get('month') ?? '') ? (u.get('month') ?? '') : '',
     driver: u.get('driver') ?? '',
+    site: u.get('site') ?? '',
+    day: /^\d{4}-\d{2}-\d{2}$/.test(u.get('day') ?? '') ? (u.get('day') ?? '') : '',
   };
 }
 
@@ -83,7 +85,7 @@ function el(tag, attrs = {}, ...children) {
 
 /**
  * Builds the filter bar into `form` and calls `onChange(filter, drill)` now and on every change.
- * `filter` is { from, to, vehicle, department }; `drill` is { month, driver } ('' when not drilled in).
+ * `filter` is { from, to, vehicle, department }; `drill` is { month, driver, site, day } ('' when not drilled in).
  * @param {HTMLFormElement} form
  * @param {import('./types.d.ts').StatusAnswer} status
  * @param {(filter: Filter, drill: Drill) => void} onChange
@@ -92,7 +94,7 @@ export async function setupFilters(form, status, onChange) {
   const today = todayIn(status.zone, status.now);
   const state = readUrl();
   if (!state.from && !state.preset) state.preset = DEFAULT_PRESET;
-  const drill = { month: state.month, driver: state.driver };
+  const drill = { month: state.month, driver: state.driver, site: state.site, day: state.day };
   // Every vehicle, not only the first page of the report.
   const vehicles = await getAllRows('vehicles', {});
   const departments = [...new Set(vehicles.map((v) => v.department ?? '').filter(Boolean))].sort();
@@ -161,6 +163,8 @@ export async function setupFilters(form, status, onChange) {
       if (a instanceof HTMLAnchorElement) a.search = `?${u}`;
     if (drill.month) u.set('month', drill.month);
     if (drill.driver) u.set('driver', drill.driver);
+    if (drill.site) u.set('site', drill.site);
+    if (drill.day) u.set('day', drill.day);
     history.replaceState(null, '', `?${u}`);
     onChange(f, { ...drill });
   };
@@ -170,6 +174,8 @@ export async function setupFilters(form, status, onChange) {
     () => {
       drill.month = '';
       drill.driver = '';
+      drill.site = '';
+      drill.day = '';
     },
     { capture: true },
   );

@@ -50,7 +50,8 @@ startPage({
       title: 'Fuel efficiency per vehicle and month (L/100 km)',
       report: 'fuel_efficiency',
       when: (_f, d) => !d.month,
-      note: 'Counter litres over odometer km of the same windows, only where both count (no reset, tracker change or counter fault); vehicles with a fuel counter. Baseline: the vehicle’s own three months before; an outlier is more than 15 % above it (FLEETSYNC_FUEL_OUTLIER_PCT). Class: every counter vehicle of the same class that month. Blank = unknown, never 0. Click a month to see the windows and trips behind it.',
+      note: (result) =>
+        `Counter litres over odometer km of the same windows, only where both count (no reset, tracker change or counter fault); vehicles with a fuel counter. Baseline: the vehicle’s own three months before; an outlier is more than ${result.settings?.fuel_outlier_pct ?? '—'} % above it (FLEETSYNC_FUEL_OUTLIER_PCT). Class: every counter vehicle of the same class that month. Blank = unknown, never 0. Click a month to see the windows and trips behind it.`,
       chart: {
         type: 'bar',
         x: 'registration',

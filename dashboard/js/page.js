@@ -29,9 +29,11 @@ const PAGES = [
   ['tolls.html', 'Tolls'],
   ['carpool.html', 'Carpool'],
   ['utilisation.html', 'Utilisation'],
+  ['sites.html', 'Sites'],
   ['drivers.html', 'Drivers'],
   ['logbook.html', 'Logbook'],
   ['scores.html', 'Scores'],
+  ['service.html', 'Service'],
   ['quality.html', 'Data quality'],
   ['runs.html', 'Sync runs'],
 ];
@@ -413,7 +415,9 @@ function sectionEl(s) {
   if (s.note) {
     const p = document.createElement('p');
     p.className = 'note';
-    p.textContent = s.note;
+    p.id = `note-${s.id}`;
+    // a note that states the answer's settings is written when the answer arrives
+    if (typeof s.note === 'string') p.textContent = s.note;
     sec.append(p);
   }
   if (s.chart) {
@@ -685,6 +689,8 @@ export async function startPage({ title, sections, header }) {
             const result = await getReport(s.report, q);
             if (mine !== generation) return result;
             showUnavailable(sec, result);
+            const note = sec.querySelector(`#note-${s.id}`);
+            if (note && typeof s.note === 'function') note.textContent = s.note(result);
             if (s.render)
               await s.render(result, {
                 tableDiv,

@@ -6,6 +6,7 @@
 import { postSync, getStatus } from './api.js';
 import { runProblems, startPage, WHAT_TO_DO } from './page.js';
 import { dateTimeText } from './table.js';
+import { subscriptionsSection } from './subscriptions.js';
 /** @typedef {import('./types.d.ts').StatusAnswer} StatusAnswer */
 
 export const FAST_POLL_MS = 2000;
@@ -221,7 +222,7 @@ let box = null;
 function header(container, status) {
   if (box) return; // built once; the polls keep it current
   box = createStatusBox();
-  container.replaceChildren(...box.nodes);
+  container.replaceChildren(...box.nodes, subscriptionsSection(localTime));
   box.start(status);
 }
 

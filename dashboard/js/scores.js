@@ -24,6 +24,21 @@ function latestRanked(rows) {
   );
 }
 
+/**
+ * The rule as this server computes it: the weights and minimum distance its answer states
+ * (FLEETSYNC_SCORE_WEIGHTS, FLEETSYNC_SCORE_MIN_KM).
+ * @param {import('./types.d.ts').ReportAnswer<unknown>} result
+ */
+function scoreNote(result) {
+  const s = result.settings;
+  const w = s?.score_weights;
+  const rule = w
+    ? `Score = 100 − (${w.braking} × harsh braking + ${w.acceleration} × harsh acceleration + ${w.cornering} × harsh cornering + ${w.speeding} × speeding events + ${w.speeding_min} × speeding minutes) per 100 km, floored at 0 (weights: FLEETSYNC_SCORE_WEIGHTS).`
+    : 'Score = 100 − the weighted harsh events and speeding per 100 km, floored at 0 (weights: FLEETSYNC_SCORE_WEIGHTS).';
+  const min = s?.score_min_km !== undefined ? `at least ${s.score_min_km} km` : 'enough distance';
+  return `${rule} Ranked within the month among drivers with ${min} (FLEETSYNC_SCORE_MIN_KM) and known counts; trips without a driver are the “no driver recorded” row, never ranked. The chart shows the latest month’s ranked drivers. Blank = not synced or unknown. Click a driver (or the trip count) to see the month’s trips behind the figures.`;
+}
+
 startPage({
   title: 'Driver scores',
   sections: [
@@ -31,7 +46,7 @@ startPage({
       id: 'scores',
       title: 'Driver scores per month',
       report: 'driver_scores',
-      note: 'Score = 100 − (5 × harsh braking + 3 × harsh acceleration + 3 × harsh cornering + 2 × speeding events + 1 × speeding minutes) per 100 km, floored at 0 (weights: FLEETSYNC_SCORE_WEIGHTS). Ranked within the month among drivers with at least 100 km (FLEETSYNC_SCORE_MIN_KM) and known counts; trips without a driver are the “no driver recorded” row, never ranked. The chart shows the latest month’s ranked drivers. Blank = not synced or unknown. Click a driver (or the trip count) to see the month’s trips behind the figures.',
+      note: scoreNote,
       chart: {
         type: 'bar',
         x: 'driver_name',

@@ -20,10 +20,15 @@ export interface Filter {
   department: string;
 }
 
-/** The drill-down in the URL: a month (YYYY-MM) or '', and a driver id ('-': no driver recorded) or ''. */
+/**
+ * The drill-down in the URL: a month (YYYY-MM) or '', a driver id ('-': no driver recorded) or '',
+ * and a site (geofence id) and local day (YYYY-MM-DD) or '' (sites.html: one site-day's visits).
+ */
 export interface Drill {
   month: string;
   driver: string;
+  site: string;
+  day: string;
 }
 
 /** Query parameters of a report request ('' and null are left out). */
@@ -112,7 +117,8 @@ export interface SectionOf<N extends string, R, C extends string> {
   id: string;
   title: string;
   report: N;
-  note?: string;
+  /** Above the chart; a function of the answer where it states the answer's settings. */
+  note?: string | ((result: ReportAnswer<unknown>) => string);
   chart?: ChartSpec<R, C>;
   /** false: no table. */
   table?: false;

@@ -14,13 +14,7 @@
 --                 its end); NULL when the day's activity or trips are not synced.
 CREATE OR REPLACE TEMP MACRO activity_days(acct, zone, from_day, to_day) AS TABLE
   WITH
-  wh AS (
-    SELECT weekdays, start_min, end_min FROM (
-      SELECT weekdays, start_min, end_min, 0 AS o FROM account_working_hours WHERE account = acct
-      UNION ALL
-      SELECT [1, 2, 3, 4, 5], 420, 1080, 1
-    ) ORDER BY o LIMIT 1
-  ),
+  wh AS (SELECT * FROM working_hours_of(acct)),
   days AS (
     SELECT
       d::DATE AS day,

@@ -35,3 +35,12 @@ CREATE OR REPLACE TEMP MACRO booking_decided(status, is_approved) AS
   is_approved OR status IN ('BOOKING_STATUS_APPROVED', 'BOOKING_STATUS_DECLINED');
 CREATE OR REPLACE TEMP MACRO booking_booked(status, is_approved) AS
   is_approved AND status <> 'BOOKING_STATUS_CANCELLED';
+
+-- carpool_vehicles_known(acct): whether the carpool vehicle list is known. While GET
+-- /carpool/vehicles is refused (endpoint_access: 403 or 404) the list is not, so whether a vehicle
+-- is in the pool, and every count and hour over the pool, is NULL, never FALSE or 0.
+CREATE OR REPLACE TEMP MACRO carpool_vehicles_known(acct) AS
+  NOT EXISTS (
+    SELECT 1 FROM endpoint_access
+    WHERE account = acct AND endpoint = 'GET /carpool/vehicles' AND state <> 'ok'
+  );

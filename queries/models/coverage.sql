@@ -30,33 +30,53 @@ CREATE OR REPLACE TEMP MACRO whole_day(covered_s, day_start, day_end) AS
 -- Today (not yet ended) and days to come are not rows: they are neither synced nor missing.
 -- vehicle_streams_day_coverage(acct, zone, from_day, to_day, now_ts, streams): the same for the
 -- per-vehicle streams of the list `streams`.
-CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage(acct, zone, from_day, to_day, now_ts, streams) AS TABLE
+-- The coverage is kept per stream, scope and day in day_coverage (queries/schema/089) by the
+-- writer of the ledger rows (ledger_day_coverage below); vehicle_streams_day_coverage_raw and
+-- fleet_stream_day_coverage_raw compute the same from the ledger now (the comparison test puts
+-- them in place: queries/sync/facts_use_raw.sql).
+--
+-- ledger_day_coverage(acct, zone, stream_name, scopes, from_day, to_day): per stream (NULL: every
+-- stream), scope (NULL: every scope; else a list) and local day of [from_day, to_day] that a done,
+-- flagged or incomplete ledger window overlaps: synced and pulled as above (window_day_s,
+-- whole_day). What day_coverage stores.
+CREATE OR REPLACE TEMP MACRO ledger_day_coverage(acct, zone, stream_name, scopes, from_day, to_day) AS TABLE
   WITH
-  days AS (SELECT * FROM ended_local_days(zone, from_day, to_day, now_ts)),
-  cells AS (
-    SELECT v.vehicle_id, s.stream, days.day, days.d0, days.d1
-    FROM vehicle_departments(acct) AS v, days, (SELECT unnest(streams) AS stream) AS s
-  ),
+  -- every day of the range, ended or not (a day still running may be pulled already)
+  days AS (SELECT * FROM ended_local_days(zone, from_day, to_day, 'infinity'::TIMESTAMPTZ)),
   led AS (
     SELECT stream, scope, window_start, window_end, status IN ('done', 'flagged') AS settled
     FROM ledger
-    WHERE account = acct AND status IN ('done', 'flagged', 'incomplete') AND list_contains(streams, stream)
-  ),
-  covered AS (
-    SELECT cells.*, l.settled, window_day_s(l.window_start, l.window_end, cells.d0, cells.d1) AS s
-    FROM cells
-    LEFT JOIN led AS l
-      ON l.stream = cells.stream AND l.scope = cells.vehicle_id::VARCHAR
-      AND l.window_start < cells.d1 AND l.window_end > cells.d0
+    WHERE account = acct AND status IN ('done', 'flagged', 'incomplete')
+      AND (stream_name IS NULL OR stream = stream_name)
+      AND (scopes IS NULL OR list_contains(scopes, scope))
+      AND window_start < local_range_end(zone, to_day) AND window_end > local_range_start(zone, from_day)
   )
-  SELECT
-    vehicle_id,
-    stream,
-    day,
-    whole_day(sum(s) FILTER (WHERE settled), d0, d1) AS synced,
-    whole_day(sum(s), d0, d1) AS pulled
-  FROM covered
-  GROUP BY vehicle_id, stream, day, d0, d1;
+  SELECT l.stream, l.scope, days.day,
+    whole_day(sum(window_day_s(l.window_start, l.window_end, days.d0, days.d1)) FILTER (WHERE l.settled), days.d0, days.d1)
+      AS synced,
+    whole_day(sum(window_day_s(l.window_start, l.window_end, days.d0, days.d1)), days.d0, days.d1) AS pulled
+  FROM days
+  JOIN led AS l ON l.window_start < days.d1 AND l.window_end > days.d0
+  GROUP BY l.stream, l.scope, days.day, days.d0, days.d1;
+
+-- vehicle_stream_cells(acct, zone, from_day, to_day, now_ts, streams): every vehicle × ended day
+-- × stream of the list: the rows of vehicle_streams_day_coverage (and of its _raw twin).
+CREATE OR REPLACE TEMP MACRO vehicle_stream_cells(acct, zone, from_day, to_day, now_ts, streams) AS TABLE
+  SELECT v.vehicle_id, s.stream, days.day
+  FROM vehicle_departments(acct) AS v, ended_local_days(zone, from_day, to_day, now_ts) AS days,
+    (SELECT unnest(streams) AS stream) AS s;
+
+CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage(acct, zone, from_day, to_day, now_ts, streams) AS TABLE
+  SELECT cells.*, coalesce(c.synced, false) AS synced, coalesce(c.pulled, false) AS pulled
+  FROM vehicle_stream_cells(acct, zone, from_day, to_day, now_ts, streams) AS cells
+  LEFT JOIN day_coverage AS c
+    ON c.account = acct AND c.stream = cells.stream AND c.scope = cells.vehicle_id::VARCHAR AND c.day = cells.day;
+
+CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage_raw(acct, zone, from_day, to_day, now_ts, streams) AS TABLE
+  SELECT cells.*, coalesce(c.synced, false) AS synced, coalesce(c.pulled, false) AS pulled
+  FROM vehicle_stream_cells(acct, zone, from_day, to_day, now_ts, streams) AS cells
+  LEFT JOIN ledger_day_coverage(acct, zone, NULL, NULL, from_day, to_day) AS c
+    ON c.stream = cells.stream AND c.scope = cells.vehicle_id::VARCHAR AND c.day = cells.day;
 
 CREATE OR REPLACE TEMP MACRO vehicle_day_coverage(acct, zone, from_day, to_day, now_ts) AS TABLE
   SELECT * FROM vehicle_streams_day_coverage(acct, zone, from_day, to_day, now_ts,
@@ -113,26 +133,18 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_coverage(acct, zone, from_day, to_day
 -- fleet_stream_day_coverage(acct, zone, from_day, to_day, now_ts, stream_name): for a stream
 -- synced fleet-wide (toll visits, trips, activity), every local day of [from_day, to_day] that
 -- has ended, synced when its done/flagged windows cover the whole day, pulled when its
--- done/flagged/incomplete windows do (as vehicle_day_coverage, for one fleet scope).
+-- done/flagged/incomplete windows do (as vehicle_day_coverage, for the fleet scope `*`: a stream
+-- synced fleet-wide records its windows under it).
 CREATE OR REPLACE TEMP MACRO fleet_stream_day_coverage(acct, zone, from_day, to_day, now_ts, stream_name) AS TABLE
-  WITH
-  days AS (SELECT * FROM ended_local_days(zone, from_day, to_day, now_ts)),
-  led AS (
-    SELECT window_start, window_end, status IN ('done', 'flagged') AS settled
-    FROM ledger
-    WHERE account = acct AND stream = stream_name AND status IN ('done', 'flagged', 'incomplete')
-  ),
-  covered AS (
-    SELECT days.day, days.d0, days.d1, l.settled, window_day_s(l.window_start, l.window_end, days.d0, days.d1) AS s
-    FROM days
-    LEFT JOIN led AS l ON l.window_start < days.d1 AND l.window_end > days.d0
-  )
-  SELECT
-    day,
-    whole_day(sum(s) FILTER (WHERE settled), d0, d1) AS synced,
-    whole_day(sum(s), d0, d1) AS pulled
-  FROM covered
-  GROUP BY day, d0, d1;
+  SELECT days.day, coalesce(c.synced, false) AS synced, coalesce(c.pulled, false) AS pulled
+  FROM ended_local_days(zone, from_day, to_day, now_ts) AS days
+  LEFT JOIN day_coverage AS c
+    ON c.account = acct AND c.stream = stream_name AND c.scope = '*' AND c.day = days.day;
+
+CREATE OR REPLACE TEMP MACRO fleet_stream_day_coverage_raw(acct, zone, from_day, to_day, now_ts, stream_name) AS TABLE
+  SELECT days.day, coalesce(c.synced, false) AS synced, coalesce(c.pulled, false) AS pulled
+  FROM ended_local_days(zone, from_day, to_day, now_ts) AS days
+  LEFT JOIN ledger_day_coverage(acct, zone, stream_name, ['*'], from_day, to_day) AS c ON c.day = days.day;
 
 -- vehicle_fuel_day_coverage(acct, zone, from_day, to_day, now_ts, base_stream): per vehicle and
 -- ended local day of [from_day, to_day], synced when the per-vehicle stream base_stream and the

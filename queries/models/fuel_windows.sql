@@ -53,7 +53,14 @@ CREATE OR REPLACE TEMP MACRO fuel_counter_reason(counter_start_l, counter_end_l)
 --   counted   true for a window whose litres count
 --   excluded  true for a window left out of fuel used and listed (status 'left out')
 --   used_l    the litres it adds (NULL when not counted)
-CREATE OR REPLACE TEMP MACRO fuel_windows_classified(acct, zone, from_day, to_day) AS TABLE
+-- fuel_window_ignored(acct, vid, stream_name): a level-estimate window of a vehicle whose fuel
+-- comes from the counter adds nothing and is not listed (the counter is its figure).
+-- fuel_windows_sourced(acct, zone, from_day, to_day): the windows of both sources classified, those
+-- ignored included (the daily facts keep each ledger stream's own; fuel_windows_classified and
+-- vehicle_day_facts leave the ignored out).
+CREATE OR REPLACE TEMP MACRO fuel_window_ignored(acct, vid, stream_name) AS
+  stream_name = 'fuel_level' AND vid IN (SELECT c.vehicle_id FROM fuel_counter_vehicles(acct) AS c);
+CREATE OR REPLACE TEMP MACRO fuel_windows_sourced(acct, zone, from_day, to_day) AS TABLE
   SELECT
     w.*,
     local_month(w.window_start, zone) AS period,
@@ -87,6 +94,9 @@ CREATE OR REPLACE TEMP MACRO fuel_windows_classified(acct, zone, from_day, to_da
       f.estimated_used_l,
       CASE WHEN f.estimated_used_l IS NULL THEN 'fuel_level_missing' END
     FROM fuel_level AS f
-    WHERE f.account = acct AND f.vehicle_id NOT IN (SELECT vehicle_id FROM fuel_counter_vehicles(acct))
+    WHERE f.account = acct
   ) AS w, local_months(zone, from_day, to_day) AS m
   WHERE w.window_start >= m.t0 AND w.window_start < m.t1;
+CREATE OR REPLACE TEMP MACRO fuel_windows_classified(acct, zone, from_day, to_day) AS TABLE
+  SELECT * FROM fuel_windows_sourced(acct, zone, from_day, to_day) AS w
+  WHERE NOT fuel_window_ignored(acct, w.vehicle_id, w.stream);

@@ -16,6 +16,13 @@ CREATE OR REPLACE TEMP MACRO odometer_flag(odometer_reset, terminal_has_changed)
     CASE WHEN odometer_reset THEN 'odometer_reset' END,
     CASE WHEN terminal_has_changed THEN 'terminal_has_changed' END), '');
 
+-- odometer_windows_counted(acct): every odometer window of the account with `counted` (the rule
+-- above), whatever its month: for a figure since an instant, not per month (service_due.sql).
+CREATE OR REPLACE TEMP MACRO odometer_windows_counted(acct) AS TABLE
+  SELECT o.*, odometer_flag(o.odometer_reset, o.terminal_has_changed) IS NULL AS counted
+  FROM odometer_windows AS o
+  WHERE o.account = acct;
+
 CREATE OR REPLACE TEMP MACRO odometer_windows_classified(acct, zone, from_day, to_day) AS TABLE
   SELECT
     w.*,

@@ -48,14 +48,9 @@ b AS (
   LEFT JOIN ever_approved AS ea ON ea.booking_id = bk.booking_id
   WHERE bk.account = $account AND bk.start_time < rng.t1 AND bk.end_time > rng.t0
 ),
--- The carpool vehicle list is unknown while GET /carpool/vehicles is refused (endpoint_access):
--- its counts and hours are then NULL, never 0.
-pool_known AS (
-  SELECT NOT EXISTS (
-    SELECT 1 FROM endpoint_access
-    WHERE account = $account AND endpoint = 'GET /carpool/vehicles' AND state <> 'ok'
-  ) AS known
-),
+-- The carpool vehicle list is unknown while GET /carpool/vehicles is refused: its counts and
+-- hours are then NULL, never 0 (queries/models/booking_status.sql).
+pool_known AS (SELECT carpool_vehicles_known($account) AS known),
 pool AS (
   SELECT coalesce(veh.department, '(none)') AS department, count(*) AS vehicles
   FROM carpool_vehicles AS cv

@@ -1,5 +1,6 @@
 -- Fleet KPIs for the range (one row): odometer distance and fuel from the same models as
--- mileage.sql and fuel.sql (queries/models/; so the tiles tie to those CSVs), toll passages and
+-- mileage.sql and fuel.sql (queries/models/; so the tiles tie to those CSVs), read from the daily
+-- facts (queries/models/daily_facts.sql) as are the toll passages and trips; toll passages and
 -- their charges (toll_passage_charges, as toll_charges.sql), trips, carpool late-return rate (late
 -- ÷ bookings that were checked out, from booking_status only) and data freshness.
 -- Coverage (issue 12, queries/models/coverage.sql): range_days = the range's local days that have
@@ -46,19 +47,27 @@ known AS (
 ),
 rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
--- the odometer and fuel windows of the selection in the whole months, and whether each
--- overlaps the range and lies inside it
+-- the daily facts of the selection in the whole months (queries/models/daily_facts.sql: the
+-- windows by the local day they start, with the latest end); in_days: the day is in the range
+facts AS (
+  SELECT f.*, month_of_day(f.day) AS period, f.day >= $from_day::DATE AND f.day <= $to_day::DATE AS in_days
+  FROM vehicle_day_facts($account, $zone, months_first_day($from_day), months_last_day($to_day)) AS f
+  WHERE f.vehicle_id IN (SELECT vehicle_id FROM veh)
+),
+-- the odometer and fuel windows of the selection in the whole months, per vehicle and day they
+-- start: whether one of them overlaps the range (one starting in it does; one starting before it
+-- does when it ends after its start) and whether all of them lie inside it
 odo_w AS (
-  SELECT o.*, o.window_start < rng.t1 AND o.window_end > rng.t0 AS touches,
-    o.window_start >= rng.t0 AND o.window_end <= rng.t1 AS inside
-  FROM odometer_windows_classified($account, $zone, $from_day, $to_day) AS o, rng
-  WHERE o.vehicle_id IN (SELECT vehicle_id FROM veh)
+  SELECT f.*, f.in_days OR (f.day < $from_day::DATE AND f.last_window_end > rng.t0) AS touches,
+    f.in_days AND f.last_window_end <= rng.t1 AS inside
+  FROM facts AS f, rng
+  WHERE f.stream = 'odometer'
 ),
 fuel_w AS (
-  SELECT f.*, f.window_start < rng.t1 AND f.window_end > rng.t0 AS touches,
-    f.window_start >= rng.t0 AND f.window_end <= rng.t1 AS inside
-  FROM fuel_windows_classified($account, $zone, $from_day, $to_day) AS f, rng
-  WHERE f.vehicle_id IN (SELECT vehicle_id FROM veh)
+  SELECT f.*, f.in_days OR (f.day < $from_day::DATE AND f.last_window_end > rng.t0) AS touches,
+    f.in_days AND f.last_window_end <= rng.t1 AS inside
+  FROM facts AS f, rng
+  WHERE f.stream IN ('fuel_consumed', 'fuel_level')
 ),
 -- one basis for distance and fuel: the range when every overlapping window of both lies inside it
 basis AS (
@@ -88,7 +97,7 @@ odo AS (
   -- per vehicle and month first, rounded as mileage.sql rounds, so the tile equals the CSV's sum
   SELECT sum(round(distance_m / 1000.0, 3)) AS distance_km, sum(excluded) AS excluded
   FROM (
-    SELECT sum(o.counted_m) AS distance_m, count(*) FILTER (WHERE NOT o.counted) AS excluded
+    SELECT sum(o.distance_m) AS distance_m, sum(o.left_out) AS excluded
     FROM odo_w AS o
     WHERE o.touches OR NOT (SELECT in_range FROM span)
     GROUP BY o.vehicle_id, o.period
@@ -98,18 +107,13 @@ fuel AS (
   -- per vehicle, month and source first, rounded as fuel.sql rounds
   SELECT sum(round(used_l, 3)) AS used_l, sum(excluded) AS excluded
   FROM (
-    SELECT sum(f.used_l) AS used_l, count(*) FILTER (WHERE f.excluded) AS excluded
+    SELECT sum(f.used_l) AS used_l, sum(f.left_out) AS excluded
     FROM fuel_w AS f
     WHERE f.touches OR NOT (SELECT in_range FROM span)
-    GROUP BY f.vehicle_id, f.period, f.source
+    GROUP BY f.vehicle_id, f.period, f.stream
   ) AS per_month
 ),
-tolls AS (
-  SELECT count(*) AS n
-  FROM toll_passages($account) AS gv
-  WHERE gv.vehicle_id IN (SELECT vehicle_id FROM veh)
-    AND gv.enter_time >= local_range_start($zone, $from_day) AND gv.enter_time < local_range_end($zone, $to_day)
-),
+tolls AS (SELECT coalesce(sum(toll_passages), 0) AS n FROM facts WHERE stream = 'visits' AND in_days),
 -- the range's passages with their charges: the toll_charges report's rows, summed as it sums them
 charges AS (
   SELECT count(*) AS n, count(*) FILTER (WHERE tp.charge IS NULL) AS no_tariff,
@@ -118,12 +122,7 @@ charges AS (
   WHERE tp.enter_time >= rng.t0 AND tp.enter_time < rng.t1
     AND tp.vehicle_id IN (SELECT vehicle_id FROM veh)
 ),
-tr AS (
-  SELECT count(*) AS n
-  FROM trips AS t
-  WHERE t.account = $account AND t.vehicle_id IN (SELECT vehicle_id FROM veh)
-    AND t.start_time >= local_range_start($zone, $from_day) AND t.start_time < local_range_end($zone, $to_day)
-),
+tr AS (SELECT coalesce(sum(trips), 0) AS n FROM facts WHERE stream = 'trips' AND in_days),
 bk AS (
   SELECT
     count(*) AS bookings,

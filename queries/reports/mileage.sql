@@ -1,6 +1,6 @@
 -- Mileage per vehicle × local month (the account's zone): the sum of the counted odometer windows
 -- (queries/models/odometer_windows.sql: never trip_distance, windows with a reset or a tracker
--- change left out); the flagged windows are counted in excluded_periods (listed by
+-- change left out), read from the daily facts (queries/models/daily_facts.sql); the flagged windows are counted in excluded_periods (listed by
 -- excluded_windows.sql).
 -- complete: the month, up to the last synced instant, is covered by done/flagged ledger windows,
 -- no window of the month is incomplete or failed (an open month whose window is still
@@ -15,13 +15,15 @@ WITH
 veh AS (SELECT * FROM vehicle_departments($account)),
 grid AS (SELECT veh.vehicle_id, m.period FROM veh, range_months($from_day, $to_day) AS m),
 vdc AS (SELECT * FROM vehicle_month_coverage($account, $zone, $from_day, $to_day, $now, 'odometer')),
+-- the counted distance and the windows left out, from the daily facts (a window on the day it starts)
 agg AS (
   SELECT
     vehicle_id,
-    period,
-    sum(counted_m) AS distance_m,
-    count(*) FILTER (WHERE NOT counted) AS excluded
-  FROM odometer_windows_classified($account, $zone, $from_day, $to_day)
+    month_of_day(day) AS period,
+    sum(distance_m) AS distance_m,
+    sum(left_out) AS excluded
+  FROM vehicle_day_facts($account, $zone, months_first_day($from_day), months_last_day($to_day))
+  WHERE stream = 'odometer'
   GROUP BY vehicle_id, period
 ),
 led AS (

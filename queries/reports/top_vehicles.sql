@@ -1,34 +1,29 @@
 -- The $limit vehicles with the most odometer distance in the range (the local months it
 -- touches, from the same models as mileage.sql and fuel.sql), with their fuel, toll passages and
--- trips.
+-- trips, all read from the daily facts (queries/models/daily_facts.sql).
 WITH
 veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
+-- the daily facts of the whole months (queries/models/daily_facts.sql); in_days: in the range
+facts AS (
+  SELECT f.*, month_of_day(f.day) AS period, f.day >= $from_day::DATE AND f.day <= $to_day::DATE AS in_days
+  FROM vehicle_day_facts($account, $zone, months_first_day($from_day), months_last_day($to_day)) AS f
+),
 odo AS (
   SELECT vehicle_id, sum(round(m / 1000.0, 3)) AS km, sum(x) AS excluded FROM (
-    SELECT o.vehicle_id, sum(o.counted_m) AS m, count(*) FILTER (WHERE NOT o.counted) AS x
-    FROM odometer_windows_classified($account, $zone, $from_day, $to_day) AS o
-    GROUP BY o.vehicle_id, o.period
+    SELECT vehicle_id, sum(distance_m) AS m, sum(left_out) AS x
+    FROM facts WHERE stream = 'odometer'
+    GROUP BY vehicle_id, period
   ) GROUP BY vehicle_id
 ),
 fu AS (
   SELECT vehicle_id, sum(round(l, 3)) AS l FROM (
-    SELECT f.vehicle_id, sum(f.used_l) AS l
-    FROM fuel_windows_classified($account, $zone, $from_day, $to_day) AS f
-    GROUP BY f.vehicle_id, f.period, f.source
+    SELECT vehicle_id, sum(used_l) AS l
+    FROM facts WHERE stream IN ('fuel_consumed', 'fuel_level')
+    GROUP BY vehicle_id, period, stream
   ) GROUP BY vehicle_id
 ),
-tl AS (
-  SELECT gv.vehicle_id, count(*) AS n
-  FROM toll_passages($account) AS gv
-  WHERE gv.enter_time >= local_range_start($zone, $from_day) AND gv.enter_time < local_range_end($zone, $to_day)
-  GROUP BY 1
-),
-tr AS (
-  SELECT t.vehicle_id, count(*) AS n
-  FROM trips AS t
-  WHERE t.account = $account AND t.start_time >= local_range_start($zone, $from_day) AND t.start_time < local_range_end($zone, $to_day)
-  GROUP BY 1
-)
+tl AS (SELECT vehicle_id, sum(toll_passages) AS n FROM facts WHERE stream = 'visits' AND in_days GROUP BY 1),
+tr AS (SELECT vehicle_id, sum(trips) AS n FROM facts WHERE stream = 'trips' AND in_days GROUP BY 1)
 SELECT
   veh.registration,
   veh.vehicle_id,

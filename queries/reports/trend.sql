@@ -1,8 +1,7 @@
 -- Activity by local day, ISO week or month ($grain) over the range: trips, trip distance
 -- (indicative only: period totals come from odometer windows), toll passages, bookings and
--- late returns. Every period of the range has a row. Trips and toll passages are counted per UTC
--- quarter hour first (integer arithmetic), so only those buckets are converted to local time
--- (local_calendar.sql: a quarter hour never straddles a local midnight).
+-- late returns. Every period of the range has a row. Trips and toll passages come from the daily
+-- facts (queries/models/daily_facts.sql: per vehicle and local day).
 -- coverage / covered_share (queries/models/coverage.sql): of the period's days in the range that
 -- have ended, the share the odometer stream settled (done or flagged) for every selected vehicle.
 -- A period of which not one day was pulled has blank values (unknown, a gap in the chart), never
@@ -27,28 +26,13 @@ periods AS (
   SELECT DISTINCT date_trunc($grain::VARCHAR, d)::DATE AS p
   FROM generate_series($from_day::DATE::TIMESTAMP, $to_day::DATE::TIMESTAMP, INTERVAL 1 DAY) AS g(d)
 ),
-tr AS (
-  SELECT local_period_of_quarter_hour(q, $grain, $zone) AS p, sum(n) AS n, sum(m) AS m
-  FROM (
-    SELECT quarter_hour(t.start_time) AS q, count(*) AS n, sum(t.trip_distance_m) AS m
-    FROM trips AS t
-    WHERE t.account = $account AND t.vehicle_id IN (SELECT vehicle_id FROM veh)
-      AND t.start_time >= local_range_start($zone, $from_day) AND t.start_time < local_range_end($zone, $to_day)
-    GROUP BY 1
-  )
-  GROUP BY 1
+facts AS (
+  SELECT date_trunc($grain::VARCHAR, f.day)::DATE AS p, f.stream, f.trips, f.trip_distance_m, f.toll_passages
+  FROM vehicle_day_facts($account, $zone, $from_day, $to_day) AS f
+  WHERE f.stream IN ('trips', 'visits') AND f.vehicle_id IN (SELECT vehicle_id FROM veh)
 ),
-tl AS (
-  SELECT local_period_of_quarter_hour(q, $grain, $zone) AS p, sum(n) AS n
-  FROM (
-    SELECT quarter_hour(gv.enter_time) AS q, count(*) AS n
-    FROM toll_passages($account) AS gv
-    WHERE gv.vehicle_id IN (SELECT vehicle_id FROM veh)
-      AND gv.enter_time >= local_range_start($zone, $from_day) AND gv.enter_time < local_range_end($zone, $to_day)
-    GROUP BY 1
-  )
-  GROUP BY 1
-),
+tr AS (SELECT p, sum(trips) AS n, sum(trip_distance_m) AS m FROM facts WHERE stream = 'trips' GROUP BY 1),
+tl AS (SELECT p, sum(toll_passages) AS n FROM facts WHERE stream = 'visits' GROUP BY 1),
 bk AS (
   SELECT date_trunc($grain::VARCHAR, timezone($zone, b.start_time))::DATE AS p,
     count(*) AS n,

@@ -25,6 +25,7 @@ import { unknownValuesOf, type UnknownValue } from '../status/report.ts';
 import { judgeApiChanges, judgeRun, judgeStale, judgeUnknownValues, type Judgement } from './incidents.ts';
 import { readAccountStates, withOutcomes, type AccountState } from './state.ts';
 import { judgeEndpoints, readEndpointRows, type EndpointRow } from './endpoints.ts';
+import { judgeService, readServiceRows, type ServiceRow } from './service.ts';
 
 export interface Alerter {
   /** Judges the state now and sends each channel what it has not been sent yet. */
@@ -62,11 +63,13 @@ const LOG_CHANNEL: Channel = { name: 'log', id: 'log', send: async () => {}, clo
 async function readDatabase(
   db: Database,
   log: Logger,
+  nowMs: number,
 ): Promise<{
   states: AccountState[];
   flagged: StoredFlag[];
   unknown: UnknownValue[];
   endpoints: EndpointRow[];
+  service: ServiceRow[];
   legacy: Record<string, unknown>[];
 } | null> {
   let con;
@@ -92,7 +95,8 @@ async function readDatabase(
       log.debug('unknown values not readable', { error: describeError(e) });
     }
     const endpoints = await readEndpointRows(con, log);
-    return { states, flagged, unknown, endpoints, legacy };
+    const service = await readServiceRows(con, states, nowMs, log);
+    return { states, flagged, unknown, endpoints, service, legacy };
   } catch (e) {
     log.warn('the database could not be read for alerts; judging the state file alone', {
       error: describeError(e),
@@ -132,7 +136,7 @@ export function createAlerter(opts: AlerterOptions): Alerter {
 
   async function checkOnce(): Promise<CheckResult> {
     const t = now();
-    const fromDb = opts.db ? await readDatabase(opts.db, log) : null;
+    const fromDb = opts.db ? await readDatabase(opts.db, log, t) : null;
     const doc = outcomes.read();
     const states = withOutcomes(fromDb?.states ?? null, doc, opts.config.timezone ?? DEFAULT_TIMEZONE);
     // "Complete through" moved (or is seen for the first time): recorded with the time it moved.
@@ -162,6 +166,7 @@ export function createAlerter(opts: AlerterOptions): Alerter {
           )
         : []),
       ...(fromDb ? judgeEndpoints(fromDb.endpoints) : []),
+      ...(fromDb ? judgeService(fromDb.service) : []),
       ...(opts.judge?.(states) ?? []),
     ].filter((j): j is Judgement => j !== null);
 

@@ -88,6 +88,10 @@ export function smtpTransport(smtpUrl: string, timeoutMs = ALERT_TIMEOUT_MS) {
   return { name, transport, failure };
 }
 
+/** The sender of fleetsync's mail: FLEETSYNC_ALERT_FROM, else fleetsync at this host. */
+export const mailFrom = (c: Pick<Config, 'alertFrom'>): string =>
+  c.alertFrom ?? `fleetsync <fleetsync@${hostname()}>`;
+
 export function emailChannel(smtpUrl: string, to: string[], from: string | null): Channel {
   const { name, transport, failure } = smtpTransport(smtpUrl);
   return {
@@ -97,7 +101,7 @@ export function emailChannel(smtpUrl: string, to: string[], from: string | null)
       const subject = m.text.length > 140 ? `${m.text.slice(0, 137)}...` : m.text;
       try {
         await transport.sendMail({
-          from: from ?? `fleetsync <fleetsync@${hostname()}>`,
+          from: mailFrom({ alertFrom: from }),
           to,
           subject,
           text: `${m.text}\n\naccount: ${m.account}\nincident: ${m.incident}\nstate: ${m.state}\n`,

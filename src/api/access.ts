@@ -44,28 +44,30 @@ export const ACCESS_WORDS: Record<AccessState, string> = {
 /** A collection endpoint's template names no object (`{registration}`, `{driver_id}`, …). */
 export const isCollection = (endpoint: string) => !endpoint.includes('{');
 
-/** The refusal an answer means, or null: 403 anywhere, 404 on a collection endpoint. */
+/**
+ * The refusal an answer means, or null: 403 anywhere, 404 on a collection endpoint. The API's
+ * message and the details are read only for a refusal (every 2xx body passes here).
+ */
 export function accessRefusal(
   endpoint: string,
   status: number,
-  apiMessage: string,
-  details: Record<string, unknown>,
+  apiMessage: () => string,
+  details: () => Record<string, unknown>,
 ): FleetsyncError | null {
+  if (status !== 403 && !(status === 404 && isCollection(endpoint))) return null;
   // The API's message ends a sentence ("… main account credentials."); ours goes on after a colon.
-  const said = apiMessage.replace(/[.\s]+$/, '');
+  const said = apiMessage().replace(/[.\s]+$/, '');
   if (status === 403)
     return new FleetsyncError(
       'E_NOT_PERMITTED',
       `${endpoint}: HTTP 403 ${said}: ${ACCESS_WORDS.not_permitted} (the stream that needs it is skipped; an Administrator can grant it)`,
-      { details: { ...details, status } },
+      { details: { ...details(), status } },
     );
-  if (status === 404 && isCollection(endpoint))
-    return new FleetsyncError(
-      'E_ENDPOINT_MISSING',
-      `${endpoint}: HTTP 404 ${said}: ${ACCESS_WORDS.not_available} (the stream that needs it is skipped)`,
-      { details: { ...details, status } },
-    );
-  return null;
+  return new FleetsyncError(
+    'E_ENDPOINT_MISSING',
+    `${endpoint}: HTTP 404 ${said}: ${ACCESS_WORDS.not_available} (the stream that needs it is skipped)`,
+    { details: { ...details(), status } },
+  );
 }
 
 export interface AccessView {

@@ -51,7 +51,7 @@ export interface PaginateOptions<T = unknown> {
   maxRecords?: number;
   /** A page that does not add up is asked again this many times (default PAGE_RETRIES). */
   retries?: number;
-  /** A record's identity, for repeats and duplicates (default: its JSON). */
+  /** A record's identity, for repeats and duplicates (default: its JSON, hashed by `hashRecord`). */
   key?: (item: T) => string;
   /** Called once a read has added up, with what it received. */
   onTally?: (t: ReadTally) => void;
@@ -111,6 +111,71 @@ function hash(text: string): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
+/**
+ * The same 53-bit hash over a record's JSON text, fed value by value instead of from the text
+ * (no string per record): what JSON.stringify would write decides it — keys in order, a key whose
+ * value is undefined left out, −0 as 0, a non-finite number as null — so two records hash alike
+ * exactly when their JSON is alike (up to the hash's collisions).
+ */
+let h1 = 0;
+let h2 = 0;
+const f64 = new Float64Array(1);
+const u32 = new Uint32Array(f64.buffer);
+function feed(c: number): void {
+  h1 = Math.imul(h1 ^ c, 2654435761);
+  h2 = Math.imul(h2 ^ c, 1597334677);
+}
+function feedText(t: string): void {
+  feed(t.length);
+  for (let i = 0; i < t.length; i++) feed(t.charCodeAt(i));
+}
+function feedValue(v: unknown): void {
+  if (v === null || v === undefined) return feed(0x6e); // n (undefined only inside a list, as JSON)
+  switch (typeof v) {
+    case 'boolean':
+      return feed(v ? 0x74 : 0x66);
+    case 'number':
+      if (!Number.isFinite(v)) return feed(0x6e);
+      f64[0] = v === 0 ? 0 : v;
+      feed(0x64);
+      feed(u32[0]!);
+      return feed(u32[1]!);
+    case 'string':
+      feed(0x73);
+      return feedText(v);
+    case 'object':
+      if (Array.isArray(v)) {
+        feed(0x5b);
+        for (const x of v) feedValue(x);
+        return feed(0x5d);
+      }
+      if (typeof (v as { toJSON?: unknown }).toJSON === 'function')
+        return feedValue((v as { toJSON: () => unknown }).toJSON()); // a Date: its ISO text
+      feed(0x7b);
+      for (const k in v) {
+        if (!Object.hasOwn(v, k)) continue;
+        const x = (v as Record<string, unknown>)[k];
+        if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue;
+        feedText(k);
+        feedValue(x);
+      }
+      return feed(0x7d);
+    default:
+      feed(0x6a);
+      return feedText(JSON.stringify(v) ?? '');
+  }
+}
+export function hashRecord(x: unknown): number {
+  h1 = 0xdeadbeef;
+  h2 = 0x41c6ce57;
+  feedValue(x);
+  let a = h1;
+  let b = h2;
+  a = Math.imul(a ^ (a >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
+  b = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
+  return 4294967296 * (2097151 & b) + (a >>> 0);
+}
+
 export async function paginate<T>(
   fetchPage: (page: number, limit: number) => Promise<Page<T>>,
   opts: PaginateOptions<T>,
@@ -120,7 +185,8 @@ export async function paginate<T>(
   const parallel = Math.max(1, opts.parallel ?? PAGE_PARALLEL);
   const maxRecords = opts.maxRecords ?? Infinity;
   const retries = Math.max(0, opts.retries ?? PAGE_RETRIES);
-  const keyOf = opts.key ?? ((x: T) => JSON.stringify(x));
+  const key = opts.key;
+  const keyOf: (x: T) => number = key ? (x) => hash(key(x)) : hashRecord;
   const out: T[] = [];
   const seen = new Set<number>();
   let duplicates = 0;
@@ -177,7 +243,7 @@ export async function paginate<T>(
     while (size >= 3 && !fits(size)) size--;
     if (size < 3) return false;
     const q = Math.floor((at - 1) / size) + 1;
-    const check = (await fetchPage(q, size)).items.map((x) => hash(keyOf(x)));
+    const check = (await fetchPage(q, size)).items.map(keyOf);
     const both = [...lastKeys, ...keys]; // places at - lastKeys.length ...
     const offset = (q - 1) * size - (at - lastKeys.length);
     const covered = Math.min(check.length, both.length - offset);
@@ -194,7 +260,7 @@ export async function paginate<T>(
       // A later page's own total above what the caller holds: too many records, whatever page 1 said.
       const later = p.meta && page > 1 && p.meta.current_page === page ? p.meta.total : -1;
       if (later > maxRecords) throw new TooManyRecords(opts.endpoint, later, maxRecords);
-      const keys = p.items.map((x) => hash(keyOf(x)));
+      const keys = p.items.map(keyOf);
       const wrong = problem(page, p, keys);
       if (wrong === null || (wrong.startsWith('repeated') && (await listedTwiceAtBoundary(page, keys))))
         return { p, keys };

@@ -309,7 +309,12 @@ export function createRequester(o: RequesterOptions): Requester {
         continue;
       }
       if (status === 401 || status === 403) breaker.check(); // judge() stopped the client
-      const refusal = accessRefusal(call.endpoint, status, o.redact(apiErrorMessage(res.text)), details());
+      const refusal = accessRefusal(
+        call.endpoint,
+        status,
+        () => o.redact(apiErrorMessage(res.text)),
+        details,
+      );
       if (refusal) {
         o.gate.refuse(call.endpoint, refusal);
         throw refusal;

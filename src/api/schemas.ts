@@ -31,7 +31,12 @@ import {
 } from './types.ts';
 import {
   bool,
+  fast,
+  fastObject,
+  fastReader,
   intId,
+  isObject,
+  MISS,
   SoftFields,
   intList,
   num,
@@ -39,7 +44,9 @@ import {
   optIntId,
   optNum,
   optStr,
+  optStrOrNull,
   optTs,
+  str,
   strId,
   strList,
   ts,
@@ -77,7 +84,6 @@ const WIRE = '__wire';
 interface Kept {
   [WIRE]: Record<string, unknown>;
 }
-const isObject = (v: unknown): v is object => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * An item schema that keeps the wire object beside the fields `shape` names (read its other keys
@@ -88,6 +94,46 @@ const keeping = <S extends z.core.$ZodLooseShape>(shape: S) =>
     (v) => (isObject(v) ? { ...v, [WIRE]: v } : v),
     z.object({ ...shape, [WIRE]: z.custom<Record<string, unknown>>() }),
   );
+
+/** What a record's `post` may report a problem into (zod's context, or the fast path's). */
+interface Ctx {
+  issues: unknown[];
+}
+
+/**
+ * A record schema: the fields of `shape`, then `post` (the record built from them, the same
+ * function on both paths). Its fast path reads the fields without zod (wire.ts `fastObject`);
+ * an item it cannot read, or one `post` reports a problem with, goes through zod for the error.
+ * `keep`: the parsed fields carry the wire object (`extraFields`), as `keeping` gives them.
+ */
+function record<S extends z.core.$ZodLooseShape, R>(
+  shape: S,
+  post: (v: z.output<z.ZodObject<S>> & Kept, ctx: Ctx) => R,
+  keep: boolean,
+): z.ZodType<Exclude<R, typeof z.NEVER>> {
+  const schema = (keep ? keeping(shape) : z.object(shape)).transform((v, ctx) =>
+    post(v as z.output<z.ZodObject<S>> & Kept, ctx),
+  ) as unknown as z.ZodType<Exclude<R, typeof z.NEVER>>;
+  const fields = fastObject(shape);
+  if (!fields) return schema;
+  const issues: Ctx = { issues: [] };
+  return fast(schema, (item) => {
+    const v = fields(item);
+    if (v === MISS) return MISS;
+    if (keep) v[WIRE] = item;
+    issues.issues.length = 0;
+    const r = post(v as z.output<z.ZodObject<S>> & Kept, issues);
+    return issues.issues.length > 0 ? MISS : (r as Exclude<R, typeof z.NEVER>);
+  });
+}
+const kept = <S extends z.core.$ZodLooseShape, R>(
+  shape: S,
+  post: (v: z.output<z.ZodObject<S>> & Kept, ctx: Ctx) => R,
+) => record(shape, post, true);
+const plain = <S extends z.core.$ZodLooseShape, R>(
+  shape: S,
+  post: (v: z.output<z.ZodObject<S>>, ctx: Ctx) => R,
+) => record(shape, post, false);
 
 export interface OpenValue {
   value: string;
@@ -109,12 +155,15 @@ function openValue(known: readonly string[], s: string, prefix = ''): OpenValue 
 }
 
 function openEnum(known: readonly string[], prefix = '') {
-  return z.string().transform((s, ctx): OpenValue => {
-    const v = openValue(known, s, prefix);
-    if (v !== null) return v;
-    ctx.issues.push({ code: 'custom', message: 'empty value', input: s });
-    return z.NEVER;
-  });
+  return fast(
+    z.string().transform((s, ctx): OpenValue => {
+      const v = openValue(known, s, prefix);
+      if (v !== null) return v;
+      ctx.issues.push({ code: 'custom', message: 'empty value', input: s });
+      return z.NEVER;
+    }),
+    (s) => (typeof s === 'string' ? (openValue(known, s, prefix) ?? MISS) : MISS),
+  );
 }
 
 const bookingStatus = openEnum(BOOKING_STATUSES, 'BOOKING_STATUS_');
@@ -139,10 +188,11 @@ const sensors = z
 function build(zone: string) {
   const T = ts(zone);
   const OT = optTs(zone);
+  const readStrId = fastReader(strId)!;
 
   const vehicleShape = {
     vehicle_id: intId,
-    registration: z.string(),
+    registration: str,
     vehicle_name: optStr,
     client_vehicle_name: optStr,
     client_vehicle_description: optStr,
@@ -157,7 +207,7 @@ function build(zone: string) {
     vehicle_class: optStr,
     vehicle_type: optStr,
   };
-  const vehicle: z.ZodType<Vehicle> = keeping(vehicleShape).transform((v) => ({
+  const vehicle: z.ZodType<Vehicle> = kept(vehicleShape, (v) => ({
     vehicle_id: v.vehicle_id,
     registration: v.registration,
     vehicle_name: v.vehicle_name ?? v.client_vehicle_name,
@@ -176,18 +226,18 @@ function build(zone: string) {
   const tripShape = {
     trip_id: strId,
     vehicle_id: intId,
-    registration: z.string(),
+    registration: str,
     start_timestamp: T,
     end_timestamp: T,
     trip_distance: num,
     start_odometer: optNum,
     end_odometer: optNum,
     driver_id: optStr,
-    start_location: optStr.catch(null),
-    end_location: optStr.catch(null),
+    start_location: optStrOrNull,
+    end_location: optStrOrNull,
   };
   // The informational fields (SoftFields: read without zod, a value of another type kept as sent).
-  const trip: z.ZodType<Trip> = keeping(tripShape).transform((t) => {
+  const trip: z.ZodType<Trip> = kept(tripShape, (t) => {
     const f = new SoftFields(t[WIRE]);
     const type = f.str('trip_type');
     const typed = type === null ? null : openValue(TRIP_TYPES, type);
@@ -223,8 +273,8 @@ function build(zone: string) {
   });
 
   /** `registration` may be absent in single-vehicle answers: the client fills it from the request. */
-  const odometer: z.ZodType<Omit<OdometerWindow, 'registration'> & { registration: string | null }> = z
-    .object({
+  const odometer: z.ZodType<Omit<OdometerWindow, 'registration'> & { registration: string | null }> = plain(
+    {
       vehicle_id: optIntId,
       registration: optStr,
       start_odometer_value: optNum,
@@ -236,8 +286,8 @@ function build(zone: string) {
       // Required: they decide whether `distance` may be summed; a window without them must fail.
       odometer_reset: bool,
       terminal_has_changed: bool,
-    })
-    .transform((o) => ({
+    },
+    (o) => ({
       vehicle_id: o.vehicle_id,
       registration: o.registration,
       start_odometer_m: o.start_odometer_value,
@@ -247,44 +297,48 @@ function build(zone: string) {
       last_event_ms: o.last_event_ts ?? o.latest_event_ts,
       odometer_reset: o.odometer_reset,
       terminal_has_changed: o.terminal_has_changed,
-    }));
+    }),
+  );
 
-  const fuelConsumed: z.ZodType<Omit<FuelConsumed, 'registration'> & { registration: string | null }> = z
-    .object({
+  const fuelConsumed: z.ZodType<Omit<FuelConsumed, 'registration'> & { registration: string | null }> = plain(
+    {
       vehicle_id: optIntId,
       registration: optStr,
       fuel_consumed_start: optNum,
       fuel_consumed_end: optNum,
       fuel_consumed: optNum,
-    })
-    .transform((f) => ({
+    },
+    (f) => ({
       vehicle_id: f.vehicle_id,
       registration: f.registration,
       counter_start_l: f.fuel_consumed_start,
       counter_end_l: f.fuel_consumed_end,
       fuel_consumed_l: f.fuel_consumed,
-    }));
+    }),
+  );
 
-  const evConsumption: z.ZodType<Omit<EvConsumption, 'registration'> & { registration: string | null }> = z
-    .object({
-      vehicle_id: optIntId,
-      registration: optStr,
-      // required: an item without the energy would read as "no energy", which is not what it says
-      energy_consumed_kwh: num,
-      energy_charged_kwh: optNum,
-      distance: optNum,
-      start_soc: optNum,
-      end_soc: optNum,
-    })
-    .transform((e) => ({
-      vehicle_id: e.vehicle_id,
-      registration: e.registration,
-      energy_consumed_kwh: e.energy_consumed_kwh,
-      energy_charged_kwh: e.energy_charged_kwh,
-      distance_m: e.distance,
-      start_soc_pct: e.start_soc,
-      end_soc_pct: e.end_soc,
-    }));
+  const evConsumption: z.ZodType<Omit<EvConsumption, 'registration'> & { registration: string | null }> =
+    plain(
+      {
+        vehicle_id: optIntId,
+        registration: optStr,
+        // required: an item without the energy would read as "no energy", which is not what it says
+        energy_consumed_kwh: num,
+        energy_charged_kwh: optNum,
+        distance: optNum,
+        start_soc: optNum,
+        end_soc: optNum,
+      },
+      (e) => ({
+        vehicle_id: e.vehicle_id,
+        registration: e.registration,
+        energy_consumed_kwh: e.energy_consumed_kwh,
+        energy_charged_kwh: e.energy_charged_kwh,
+        distance_m: e.distance,
+        start_soc_pct: e.start_soc,
+        end_soc_pct: e.end_soc,
+      }),
+    );
 
   /** Wire `{liters, timestamp, accurate}` or doc `{fuel_level, event_ts, is_accurate}`. */
   const levelFields = {
@@ -302,10 +356,18 @@ function build(zone: string) {
     ms: p?.timestamp ?? p?.event_ts ?? null,
     accurate: p?.accurate ?? p?.is_accurate ?? null,
   });
-  const levelPoint: z.ZodType<FuelLevelPoint> = z.object(levelFields).nullish().transform(readLevel);
+  const levelObject = fastObject(levelFields)!;
+  const levelPoint: z.ZodType<FuelLevelPoint> = fast(
+    z.object(levelFields).nullish().transform(readLevel),
+    (v) => {
+      if (v === null || v === undefined) return readLevel(v);
+      const p = levelObject(v);
+      return p === MISS ? MISS : readLevel(p as LevelWire);
+    },
+  );
 
-  const fuelLevel: z.ZodType<Omit<FuelLevel, 'registration'> & { registration: string | null }> = z
-    .object({
+  const fuelLevel: z.ZodType<Omit<FuelLevel, 'registration'> & { registration: string | null }> = plain(
+    {
       vehicle_id: optIntId,
       registration: optStr,
       start_period: levelPoint,
@@ -315,22 +377,23 @@ function build(zone: string) {
       estimated_fuel_used: optNum,
       calibrated: optBool,
       is_calibrated: optBool,
-    })
-    .transform((l) => ({
+    },
+    (l) => ({
       vehicle_id: l.vehicle_id,
       registration: l.registration,
       start: l.start_period.litres !== null || l.start_period.ms !== null ? l.start_period : l.start,
       end: l.end_period.litres !== null || l.end_period.ms !== null ? l.end_period : l.end,
       estimated_fuel_used_l: l.estimated_fuel_used,
       calibrated: l.calibrated ?? l.is_calibrated,
-    }));
+    }),
+  );
 
   // A reading of the level series: the wire names of the level estimate's points (`liters`,
   // `timestamp`, `accurate`) and the spec's (`fuel_level`, `event_ts`, `is_accurate`).
   // A reading of the level series: the same names as a point of the level estimate.
   const fuelLevelReading: z.ZodType<
     Omit<FuelLevelReading, 'registration'> & { registration: string | null }
-  > = z.object({ vehicle_id: optIntId, registration: optStr, ...levelFields }).transform((p, ctx) => {
+  > = plain({ vehicle_id: optIntId, registration: optStr, ...levelFields }, (p, ctx) => {
     const { litres, ms, accurate } = readLevel(p);
     if (!need(litres, 'liters|fuel_level', ctx) || !need(ms, 'timestamp|event_ts', ctx)) return z.NEVER;
     return { vehicle_id: p.vehicle_id, registration: p.registration, ms, litres, accurate };
@@ -345,44 +408,45 @@ function build(zone: string) {
     event_ts: OT,
     fill_odometer: optNum,
     odometer: optNum,
-    fill_location: optStr.catch(null),
-    location: optStr.catch(null),
+    fill_location: optStrOrNull,
+    location: optStrOrNull,
     accurate: optBool,
   };
-  const fuelFill: z.ZodType<Omit<FuelFill, 'registration'> & { registration: string | null }> = keeping(
+  const fuelFill: z.ZodType<Omit<FuelFill, 'registration'> & { registration: string | null }> = kept(
     fuelFillShape,
-  ).transform((f, ctx) => {
-    const amount = f.fill_amount_litres ?? f.fuel_filled;
-    const at = f.fill_timestamp ?? f.event_ts;
-    if (!need(amount, 'fill_amount_litres|fuel_filled', ctx) || !need(at, 'fill_timestamp|event_ts', ctx))
-      return z.NEVER;
-    return {
-      vehicle_id: f.vehicle_id,
-      registration: f.registration,
-      fill_ms: at,
-      amount_l: amount,
-      odometer_m: f.fill_odometer ?? f.odometer,
-      location: f.fill_location ?? f.location,
-      accurate: f.accurate,
-      extra_fields: extraFields(f, fuelFillShape),
-    };
-  });
+    (f, ctx) => {
+      const amount = f.fill_amount_litres ?? f.fuel_filled;
+      const at = f.fill_timestamp ?? f.event_ts;
+      if (!need(amount, 'fill_amount_litres|fuel_filled', ctx) || !need(at, 'fill_timestamp|event_ts', ctx))
+        return z.NEVER;
+      return {
+        vehicle_id: f.vehicle_id,
+        registration: f.registration,
+        fill_ms: at,
+        amount_l: amount,
+        odometer_m: f.fill_odometer ?? f.odometer,
+        location: f.fill_location ?? f.location,
+        accurate: f.accurate,
+        extra_fields: extraFields(f, fuelFillShape),
+      };
+    },
+  );
 
   const geofenceShape = {
     geofence_id: strId,
-    name: z.string(),
+    name: str,
     description: optStr,
     colour: optStr,
     is_toll: optBool,
   };
-  const geofence: z.ZodType<Geofence> = keeping(geofenceShape).transform((g) => {
+  const geofence: z.ZodType<Geofence> = kept(geofenceShape, (g) => {
     const { own, extra_fields } = splitExtras(g, geofenceShape);
     return { ...own, is_toll: own.is_toll ?? false, extra_fields };
   });
 
   const visitShape = {
     vehicle_id: intId,
-    registration: z.string(),
+    registration: str,
     geofence_id: strId,
     geofence_name: optStr,
     is_toll: optBool,
@@ -390,7 +454,7 @@ function build(zone: string) {
     exit_timestamp: OT,
     duration_total: optNum,
   };
-  const visit: z.ZodType<GeofenceVisit> = keeping(visitShape).transform((v) => ({
+  const visit: z.ZodType<GeofenceVisit> = kept(visitShape, (v) => ({
     vehicle_id: v.vehicle_id,
     registration: v.registration,
     geofence_id: v.geofence_id,
@@ -405,7 +469,7 @@ function build(zone: string) {
   const bookingShape = {
     booking_id: intId,
     vehicle_id: intId,
-    registration: z.string(),
+    registration: str,
     driver_id: strId,
     department: optStr,
     booking_status: bookingStatus,
@@ -419,7 +483,7 @@ function build(zone: string) {
     created_ts: T,
     updated_ts: T,
   };
-  const booking: z.ZodType<Booking> = keeping(bookingShape).transform((b) => ({
+  const booking: z.ZodType<Booking> = kept(bookingShape, (b) => ({
     booking_id: b.booking_id,
     vehicle_id: b.vehicle_id,
     registration: b.registration,
@@ -461,20 +525,20 @@ function build(zone: string) {
       extra_fields,
     };
   };
-  const carpoolDriver: z.ZodType<CarpoolDriver> = keeping(carpoolDriverShape).transform((d) =>
+  const carpoolDriver: z.ZodType<CarpoolDriver> = kept(carpoolDriverShape, (d) =>
     carpoolRecord(d, carpoolDriverShape),
   );
 
   const carpoolVehicleShape = {
     vehicle_id: intId,
-    registration: z.string(),
+    registration: str,
     category: optStr,
     department: optStr,
     default_location: optStr,
     license_class: optStr,
     setup_status: openEnum(CARPOOL_VEHICLE_SETUP_STATUSES),
   };
-  const carpoolVehicle: z.ZodType<CarpoolVehicle> = keeping(carpoolVehicleShape).transform((v) =>
+  const carpoolVehicle: z.ZodType<CarpoolVehicle> = kept(carpoolVehicleShape, (v) =>
     carpoolRecord(v, carpoolVehicleShape),
   );
 
@@ -485,7 +549,7 @@ function build(zone: string) {
   /** Wire `idle_time_seconds`/`driving_time_seconds`, doc `idle_time`/`driving_time` (seconds either way). */
   const activityShape = {
     vehicle_id: intId,
-    registration: z.string(),
+    registration: str,
     date: optStr,
     first_ignition_on: OT,
     last_ignition_off: OT,
@@ -493,12 +557,25 @@ function build(zone: string) {
     idle_time: optNum,
     driving_time_seconds: optNum,
     driving_time: optNum,
-    drivers: z
-      .array(z.union([strId, z.object({ driver_id: strId }).transform((d) => d.driver_id)]))
-      .nullish()
-      .transform((d) => d ?? []),
+    drivers: fast(
+      z
+        .array(z.union([strId, z.object({ driver_id: strId }).transform((d) => d.driver_id)]))
+        .nullish()
+        .transform((d) => d ?? []),
+      (v) => {
+        if (v === null || v === undefined) return [];
+        if (!Array.isArray(v)) return MISS;
+        const ids: string[] = [];
+        for (const d of v) {
+          const id = isObject(d) ? readStrId(d.driver_id) : readStrId(d);
+          if (id === MISS) return MISS;
+          ids.push(id);
+        }
+        return ids;
+      },
+    ),
   };
-  const activity: z.ZodType<VehicleActivity> = keeping(activityShape).transform((a, ctx) => {
+  const activity: z.ZodType<VehicleActivity> = kept(activityShape, (a, ctx) => {
     const idle = a.idle_time_seconds ?? a.idle_time;
     const driving = a.driving_time_seconds ?? a.driving_time;
     if (
@@ -540,7 +617,7 @@ function build(zone: string) {
       .nullish()
       .transform((g) => g ?? []),
   };
-  const driver: z.ZodType<Driver> = keeping(driverShape).transform((d) => {
+  const driver: z.ZodType<Driver> = kept(driverShape, (d) => {
     const { own, extra_fields } = splitExtras(d, driverShape);
     return { ...own, status: own.status === null ? null : own.status.toLowerCase(), extra_fields };
   });

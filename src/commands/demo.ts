@@ -16,6 +16,8 @@ import { DEFAULT_CREDENTIALS, startSimulator } from '../simulator/server.ts';
 import { startServer } from '../server/start.ts';
 import { writeDemoPrices } from '../prices/demo.ts';
 import { loadPricesFile } from '../prices/store.ts';
+import { writeDemoServicePlan } from '../service/demo.ts';
+import { loadServicePlanFile } from '../service/store.ts';
 import { queryJs } from '../store/queries.ts';
 import { openDatabase } from '../store/db.ts';
 import { formatSummary } from '../sync/report.ts';
@@ -118,6 +120,23 @@ export const demoCommand: Command = {
         pcon.closeSync();
       }
       ctx.stdout(`prices: ${pricesPath}\n`);
+      // The service plan: FLEETSYNC_SERVICE_PLAN, else the simulator's service history (docs/service.md).
+      const planPath =
+        config.servicePlanFile?.trim() ||
+        writeDemoServicePlan(fleet, join(dirname(dbPath), 'demo-service-plan.json'));
+      const scon = await db.connect();
+      try {
+        await loadServicePlanFile(
+          scon,
+          DEMO_ACCOUNT,
+          { servicePlanFile: planPath },
+          fleet.timezone,
+          ctx.now(),
+        );
+      } finally {
+        scon.closeSync();
+      }
+      ctx.stdout(`service plan: ${planPath}\n`);
       server = await startServer({
         now: ctx.now,
         db,

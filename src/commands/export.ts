@@ -17,8 +17,9 @@ import {
 import { parseReportParams, rangeNote } from '../reports/params.ts';
 import { resolveSelection } from '../reports/selection.ts';
 import { REPORT_NAMES, getReport } from '../reports/registry.ts';
-import { resolveZone } from '../reports/run.ts';
+import { configuredScope, resolveZone } from '../reports/run.ts';
 import { loadPricesFile } from '../prices/store.ts';
+import { loadServicePlanFile } from '../service/store.ts';
 import { openDatabase } from '../store/db.ts';
 import type { Command } from './command.ts';
 
@@ -102,14 +103,8 @@ export const exportCommand: Command = {
         const account = await resolveAccount(con, config, { mustExist: true });
         await loadPricesFile(con, account, config, now());
         const zone = await resolveZone(con, account, config.timezone);
-        const scope = {
-          account,
-          zone,
-          nowMs: now(),
-          fuelDropL: config.fuelDropL,
-          taxYearStart: config.taxYearStart,
-          scoring: config,
-        };
+        await loadServicePlanFile(con, account, config, zone, now());
+        const scope = configuredScope(account, zone, now(), config);
         Object.assign(
           raw,
           await resolveSelection(con, scope, {

@@ -11,6 +11,7 @@ import { loadConfig, secretsOf, type Config, type Env } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { outcomesFor, type RunOutcomes } from '../outcome/outcomes.ts';
 import { loadPricesFile } from '../prices/store.ts';
+import { loadServicePlanFile } from '../service/store.ts';
 import { openDatabase, type Database } from '../store/db.ts';
 import type { RunSyncFn } from '../server/sync-gate.ts';
 import { checkAccountZone } from '../sync/zone.ts';
@@ -99,6 +100,8 @@ export const serveCommand: Command = {
         // The pages' zone (stored with the account, else FLEET_TIMEZONE): the schedule and every
         // time printed here use it too.
         zone = await resolveZone(con, account, loaded.timezone);
+        // FLEETSYNC_SERVICE_PLAN: the same (docs/service.md); its dates are the account's days.
+        await loadServicePlanFile(con, account, loaded, zone, ctx.now());
       } finally {
         con.closeSync();
       }
@@ -114,12 +117,17 @@ export const serveCommand: Command = {
       // dashboard's account still has nothing to run.
       if (config.schedule && !runSync)
         throw new FleetsyncError('E_CONFIG', 'FLEETSYNC_SCHEDULE is set, but there is no account to sync');
+      // A bad subscriptions file stops the start (exit 2), every problem named.
+      const subscriptions = config.subscriptionsFile
+        ? (await import('../reports/subscription-file.ts')).readSubscriptions(config.subscriptionsFile)
+        : [];
       const server = await startServer({
         db,
         config,
         log,
         zone,
         now: ctx.now,
+        subscriptions,
         ...(runSync ? { runSync } : {}),
       });
       ctx.stdout(
@@ -134,6 +142,10 @@ export const serveCommand: Command = {
       if (config.reportSchedule)
         ctx.stdout(
           `month-end pack: "${config.reportSchedule}" in ${zone} to ${config.reportTo.join(', ')} (partial after ${config.reportDeadlineDays} days)\n`,
+        );
+      if (subscriptions.length)
+        ctx.stdout(
+          `subscriptions: ${subscriptions.length} from ${config.subscriptionsFile} (${subscriptions.map((x) => x.name).join(', ')}), checked every minute in ${zone}\n`,
         );
       await new Promise<void>((resolve) => {
         if (ctx.stopSignal.aborted) resolve();

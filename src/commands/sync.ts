@@ -11,7 +11,8 @@ import { loadConfig, secretsOf } from '../config.ts';
 import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
 import { outcomesFor, type RunOutcomes } from '../outcome/outcomes.ts';
 import { createLogger } from '../log.ts';
-import { openDatabase, type Database } from '../store/db.ts';
+import { inTransaction, openDatabase, type Database } from '../store/db.ts';
+import { accountZones, rebuildFacts as rebuildAccountFacts } from '../store/facts.ts';
 import { planSync } from '../sync/run.ts';
 import { formatRezone, rezoneAccount } from '../sync/rezone.ts';
 import { loadAccounts, selectAccounts } from '../accounts.ts';
@@ -19,7 +20,7 @@ import { formatPlan, formatSummary, progressPrinter } from '../sync/report.ts';
 import { STREAMS, type StreamName } from '../sync/streams/index.ts';
 import { isCalendarDay } from '../time.ts';
 import { accountStreams, syncAccount, wireAccount } from '../wiring.ts';
-import type { Command } from './command.ts';
+import type { Command, RunContext } from './command.ts';
 
 export function parseSyncArgs(values: Record<string, string | boolean | undefined>) {
   const problems: string[] = [];
@@ -48,6 +49,10 @@ export function parseSyncArgs(values: Record<string, string | boolean | undefine
     streams = list as StreamName[];
   }
   const rezone = values.rezone === true;
+  if (values['rebuild-facts'] === true && (rezone || fromDay || toDay || streams || values.plan === true))
+    problems.push(
+      '--rebuild-facts computes the stored facts again and pulls nothing: it takes no --from, --to, --streams, --plan or --rezone',
+    );
   if (rezone && (fromDay || toDay || streams || values.plan === true))
     problems.push(
       '--rezone pulls every window of the account again in the new zone: it takes no --from, --to, --streams or --plan',
@@ -59,7 +64,7 @@ export function parseSyncArgs(values: Record<string, string | boolean | undefine
 export const syncCommand: Command = {
   summary: 'One sync run of the Fleet API into the DuckDB file, then exit.',
   usage:
-    'fleetsync sync [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--streams a,b] [--plan] [--json] [--account NAME] | sync --rezone [--json] [--account NAME]   (several accounts: FLEETSYNC_CONFIG)',
+    'fleetsync sync [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--streams a,b] [--plan] [--json] [--account NAME] | sync --rezone [--json] [--account NAME] | sync --rebuild-facts [--json] [--account NAME]   (several accounts: FLEETSYNC_CONFIG)',
   options: {
     from: { type: 'string' },
     to: { type: 'string' },
@@ -68,9 +73,11 @@ export const syncCommand: Command = {
     json: { type: 'boolean' },
     account: { type: 'string' },
     rezone: { type: 'boolean' },
+    'rebuild-facts': { type: 'boolean' },
   },
   async run({ values }, ctx) {
     const args = parseSyncArgs(values);
+    if (values['rebuild-facts'] === true) return rebuildFacts(values, ctx);
     const config = loadConfig(ctx.env, { needApi: !args.planOnly });
     const accounts = selectAccounts(
       args.planOnly && !config.accountsFile
@@ -195,3 +202,45 @@ export const syncCommand: Command = {
     }
   },
 };
+
+/**
+ * `sync --rebuild-facts [--account NAME] [--json]`: computes an account's daily facts and day's
+ * coverage again from its stored rows and ledger (src/store/facts.ts), in one transaction per
+ * account, so the reports that read them never see half of it; nothing is pulled. The sync keeps
+ * them at every commit and a re-zone rebuilds them; this is for anything else that changes what
+ * they rest on outside a sync (rows edited by hand, a file restored from elsewhere).
+ */
+async function rebuildFacts(
+  values: Record<string, string | boolean | undefined>,
+  ctx: RunContext,
+): Promise<void> {
+  const config = loadConfig(ctx.env);
+  const db = await openDatabase(config.dbPath, { mustExist: true });
+  const con = await db.connect();
+  try {
+    const all = await accountZones(con);
+    const named = typeof values.account === 'string' ? values.account : undefined;
+    const chosen = named === undefined ? all : all.filter((a) => a.account === named);
+    if (named !== undefined && chosen.length === 0)
+      throw new FleetsyncError(
+        'E_USAGE',
+        `this database holds no synced account ${JSON.stringify(named)}; it holds: ${all.map((a) => a.account).join(', ') || 'none'}`,
+      );
+    const out: { account: string; zone: string; fact_rows: number; ms: number }[] = [];
+    for (const a of chosen) {
+      const t0 = Date.now();
+      const rows = await inTransaction(con, () => rebuildAccountFacts(con, a.account, a.zone));
+      out.push({ account: a.account, zone: a.zone, fact_rows: rows, ms: Date.now() - t0 });
+    }
+    if (values.json === true) ctx.stdout(JSON.stringify({ rebuilt: out }) + '\n');
+    else if (out.length === 0) ctx.stdout('no synced account in this database: nothing to rebuild\n');
+    else
+      for (const r of out)
+        ctx.stdout(
+          `account ${r.account}: daily facts and coverage rebuilt in ${r.zone} (${r.fact_rows} fact rows, ${r.ms} ms)\n`,
+        );
+  } finally {
+    con.closeSync();
+    db.close();
+  }
+}

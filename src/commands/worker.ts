@@ -25,6 +25,11 @@ export const workerCommand: Command = {
     const { workerSettings, runWorker } = await import('../worker/worker.ts');
     const settings = workerSettings(config);
     const accounts = loadAccounts(ctx.env, config);
+    // A bad subscriptions file stops the worker at start (exit 2), naming every problem.
+    const subscriptions =
+      config.subscriptionsFile && values.enqueue !== true
+        ? (await import('../reports/subscription-file.ts')).readSubscriptions(config.subscriptionsFile)
+        : [];
     const log = createLogger({
       now: ctx.now,
       level: config.logLevel,
@@ -33,7 +38,7 @@ export const workerCommand: Command = {
       write: (line) => ctx.stderr(line + '\n'),
     });
     const message = await runWorker(
-      { config, accounts, settings, log, signal: ctx.stopSignal, now: ctx.now },
+      { config, accounts, settings, log, signal: ctx.stopSignal, now: ctx.now, subscriptions },
       { enqueue: values.enqueue === true, fromDay: range.fromDay, toDay: range.toDay },
     );
     ctx.stdout(message + '\n');

@@ -104,7 +104,7 @@ export const plate = (s: string) => s.replace(/\s+/g, '').toUpperCase();
 // Reading
 
 /** Offset → line (1-based), by binary search over the line starts (once per file, not per entry). */
-function lineIndex(text: string): (offset: number) => number {
+export function lineIndex(text: string): (offset: number) => number {
   const starts = [0];
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   return (offset) => {
@@ -120,13 +120,81 @@ function lineIndex(text: string): (offset: number) => number {
 }
 
 /** Plain value of a JSON node (jsonc-parser's tree keeps offsets for the lines). */
-function valueOf(n: JsonNode): unknown {
+export function valueOf(n: JsonNode): unknown {
   if (n.type === 'object')
     return Object.fromEntries(
       (n.children ?? []).map((p) => [String(p.children![0]!.value), valueOf(p.children![1]!)]),
     );
   if (n.type === 'array') return (n.children ?? []).map(valueOf);
   return n.value;
+}
+
+/** A user file's one JSON object: its properties (key, value node, line), or the problems. */
+export function jsonObjectProps(text: string): {
+  props: { key: string; node: JsonNode; line: number }[] | null;
+  at: (offset: number) => number;
+  problems: Problem[];
+} {
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { allowTrailingComma: false, disallowComments: true });
+  const at = lineIndex(text);
+  const problems: Problem[] = errors.map((e) => ({ line: at(e.offset), message: 'not valid JSON here' }));
+  if (!root || root.type !== 'object') {
+    if (!problems.length) problems.push({ line: 1, message: 'the file must hold one JSON object' });
+    return { props: null, at, problems };
+  }
+  const props = (root.children ?? []).map((prop) => {
+    const node = prop.children![1]!;
+    return { key: String(prop.children![0]!.value), node, line: at(node.offset) };
+  });
+  return { props, at, problems };
+}
+
+/** The objects of a JSON list `key` with their lines; anything else in it is a problem. */
+export function jsonListObjects(
+  key: string,
+  node: JsonNode,
+  at: (offset: number) => number,
+  problems: Problem[],
+): { line: number; fields: Record<string, unknown> }[] {
+  if (node.type !== 'array') {
+    problems.push({ line: at(node.offset), message: `${key} must be a list` });
+    return [];
+  }
+  const out: { line: number; fields: Record<string, unknown> }[] = [];
+  for (const item of node.children ?? []) {
+    const v = valueOf(item);
+    const line = at(item.offset);
+    if (!v || typeof v !== 'object' || Array.isArray(v))
+      problems.push({ line, message: `an entry of ${key} must be an object` });
+    else out.push({ line, fields: { ...(v as Record<string, unknown>) } });
+  }
+  return out;
+}
+
+/** A user CSV file's rows (header lower-cased) with their lines and the header, or its problem. */
+export function csvRecords(
+  text: string,
+): { rows: { record: Record<string, string>; line: number }[]; header: Set<string> } | { problem: Problem } {
+  let rows: { record: Record<string, string>; info: { lines: number } }[];
+  try {
+    rows = parseCsv(text, {
+      columns: (h: string[]) => h.map((x) => x.trim().toLowerCase()),
+      info: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+    }) as typeof rows;
+  } catch (e) {
+    const line = (e as { lines?: number }).lines ?? 1;
+    return { problem: { line, message: `not valid CSV: ${(e as Error).message}` } };
+  }
+  const header = new Set(Object.keys(rows[0]?.record ?? {}));
+  if (!rows.length) {
+    const first = text.split(/\r?\n/)[0] ?? '';
+    first.split(',').forEach((h) => header.add(h.trim().toLowerCase()));
+  }
+  if (!header.has('record')) return { problem: { line: 1, message: 'missing column record' } };
+  return { rows: rows.map((r) => ({ record: r.record, line: r.info.lines })), header };
 }
 
 const JSON_LISTS: Record<string, EntryKind> = {
@@ -143,39 +211,16 @@ const JSON_KEYS = [
 ];
 
 function readJson(text: string): Pick<RawPrices, 'currency' | 'entries' | 'problems'> {
-  const errors: ParseError[] = [];
-  const root = parseTree(text, errors, { allowTrailingComma: false, disallowComments: true });
-  const at = lineIndex(text);
-  const problems: Problem[] = errors.map((e) => ({
-    line: at(e.offset),
-    message: 'not valid JSON here',
-  }));
+  const { props, at, problems } = jsonObjectProps(text);
   const entries: Entry[] = [];
-  if (!root || root.type !== 'object') {
-    if (!problems.length) problems.push({ line: 1, message: 'the file must hold one JSON object' });
-    return { currency: null, entries, problems };
-  }
+  if (!props) return { currency: null, entries, problems };
   let currency: string | null = null;
-  for (const prop of root.children ?? []) {
-    const key = String(prop.children![0]!.value);
-    const node = prop.children![1]!;
-    const line = at(node.offset);
+  for (const { key, node, line } of props) {
     const kind = JSON_LISTS[key];
     if (kind) {
-      if (node.type !== 'array') {
-        problems.push({ line, message: `${key} must be a list` });
-        continue;
-      }
-      for (const item of node.children ?? []) {
-        const v = valueOf(item);
-        const l = at(item.offset);
-        if (!v || typeof v !== 'object' || Array.isArray(v))
-          problems.push({ line: l, message: `an entry of ${key} must be an object` });
-        else {
-          const fields = { ...(v as Record<string, unknown>) };
-          if (kind === 'vehicle') fields.vehicle = fields.vehicle_id ?? fields.registration;
-          entries.push({ kind, line: l, fields });
-        }
+      for (const { line: l, fields } of jsonListObjects(key, node, at, problems)) {
+        if (kind === 'vehicle') fields.vehicle = fields.vehicle_id ?? fields.registration;
+        entries.push({ kind, line: l, fields });
       }
     } else if (key === 'defaults') {
       entries.push({ kind: 'default', line, fields: (valueOf(node) ?? {}) as Record<string, unknown> });
@@ -219,33 +264,12 @@ const csvText = (s: unknown) => (typeof s === 'string' && s.trim() !== '' ? s.tr
 function readCsv(text: string): Pick<RawPrices, 'currency' | 'entries' | 'problems'> {
   const problems: Problem[] = [];
   const entries: Entry[] = [];
-  let rows: { record: Record<string, string>; info: { lines: number } }[];
-  try {
-    rows = parseCsv(text, {
-      columns: (h: string[]) => h.map((x) => x.trim().toLowerCase()),
-      info: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-    }) as typeof rows;
-  } catch (e) {
-    const line = (e as { lines?: number }).lines ?? 1;
-    return {
-      currency: null,
-      entries,
-      problems: [{ line, message: `not valid CSV: ${(e as Error).message}` }],
-    };
-  }
-  const header = new Set(Object.keys(rows[0]?.record ?? {}));
-  if (!rows.length) {
-    const first = text.split(/\r?\n/)[0] ?? '';
-    first.split(',').forEach((h) => header.add(h.trim().toLowerCase()));
-  }
-  if (!header.has('record'))
-    return { currency: null, entries, problems: [{ line: 1, message: 'missing column record' }] };
+  const read = csvRecords(text);
+  if ('problem' in read) return { currency: null, entries, problems: [read.problem] };
+  const { rows, header } = read;
   const missing = new Map<string, EntryKind[]>();
-  for (const { record: r, info } of rows) {
+  for (const { record: r, line } of rows) {
     const kind = (r.record ?? '').trim() as EntryKind;
-    const line = info.lines;
     if (!CSV_KINDS.includes(kind)) {
       problems.push({
         line,
@@ -279,7 +303,7 @@ function readCsv(text: string): Pick<RawPrices, 'currency' | 'entries' | 'proble
   return { currency: null, entries, problems };
 }
 
-const shaOf = (text: string) => createHash('sha256').update(text).digest('hex');
+export const shaOf = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** The SHA-256 of the file's text as `readPricesFile` gives it; null when it cannot be read. */
 export function pricesFileSha(path: string): string | null {
@@ -453,11 +477,15 @@ export function checkPrices(raw: RawPrices, known: Known): { prices: Prices | nu
  * One message with the count and the first MAX_LISTED_PROBLEMS problems, by line:
  * `FLEETSYNC_PRICES prices.csv: 3 problems` then `file:line: …`.
  */
-export function describeProblems(file: string, problems: readonly Problem[]): string {
+export function describeProblems(
+  file: string,
+  problems: readonly Problem[],
+  variable = 'FLEETSYNC_PRICES',
+): string {
   const n = problems.length;
   const lines = problems.map((p) => `${basename(file)}${p.line ? `:${p.line}` : ''}: ${p.message}`);
   return (
-    `FLEETSYNC_PRICES ${file}: ${n.toLocaleString('en')} problem${n === 1 ? '' : 's'}; nothing was changed` +
+    `${variable} ${file}: ${n.toLocaleString('en')} problem${n === 1 ? '' : 's'}; nothing was changed` +
     (n > MAX_LISTED_PROBLEMS ? `; the first ${MAX_LISTED_PROBLEMS}:` : '') +
     '\n' +
     firstProblems(lines)

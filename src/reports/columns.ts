@@ -105,6 +105,7 @@ const STREAM = {
   activity: 'Vehicle activity',
   drivers: 'Drivers',
   ev_energy: 'EV energy',
+  sites: 'Site visits',
 };
 
 const BY_NAME: Readonly<Record<string, Entry>> = {
@@ -403,6 +404,33 @@ const BY_NAME: Readonly<Record<string, Entry>> = {
   left_out_periods: count('Windows not counted for both'),
   trip_km: km('Trip distance'),
   carried_l: litres('Fuel carried by the trips'),
+  // time on site (site_visits, site_activity)
+  site: text('Site'),
+  dwell_min: { label: 'Time on site', unit: 'min', display: 'decimal', places: 1 },
+  outside_hours: flag('Entered outside working hours'),
+  visits: count('Visits'),
+  total_dwell_h: hours('Time on site, total'),
+  median_dwell_min: { label: 'Median time on site', unit: 'min', display: 'decimal', places: 1 },
+  longest_stay_h: hours('Longest stay'),
+  longest_stay_registration: text('Longest stay by'),
+  open_visits: count('Visits still open'),
+  outside_hours_visits: count('Visits entered outside working hours'),
+  // service_due (issue 28 item 1)
+  interval_scope: enumOf('Interval for', { vehicle: 'This vehicle', class: 'Its class', fleet: 'The fleet' }),
+  every_km: km('Every'),
+  every_months: { label: 'Every (months)', display: 'integer' },
+  last_service_day: day('Last service'),
+  last_service_odometer_km: km('Odometer at last service'),
+  km_since_service: km('Since last service'),
+  odometer_as_of: when('Odometer known up to'),
+  next_service_km: km('Next service at'),
+  km_remaining: km('Remaining'),
+  next_service_day: day('Next service by date'),
+  days_remaining: { label: 'Days remaining', display: 'integer' },
+  km_per_day: { label: 'Recent distance', unit: 'km/day', display: 'decimal', places: 1 },
+  forecast_basis_days: { label: 'Forecast rests on', unit: 'days', display: 'decimal', places: 1 },
+  forecast_day: day('Forecast to reach the km'),
+  due_day: day('Due (earliest)'),
 };
 
 /** Per-report overrides, `<report>.<column>`. */
@@ -415,10 +443,19 @@ const BY_REPORT: Readonly<Record<string, Entry>> = {
     no_vehicle: 'No vehicle matches',
   }),
   'trend.period': { label: 'Period', display: 'text' },
+  'site_visits.status': enumOf('Visit', { open: 'Open (still on site)', closed: 'Left' }),
   'fuel_drops.litres': litres('Litres lost'),
   'logbook_years.odometer_km': km('Distance by odometer'),
   'logbook.counted_km': km('Counted in totals'),
   'fuel_efficiency.counted_km': km('Distance counted for both'),
+  'service_due.status': enumOf('Service', {
+    overdue: 'Overdue',
+    due: 'Due soon',
+    ok: 'OK',
+    unknown: 'Unknown',
+  }),
+  'service_due.reason': text('Why'),
+  'service_due.odometer_km': km('Odometer now (counted)'),
   'coverage.status': enumOf('Coverage', {
     synced: 'Synced',
     partial: 'Partly synced',

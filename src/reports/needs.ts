@@ -49,6 +49,9 @@ export const REPORT_STREAMS: Readonly<Record<string, readonly string[]>> = {
   driver_scores: ['drivers', 'trips'],
   fuel_efficiency: ['odometer', ...FUEL],
   fuel_efficiency_drivers: ['odometer', ...FUEL, 'trips', 'drivers'],
+  site_visits: ['visits'],
+  site_activity: ['visits'],
+  service_due: ['odometer'],
 };
 
 /** The endpoints refused to `account` that a report's streams need (none: the report is whole). */

@@ -16,7 +16,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { smtpTransport } from '../alerts/channels.ts';
+import { mailFrom, smtpTransport } from '../alerts/channels.ts';
 import type { Config } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -24,8 +24,10 @@ import type { Database } from '../store/db.ts';
 import { addDays, localDate, localDayBounds, localMonth, localMonthBounds, type Clock } from '../time.ts';
 import { presentation } from './columns.ts';
 import { exportReport } from './export.ts';
-import { lastDayOfMonth, parseReportParams } from './params.ts';
-import { requireReport, resolveZone, runReport, reportMeta, type ReportScope } from './run.ts';
+import { periodCompleteness } from './completeness.ts';
+import { parseReportParams, type ReportParams } from './params.ts';
+import type { ReportDef } from './registry.ts';
+import { requireReport, resolveZone, runReport, type ReportScope } from './run.ts';
 import { excludedSummary } from './xlsx.ts';
 
 /** The reports of the pack, in attachment order. */
@@ -72,42 +74,49 @@ export function packConfig(config: Readonly<Config>): { smtpUrl: string; to: str
 const fmt = (n: number, places: number) =>
   n.toLocaleString('en-GB', { minimumFractionDigits: places, maximumFractionDigits: places });
 
+/**
+ * One report's line of a mail's summary: its rows and each totalled column's sum, an unknown sum
+ * said as unknown (never 0) and a sum beside blank rows saying it covers only the others.
+ */
+export async function summaryLine(
+  con: DuckDBConnection,
+  def: ReportDef,
+  scope: ReportScope,
+  params: ReportParams,
+): Promise<string> {
+  const { totals, totals_blank: blank, total } = await runReport(con, def, scope, params);
+  const sums = def.columns
+    .filter((c) => c.total)
+    .map((c) => {
+      const p = presentation(def.name, c);
+      const v = totals[c.name] ?? null;
+      // a sum of unknowns is unknown, never 0
+      if (v === null) return `${p.label}: unknown`;
+      const shown =
+        p.display === 'duration'
+          ? `${fmt(v / 3600, 1)} h`
+          : fmt(v, p.display === 'integer' ? 0 : (p.places ?? 2));
+      // a sum beside blank rows (unknown or not applicable) covers only the others, and says so
+      const left = blank[c.name] ?? 0;
+      const part = left > 0 ? ` (over the rows with a value; ${left} blank)` : '';
+      return `${p.label}: ${shown}${p.unit && p.display !== 'duration' ? ` ${p.unit}` : ''}${part}`;
+    });
+  return `${def.title}: ${total} rows; ${sums.join('; ')}`;
+}
+
 /** The reports whose coverage columns the pack's completeness reads (tolls has none: per passage). */
 const COVERED_REPORTS = ['mileage', 'fuel'] as const;
 
-const pct = (share: number) => `${fmt(share * 100, 1)} %`;
-
 /**
- * Whether `month` is complete for the account, by the exports' own rule: "complete through" covers
- * its last day, and every row of the mileage and fuel exports of the month says `coverage =
- * complete` (queries/models/coverage.sql: every ended vehicle-day of the month settled for the
- * stream the figure uses). A first sync of the last 30 days leaves the month before complete
- * through its last day but synced only from the day the sync began: partial, with the share of
- * its vehicle-days synced (the mean of the rows' `covered_share`; every row of a month has the
- * same number of days). `reasons` says why it is not complete, in words for the mail.
+ * Whether `month` is complete for the account (completeness.ts: "complete through" covers its
+ * last day and every row of the mileage and fuel exports of the month says `coverage =
+ * complete`). A first sync of the last 30 days leaves the month before complete through its last
+ * day but synced only from the day the sync began: partial, with the share of its vehicle-days
+ * synced.
  */
-async function completeness(con: DuckDBConnection, scope: ReportScope, month: string) {
-  const meta = await reportMeta(con, scope);
-  const last = lastDayOfMonth(month);
-  const reasons: string[] = [];
-  if (meta.complete_through_day === null || meta.complete_through_day < last)
-    reasons.push(
-      `the data is ${meta.complete_through_text}; the month ends ${last}, so later days may still change`,
-    );
-  for (const name of COVERED_REPORTS) {
-    const def = requireReport(name);
-    const { rows } = await runReport(con, def, scope, parseReportParams({ month }, def, scope));
-    const short = rows.filter((r) => r.coverage !== 'complete').length;
-    if (rows.length === 0)
-      reasons.push(`${def.title}: no vehicle is known, so nothing of the month is synced`);
-    else if (short > 0) {
-      const share = rows.reduce((s, r) => s + (typeof r.covered_share === 'number' ? r.covered_share : 0), 0);
-      reasons.push(
-        `${def.title}: ${pct(share / rows.length)} of the month's vehicle-days synced (${short} of ${rows.length} rows partial or not synced)`,
-      );
-    }
-  }
-  return { meta, complete: reasons.length === 0, reason: reasons.length ? reasons.join('; ') : null };
+function completeness(con: DuckDBConnection, scope: ReportScope, month: string) {
+  const defs = COVERED_REPORTS.map(requireReport);
+  return periodCompleteness(con, scope, defs, parseReportParams({ month }, defs[0]!, scope), 'month');
 }
 
 /**
@@ -138,24 +147,7 @@ export async function sendMonthPack(
       const path = join(dir, filename);
       await exportReport(con, def, scope, params, 'xlsx', path, { manifest: false });
       attachments.push({ filename, path });
-      const { totals, totals_blank: blank, total } = await runReport(con, def, scope, params);
-      const sums = def.columns
-        .filter((c) => c.total)
-        .map((c) => {
-          const p = presentation(def.name, c);
-          const v = totals[c.name] ?? null;
-          // a sum of unknowns is unknown, never 0
-          if (v === null) return `${p.label}: unknown`;
-          const shown =
-            p.display === 'duration'
-              ? `${fmt(v / 3600, 1)} h`
-              : fmt(v, p.display === 'integer' ? 0 : (p.places ?? 2));
-          // a sum beside blank rows (unknown or not applicable) covers only the others, and says so
-          const left = blank[c.name] ?? 0;
-          const part = left > 0 ? ` (over the rows with a value; ${left} blank)` : '';
-          return `${p.label}: ${shown}${p.unit && p.display !== 'duration' ? ` ${p.unit}` : ''}${part}`;
-        });
-      lines.push(`${def.title}: ${total} rows; ${sums.join('; ')}`);
+      lines.push(await summaryLine(con, def, scope, params));
       excluded ??= await excludedSummary(con, scope, params);
     }
     const partial = !complete;
@@ -177,7 +169,7 @@ export async function sendMonthPack(
     let messageId: string;
     try {
       const info = await transport.sendMail({
-        from: deps.config.alertFrom ?? `fleetsync <fleetsync@${hostname()}>`,
+        from: mailFrom(deps.config),
         to,
         subject,
         text: text + '\n',

@@ -49,6 +49,8 @@ const schema = z
     department: freeText('department name').optional(),
     // a driver id, or '-' for the trips without one (the drill-down behind a driver's figure)
     driver: freeText('driver id').optional(),
+    // a geofence id: the site_visits of one site (the drill-down behind a site_activity row)
+    site: freeText('geofence id').optional(),
     grain: z.enum(['day', 'week', 'month'], { error: 'must be day, week or month' }).optional(),
     limit: z
       .string()
@@ -90,6 +92,8 @@ export interface ReportParams {
   limit: number;
   /** A driver id, '-' for no driver recorded, null for every trip. */
   driver: string | null;
+  /** A geofence id (site_visits of one site), null for every site. */
+  site: string | null;
 }
 
 const daysBetween = (a: string, b: string) =>
@@ -121,7 +125,7 @@ export function parseReportParams(
     }
     cleaned[k] = v;
   }
-  for (const k of ['grain', 'limit', 'driver'] as const)
+  for (const k of ['grain', 'limit', 'driver', 'site'] as const)
     if (k in cleaned && !def.extra.includes(k))
       throw new FleetsyncError('E_BAD_REQUEST', `${k}: not a parameter of the ${def.name} report`);
   const parsed = schema.safeParse(cleaned);
@@ -175,5 +179,6 @@ export function parseReportParams(
     grain: v.grain ?? 'day',
     limit: v.limit ?? (def.name === 'runs' ? 100 : 10),
     driver: v.driver ?? null,
+    site: v.site ?? null,
   };
 }

@@ -24,7 +24,9 @@ export interface ReportDef {
   grain: string;
   columns: readonly ColumnDef[];
   /** Extra parameters beyond from/to/month/vehicle/department. */
-  extra: readonly ('grain' | 'limit' | 'driver')[];
+  extra: readonly ('grain' | 'limit' | 'driver' | 'site')[];
+  /** Configured settings its figures depend on, stated in its answer (run.ts, reportSettings). */
+  settings?: readonly ('score' | 'fuel_outlier')[];
 }
 
 /** A column; its name and kind stay literal types, so the API's row types derive from them. */
@@ -735,6 +737,7 @@ const defs = [
       ...coverageCols,
     ],
     extra: [],
+    settings: ['score'],
   },
   {
     name: 'fuel_efficiency',
@@ -759,6 +762,46 @@ const defs = [
       ...coverageCols,
     ],
     extra: [],
+    settings: ['fuel_outlier'],
+  },
+  {
+    name: 'site_visits',
+    title: 'Site visits',
+    grain: 'one visit to a geofence that is not a toll geofence (depot, customer site), entered in the range',
+    columns: [
+      ...vehicleCols,
+      c('geofence_id', 'text'),
+      c('site', 'text'),
+      c('enter_time', 'time'),
+      c('exit_time', 'time'),
+      c('dwell_min', 'number', true),
+      c('status', 'text'),
+      c('outside_hours', 'boolean'),
+      c('local_date', 'day'),
+      c('zone', 'text'),
+    ],
+    extra: ['site'],
+  },
+  {
+    name: 'site_activity',
+    title: 'Time on site per site and day',
+    grain: 'site × local day (of the enter time)',
+    columns: [
+      c('geofence_id', 'text'),
+      c('site', 'text'),
+      c('day', 'day'),
+      c('visits', 'integer', true),
+      c('vehicles', 'integer'),
+      c('total_dwell_h', 'number', true),
+      c('median_dwell_min', 'number'),
+      c('longest_stay_h', 'number'),
+      c('longest_stay_registration', 'text'),
+      c('open_visits', 'integer', true),
+      c('outside_hours_visits', 'integer', true),
+      c('coverage', 'text'),
+      c('zone', 'text'),
+    ],
+    extra: [],
   },
   {
     name: 'fuel_efficiency_drivers',
@@ -774,6 +817,36 @@ const defs = [
       c('l_per_100km', 'number'),
       c('zone', 'text'),
       ...coverageCols,
+    ],
+    extra: [],
+  },
+  // Service due by odometer, with a forecast (issue 28 item 1): queries/models/service_due.sql.
+  {
+    name: 'service_due',
+    title: 'Service due per vehicle',
+    grain: 'vehicle, as of now (the range does not apply)',
+    columns: [
+      ...vehicleCols,
+      c('status', 'text'),
+      c('reason', 'text'),
+      c('due_day', 'day'),
+      c('km_remaining', 'number'),
+      c('next_service_km', 'number'),
+      c('days_remaining', 'integer'),
+      c('next_service_day', 'day'),
+      c('forecast_day', 'day'),
+      c('km_per_day', 'number'),
+      c('forecast_basis_days', 'number'),
+      c('km_since_service', 'number'),
+      c('odometer_km', 'number'),
+      c('odometer_as_of', 'time'),
+      c('excluded_periods', 'integer'),
+      c('last_service_day', 'day'),
+      c('last_service_odometer_km', 'number'),
+      c('interval_scope', 'text'),
+      c('every_km', 'number'),
+      c('every_months', 'integer'),
+      c('zone', 'text'),
     ],
     extra: [],
   },

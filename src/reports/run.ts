@@ -3,7 +3,7 @@
  * connection first gets the report macros and the model layer (src/store/models.ts): the business
  * rules the reports select from, each written once.
  */
-import type { ColumnInfo, ReasonCodeInfo } from '../server/api-types.ts';
+import type { ColumnInfo, ReasonCodeInfo, ReportSettings } from '../server/api-types.ts';
 import { presentation } from './columns.ts';
 import {
   timestampTZValue,
@@ -18,6 +18,8 @@ import {
   DEFAULT_SCORE_MIN_KM,
   DEFAULT_SCORE_WEIGHTS,
   FUEL_DROP_MAX_MINUTES,
+  SERVICE_FORECAST_DAYS,
+  SERVICE_FORECAST_MIN_DAYS,
   type ScoreWeights,
 } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
@@ -69,6 +71,21 @@ export interface ReportScope {
   scoring?: Scoring;
 }
 
+/** The scope of a report run with the configured thresholds (a Config is one). */
+export const configuredScope = (
+  account: string,
+  zone: string,
+  nowMs: number,
+  config: Scoring & { fuelDropL: number; taxYearStart: string },
+): ReportScope => ({
+  account,
+  zone,
+  nowMs,
+  fuelDropL: config.fuelDropL,
+  taxYearStart: config.taxYearStart,
+  scoring: config,
+});
+
 /** FLEETSYNC_SCORE_WEIGHTS, FLEETSYNC_SCORE_MIN_KM, FLEETSYNC_FUEL_OUTLIER_PCT (a Config is one). */
 export interface Scoring {
   scoreWeights: Readonly<ScoreWeights>;
@@ -112,10 +129,13 @@ export function bindings(scope: ReportScope, p: ReportParams): Record<string, Du
     grain: p.grain,
     limit: p.limit,
     driver: p.driver,
+    site: p.site,
     now: timestampTZValue(BigInt(Math.floor(scope.nowMs)) * 1000n),
     fuel_drop_l: scope.fuelDropL ?? DEFAULT_FUEL_DROP_L,
     fuel_drop_min: FUEL_DROP_MAX_MINUTES,
     tax_year_start: scope.taxYearStart ?? DEFAULT_TAX_YEAR_START,
+    service_forecast_days: SERVICE_FORECAST_DAYS,
+    service_forecast_min_days: SERVICE_FORECAST_MIN_DAYS,
     ...scoringBindings(scope.scoring),
   };
 }
@@ -131,6 +151,22 @@ function scoringBindings(s: Scoring | undefined): Record<string, DuckDBValue> {
     w_speeding_min: w.speeding_min,
     score_min_km: s?.scoreMinKm ?? DEFAULT_SCORE_MIN_KM,
     outlier_pct: s?.fuelOutlierPct ?? DEFAULT_FUEL_OUTLIER_PCT,
+  };
+}
+
+/** The settings a report's figures depend on (its `settings`), as its answer states them. */
+export function reportSettings(def: ReportDef, s: Scoring | undefined): ReportSettings | undefined {
+  if (!def.settings?.length) return undefined;
+  return {
+    ...(def.settings.includes('score')
+      ? {
+          score_weights: { ...(s?.scoreWeights ?? DEFAULT_SCORE_WEIGHTS) },
+          score_min_km: s?.scoreMinKm ?? DEFAULT_SCORE_MIN_KM,
+        }
+      : {}),
+    ...(def.settings.includes('fuel_outlier')
+      ? { fuel_outlier_pct: s?.fuelOutlierPct ?? DEFAULT_FUEL_OUTLIER_PCT }
+      : {}),
   };
 }
 

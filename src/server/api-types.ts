@@ -12,6 +12,7 @@ import type { StoredFlag } from '../changes/stored-flag.ts';
 import type { JobOutcome } from '../lake/outcome-types.ts';
 import type { Display, Presentation } from '../reports/columns.ts';
 import type { ColumnDef, ColumnKind, ReportDefs } from '../reports/registry.ts';
+import type { ScoreWeights } from '../defaults.ts';
 
 export type { ColumnDef, ColumnKind, Display };
 
@@ -66,6 +67,7 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
     grain?: string;
     limit?: number;
     driver?: string | null;
+    site?: string | null;
   };
   generated_at: string;
   zone: string;
@@ -83,6 +85,8 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
    * from them are not available for these credentials (blank, never 0). Empty when whole.
    */
   unavailable: EndpointRefusal[];
+  /** The configured settings its figures depend on (driver_scores, fuel_efficiency); absent otherwise. */
+  settings?: ReportSettings;
   columns: readonly ColumnInfo[];
   /** Rows of the whole result (all pages). */
   total: number;
@@ -94,6 +98,13 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
   /** Of those columns, the rows with no value (blank: unknown or not applicable): the total covers the rest. */
   totals_blank: Record<string, number>;
   rows: Row[];
+}
+
+/** FLEETSYNC_SCORE_WEIGHTS / _SCORE_MIN_KM / _FUEL_OUTLIER_PCT as a report's answer states them. */
+export interface ReportSettings {
+  score_weights?: ScoreWeights;
+  score_min_km?: number;
+  fuel_outlier_pct?: number;
 }
 
 /** `GET /api/reports/<N>`, its rows typed by the registry. */
@@ -271,4 +282,45 @@ export interface SyncAnswer {
 export interface ErrorAnswer {
   error: string;
   message: string;
+}
+
+/** The last message of a subscription (`subscription_sends`, or `report_packs` for the pack). */
+export interface SubscriptionSendAnswer {
+  /** ISO instant with the account zone's offset. */
+  sent_at: string;
+  period_from: string;
+  period_to: string;
+  partial: boolean;
+  reason: string | null;
+  trigger: string;
+  recipients: string;
+}
+
+/** `GET /api/subscriptions`: what is e-mailed on a schedule (docs/subscriptions.md), and the last send of each. */
+export interface SubscriptionsAnswer {
+  zone: string;
+  /** FLEETSYNC_SUBSCRIPTIONS (null: none set). */
+  file: string | null;
+  subscriptions: {
+    name: string;
+    report: string;
+    report_title: string;
+    period: string;
+    /** vehicle / department / account, in words ('' = the whole fleet). */
+    filter: string;
+    format: string;
+    to: string[];
+    schedule: string;
+    /** 'send' partial at once, or 'wait' up to wait_hours for a complete period. */
+    if_incomplete: string;
+    wait_hours: number | null;
+    last_send: SubscriptionSendAnswer | null;
+  }[];
+  /** The built-in month-end pack (FLEETSYNC_REPORT_*), when it has recipients. */
+  month_end_pack: {
+    to: string[];
+    schedule: string | null;
+    deadline_days: number;
+    last_send: SubscriptionSendAnswer | null;
+  } | null;
 }

@@ -24,7 +24,10 @@ import { hostGuard } from './hosts.ts';
 import { createServeTempDir } from './temp.ts';
 import type { HeavyQueue } from './heavy-queue.ts';
 import { reportRoutes } from './report-routes.ts';
+import { serviceRoutes } from './service-routes.ts';
 import { statusRoutes } from './status-routes.ts';
+import { subscriptionRoutes } from './subscription-routes.ts';
+import type { Subscription } from '../reports/subscription-file.ts';
 import { createSyncGate, type SyncGate, type Trigger } from './sync-gate.ts';
 import type { Clock } from '../time.ts';
 
@@ -36,6 +39,8 @@ export const CHART_JS_FILE = join(
 );
 
 export interface AppOptions {
+  /** The subscriptions `serve` sends (GET /api/subscriptions lists them); none by default. */
+  subscriptions?: readonly Subscription[];
   db: Database;
   config: Readonly<Config>;
   log: Logger;
@@ -136,6 +141,11 @@ export function createApp(opts: AppOptions): Express {
       ...jobs,
     }),
   );
+  app.use(
+    '/api',
+    subscriptionRoutes({ db: opts.db, config: opts.config, subscriptions: opts.subscriptions ?? [] }),
+  );
+  app.use('/api', serviceRoutes({ db: opts.db, config: opts.config, now }));
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'E_NOT_FOUND', message: 'no such API route' });
   });

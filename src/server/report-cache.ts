@@ -41,13 +41,19 @@ export interface ReportCache<T> {
 }
 
 /**
- * The account's data version: latest run (id, end, outcome), the ledger's fingerprint and the
- * prices file last loaded (loaded without a run, yet it changes the costs).
+ * The account's data version: latest run (id, end, outcome), the ledger's fingerprint, the
+ * prices file last loaded (loaded without a run, yet it changes the costs) and the service plan
+ * and services recorded (service_due).
  */
 export async function dataVersion(con: DuckDBConnection, scope: ReportScope): Promise<string> {
   const ps = bindNamed(await keptStatement(con, 'reports/meta_key'), bindings(scope, {} as ReportParams));
   const row = (await ps.runAndReadAll()).getRowObjectsJS()[0];
-  return JSON.stringify([toJsonCell(row?.run_key), toJsonCell(row?.ledger_key), toJsonCell(row?.prices_key)]);
+  return JSON.stringify([
+    toJsonCell(row?.run_key),
+    toJsonCell(row?.ledger_key),
+    toJsonCell(row?.prices_key),
+    toJsonCell(row?.service_key),
+  ]);
 }
 
 /** Everything GET /api/status reads, over every account (queries/status/data_version.sql). */

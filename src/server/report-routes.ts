@@ -19,8 +19,10 @@ import { parseReportParams, rangeNote, type ReportParams } from '../reports/para
 import { REPORT_NAMES, getReport, type ReportDef } from '../reports/registry.ts';
 import {
   describeColumns,
+  configuredScope,
   reasonCodes,
   reportMeta,
+  reportSettings,
   requireReport,
   resolveZone,
   runReport,
@@ -33,7 +35,7 @@ import {
 } from '../reports/run.ts';
 import type { Clock } from '../time.ts';
 import { accountOf, withoutAccount } from './account-routes.ts';
-import type { EndpointRefusal, ReportAnswer, ReportsIndexAnswer } from './api-types.ts';
+import type { EndpointRefusal, ReportAnswer, ReportSettings, ReportsIndexAnswer } from './api-types.ts';
 import { unavailableFor } from '../reports/needs.ts';
 import { createHeavyQueue, type HeavyQueue } from './heavy-queue.ts';
 import { createConnectionPool, createReportCache } from './report-cache.ts';
@@ -148,6 +150,7 @@ function answerHead(
   columns: ReturnType<typeof describeColumns>,
   result: ReportTotals,
   unavailable: EndpointRefusal[],
+  settings: ReportSettings | undefined,
 ): string {
   const head = {
     report: def.name,
@@ -160,10 +163,12 @@ function answerHead(
       ...(def.extra.includes('grain') ? { grain: params.grain } : {}),
       ...(def.extra.includes('limit') ? { limit: params.limit } : {}),
       ...(def.extra.includes('driver') ? { driver: params.driver } : {}),
+      ...(def.extra.includes('site') ? { site: params.site } : {}),
     },
     ...meta,
     range_note: note,
     unavailable,
+    ...(settings ? { settings } : {}),
     columns,
     total: result.total,
     ...(page ? { offset: page.offset, limit: page.limit } : {}),
@@ -250,7 +255,20 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       const note = rangeNote(params, scope, meta.complete_through_text);
       setMeta(res, meta, totals.total, note);
       res.set({ 'Cache-Control': 'no-store', 'Content-Type': 'application/json; charset=utf-8' });
-      await write(res, answerHead(def, params, page, meta, note, columns, totals, unavailable) + '[');
+      await write(
+        res,
+        answerHead(
+          def,
+          params,
+          page,
+          meta,
+          note,
+          columns,
+          totals,
+          unavailable,
+          reportSettings(def, scope.scoring),
+        ) + '[',
+      );
       for await (const chunk of chunks) {
         if (res.destroyed) break; // the client left: the connection (mid-result) is closed
         let text = '';
@@ -310,14 +328,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     try {
       const account = accountOf(res, deps.config);
       const zone = await resolveZone(con, account, deps.config.timezone);
-      const scope = {
-        account,
-        zone,
-        nowMs: deps.now(),
-        fuelDropL: deps.config.fuelDropL,
-        taxYearStart: deps.config.taxYearStart,
-        scoring: deps.config,
-      };
+      const scope = configuredScope(account, zone, deps.now(), deps.config);
       const { headers, rest: query } = headersOf(
         withoutAccount(req.query as Record<string, unknown>),
         format,
@@ -361,7 +372,17 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
         res.set('Content-Type', 'application/json');
         const unavailable = await unavailableFor(con, scope.account, def.name, scope.zone);
         res.send(
-          answerHead(def, params, page, meta, note, cached.columns, cached.result, unavailable) +
+          answerHead(
+            def,
+            params,
+            page,
+            meta,
+            note,
+            cached.columns,
+            cached.result,
+            unavailable,
+            reportSettings(def, scope.scoring),
+          ) +
             cached.rowsJson +
             '}',
         );

@@ -12,12 +12,13 @@ import type { Logger } from '../log.ts';
 import type { JobOutcome } from '../lake/outcomes.ts';
 import type { Database } from '../store/db.ts';
 import { createAlerter, type Alerter } from '../alerts/alerter.ts';
-import { ALERT_CHECK_MS } from '../defaults.ts';
+import { ALERT_CHECK_MS, SUBSCRIPTION_CHECK_MS } from '../defaults.ts';
 import { createApp } from './app.ts';
 import type { HeavyQueue } from './heavy-queue.ts';
 import { createSyncGate, type RunSyncFn } from './sync-gate.ts';
 import { createServeTempDir } from './temp.ts';
 import type { Clock } from '../time.ts';
+import type { Subscription } from '../reports/subscription-file.ts';
 
 export interface StartServerOptions {
   db: Database;
@@ -39,6 +40,10 @@ export interface StartServerOptions {
   alertCheckMs?: number;
   /** The queue of heavy downloads (default: heavy-queue.ts DEFAULT_HEAVY_QUEUE). */
   downloads?: HeavyQueue;
+  /** The subscriptions sent (default: config.subscriptionsFile read and checked; none in lake mode). */
+  subscriptions?: readonly Subscription[];
+  /** How often subscriptions are checked (default SUBSCRIPTION_CHECK_MS); also once at start. */
+  subscriptionCheckMs?: number;
 }
 
 export interface RunningServer {
@@ -46,10 +51,15 @@ export interface RunningServer {
   port: number;
   server: Server;
   nextRun(): Date | null;
+  /** Resolves when the subscriptions' check running now (the one at start, say) is done. */
+  subscriptionsChecked(): Promise<unknown>;
   close(): Promise<void>;
 }
 
 export async function startServer(opts: StartServerOptions): Promise<RunningServer> {
+  // Subscriptions: a bad file stops the start (E_CONFIG naming every problem) before anything runs.
+  const subs = opts.accounts ? [] : (opts.subscriptions ?? (await subscriptionsOf(opts.config)));
+  const subscriptions = subs.length ? startSubscriptions(opts, subs) : null;
   // A server that syncs also alerts: after every run (scheduled or POST /api/sync) and on a timer.
   const alerter: Alerter | null = opts.runSync
     ? createAlerter({
@@ -141,6 +151,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       )
     : null;
   async function stopAlerts() {
+    await subscriptions?.stop();
     if (alertTimer) clearInterval(alertTimer);
     await checking;
     alerter?.close();
@@ -163,6 +174,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     ...(opts.accounts ? { accounts: opts.accounts } : {}),
     ...(opts.jobs ? { jobs: opts.jobs } : {}),
     ...(opts.downloads ? { downloads: opts.downloads } : {}),
+    subscriptions: subs,
   });
   const host = opts.host ?? opts.config.host;
   const wanted = opts.port ?? opts.config.port;
@@ -183,6 +195,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     port,
     server,
     nextRun: scheduler.nextRun,
+    subscriptionsChecked: () => subscriptions?.idle() ?? Promise.resolve(),
     close: async () => {
       if (task) await task.destroy();
       if (packTask) await packTask.destroy();
@@ -192,6 +205,40 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         server.close(() => resolve());
       });
       temp.remove();
+    },
+  };
+}
+
+async function subscriptionsOf(config: Readonly<Config>): Promise<readonly Subscription[]> {
+  if (!config.subscriptionsFile) return [];
+  const { readSubscriptions } = await import('../reports/subscription-file.ts');
+  return readSubscriptions(config.subscriptionsFile);
+}
+
+/**
+ * The subscriptions' check: once now (a send missed while the server was down goes out) and on a
+ * timer; a check still running when the next is due is not doubled. `stop` waits for it.
+ */
+function startSubscriptions(opts: StartServerOptions, subs: readonly Subscription[]) {
+  let running: Promise<unknown> | null = null;
+  const check = () => {
+    if (running) return;
+    running = import('../reports/subscriptions.ts')
+      .then(({ subscriptionTick }) =>
+        subscriptionTick({ db: opts.db, config: opts.config, log: opts.log, now: opts.now }, subs),
+      )
+      .catch((e: unknown) => opts.log.error('subscriptions check failed', { error: describeError(e) }))
+      .finally(() => (running = null));
+  };
+  check();
+  const timer = setInterval(check, opts.subscriptionCheckMs ?? SUBSCRIPTION_CHECK_MS);
+  timer.unref();
+  return {
+    /** Resolves when the check running now (if any) is done. */
+    idle: () => running ?? Promise.resolve(),
+    stop: async () => {
+      clearInterval(timer);
+      await running;
     },
   };
 }

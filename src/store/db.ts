@@ -8,6 +8,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { FleetsyncError } from '../errors.ts';
+import { accountZones, rebuildFacts } from './facts.ts';
 import { listSchemaFiles, loadSql } from './queries.ts';
 
 export const DEFAULT_DB_MEMORY = '256MB';
@@ -68,7 +69,12 @@ export async function openDatabase(
   if (!opts.readOnly) {
     const con = await instance.connect();
     try {
-      await migrate(con);
+      const applied = await migrate(con);
+      // The upgrade that adds the daily facts (and coverage) computes them for the accounts stored.
+      if (applied.some((m) => FACTS_MIGRATIONS.includes(m)))
+        await inTransaction(con, async () => {
+          for (const a of await accountZones(con)) await rebuildFacts(con, a.account, a.zone);
+        });
     } finally {
       con.closeSync();
     }
@@ -85,6 +91,9 @@ export async function openDatabase(
     },
   };
 }
+
+/** The migrations that add the daily facts and the day's coverage (queries/schema/). */
+const FACTS_MIGRATIONS = ['088_daily_facts.sql', '089_day_coverage.sql'];
 
 /** Applies every `queries/schema/NNN_*.sql` not yet recorded in `schema_migrations`, in order. */
 export async function migrate(con: DuckDBConnection): Promise<string[]> {

@@ -13,7 +13,8 @@ const MACROS = ['iso_local', 'xl_text', 'vehicle_departments', 'complete_through
  * The model layer, in dependency order: the selected-vehicles filter, the reason-code
  * vocabulary, the local calendar, the odometer and fuel windows classified, the windows left out
  * of totals (from those two), the toll passage, prices and charges (from the toll passages), and
- * the coverage of every vehicle-day (which figures rest on synced days).
+ * the coverage of every vehicle-day (which figures rest on synced days), …, and the daily facts
+ * computed from them (what the day- and month-grain reports read).
  */
 export const MODELS = [
   'selection',
@@ -24,6 +25,8 @@ export const MODELS = [
   'left_out_windows',
   'toll_passages',
   'prices',
+  'working_hours',
+  'site_visits',
   'activity_days',
   'coverage',
   'logbook',
@@ -32,6 +35,8 @@ export const MODELS = [
   'unknown_values',
   'driver_scores',
   'fuel_efficiency',
+  'daily_facts',
+  'service_due',
 ];
 const prepared = new WeakSet<DuckDBConnection>();
 
@@ -41,4 +46,14 @@ export async function prepareModelConnection(con: DuckDBConnection): Promise<voi
   for (const m of MACROS) await con.run(loadSql(`reports/macros/${m}`));
   for (const m of MODELS) await con.run(loadSql(`models/${m}`));
   prepared.add(con);
+}
+
+/**
+ * Puts the daily facts computed now from the raw rows in the place of the stored ones on this
+ * connection (queries/sync/facts_use_raw.sql): every report over the facts then runs over the
+ * raw tables, through the same models. For the comparison test; nothing in the product calls it.
+ */
+export async function useRawFacts(con: DuckDBConnection): Promise<void> {
+  await prepareModelConnection(con);
+  await con.run(loadSql('sync/facts_use_raw'));
 }

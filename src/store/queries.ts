@@ -2,7 +2,7 @@
  * Named queries: `queries/<name>.sql`, one statement per file, bound parameters only ($1, $2, …
  * or $name). TypeScript names a query; it never builds SQL from input.
  */
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -37,9 +37,12 @@ export async function queryJson(con: DuckDBConnection, name: string, params?: Pa
   return reader.getRowObjectsJson();
 }
 
-/** Runs a named query and returns rows as JS values (Date, bigint, number, string). */
-export async function queryJs(con: DuckDBConnection, name: string, params?: Params) {
-  const reader = await con.runAndReadAll(loadSql(name), params);
+/**
+ * Runs a named query and returns rows as JS values (Date, bigint, number, string). `types`: the
+ * parameters' types where a value does not say it (a list of numbers that are not all whole).
+ */
+export async function queryJs(con: DuckDBConnection, name: string, params?: Params, types?: DuckDBType[]) {
+  const reader = await con.runAndReadAll(loadSql(name), params, types);
   return reader.getRowObjectsJS();
 }
 

@@ -8,6 +8,7 @@
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
 import { inTransaction } from './db.ts';
+import { rebuildFacts } from './facts.ts';
 
 /** Tables whose rows are merged by key instead of replaced (their history must not be lost). */
 const MERGED = new Set(['carpool_bookings', 'carpool_booking_history']);
@@ -85,6 +86,8 @@ export async function swapInRezoned(
         x.account,
         x.zone,
       ]);
+      // The daily facts in the new zone: its local days are other days.
+      await rebuildFacts(con, x.account, x.zone);
       return out;
     });
   } finally {

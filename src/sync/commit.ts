@@ -10,6 +10,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { inTransaction } from '../store/db.ts';
 import { appendRows, deleteRanges, upsertRows, type RangeDelete, type Row } from '../store/write.ts';
 import { storageFailure } from '../store/storage-error.ts';
+import type { FactsRange } from '../store/facts.ts';
 
 /** Rows for one table: appended, or merged by `key` (a later row for a key replaces an earlier). */
 export interface TableRows {
@@ -79,18 +80,17 @@ function markFresh(account: string, ins: TableRows, deletes: readonly RangeDelet
       Object.keys(d.eq).every((c) => key.has(c)),
   );
   if (ranges.length === 0) return;
+  // Each range's equalities once, not per row (a group's rows × its ranges).
+  const eqs = ranges.map((d) => Object.entries(d.eq).map(([c, v]) => [c, v, String(v)] as const));
+  const same = (x: unknown, v: string | number, text: string) =>
+    x !== null && x !== undefined && (x === v || (typeof x !== typeof v && String(x) === text));
   for (const r of ins.rows) {
     if (r.account !== account) continue;
-    for (const d of ranges) {
+    for (let i = 0; i < ranges.length; i++) {
+      const d = ranges[i]!;
       // Stored at whole milliseconds (write.ts), as the delete's bounds are.
       const t = Math.round(msOf(r[d.at!]));
-      if (
-        t >= d.startMs &&
-        t < d.endMs &&
-        Object.entries(d.eq).every(
-          ([c, v]) => r[c] !== null && r[c] !== undefined && String(r[c]) === String(v),
-        )
-      ) {
+      if (t >= d.startMs && t < d.endMs && eqs[i]!.every(([c, v, text]) => same(r[c], v, text))) {
         fresh.add(r);
         break;
       }
@@ -117,7 +117,42 @@ export interface GroupCommitter {
 
 const rowsOf = (w: WindowWrite): number => w.inserts.reduce((n, t) => n + t.rows.length, 0);
 
-export function groupCommitter(con: DuckDBConnection, account: string, maxGroup = 64): GroupCommitter {
+/** Run inside each commit's transaction after its windows' writes (the daily facts: executor.ts). */
+export type AfterWrites = (con: DuckDBConnection, writes: readonly WindowWrite[]) => Promise<void>;
+
+/**
+ * The instants a commit's windows replaced, per scope, from their ledger ranges (every pulled
+ * window replaces its ledger range; a failure record replaces none): `*` is the fleet (null), a
+ * vehicle scope its id.
+ */
+export function replacedRanges(writes: readonly WindowWrite[]): Map<string, FactsRange[]> {
+  const out = new Map<string, FactsRange[]>();
+  for (const w of writes)
+    for (const d of w.deletes) {
+      if (d.table !== 'ledger') continue;
+      // by ledger stream: one window may record two (visits: the toll visits and the sites)
+      const stream = String(d.eq.stream);
+      const ranges = out.get(stream) ?? [];
+      out.set(stream, ranges);
+      const scope = String(d.eq.scope ?? '*');
+      const ids = scope === '*' ? [] : scope.split(',').map(Number);
+      const fleet = ids.length === 0 || ids.some((n) => !Number.isSafeInteger(n));
+      if (fleet) ranges.push({ vehicleId: null, startMs: d.startMs, endMs: d.endMs });
+      else for (const id of ids) ranges.push({ vehicleId: id, startMs: d.startMs, endMs: d.endMs });
+    }
+  return out;
+}
+
+export function groupCommitter(
+  con: DuckDBConnection,
+  account: string,
+  maxGroup = 64,
+  afterWrites?: AfterWrites,
+): GroupCommitter {
+  const apply = async (writes: readonly WindowWrite[]) => {
+    await applyWrites(con, account, writes);
+    await afterWrites?.(con, writes);
+  };
   const pending: Job[] = [];
   let draining = false;
   let transactions = 0;
@@ -137,13 +172,7 @@ export function groupCommitter(con: DuckDBConnection, account: string, maxGroup 
     while (pending.length) {
       const group = pending.splice(0, maxGroup);
       try {
-        await inTransaction(con, () =>
-          applyWrites(
-            con,
-            account,
-            group.map((j) => j.write),
-          ),
-        );
+        await inTransaction(con, () => apply(group.map((j) => j.write)));
         transactions++;
         for (const j of group) j.resolve();
       } catch (e) {
@@ -158,7 +187,7 @@ export function groupCommitter(con: DuckDBConnection, account: string, maxGroup 
         }
         for (const j of group) {
           try {
-            await inTransaction(con, () => applyWrites(con, account, [j.write]));
+            await inTransaction(con, () => apply([j.write]));
             transactions++;
             j.resolve();
           } catch (e2) {

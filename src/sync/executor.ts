@@ -16,7 +16,8 @@ import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import { storageFailure } from '../store/storage-error.ts';
 import type { Clock } from '../time.ts';
-import { groupCommitter, type GroupCommitter } from './commit.ts';
+import { groupCommitter, replacedRanges, type GroupCommitter } from './commit.ts';
+import { refreshFacts } from '../store/facts.ts';
 import {
   DEFAULT_CONCURRENCY,
   MAX_LATE_MS,
@@ -127,7 +128,12 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
     let w = writers.get(stream);
     if (!w) {
       w = x.db.connect().then((c) => {
-        const committer = groupCommitter(c, x.account);
+        // The daily facts and coverage of the days its windows replaced, in the same transaction (issue 29).
+        // (per ledger stream the windows recorded: a visits window records the sites' too)
+        const committer = groupCommitter(c, x.account, undefined, async (con, writes) => {
+          for (const [ledgerStream, ranges] of replacedRanges(writes))
+            await refreshFacts(con, { account: x.account, zone: ctx.zone, stream: ledgerStream, ranges });
+        });
         committers.set(stream, committer);
         return { con: c, committer };
       });

@@ -137,8 +137,8 @@ export const ledgerRange = (stream: LedgerStream, scope: string, w: Window): Ran
 });
 
 /**
- * A pulled window's ledger write: every ledger row inside the window, for each scope its entries
- * name, replaced by the entries (applied in the window's own transaction, with its data).
+ * A pulled window's ledger write: every ledger row inside the window, for each ledger stream and
+ * scope its entries name, replaced by the entries (applied in the window's own transaction, with its data).
  */
 export function ledgerWrite(
   account: string,
@@ -149,7 +149,10 @@ export function ledgerWrite(
   entries: readonly LedgerEntry[],
 ): { deletes: RangeDelete[]; insert: TableRows } {
   return {
-    deletes: [...new Set(entries.map((e) => e.scope))].map((scope) => ledgerRange(stream, scope, w)),
+    // per ledger stream and scope its entries name (a unit may record several ledger streams)
+    deletes: [...new Map(entries.map((e) => [`${e.stream || stream} ${e.scope}`, e])).values()].map((e) =>
+      ledgerRange(e.stream || stream, e.scope, w),
+    ),
     insert: { table: 'ledger', rows: ledgerRows(account, runId, fetchedMs, entries) },
   };
 }

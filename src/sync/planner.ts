@@ -15,6 +15,7 @@ import { queryJs } from '../store/queries.ts';
 import { addDays, localDate } from '../time.ts';
 import { readAccess } from './access.ts';
 import { isCovered, readLedger, type LedgerRowRead } from './ledger.ts';
+import type { SiteSelection } from '../sites.ts';
 import {
   addRequests,
   requestsByBucket,
@@ -44,6 +45,8 @@ export interface PlanInput {
   fuelPath?: 'per_vehicle_get' | 'bulk_post';
   /** Force the fills path (tests): every fills window per vehicle, or fleet-wide days; default: fewer requests per month. */
   fillsPath?: FillsPath;
+  /** The non-toll geofences whose visits are kept (default every one). */
+  sites?: SiteSelection;
   /** Windows reaching past this instant are fetched in two pieces (see settledPieces): one more request each. */
   settledBeforeMs?: number;
   /** The declared streams (default: the built-in registry). */
@@ -97,6 +100,8 @@ async function historyRates(con: DuckDBConnection, account: string, vehicles: nu
   return {
     tripsPerDay: num(r?.trips_per_day, Math.max(1, vehicles) * 4),
     visitsPerDay: num(r?.visits_per_day, Math.max(1, vehicles)),
+    // Before the first sync: a stay at a depot or site per vehicle a day.
+    siteVisitsPerDay: num(r?.site_visits_per_day, Math.max(1, vehicles)),
     bookingsPerDay: num(r?.bookings_per_day, 5),
     // Before the first sync: a fill per vehicle a day (a tank lasts days; pages are 500 fills).
     fillsPerDay: num(r?.fills_per_day, Math.max(1, vehicles)),
@@ -132,6 +137,7 @@ export async function buildPlan(
     maxWindowRecords: p.maxWindowRecords ?? MAX_WINDOW_RECORDS,
     ...(p.fuelPath ? { fuelPath: p.fuelPath } : {}),
     ...(p.fillsPath ? { fillsPath: p.fillsPath } : {}),
+    ...(p.sites ? { sites: p.sites } : {}),
     grid: (g, range = p.range) =>
       g === 'month'
         ? monthWindows(range.startMs, range.endMs, p.zone)

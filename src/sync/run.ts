@@ -342,6 +342,7 @@ function planInput(
     limits: deps.limits,
     fuelPath: deps.fuelPath,
     fillsPath: deps.fillsPath,
+    sites: deps.sites,
     settledBeforeMs: now() - (deps.settleMs ?? SETTLE_MS),
     definitions: deps.streams ?? BUILTIN_STREAMS,
     maxWindowRecords: deps.maxWindowRecords,

@@ -9,6 +9,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { BucketName, FleetClient, RequestMeter } from '../api/client.ts';
 import type { LedgerRowRead } from './ledger.ts';
+import type { SiteSelection } from '../sites.ts';
 import type { Unit, VehicleRef } from './unit.ts';
 import type { Window } from './windows.ts';
 
@@ -28,6 +29,8 @@ export interface PlannedVehicle extends VehicleRef {
 export interface HistoryRates {
   tripsPerDay: number;
   visitsPerDay: number;
+  /** Visits of the non-toll geofences (site_visits) per local day. */
+  siteVisitsPerDay: number;
   bookingsPerDay: number;
   /** Fuel fills of the whole fleet per local day. */
   fillsPerDay: number;
@@ -53,6 +56,8 @@ export interface PlanContext {
   fuelPath?: 'per_vehicle_get' | 'bulk_post';
   /** Force the fills path (tests); default: per local month, whichever sends fewer requests. */
   fillsPath?: FillsPath;
+  /** The non-toll geofences whose visits are kept (FLEETSYNC_SITES; default every one). */
+  sites?: SiteSelection;
   /** The grid's windows over `range` (default: the wanted range), clipped to it. */
   grid(grid: 'month' | 'day', range?: Window): Window[];
   /** Ledger rows of a ledger stream overlapping `range` (default: the wanted range), by scope. */

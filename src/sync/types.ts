@@ -9,6 +9,7 @@ import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import type { Clock } from '../time.ts';
 import type { WindowStatus } from './ledger.ts';
+import type { SiteSelection } from '../sites.ts';
 import type { FillsPath, StreamDefinition } from './stream.ts';
 import type { AccessState } from '../api/access.ts';
 import type { AccessChange } from './access.ts';
@@ -45,6 +46,8 @@ export interface SyncDeps {
   fuelPath?: 'per_vehicle_get' | 'bulk_post';
   /** Force how fuel fills are read (tests); default: per local month, whichever sends fewer requests. */
   fillsPath?: FillsPath;
+  /** The non-toll geofences whose visits are kept (FLEETSYNC_SITES, src/sync/sites.ts); default every one. */
+  sites?: SiteSelection;
   onProgress?: (p: SyncProgress) => void;
   /** The release-notes records URL (default: derived from baseUrl); `false` skips the check beside the sync. */
   changelogUrl?: string | false;

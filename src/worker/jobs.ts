@@ -17,6 +17,7 @@ import type { Config, WorkerConfig } from '../config.ts';
 import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Clock } from '../time.ts';
+import type { Subscription } from '../reports/subscription-file.ts';
 import { recordJob, type LastJob } from '../lake/outcomes.ts';
 import { publishAccount } from '../lake/publish.ts';
 import { openDatabase, type Database } from '../store/db.ts';
@@ -37,6 +38,8 @@ export interface JobDeps {
   signal: AbortSignal;
   /** The clock, from the entry point (src/cli.ts). */
   now: Clock;
+  /** FLEETSYNC_SUBSCRIPTIONS, read and checked at start: due ones are sent after each completed job. */
+  subscriptions?: readonly Subscription[];
 }
 
 /** A job: the account, and optionally the days (default: what the sync would pick itself). */
@@ -123,6 +126,20 @@ const jobRecovered = (account: string, id: string): Judgement => ({
   text: `fleetsync: recovered: a worker job of account ${account} completed again (job ${id}).`,
 });
 
+/**
+ * Worker mode's schedule of subscriptions: after each completed job, the account's subscriptions
+ * (those naming it; one naming none belongs to FLEETSYNC_ACCOUNT) that are due are sent from its
+ * file, as `serve` would (src/reports/subscriptions.ts: once per slot, recorded in the file). A
+ * failure to send is logged; the job stays done.
+ */
+async function sendDueSubscriptions(deps: JobDeps, db: Database, account: string): Promise<void> {
+  const subs = (deps.subscriptions ?? []).filter((s) => (s.account ?? deps.config.account) === account);
+  if (!subs.length) return;
+  const { subscriptionTick } = await import('../reports/subscriptions.ts');
+  const config = { ...deps.config, account, accountSource: 'FLEETSYNC_ACCOUNT' as const };
+  await subscriptionTick({ db, config, log: deps.log, now: deps.now }, subs);
+}
+
 /** One attempt of a sync job: sync the account into its own file, publish it, alert. */
 export async function syncAccountJob(
   deps: JobDeps,
@@ -169,6 +186,7 @@ export async function syncAccountJob(
     }
     record({ outcome: 'ok', retrying: false, error: null }, publishedAt);
     log.info('job done', { job: jobId, account, run: summary.run_id, outcome: summary.outcome });
+    await sendDueSubscriptions(deps, db, account);
   } catch (e) {
     failure = e;
     record({ outcome: 'failed', retrying: attempt.retriesLeft && !noRetry(e), error: describeError(e) });

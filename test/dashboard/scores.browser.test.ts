@@ -19,7 +19,12 @@ beforeAll(async () => {
   if (!haveChromium) return;
   h = await startHarness({ fleet: { seed: 11, vehicles: 8, days: 70, endDay: '2026-04-20' } });
   expect((await h.sync()).outcome).toBe('ok');
-  dash = await startHarnessDashboard(h);
+  // settings other than the defaults: the pages must state what this server computes with
+  dash = await startHarnessDashboard(h, {
+    FLEETSYNC_SCORE_WEIGHTS: 'braking=7,speeding_min=0.5',
+    FLEETSYNC_SCORE_MIN_KM: '40',
+    FLEETSYNC_FUEL_OUTLIER_PCT: '22',
+  });
 }, 240_000);
 afterAll(async () => {
   await dash?.close();
@@ -63,6 +68,11 @@ describe.skipIf(!haveChromium)('the Scores page and fuel efficiency', () => {
       expect(heads.join('|')).toContain('Score (0–100)');
       expect(heads.join('|')).toContain('Harsh braking per 100 km');
       expect(heads).not.toContain('score');
+      // the rule above the table is the one configured, not the defaults
+      const note = (await page.textContent('#note-scores')) ?? '';
+      expect(note).toContain('Score = 100 − (7 × harsh braking + 3 × harsh acceleration');
+      expect(note).toContain('0.5 × speeding minutes');
+      expect(note).toContain('at least 40 km');
       // a ranked driver of the report, by the JSON the page reads
       const report = await (
         await page.request.get(url(`api/reports/driver_scores?from=${h.firstDay}&to=${h.lastDay}&limit=1000`))
@@ -94,6 +104,7 @@ describe.skipIf(!haveChromium)('the Scores page and fuel efficiency', () => {
         ths.map((t) => t.textContent ?? ''),
       );
       expect(heads).toContain('Fuel efficiency (L/100 km)');
+      expect(await page.textContent('#note-efficiency')).toContain('more than 22 % above it');
       const rows = await sectionRows(page, 'efficiency');
       const known = rows.filter((r) => r.l_per_100km !== '');
       expect(known.length).toBeGreaterThan(0);

@@ -31,6 +31,7 @@ const PAGES = [
   'quality.html',
   'runs.html',
   'utilisation.html',
+  'sites.html',
   'drivers.html',
   'scores.html',
 ];

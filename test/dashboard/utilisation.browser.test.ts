@@ -4,7 +4,6 @@
  * one month's days (whose download holds only that vehicle and month), and the Drivers page shows
  * the drivers by name while its download keeps the ids.
  */
-import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
@@ -12,6 +11,7 @@ import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
+import { downloadCsv as download } from '../helpers/synced-dashboard.ts';
 import { startSharedSync } from '../helpers/shared-sync.ts';
 import { ACCOUNT, type Harness } from '../helpers/synced.ts';
 
@@ -39,17 +39,6 @@ afterAll(async () => {
   await srv?.close();
   await h?.close();
 });
-
-/** A downloaded CSV as objects (no field of these reports holds a comma). */
-async function download(page: Page, linkId: string): Promise<Record<string, string>[]> {
-  const [d] = await Promise.all([page.waitForEvent('download'), page.click(`#${linkId}`)]);
-  const [head, ...lines] = readFileSync((await d.path())!, 'utf8')
-    .replace(/^\uFEFF/, '')
-    .trim()
-    .split(/\r?\n/);
-  const cols = head!.split(',');
-  return lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [cols[i]!, v])));
-}
 
 const tile = async (page: Page, id: string) =>
   Number((await page.textContent(`#util-${id} .value`))!.replace(/[^\d.]/g, ''));

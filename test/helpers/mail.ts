@@ -1,4 +1,5 @@
 /** Reading what the SMTP receiver (receivers.ts) got. */
+import XLSX from 'xlsx';
 
 /** The headers (unfolded), the text body and the attachments of a raw MIME message from nodemailer. */
 export function parseMail(raw: string) {
@@ -23,4 +24,11 @@ export function parseMail(raw: string) {
         : body;
   }
   return { subject, text, attachments };
+}
+
+/** The data rows of an XLSX attachment's Report sheet (below the header, without the totals row and the note under it). */
+export function xlsxRows(data: Buffer): unknown[][] {
+  const ws = XLSX.read(data, { type: 'buffer' }).Sheets.Report!;
+  const rows = XLSX.utils.sheet_to_json(ws, { header: 1, blankrows: false }) as unknown[][];
+  return rows.slice(1).filter((r) => r[0] !== 'Total' && r[0] !== 'Not in the total');
 }

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { openDatabase, type Database } from '../../src/store/db.ts';
+import { rebuildFacts } from '../../src/store/facts.ts';
 import { appendRows, type Row } from '../../src/store/write.ts';
 import { ledgerRow } from './ledger-row.ts';
 
@@ -300,6 +301,15 @@ export async function fillFixture(con: DuckDBConnection): Promise<void> {
   await appendRows(con, 'carpool_vehicles', carpoolVehicles);
   await appendRows(con, 'carpool_drivers', drivers);
   await appendRows(con, 'runs', runs);
+  await refreshFixtureFacts(con);
+}
+
+/**
+ * The daily facts and day's coverage computed again from the rows as they are now (the sync keeps
+ * them at commit; a test that writes rows by hand calls this before reading a report).
+ */
+export async function refreshFixtureFacts(con: DuckDBConnection): Promise<void> {
+  await rebuildFacts(con, ACCOUNT, ZONE);
 }
 
 export interface FixtureDb {
@@ -320,6 +330,22 @@ export async function markFleetStreamsSynced(con: DuckDBConnection): Promise<voi
     led('*', MAR_START, MAY_START, 'done', 'trips'),
     led('*', MAR_START, MAY_START, 'done', 'visits'),
   ]);
+  await refreshFixtureFacts(con);
+}
+
+/**
+ * Settles March for every stream a mileage or fuel figure uses (the fixture settles only vehicles
+ * 1 and 2's odometer there): vehicle 3's odometer, vehicles 1 and 2's fuel counter, vehicle 3's
+ * fuel level. Then March is complete for the month-end pack and subscriptions; April stays not.
+ */
+export async function settleMarch(con: DuckDBConnection): Promise<void> {
+  await appendRows(con, 'ledger', [
+    led('3', MAR_START, APR_START, 'done', 'odometer'),
+    led('1', MAR_START, APR_START, 'done', 'fuel_consumed'),
+    led('2', MAR_START, APR_START, 'done', 'fuel_consumed'),
+    led('3', MAR_START, APR_START, 'done', 'fuel_level'),
+  ]);
+  await refreshFixtureFacts(con);
 }
 
 export async function openFixture(): Promise<FixtureDb> {

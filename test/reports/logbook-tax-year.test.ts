@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config.ts';
 import { exportReport } from '../../src/reports/export.ts';
 import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport, runReport, type JsonRow, type ReportScope } from '../../src/reports/run.ts';
+import { rebuildFacts } from '../../src/store/facts.ts';
 import { openDatabase, type Database } from '../../src/store/db.ts';
 import { appendRows, type Row } from '../../src/store/write.ts';
 import { ledgerRow } from '../helpers/ledger-row.ts';
@@ -203,6 +204,8 @@ async function reportRows(
   name: string,
   raw: Record<string, string>,
 ): Promise<JsonRow[]> {
+  // rows written by hand here: the facts and coverage the sync keeps at commit, computed first
+  await rebuildFacts(con, scope.account, scope.zone);
   const def = requireReport(name);
   return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
 }

@@ -212,8 +212,12 @@ describe('each business rule is written in exactly one SQL file', () => {
         .map(([name]) => name)
         .sort(),
     ).toEqual(['models/toll_passages.sql', 'sync/history_rates.sql']);
-    for (const r of ['tolls', 'toll_gantries', 'kpis', 'trend', 'top_vehicles'])
+    for (const r of ['tolls', 'toll_gantries'])
       expect(files[`reports/${r}.sql`], r).toMatch(/\btoll_passages\(/);
+    // or through the daily facts, which the model computes from the toll passages (issue 29)
+    for (const r of ['kpis', 'trend', 'top_vehicles'])
+      expect(files[`reports/${r}.sql`], r).toMatch(/\bvehicle_day_facts\(/);
+    expect(withoutComments(files['models/daily_facts.sql']!)).toMatch(/\btoll_passages\(/);
     // every report given a vehicle or department selects through the filter's model, or hands the
     // filter to a model macro that does (fleet_day_coverage, driver_months, …: found, not listed)
     const filterMacros = ['selected_vehicles', 'vehicle_selected'];
@@ -244,8 +248,11 @@ describe('each business rule is written in exactly one SQL file', () => {
       'top_vehicles',
     ])
       expect(files[`reports/${r}.sql`], r).toMatch(
-        /\b(odometer_windows_classified|fuel_windows_classified|left_out_windows)\(/,
+        /\b(odometer_windows_classified|fuel_windows_classified|left_out_windows|vehicle_day_facts)\(/,
       );
+    // the daily facts (issue 29) are the classified windows' figures
+    expect(withoutComments(files['models/daily_facts.sql']!)).toMatch(/\bodometer_windows_classified\(/);
+    expect(withoutComments(files['models/daily_facts.sql']!)).toMatch(/\bfuel_windows_sourced\(/);
     // every model file is loaded on a report connection
     expect(
       Object.keys(files)

@@ -14,8 +14,10 @@ import { ACCOUNT, openFixture, ZONE } from '../helpers/report-fixture.ts';
 const TABLES: Record<string, RegExp> = {
   activity: /\b(vehicle_activity|activity_days)\b/,
   drivers: /\bFROM drivers\b|\bdriver_names\(/,
-  // the models that read the trips for a report: logbook.sql, driver_scores.sql, fuel_efficiency.sql
-  trips: /\bFROM trips\b|\blogbook_trips\(|\bdriver_months\(|\bfuel_efficiency_trips\(/,
+  // the models that read the trips for a report: logbook.sql, driver_scores.sql, fuel_efficiency.sql;
+  // the daily facts and day's coverage of the trips stream (daily_facts.sql, coverage.sql)
+  trips:
+    /\bFROM trips\b|\blogbook_trips\(|\bdriver_months\(|\bfuel_efficiency_trips\(|WHERE stream = 'trips'|\$now, 'trips'\)/,
   bookings: /\bcarpool_bookings\b/,
   'GET /carpool/vehicles': /\bcarpool_vehicles\b/,
   'GET /carpool/drivers': /\bcarpool_drivers\b/,

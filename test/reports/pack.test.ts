@@ -17,16 +17,15 @@ import { monthEndTick, sendMonthPack, type PackDeps } from '../../src/reports/pa
 import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport } from '../../src/reports/run.ts';
 import { runMain } from '../helpers/cli.ts';
-import { parseMail } from '../helpers/mail.ts';
+import { parseMail, xlsxRows } from '../helpers/mail.ts';
 import { startSmtpReceiver, type SmtpReceiver } from '../helpers/receivers.ts';
 import {
   ACCOUNT,
-  APR_START,
-  MAR_START,
   T,
   ZONE,
   openFixture,
   parseCsv,
+  settleMarch,
   type FixtureDb,
 } from '../helpers/report-fixture.ts';
 
@@ -39,19 +38,7 @@ const log = memoryLogger('debug');
 
 beforeAll(async () => {
   fx = await openFixture();
-  // The fixture settles only vehicles 1 and 2's odometer in March; the exports would say the
-  // rest is not synced, and so would the pack. Settle March for every stream a figure uses.
-  for (const [stream, scope] of [
-    ['odometer', '3'],
-    ['fuel_consumed', '1'],
-    ['fuel_consumed', '2'],
-    ['fuel_level', '3'],
-  ])
-    await fx.con.run(
-      `INSERT INTO ledger (account, stream, scope, window_start, window_end, status, fetched_at, run_id)
-       VALUES ($1, $2, $3, to_timestamp($4 / 1000.0), to_timestamp($5 / 1000.0), 'done', to_timestamp($4 / 1000.0), 'run-pack')`,
-      [ACCOUNT, stream!, scope!, MAR_START, APR_START],
-    );
+  await settleMarch(fx.con);
   smtp = await startSmtpReceiver(PASSWORD);
   env = {
     FLEETSYNC_ACCOUNT: ACCOUNT,
@@ -75,13 +62,6 @@ const deps = (nowIso: string, c: Readonly<Config> = config): PackDeps => ({
   log,
   now: () => T(nowIso),
 });
-
-/** The data rows of the Report sheet (below the header, without the totals row and the partial note under it). */
-function xlsxRows(data: Buffer): unknown[][] {
-  const ws = XLSX.read(data, { type: 'buffer' }).Sheets.Report!;
-  const rows = XLSX.utils.sheet_to_json(ws, { header: 1, blankrows: false }) as unknown[][];
-  return rows.slice(1).filter((r) => r[0] !== 'Total' && r[0] !== 'Not in the total');
-}
 
 /** The totals row of the Report sheet: header label → cached value. */
 function xlsxTotals(data: Buffer): Record<string, number> {

@@ -109,6 +109,7 @@ describe('the other parameters', () => {
       grain: 'day',
       limit: 10,
       driver: null,
+      site: null,
     });
     expect(parse({}, report('top_vehicles')).limit).toBe(10);
     expect(parse({}, report('runs')).limit).toBe(100);

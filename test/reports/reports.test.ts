@@ -12,6 +12,7 @@ import {
   markFleetStreamsSynced,
   openFixture,
   parseCsv,
+  refreshFixtureFacts,
   type FixtureDb,
 } from '../helpers/report-fixture.ts';
 
@@ -25,6 +26,8 @@ beforeAll(async () => {
 afterAll(() => fx?.close());
 
 async function run(name: string, raw: Record<string, string> = {}) {
+  // tests here write rows by hand: the facts the sync would keep, computed again first
+  await refreshFixtureFacts(fx.con);
   const def = requireReport(name);
   return (await runReport(fx.con, def, scope, parseReportParams(raw, def, scope))).rows;
 }
@@ -179,6 +182,10 @@ describe('report SQL against a hand-filled Sydney database', () => {
           available_h: null,
           utilisation: null,
         });
+      // nor is whether a vehicle is in the pool: unknown, never "no"
+      const vehicles = await run('vehicles');
+      expect(vehicles.length).toBeGreaterThan(0);
+      expect(vehicles.map((v) => v.carpool)).toEqual(vehicles.map(() => null));
     } finally {
       await fx.con.run('DELETE FROM carpool_bookings WHERE account = $1 AND booking_id = 106', [ACCOUNT]);
       await fx.con.run('DELETE FROM endpoint_access WHERE account = $1', [ACCOUNT]);

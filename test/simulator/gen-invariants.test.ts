@@ -177,28 +177,56 @@ describe('fuel', () => {
 });
 
 describe('geofence visits', () => {
-  it('lie strictly inside a trip of their vehicle, toll passes lasting 5–90 s', () => {
-    const toll = new Set(f.geofences.filter((g) => g.is_toll).map((g) => g.geofence_id));
+  const toll = new Set(f.geofences.filter((g) => g.is_toll).map((g) => g.geofence_id));
+  /** The trip of `trips` that `at` lies strictly inside, if any. */
+  const tripAt = (trips: readonly SimTrip[], at: number) =>
+    trips.find((t) => t.start_ms < at && at < t.end_ms);
+
+  it('toll passes lie strictly inside a trip of their vehicle and last 5–90 s', () => {
     expect(toll.size).toBeGreaterThan(0);
-    expect(f.geofences.some((g) => !g.is_toll)).toBe(true);
     for (const id of ids) {
       const trips = f.tripsOf(id);
-      let j = 0;
       let prevEnter = -Infinity;
       for (const v of f.visitsOf(id)) {
         expect(v.enter_ms).toBeGreaterThanOrEqual(prevEnter);
         prevEnter = v.enter_ms;
-        while (j < trips.length && trips[j]!.end_ms <= v.enter_ms) j++;
-        const t: SimTrip = trips[j]!;
-        expect(v.enter_ms).toBeGreaterThan(t.start_ms);
         expect(v.exit_ms).toBeGreaterThan(v.enter_ms);
-        expect(v.exit_ms).toBeLessThan(t.end_ms);
-        if (toll.has(v.geofence_id)) expect(v.exit_ms - v.enter_ms).toBeLessThanOrEqual(90_000);
+        if (!toll.has(v.geofence_id)) continue;
+        const t = tripAt(trips, v.enter_ms);
+        expect(t).toBeDefined();
+        expect(v.exit_ms).toBeLessThan(t!.end_ms);
+        expect(v.exit_ms - v.enter_ms).toBeLessThanOrEqual(90_000);
       }
     }
     const months = new Set(f.truth.tollVisits(f.startMs, f.endMs).map((v) => localMonth(v.enter_ms, zone)));
     expect(months.size).toBeGreaterThanOrEqual(4);
     expect(f.truth.tollVisits(f.startMs, f.endMs).length).toBeGreaterThan(500);
+  });
+
+  it('a stay at a depot or site runs from inside the trip arriving there to inside the trip leaving it', () => {
+    expect(f.geofences.some((g) => !g.is_toll)).toBe(true);
+    let stays = 0;
+    let overnight = 0;
+    for (const id of ids) {
+      const trips = f.tripsOf(id);
+      const sites = f.visitsOf(id).filter((v) => !toll.has(v.geofence_id));
+      sites.forEach((v, i) => {
+        const a = tripAt(trips, v.enter_ms);
+        const b = tripAt(trips, v.exit_ms);
+        expect(a && b).toBeTruthy();
+        // one vehicle is on one site at a time
+        if (i > 0) expect(v.enter_ms).toBeGreaterThanOrEqual(sites[i - 1]!.exit_ms);
+        if (a !== b) {
+          stays++;
+          const name = f.geofences.find((g) => g.geofence_id === v.geofence_id)!.name;
+          expect(a!.end_location).toBe(name);
+          expect(b!.start_location).toBe(name);
+          if (localDate(v.enter_ms, zone) !== localDate(v.exit_ms, zone)) overnight++;
+        }
+      });
+    }
+    expect(stays).toBeGreaterThan(500);
+    expect(overnight).toBeGreaterThan(100);
   });
 });
 

@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFleetClient } from '../../src/api/client.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { runSync } from '../../src/sync/run.ts';
 import { dumpDatabase } from '../helpers/dbdump.ts';
@@ -21,11 +22,14 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => h?.close());
 
-async function syncInto(name: string) {
+async function syncInto(name: string, client = h.deps.client) {
   const db = await openDatabase(join(h.dir, `${name}.duckdb`));
   try {
     return {
-      summary: await runSync({ ...h.deps, db }, { trigger: 'cli', fromDay: h.firstDay, toDay: h.lastDay }),
+      summary: await runSync(
+        { ...h.deps, db, client },
+        { trigger: 'cli', fromDay: h.firstDay, toDay: h.lastDay },
+      ),
       path: db.path,
     };
   } finally {
@@ -59,7 +63,20 @@ describe('a sync under injected faults', () => {
   it('recovers from 5xx, connection resets and truncated bodies', async () => {
     h.sim.resetStats();
     h.sim.setFaults({ serverErrorEvery: 11, resetEvery: 17, truncateEvery: 13 });
-    const { summary, path } = await syncInto('5xx');
+    // About one request in five is faulted, and a retry (after a jittered backoff, among other
+    // requests) lands on a fault again with that chance: with the default 4 retries, ~75 faulted
+    // requests give up together with a chance of 75 × 0.19⁴ ≈ 9 % a run — a window honestly failed,
+    // not what this test is about. 8 retries make it ≈ 75 × 0.19⁸ ≈ 0.01 %.
+    const client = createFleetClient({
+      now: Date.now,
+      baseUrl: h.sim.baseUrl,
+      username: 'demo',
+      password: 'demo-main',
+      timezone: h.fleet.timezone,
+      windowMs: h.deps.windowMs,
+      maxRetries: 8,
+    });
+    const { summary, path } = await syncInto('5xx', client).finally(() => client.close());
     h.sim.setFaults({});
     const st = h.sim.stats();
     expect(st.faults.server_error + st.faults.reset + st.faults.truncate).toBeGreaterThan(5);

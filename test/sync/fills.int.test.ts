@@ -353,7 +353,7 @@ describe('an account without GET /fuel/fills', () => {
   }, 60_000);
   afterAll(() => g?.close());
 
-  it('the fleet-wide day falls back to per vehicle: fuel is not skipped, the fills are the truth; the next plan reads per vehicle', async () => {
+  it('the fleet-wide day falls back to per vehicle: fuel is not skipped, the fills are the truth; the next plans read per vehicle and ask the endpoint once a run until it answers', async () => {
     const level = g.fleet.vehicles.filter(hasLevel);
     const days = dayWindows(g.fleet.startMs, g.fleet.endMs, g.fleet.timezone);
     g.sim.resetStats();
@@ -377,16 +377,17 @@ describe('an account without GET /fuel/fills', () => {
     );
     expect(access).toEqual({ state: 'not_available', streams: '' });
     // The next plan of open days reads them per vehicle, though
-    // fleet-wide would be fewer requests.
+    // fleet-wide would be fewer requests, and asks the fleet-wide endpoint once more.
     const last = days.slice(-3);
-    await queryDb(
-      g.db,
-      "DELETE FROM ledger WHERE account = $1 AND stream = 'fuel_fills' AND window_end > $2::TIMESTAMPTZ",
-      [ACCOUNT, new Date(last[0]!.startMs).toISOString()],
-    );
-    const con = await g.db.connect();
-    try {
-      const p = await buildPlan(con, {
+    const reopen = () =>
+      queryDb(
+        g.db,
+        "DELETE FROM ledger WHERE account = $1 AND stream = 'fuel_fills' AND window_end > $2::TIMESTAMPTZ",
+        [ACCOUNT, new Date(last[0]!.startMs).toISOString()],
+      );
+    await reopen();
+    const planLast = async (con: Awaited<ReturnType<typeof g.db.connect>>) =>
+      buildPlan(con, {
         account: ACCOUNT,
         zone: g.fleet.timezone,
         range: { startMs: last[0]!.startMs, endMs: last.at(-1)!.endMs },
@@ -395,14 +396,52 @@ describe('an account without GET /fuel/fills', () => {
         runId: 'plan',
         windowMs: 60_000,
       });
+    const con = await g.db.connect();
+    try {
+      const p = await planLast(con);
       const f = fillRequests(p.units);
-      expect(f.total).toBe(level.length);
+      expect(f.units.filter((u) => u.scope === 'probe').map((u) => u.estRequests)).toEqual([1]);
+      expect(f.total).toBe(level.length + 1);
       expect(f.units.every((u) => !u.scope.includes(','))).toBe(true);
-      expect(p.summary.notes.join('\n')).toContain('GET /fuel/fills is recorded refused for this account');
+      expect(p.summary.notes.join('\n')).toContain(
+        'GET /fuel/fills is recorded refused for this account: read per vehicle (+1 request asks whether it answers again)',
+      );
     } finally {
       con.closeSync();
     }
-  }, 120_000);
+    // Still refused: the probe costs one request, fails nothing, stores the fills per vehicle.
+    const fuelOnly = { trigger: 'cli' as const, fromDay: g.firstDay, toDay: g.lastDay, streams: ['fuel'] };
+    g.sim.resetStats();
+    const again = await runSync(g.deps, fuelOnly);
+    expect(again.outcome).toBe('ok');
+    expect(g.sim.stats().endpoints['GET /fuel/fills']).toBe(1);
+    expectTruthFills(g, await g.report('refuels'));
+    // The module granted: the probe's answer is recorded and the next plan reads fleet-wide. (The
+    // run above stored the open days as one window per vehicle: back to day windows first.)
+    await queryDb(g.db, "DELETE FROM ledger WHERE account = $1 AND stream = 'fuel_fills'", [ACCOUNT]);
+    expect((await runSync({ ...g.deps, fillsPath: 'fleet_day' }, fuelOnly)).outcome).toBe('ok');
+    g.sim.setAccess({});
+    await reopen();
+    g.sim.resetStats();
+    const granted = await runSync(g.deps, fuelOnly);
+    expect(granted.outcome).toBe('ok');
+    expect(g.sim.stats().endpoints['GET /fuel/fills']).toBe(1);
+    expect(granted.accessChanges).toEqual([
+      expect.objectContaining({ endpoint: 'GET /fuel/fills', from: 'not_available', to: 'ok' }),
+    ]);
+    expectTruthFills(g, await g.report('refuels'));
+    await reopen();
+    const con2 = await g.db.connect();
+    try {
+      const p = await planLast(con2);
+      const f = fillRequests(p.units);
+      expect(f.units.some((u) => u.scope === 'probe')).toBe(false);
+      expect(f.units.every((u) => u.scope.includes(',') || level.length === 1)).toBe(true);
+      expect(f.total).toBe(last.length);
+    } finally {
+      con2.closeSync();
+    }
+  }, 180_000);
 });
 
 describe('nights after a first run', () => {

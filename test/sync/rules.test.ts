@@ -66,6 +66,40 @@ describe('the rules a run asks of the model layer', () => {
     await rules.close();
   });
 
+  it('answers asked together take one statement per rule, litres of any kind and missing readings too', async () => {
+    const { db, opened } = await countedDb();
+    const rules = modelRules(db);
+    const first = rules.odometerFlag({ odometer_reset: false, terminal_has_changed: false });
+    await first; // the connection is open and its macros defined: count from here
+    const statements: string[] = [];
+    const c = opened[0]!;
+    const run = c.runAndReadAll.bind(c);
+    c.runAndReadAll = (sql, ...rest) => (statements.push(sql), run(sql, ...rest));
+    const counters: [number | null, number | null][] = [
+      [100, 120.5], // went up (litres not whole)
+      [100.25, 99.75], // went down
+      [null, 80], // a missing reading is no jump
+      [80, null],
+      [null, null],
+      [3, 3],
+    ];
+    const [fuel, odometer] = await Promise.all([
+      Promise.all(
+        counters.map(([s, e]) => rules.fuelCounterWentDown({ counter_start_l: s, counter_end_l: e })),
+      ),
+      Promise.all(
+        [true, false].flatMap((r) =>
+          [true, false].map((t) => rules.odometerFlag({ odometer_reset: r, terminal_has_changed: t })),
+        ),
+      ),
+    ]);
+    expect(fuel).toEqual([null, 'fuel_counter_went_down', null, null, null, null]);
+    expect(odometer.map((x) => x !== null)).toEqual([true, true, true, false]);
+    expect(odometer.slice(1, 3)).toEqual(['odometer_reset', 'terminal_has_changed']);
+    expect(statements).toHaveLength(2);
+    await rules.close();
+  });
+
   it('a run that asks nothing (say, trips only) opens no connection, and its end closes nothing', async () => {
     const { db, opened } = await countedDb();
     const rules = modelRules(db);

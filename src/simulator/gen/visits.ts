@@ -1,7 +1,12 @@
 /**
- * Geofence visits derived from a vehicle's trips, each strictly inside one trip: leaving a
- * geofenced depot/site shortly after the trip starts, arriving at one shortly before it ends,
- * and toll gantries/plazas passed mid-trip for 5–90 s on longer trips.
+ * Geofence visits derived from a vehicle's trips. A stay at a geofenced depot or customer site
+ * runs from shortly before the trip arriving there ends to shortly after the next trip (leaving
+ * from there) starts: the time on site, overnight stays at a depot included. Toll gantries and
+ * plazas are passed mid-trip for 5–90 s on longer trips. A stay the vehicle has not left (its
+ * last trip ends there) is not a visit yet: the API lists a visit only once the vehicle has left.
+ * The first trip's departure from a site is a visit entered just after that trip starts (the
+ * arrival lies before the history), an arrival not followed by a departure from the same place
+ * ends a second before its trip does.
  */
 import type { SimTrip, SimVisit } from '../model.ts';
 import type { Places } from './places.ts';
@@ -15,6 +20,8 @@ export function visitsOfTrips(
 ): SimVisit[] {
   const r = rngFor(seed, 'visits', index);
   const out: SimVisit[] = [];
+  // The stay begun by the previous recorded trip's arrival, waiting for the next departure.
+  let stay: { geofence_id: string; location: string; enter_ms: number; end_ms: number } | null = null;
   for (const t of trips) {
     const dur = t.end_ms - t.start_ms;
     const u = r.next();
@@ -29,14 +36,21 @@ export function visitsOfTrips(
     const visit = (geofence_id: string, enter_ms: number, exit_ms: number) =>
       out.push({ vehicle_id: t.vehicle_id, registration: t.registration, geofence_id, enter_ms, exit_ms });
     const from = places.byLocation.get(t.start_location);
-    if (from) visit(from, t.start_ms + 1000, t.start_ms + leave);
+    if (stay && stay.location === t.start_location)
+      visit(stay.geofence_id, stay.enter_ms, t.start_ms + leave);
+    else {
+      if (stay) visit(stay.geofence_id, stay.enter_ms, stay.end_ms - 1000);
+      if (from) visit(from, t.start_ms + 1000, t.start_ms + leave);
+    }
+    stay = null;
     const gs = [g1, g2];
     for (let k = 0; k < tollCount; k++) {
       const enter = t.start_ms + Math.floor((dur * (f + 0.3 * k)) / 1000) * 1000;
       visit(gs[k]!.geofence_id, enter, Math.min(enter + dwell[k]!, t.end_ms - 1000));
     }
     const to = places.byLocation.get(t.end_location);
-    if (to) visit(to, t.end_ms - arrive, t.end_ms - 1000);
+    if (to)
+      stay = { geofence_id: to, location: t.end_location, enter_ms: t.end_ms - arrive, end_ms: t.end_ms };
   }
   return out.sort((a, b) => a.enter_ms - b.enter_ms);
 }

@@ -33,6 +33,7 @@ import {
   type PlanContext,
   type PlannedVehicle,
 } from '../stream.ts';
+import { describeError, isFleetsyncError } from '../../errors.ts';
 import { execute } from '../../store/queries.ts';
 import { iso } from '../../time.ts';
 import { pointWindow, vehicleWindowRange, type StreamContext, type Unit, type VehicleRef } from '../unit.ts';
@@ -365,6 +366,35 @@ async function allFillsOrEach(
 const requestsOf = (units: readonly Unit[]) => units.reduce((s, u) => s + u.estRequests, 0);
 
 /**
+ * One request of GET /fuel/fills over `w`, to learn whether an account that refused it answers
+ * again (a subuser granted the module later): the gate records the answer, or the refusal, as it
+ * does for any endpoint (sync/access.ts), and the next plan reads fleet-wide if it answered. Its
+ * fills are not stored (the per-vehicle windows of the plan hold that day) and nothing it meets
+ * fails a window: it writes no ledger row.
+ */
+function fuelFillsProbeUnit(w: Window): Unit {
+  return {
+    stream: 'fuel',
+    ledgerStream: 'fuel_fills',
+    scope: 'probe',
+    window: w,
+    bucket: 'default',
+    estRequests: 1,
+    label: `fuel fills (asks whether ${ALL_FILLS} answers again) ${iso(w.startMs).slice(0, 13)}`,
+    async fetch(ctx, meter) {
+      try {
+        await ctx.client.listAllFuelFills(w.startMs, w.endMs, { meter, signal: ctx.signal });
+      } catch (e) {
+        // what stops the client stops the run; anything else leaves the probe for the next run
+        if (isFleetsyncError(e, 'E_AUTH') || isFleetsyncError(e, 'E_API_DOWN')) throw e;
+        if (!isAccessRefusal(e)) ctx.log.warn(`${ALL_FILLS} probe failed`, { error: describeError(e) });
+      }
+      return { ledger: [], deletes: [], inserts: [], rows: 0 };
+    },
+  };
+}
+
+/**
  * The fills of every level-sensor vehicle, month by month: per vehicle (a request per vehicle
  * whose month is not yet stored) or fleet-wide per day (a request, or its pages, per day some
  * vehicle lacks), whichever sends fewer requests. A long backfill of a small fleet reads per
@@ -378,6 +408,8 @@ async function fillUnits(ctx: PlanContext): Promise<Unit[]> {
   const days = ctx.grid('day');
   const out: Unit[] = [];
   const tally = { fleetDays: 0, vehicleWindows: 0, perVehicleOnly: 0 };
+  /** The first day a refused fleet-wide read would have been the cheaper path. */
+  let probeDay: Window | null = null;
   // An account that refused the fleet-wide endpoint (recorded by an earlier run) is read per vehicle.
   const fleetRefused = ctx.refused(ALL_FILLS);
   for (const m of ctx.grid('month')) {
@@ -391,19 +423,21 @@ async function fillUnits(ctx: PlanContext): Promise<Unit[]> {
       if (need.length)
         fleet.push(fuelFillsDayUnit(need, ctx.vehicles, d, ctx.pages(ctx.rates.fillsPerDay, d)));
     }
-    const fleetWins =
-      ctx.fillsPath === 'fleet_day' ||
-      (ctx.fillsPath !== 'per_vehicle' &&
-        !fleetRefused &&
-        fleet.length > 0 &&
-        requestsOf(fleet) < requestsOf(perVehicle));
+    const fleetCheaper =
+      ctx.fillsPath !== 'per_vehicle' && fleet.length > 0 && requestsOf(fleet) < requestsOf(perVehicle);
+    const fleetWins = ctx.fillsPath === 'fleet_day' || (!fleetRefused && fleetCheaper);
+    if (fleetRefused && fleetCheaper && !fleetWins) probeDay ??= fleet[0]!.window;
     out.push(...(fleetWins ? fleet : perVehicle));
     tally.perVehicleOnly += requestsOf(perVehicle);
     if (fleetWins) tally.fleetDays += fleet.length;
     else tally.vehicleWindows += perVehicle.length;
   }
   if (fleetRefused)
-    ctx.note(`fuel fills: ${ALL_FILLS} is recorded refused for this account: read per vehicle`);
+    ctx.note(
+      `fuel fills: ${ALL_FILLS} is recorded refused for this account: read per vehicle` +
+        (probeDay ? ` (+1 request asks whether it answers again)` : ''),
+    );
+  if (probeDay) out.push(fuelFillsProbeUnit(probeDay));
   ctx.note(
     `fuel fills of ${level.length} level-sensor vehicle(s): ${requestsOf(out)} request(s) on the default bucket — ` +
       `GET /fuel/fills fleet-wide for ${tally.fleetDays} day(s), GET /fuel/fills/{registration} for ` +

@@ -1,5 +1,6 @@
 /** Geofences, a snapshot pulled whole on every run that needs it (upserted, never deleted). */
 import { inTransaction } from '../../store/db.ts';
+import { keepingTollFacts } from '../../store/facts.ts';
 import { upsertRows } from '../../store/write.ts';
 import { defineStream } from '../stream.ts';
 
@@ -17,11 +18,13 @@ export const geofences = defineStream({
     async pull({ client, con, account, nowMs, meter, signal }) {
       const list = await client.listGeofences({ meter, signal });
       return inTransaction(con, () =>
-        upsertRows(
-          con,
-          'geofences',
-          ['account', 'geofence_id'],
-          list.map((g) => ({ account, ...g, synced_at: nowMs })),
+        keepingTollFacts(con, account, () =>
+          upsertRows(
+            con,
+            'geofences',
+            ['account', 'geofence_id'],
+            list.map((g) => ({ account, ...g, synced_at: nowMs })),
+          ),
         ),
       );
     },

@@ -1,0 +1,78 @@
+-- The daily facts (issue 29): per vehicle and local day, what the day- and month-grain reports add
+-- up, computed here from the rules above and kept in the daily_facts table (queries/schema/088)
+-- by the writer that commits the rows, in the same transaction (src/store/facts.ts). A window's
+-- figures count on the local day it starts: summed by local month they are the monthly figures
+-- exactly (every monthly rule takes a window into the month it starts).
+--
+-- daily_facts_of(acct, zone, stream_name, from_day, to_day): the facts of the local days
+-- [from_day, to_day] from the raw rows, for one ledger stream (NULL: every stream), in the
+-- table's column order after account:
+--   odometer       windows, left_out (flagged), distance_m (the counted), last_window_end
+--                  (odometer_windows_classified)
+--   fuel_consumed, fuel_level   windows, left_out (excluded), used_l, last_window_end
+--                  (fuel_windows_sourced: a level estimate the counter overrides is still kept
+--                  here; vehicle_day_facts leaves it out, as fuel_windows_classified does)
+--   trips          trips and trip_distance_m of the trips starting that day
+--   visits         toll_passages entered that day (toll_passages)
+CREATE OR REPLACE TEMP MACRO daily_facts_of(acct, zone, stream_name, from_day, to_day) AS TABLE
+  SELECT 'odometer' AS stream, o.vehicle_id, timezone(zone, o.window_start)::DATE AS day,
+    count(*)::INTEGER AS windows, count(*) FILTER (WHERE NOT o.counted)::INTEGER AS left_out,
+    sum(o.counted_m) AS distance_m, NULL::DOUBLE AS used_l, max(o.window_end) AS last_window_end,
+    NULL::INTEGER AS trips, NULL::DOUBLE AS trip_distance_m, NULL::INTEGER AS toll_passages
+  FROM odometer_windows_classified(acct, zone, from_day, to_day) AS o
+  WHERE (stream_name IS NULL OR stream_name = 'odometer')
+    AND o.window_start >= local_range_start(zone, from_day) AND o.window_start < local_range_end(zone, to_day)
+  GROUP BY o.vehicle_id, day
+  UNION ALL
+  SELECT f.stream, f.vehicle_id, timezone(zone, f.window_start)::DATE AS day,
+    count(*)::INTEGER, count(*) FILTER (WHERE f.excluded)::INTEGER,
+    NULL::DOUBLE, sum(f.used_l), max(f.window_end),
+    NULL::INTEGER, NULL::DOUBLE, NULL::INTEGER
+  FROM fuel_windows_sourced(acct, zone, from_day, to_day) AS f
+  WHERE (stream_name IS NULL OR stream_name = f.stream)
+    AND f.window_start >= local_range_start(zone, from_day) AND f.window_start < local_range_end(zone, to_day)
+  GROUP BY f.stream, f.vehicle_id, day
+  UNION ALL
+  SELECT 'trips', t.vehicle_id, timezone(zone, t.start_time)::DATE AS day,
+    NULL::INTEGER, NULL::INTEGER, NULL::DOUBLE, NULL::DOUBLE, NULL::TIMESTAMPTZ,
+    count(*)::INTEGER, sum(t.trip_distance_m), NULL::INTEGER
+  FROM trips AS t
+  WHERE (stream_name IS NULL OR stream_name = 'trips') AND t.account = acct
+    AND t.start_time >= local_range_start(zone, from_day) AND t.start_time < local_range_end(zone, to_day)
+  GROUP BY t.vehicle_id, day
+  UNION ALL
+  SELECT 'visits', gv.vehicle_id, timezone(zone, gv.enter_time)::DATE AS day,
+    NULL::INTEGER, NULL::INTEGER, NULL::DOUBLE, NULL::DOUBLE, NULL::TIMESTAMPTZ,
+    NULL::INTEGER, NULL::DOUBLE, count(*)::INTEGER
+  FROM toll_passages(acct) AS gv
+  WHERE (stream_name IS NULL OR stream_name = 'visits')
+    AND gv.enter_time >= local_range_start(zone, from_day) AND gv.enter_time < local_range_end(zone, to_day)
+  GROUP BY gv.vehicle_id, day;
+
+-- daily_facts_span(acct, zone): the instants an account's fact-bearing rows span (odometer and
+-- fuel windows, trips, toll passages; first_start and last_end NULL without any): what a rebuild
+-- computes.
+CREATE OR REPLACE TEMP MACRO daily_facts_span(acct, zone) AS TABLE
+  SELECT min(t0) AS first_start, max(t1) AS last_end FROM (
+    SELECT min(window_start) AS t0, max(window_start) AS t1
+    FROM odometer_windows_classified(acct, zone, DATE '1970-01-01', DATE '2999-12-31')
+    UNION ALL SELECT min(window_start), max(window_start)
+    FROM fuel_windows_sourced(acct, zone, DATE '1970-01-01', DATE '2999-12-31')
+    UNION ALL SELECT min(start_time), max(start_time) FROM trips WHERE account = acct
+    UNION ALL SELECT min(enter_time), max(enter_time) FROM toll_passages(acct)
+  );
+
+-- vehicle_day_facts(acct, zone, from_day, to_day): the stored facts of the local days
+-- [from_day, to_day], one row per stream, vehicle and day, without the level estimates the
+-- counter overrides (fuel_window_ignored). What the reports read. vehicle_day_facts_raw: the
+-- same computed from the raw rows now (queries/sync/facts_use_raw.sql puts it in the reports' place, so a
+-- test can compare every report over the facts with the same report over the raw tables).
+CREATE OR REPLACE TEMP MACRO vehicle_day_facts(acct, zone, from_day, to_day) AS TABLE
+  SELECT f.* EXCLUDE (account)
+  FROM daily_facts AS f
+  WHERE f.account = acct AND f.day >= from_day::DATE AND f.day <= to_day::DATE
+    AND NOT fuel_window_ignored(acct, f.vehicle_id, f.stream);
+CREATE OR REPLACE TEMP MACRO vehicle_day_facts_raw(acct, zone, from_day, to_day) AS TABLE
+  SELECT f.*
+  FROM daily_facts_of(acct, zone, NULL, from_day, to_day) AS f
+  WHERE NOT fuel_window_ignored(acct, f.vehicle_id, f.stream);

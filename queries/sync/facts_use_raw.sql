@@ -1,0 +1,11 @@
+-- The reports over the raw tables (issue 29): puts vehicle_day_facts_raw, the daily facts
+-- computed now from the raw rows through the models, in the place of the stored facts on one
+-- connection (src/store/models.ts useRawFacts). The comparison test runs every fact-based report
+-- both ways; nothing in the product runs it.
+CREATE OR REPLACE TEMP MACRO vehicle_day_facts(acct, zone, from_day, to_day) AS TABLE
+  SELECT * FROM vehicle_day_facts_raw(acct, zone, from_day, to_day);
+-- and the coverage computed now from the ledger in the place of the stored day_coverage
+CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage(acct, zone, from_day, to_day, now_ts, streams) AS TABLE
+  SELECT * FROM vehicle_streams_day_coverage_raw(acct, zone, from_day, to_day, now_ts, streams);
+CREATE OR REPLACE TEMP MACRO fleet_stream_day_coverage(acct, zone, from_day, to_day, now_ts, stream_name) AS TABLE
+  SELECT * FROM fleet_stream_day_coverage_raw(acct, zone, from_day, to_day, now_ts, stream_name);

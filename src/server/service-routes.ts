@@ -1,0 +1,58 @@
+/**
+ * POST /api/service/done (issue 28 item 1; docs/service.md): records a service done while `serve`
+ * holds the database (the one process that may open it), as `fleetsync service done` does with the
+ * file free — the command asks this route when the file is locked. Body (JSON): vehicle (id or
+ * registration), date (YYYY-MM-DD, local), odometer (km). A bad value is 400 naming every problem,
+ * nothing recorded; the answer is the vehicle's line of the service_due report after it.
+ */
+import express, { Router } from 'express';
+import type { Config } from '../config.ts';
+import { FleetsyncError, isFleetsyncError } from '../errors.ts';
+import { parseReportParams } from '../reports/params.ts';
+import { requireReport, resolveZone, runReport } from '../reports/run.ts';
+import { recordServiceDone } from '../service/store.ts';
+import type { Database } from '../store/db.ts';
+import type { Clock } from '../time.ts';
+import { accountOf } from './account-routes.ts';
+
+const field = (body: Record<string, unknown>, k: string) =>
+  typeof body[k] === 'string' || typeof body[k] === 'number' ? String(body[k]) : '';
+
+export function serviceRoutes(deps: { db: Database; config: Readonly<Config>; now: Clock }): Router {
+  const r = Router();
+  r.post('/service/done', express.json({ limit: '4kb' }), async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const account = accountOf(res, deps.config);
+    const con = await deps.db.connect();
+    try {
+      const zone = await resolveZone(con, account, deps.config.timezone);
+      const nowMs = deps.now();
+      let id: number;
+      try {
+        id = await recordServiceDone(
+          con,
+          account,
+          { vehicle: field(body, 'vehicle'), date: field(body, 'date'), odometer: field(body, 'odometer') },
+          zone,
+          nowMs,
+        );
+      } catch (e) {
+        if (isFleetsyncError(e, 'E_USAGE'))
+          throw new FleetsyncError('E_BAD_REQUEST', e.message, { cause: e });
+        throw e;
+      }
+      const def = requireReport('service_due');
+      const scope = { account, zone, nowMs };
+      const { rows } = await runReport(
+        con,
+        def,
+        scope,
+        parseReportParams({ vehicle: String(id) }, def, scope),
+      );
+      res.json({ vehicle_id: id, service_due: rows[0] ?? null });
+    } finally {
+      con.closeSync();
+    }
+  });
+  return r;
+}

@@ -1,0 +1,130 @@
+/**
+ * The daily facts (issue 29; queries/schema/088_daily_facts.sql, queries/models/daily_facts.sql):
+ * kept by the writer that commits a window, in its transaction, and rebuilt whole for an account
+ * (`fleetsync sync --rebuild-facts`, a re-zone, the upgrade that adds the table). The figures are the
+ * model layer's; this module only says which local days and vehicles to compute again.
+ */
+import { listValue, type DuckDBConnection } from '@duckdb/node-api';
+import { prepareModelConnection } from './models.ts';
+import { execute, queryJs } from './queries.ts';
+import { localDate } from '../time.ts';
+
+/** The ledger streams whose commits keep facts (daily_facts_streams() in the model). */
+export const FACT_STREAMS: ReadonlySet<string> = new Set([
+  'odometer',
+  'fuel_consumed',
+  'fuel_level',
+  'trips',
+  'visits',
+]);
+
+/** Instants a commit replaced rows in, for one vehicle or (null) the whole fleet. */
+export interface FactsRange {
+  vehicleId: number | null;
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * Computes again, for a commit of `stream`'s windows, the day's coverage (every ledger stream:
+ * day_coverage, the whole local months the ranges touch) and the facts (the fact-bearing streams:
+ * daily_facts, the local days the ranges touch), for their vehicles (every vehicle when one range
+ * is the fleet's): the stored rows of those days are deleted and the model's inserted, so a window
+ * pulled again replaces its facts, never adds to them. One span per call (the days between the
+ * ranges are computed again too: the same figures, at little cost). Runs inside the caller's
+ * transaction.
+ */
+export async function refreshFacts(
+  con: DuckDBConnection,
+  x: { account: string; zone: string; stream: string; ranges: readonly FactsRange[] },
+): Promise<void> {
+  if (x.ranges.length === 0) return;
+  let from = Infinity;
+  let to = -Infinity;
+  let vehicles: Set<number> | null = new Set();
+  for (const r of x.ranges) {
+    from = Math.min(from, r.startMs);
+    to = Math.max(to, r.endMs);
+    if (r.vehicleId === null) vehicles = null;
+    else vehicles?.add(r.vehicleId);
+  }
+  if (!(to > from)) return;
+  await prepareModelConnection(con);
+  const days = [localDate(from, x.zone), localDate(to - 1, x.zone)] as const;
+  const ids = vehicles === null ? null : [...vehicles];
+  const scopes = ids === null ? null : listValue(ids.map(String));
+  await execute(con, 'sync/coverage_facts_delete', [x.account, x.stream, ...days, scopes]);
+  await execute(con, 'sync/coverage_facts_insert', [x.account, x.zone, x.stream, ...days, scopes]);
+  if (!FACT_STREAMS.has(x.stream)) return;
+  const list = ids === null ? null : listValue(ids.map((v) => BigInt(v)));
+  await execute(con, 'sync/facts_delete', [x.account, x.stream, ...days, list]);
+  await execute(con, 'sync/facts_insert', [x.account, x.zone, x.stream, ...days, list]);
+}
+
+/** The local days [first, last] a span query answers (first_start, last_end), or null. */
+async function spanDays(
+  con: DuckDBConnection,
+  query: string,
+  params: string[],
+  zone: string,
+): Promise<[string, string] | null> {
+  const [span] = await queryJs(con, query, params);
+  const first = span?.first_start as Date | null | undefined;
+  const last = span?.last_end as Date | null | undefined;
+  if (!first || !last) return null;
+  return [localDate(first.getTime(), zone), localDate(last.getTime(), zone)];
+}
+
+/**
+ * Computes every fact of an account again in `zone` (its recorded zone): all stored facts of the
+ * account (of `stream` only, when given) deleted, then those of every local day its rows span
+ * inserted; without `stream`, the day's coverage too (every day its ledger windows span). Runs inside the caller's transaction. Returns the account's fact rows stored.
+ */
+export async function rebuildFacts(
+  con: DuckDBConnection,
+  account: string,
+  zone: string,
+  stream: string | null = null,
+): Promise<number> {
+  await prepareModelConnection(con);
+  await execute(con, 'sync/facts_clear', [account, stream]);
+  const days = await spanDays(con, 'sync/facts_span', [account, zone], zone);
+  if (days) await execute(con, 'sync/facts_insert', [account, zone, stream, ...days, null]);
+  if (stream === null) {
+    await execute(con, 'sync/coverage_facts_clear', [account]);
+    const led = await spanDays(con, 'sync/coverage_facts_span', [account], zone);
+    if (led) await execute(con, 'sync/coverage_facts_insert', [account, zone, null, ...led, null]);
+  }
+  const [n] = await queryJs(con, 'sync/facts_count', [account]);
+  return Number(n?.n ?? 0);
+}
+
+/**
+ * Runs `write` (the geofences snapshot's upsert, inside its transaction) and, when it changed
+ * which geofences are toll geofences, computes the account's toll-passage facts again: a passage
+ * is a toll passage by its geofence as last synced (toll_passages.sql), so a geofence that became
+ * (or stopped being) a toll geofence changes the counts of days already stored.
+ */
+export async function keepingTollFacts<T>(
+  con: DuckDBConnection,
+  account: string,
+  write: () => Promise<T>,
+): Promise<T> {
+  await prepareModelConnection(con);
+  const signature = async () => String((await queryJs(con, 'sync/facts_toll_geofences', [account]))[0]?.sig);
+  const before = await signature();
+  const out = await write();
+  if ((await signature()) !== before) {
+    const [z] = await queryJs(con, 'sync/account_zone', [account]);
+    if (typeof z?.timezone === 'string') await rebuildFacts(con, account, z.timezone, 'visits');
+  }
+  return out;
+}
+
+/** Every account of the file that has a recorded zone, with it. */
+export async function accountZones(con: DuckDBConnection): Promise<{ account: string; zone: string }[]> {
+  return (await queryJs(con, 'sync/facts_accounts')).map((r) => ({
+    account: String(r.account),
+    zone: String(r.timezone),
+  }));
+}

@@ -1,0 +1,207 @@
+/**
+ * The service_due report against hand-worked figures (test/service/fixture.ts): an interval by km,
+ * by months, both, an odometer reset since the service, a vehicle with too little history to
+ * forecast, one with no service recorded; then a service recorded with `service done`, and a
+ * plan file reloaded, which keeps it.
+ *
+ * Worked by hand (now = local 2026-07-20 12:00 AEST; every vehicle's odometer is known up to now,
+ * its last window still open; the forecast rests on the settled windows that reach into the 30
+ * days before, whole: June (30 days) and 1–17 July (16 days)):
+ *   KM      15,000 km; serviced 1 June at 50,000: since 3,000 + 1,600 + 300 = 4,900 km, 10,100 to
+ *           go; 4,600 km in 46 days = 100 km/day, so 101 days from now: 29 October → ok.
+ *   MONTHS  6 months; serviced 25 January: due 25 July, 5 days → due (warning 30 days). Its km
+ *           since are unknown (the odometer is synced from 1 June only) and not needed.
+ *   BOTH    the fleet's 20,000 km / 12 months; serviced 10 June at 80,000: 21 of June's 30 days
+ *           count (4,200 of 6,000 km) + 12,000 + 5,000 = 21,200 km → 1,200 km past: overdue;
+ *           18,000 km in 46 days = 391.3 km/day, so reached 3.07 days before now: 17 July.
+ *   RESET   the fleet's interval; serviced 1 June at 10,000: 1,400 + 1,500 + 1,600 + 200 = 4,700 km
+ *           (the reset's day left out: 1 window); forecast from 16 June–17 July: 3,100 km in 31
+ *           days = 100 km/day, 15,300 km → 153 days: 20 December → ok.
+ *   NEW     serviced 10 July at 0: 700 + 300 = 1,000 km; only 7 settled days known → no forecast.
+ *   NOSERVICE no service recorded → unknown, never ok.
+ */
+import { writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { loadPricesFile } from '../../src/prices/store.ts';
+import { loadServicePlanFile, recordServiceDone } from '../../src/service/store.ts';
+import { reportOn } from '../helpers/synced.ts';
+import { ACCOUNT, NOW, PLAN, ZONE, openServiceFixture, type ServiceFixture } from './fixture.ts';
+
+let fx: ServiceFixture;
+beforeEach(async () => {
+  fx = await openServiceFixture();
+});
+afterEach(() => fx.close());
+
+const due = async () => {
+  const rows = await reportOn(fx.db, 'service_due', {}, { account: ACCOUNT, zone: ZONE, nowMs: NOW });
+  return Object.fromEntries(rows.map((r) => [String(r.registration), r]));
+};
+
+describe('service_due against hand-worked figures', () => {
+  it('gives each vehicle its next service by km and by date, the forecast and the status', async () => {
+    const d = await due();
+    expect(d.KM).toMatchObject({
+      status: 'ok',
+      interval_scope: 'vehicle',
+      every_km: 15000,
+      every_months: null,
+      last_service_day: '2026-06-01',
+      km_since_service: 4900,
+      odometer_km: 54900,
+      next_service_km: 65000,
+      km_remaining: 10100,
+      next_service_day: null,
+      km_per_day: 100,
+      forecast_basis_days: 46,
+      forecast_day: '2026-10-29',
+      due_day: '2026-10-29',
+      odometer_as_of: '2026-07-20T12:00:00+10:00',
+      reason: null,
+    });
+    expect(d.MONTHS).toMatchObject({
+      status: 'due',
+      interval_scope: 'vehicle',
+      every_km: null,
+      every_months: 6,
+      next_service_day: '2026-07-25',
+      days_remaining: 5,
+      km_since_service: null,
+      due_day: '2026-07-25',
+      reason: '5 days to the date',
+    });
+    expect(d.BOTH).toMatchObject({
+      status: 'overdue',
+      interval_scope: 'fleet',
+      km_since_service: 21200,
+      km_remaining: -1200,
+      next_service_km: 100000,
+      next_service_day: '2027-06-10',
+      days_remaining: 325,
+      km_per_day: 391.3,
+      forecast_day: '2026-07-17',
+      due_day: '2026-07-17',
+      reason: '1,200 km past the interval',
+    });
+    expect(d.RESET).toMatchObject({
+      status: 'ok',
+      km_since_service: 4700,
+      excluded_periods: 1,
+      odometer_km: 14700,
+      km_remaining: 15300,
+      km_per_day: 100,
+      forecast_basis_days: 31,
+      forecast_day: '2026-12-20',
+      days_remaining: 316,
+    });
+    expect(d.NEW).toMatchObject({
+      status: 'ok',
+      km_since_service: 1000,
+      km_remaining: 19000,
+      km_per_day: null,
+      forecast_basis_days: 7,
+      forecast_day: null,
+      due_day: null,
+      reason: 'no forecast: 7.0 days of counted odometer known in the last 30 (14 needed)',
+    });
+    expect(d.NOSERVICE).toMatchObject({
+      status: 'unknown',
+      km_since_service: null,
+      km_remaining: null,
+      reason: 'no last service recorded (the plan file or `fleetsync service done`)',
+    });
+    // overdue first, then due, unknown, ok
+    const order = (
+      await reportOn(fx.db, 'service_due', {}, { account: ACCOUNT, zone: ZONE, nowMs: NOW })
+    ).map((r) => r.registration);
+    expect(order).toEqual(['BOTH', 'MONTHS', 'NOSERVICE', 'KM', 'NEW', 'RESET']);
+  });
+
+  it('counts from a service recorded with `service done`, and a reloaded plan keeps it', async () => {
+    const id = await recordServiceDone(
+      fx.con,
+      ACCOUNT,
+      { vehicle: 'both', date: '2026-07-18', odometer: '101300' },
+      ZONE,
+      NOW,
+    );
+    expect(id).toBe(3);
+    // 18 July 00:00 to now is 60 h of the open window's 84 h so far: 5,000 × 60/84 = 3,571.4 km
+    let d = await due();
+    expect(d.BOTH).toMatchObject({
+      status: 'ok',
+      last_service_day: '2026-07-18',
+      last_service_odometer_km: 101300,
+      km_since_service: 3571.4,
+      km_remaining: 16428.6,
+      next_service_day: '2027-07-18',
+    });
+    writeFileSync(fx.planPath, JSON.stringify({ ...PLAN, warning: { km: 500, days: 3 } }));
+    expect(await loadServicePlanFile(fx.con, ACCOUNT, { servicePlanFile: fx.planPath }, ZONE, NOW)).toBe(
+      'loaded',
+    );
+    d = await due();
+    expect(d.BOTH).toMatchObject({ status: 'ok', last_service_day: '2026-07-18' });
+    // the new warning: 5 days to the date is no longer within 3
+    expect(d.MONTHS).toMatchObject({ status: 'ok', days_remaining: 5 });
+  });
+
+  it("takes a class's interval over the fleet's (the class of the prices file), a vehicle's over both", async () => {
+    const prices = join(fx.dir, 'prices.json');
+    writeFileSync(
+      prices,
+      JSON.stringify({
+        defaults: { fuel_type: 'diesel', vehicle_class: 'light' },
+        vehicles: [
+          { vehicle_id: 4, vehicle_class: 'heavy' },
+          { vehicle_id: 1, vehicle_class: 'heavy' },
+        ],
+      }),
+    );
+    await loadPricesFile(fx.con, ACCOUNT, { pricesFile: prices }, NOW);
+    writeFileSync(
+      fx.planPath,
+      JSON.stringify({ ...PLAN, intervals: [...PLAN.intervals, { vehicle_class: 'heavy', every_km: 5000 }] }),
+    );
+    await loadServicePlanFile(fx.con, ACCOUNT, { servicePlanFile: fx.planPath }, ZONE, NOW);
+    const d = await due();
+    // RESET (heavy): 5,000 − 4,700 = 300 km to go, inside the 1,000 km warning; no months in its interval
+    expect(d.RESET).toMatchObject({
+      interval_scope: 'class',
+      every_km: 5000,
+      every_months: null,
+      km_remaining: 300,
+      status: 'due',
+      reason: '300 km to go',
+    });
+    expect(d.KM).toMatchObject({ interval_scope: 'vehicle', every_km: 15000 }); // its own, though heavy
+    expect(d.NEW).toMatchObject({ interval_scope: 'fleet', every_km: 20000 }); // light: the fleet's
+  });
+
+  it('refuses a bad `service done` naming every problem, and records nothing', async () => {
+    const err = await recordServiceDone(
+      fx.con,
+      ACCOUNT,
+      { vehicle: 'NOPE', date: '2026-07-21', odometer: '-5' },
+      ZONE,
+      NOW,
+    ).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'E_USAGE' });
+    const msg = (err as Error).message;
+    expect(msg).toContain('--vehicle: unknown vehicle "NOPE"');
+    expect(msg).toContain('--date 2026-07-21 is after today (2026-07-20)');
+    expect(msg).toContain('--odometer "-5" must be the reading in km');
+    const below = await recordServiceDone(
+      fx.con,
+      ACCOUNT,
+      { vehicle: '1', date: '2026-07-01', odometer: '40000' },
+      ZONE,
+      NOW,
+    ).catch((e: unknown) => e);
+    expect((below as Error).message).toContain(
+      'below the 50000 km recorded at the earlier service on 2026-06-01',
+    );
+    expect((await due()).KM).toMatchObject({ last_service_day: '2026-06-01', km_since_service: 4900 });
+  });
+});

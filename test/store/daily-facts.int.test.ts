@@ -1,0 +1,187 @@
+/**
+ * The daily facts (issue 29): kept by the sync's commits, they equal the facts computed from the
+ * raw rows through the models, row for row, and every report that reads them equals the same
+ * report over the raw tables (useRawFacts puts the raw computation in the facts' place on a
+ * connection). On the shared simulator sync: a whole history, late data pulled again at the end.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useRawFacts } from '../../src/store/models.ts';
+import { parseReportParams } from '../../src/reports/params.ts';
+import { requireReport, runReport, type ReportScope } from '../../src/reports/run.ts';
+import { openDatabase } from '../../src/store/db.ts';
+import { runMain } from '../helpers/cli.ts';
+import { ACCOUNT } from '../helpers/synced.ts';
+import { startSharedSync, type SharedSync } from '../helpers/shared-sync.ts';
+
+let s: SharedSync;
+let scope: ReportScope;
+beforeAll(async () => {
+  s = await startSharedSync();
+  scope = { account: ACCOUNT, zone: s.h.fleet.timezone, nowMs: s.h.now() };
+}, 300_000);
+afterAll(() => s?.h.close());
+
+async function withCon<T>(fn: (con: DuckDBConnection) => Promise<T>): Promise<T> {
+  const con = await s.h.db.connect();
+  try {
+    return await fn(con);
+  } finally {
+    con.closeSync();
+  }
+}
+
+/** Every fact row of the account, stored or (raw) computed now, in one order. */
+async function facts(raw: boolean) {
+  return withCon(async (con) => {
+    if (raw) await useRawFacts(con);
+    else await import('../../src/store/models.ts').then((m) => m.prepareModelConnection(con));
+    const r = await con.runAndReadAll(
+      `SELECT stream, vehicle_id, strftime(day, '%Y-%m-%d') AS day, windows, left_out, distance_m, used_l,
+         epoch_ms(last_window_end) AS last_window_end, trips, trip_distance_m, toll_passages
+       FROM vehicle_day_facts($1, $2, DATE '1970-01-01', DATE '2999-12-31')
+       ORDER BY stream, vehicle_id, day`,
+      [ACCOUNT, scope.zone],
+    );
+    return r.getRowObjectsJS();
+  });
+}
+
+describe('daily facts', () => {
+  it('kept at commit equal the facts computed from the raw rows', async () => {
+    expect(s.first.outcome).toBe('ok');
+    const stored = await facts(false);
+    const raw = await facts(true);
+    expect(stored.length).toBeGreaterThan(0);
+    expect(new Set(stored.map((r) => r.stream))).toEqual(
+      new Set(['odometer', 'fuel_consumed', 'fuel_level', 'trips', 'visits']),
+    );
+    expect(stored).toEqual(raw);
+  });
+
+  it('a later run that pulls windows again replaces their facts, never adds to them', async () => {
+    const count = () =>
+      withCon(async (con) => {
+        const r = await con.runAndReadAll(
+          `SELECT (SELECT count(*) FROM trips WHERE account = $1)::INTEGER AS trips,
+             (SELECT sum(trips) FROM daily_facts WHERE account = $1 AND stream = 'trips')::INTEGER AS fact_trips`,
+          [ACCOUNT],
+        );
+        const row = r.getRowObjectsJS()[0]!;
+        return { trips: Number(row.trips), fact_trips: Number(row.fact_trips) };
+      });
+    const before = await count();
+    expect(before.fact_trips).toBe(before.trips);
+    // an incremental run a day later: the windows still open for late data are pulled again
+    s.h.advance(86_400_000);
+    const again = await s.h.sync({ fromDay: undefined, toDay: undefined });
+    expect(again.outcome).toBe('ok');
+    expect(again.streams.trips?.rows ?? 0, 'trips pulled again').toBeGreaterThan(0);
+    expect(again.streams.odometer?.rows ?? 0, 'odometer windows pulled again').toBeGreaterThan(0);
+    // the late trips it brings are counted once, and the trips pulled again not twice
+    const after = await count();
+    expect(after.trips).toBeGreaterThanOrEqual(before.trips);
+    expect(after.fact_trips).toBe(after.trips);
+    expect(await facts(false)).toEqual(await facts(true));
+  });
+
+  it("the day's coverage kept at commit equals the coverage computed from the ledger", async () => {
+    const cov = (raw: boolean) =>
+      withCon(async (con) => {
+        await useRawFacts(con);
+        const r = await con.runAndReadAll(
+          raw
+            ? `SELECT stream, scope, strftime(day, '%Y-%m-%d') AS day, synced, pulled
+               FROM ledger_day_coverage($1, $2, NULL, NULL, DATE '2000-01-01', DATE '2100-12-31')
+               ORDER BY ALL`
+            : `SELECT stream, scope, strftime(day, '%Y-%m-%d') AS day, synced, pulled
+               FROM day_coverage WHERE account = $1 AND $2 IS NOT NULL ORDER BY ALL`,
+          [ACCOUNT, scope.zone],
+        );
+        return r.getRowObjectsJS();
+      });
+    const stored = await cov(false);
+    expect(stored.filter((r) => r.synced).length).toBeGreaterThan(0);
+    expect(stored).toEqual(await cov(true));
+  });
+});
+
+/**
+ * The reports over the facts (kpis, trend, mileage, top_vehicles) and those whose coverage
+ * columns read the stored day's coverage (through queries/models/coverage.sql); each over the
+ * whole history, kpis and trend also over the ranges that try their edges.
+ */
+const FACT_READERS = ['kpis', 'trend', 'mileage', 'top_vehicles'];
+const COVERAGE_READERS = [
+  'carpool',
+  'cost_departments',
+  'costs',
+  'driver_scores',
+  'drivers',
+  'fuel',
+  'fuel_efficiency_drivers',
+  'fuel_reconciliation',
+  'logbook_years',
+  'coverage',
+  'setup_health',
+];
+
+async function report(name: string, raw: Record<string, string>, rawFacts: boolean) {
+  return withCon(async (con) => {
+    if (rawFacts) await useRawFacts(con);
+    const def = requireReport(name);
+    return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
+  });
+}
+
+describe('every report over the stored facts equals the same report over the raw tables', () => {
+  const ranges = (name: string): Record<string, Record<string, string>> => {
+    const whole = { from: s.h.firstDay, to: s.h.lastDay };
+    if (name === 'kpis')
+      // inside a month (distance and fuel over the range) and across month ends (the whole months)
+      return {
+        whole,
+        midMonth: { from: '2026-03-10', to: '2026-03-20' },
+        edge: { from: '2026-02-28', to: '2026-04-01' },
+      };
+    if (name === 'trend')
+      return { whole, weeks: { ...whole, grain: 'week' }, months: { ...whole, grain: 'month' } };
+    return { whole };
+  };
+  for (const name of [...FACT_READERS, ...COVERAGE_READERS])
+    it(name, async () => {
+      for (const [label, raw] of Object.entries(ranges(name)))
+        expect(await report(name, raw, false), `${name} ${label}`).toEqual(await report(name, raw, true));
+    });
+});
+
+describe('fleetsync sync --rebuild-facts', () => {
+  it('computes facts and coverage that went wrong again from the rows, and says so', async () => {
+    const before = await report('kpis', { from: s.h.firstDay, to: s.h.lastDay }, false);
+    const raw = await facts(true);
+    const rows = await withCon(
+      async (con) => (await con.runAndReadAll('SELECT count(*)::INTEGER FROM daily_facts')).getRows()[0]![0],
+    );
+    await withCon(async (con) => {
+      await con.run(`DELETE FROM daily_facts WHERE stream = 'trips'`);
+      await con.run(`UPDATE daily_facts SET distance_m = distance_m * 2 WHERE stream = 'odometer'`);
+      await con.run(`DELETE FROM day_coverage WHERE stream = 'visits'`);
+    });
+    expect(await report('kpis', { from: s.h.firstDay, to: s.h.lastDay }, false)).not.toEqual(before);
+    s.h.db.close(); // the command opens the file itself
+    const env = { FLEETSYNC_DB: s.h.dbPath, FLEETSYNC_ACCOUNT: ACCOUNT };
+    const wrong = await runMain(env, 'sync', '--rebuild-facts', '--account', 'nobody');
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(`holds: ${ACCOUNT}`);
+    expect((await runMain(env, 'sync', '--rebuild-facts', '--from', s.h.firstDay)).code).toBe(2);
+    const ok = await runMain(env, 'sync', '--rebuild-facts', '--json');
+    expect(ok.code, ok.stderr).toBe(0);
+    const [done] = (
+      JSON.parse(ok.stdout) as { rebuilt: { account: string; zone: string; fact_rows: number }[] }
+    ).rebuilt;
+    expect(done).toMatchObject({ account: ACCOUNT, zone: scope.zone, fact_rows: rows });
+    s.h.db = await openDatabase(s.h.dbPath);
+    expect(await facts(false)).toEqual(raw);
+    expect(await report('kpis', { from: s.h.firstDay, to: s.h.lastDay }, false)).toEqual(before);
+  });
+});
