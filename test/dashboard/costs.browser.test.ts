@@ -23,7 +23,7 @@ let browser: Browser;
 let range: string;
 
 beforeAll(async () => {
-  const shared = await startSharedSync({ seed: 7, vehicles: 6, days: 45, endDay: '2026-04-20' });
+  const shared = await startSharedSync({ seed: 7, vehicles: 6, days: 40, endDay: '2026-04-20' });
   h = shared.h;
   expect(shared.first.outcome).toBe('ok');
   // The counter vehicle's fills not pulled yet, as a database synced before every level-sensor

@@ -26,7 +26,8 @@ beforeAll(async () => {
   if (!haveChromium) return;
   // Six vehicles: the generator's fixed roles put an odometer reset on the second, a fuel counter
   // reset on the fifth and a tracker swap on the sixth.
-  const shared = await startSharedSync({ seed: 5, vehicles: 6, days: 40, endDay: '2026-04-20' });
+  // The same fleet as dashboard.browser's live-status block, fuel-windows.int and scores.browser.
+  const shared = await startSharedSync({ seed: 7, vehicles: 6, days: 40, endDay: '2026-04-20' });
   h = shared.h;
   expect(shared.first.outcome).toBe('ok');
   srv = await startServer({

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { openDashboardAt, sectionRows, seriousAxeViolations } from '../helpers/dashboard-page.ts';
 import { startHarnessDashboard, type HarnessDashboard } from '../helpers/harness-dashboard.ts';
-import { startHarness, type Harness } from '../helpers/synced.ts';
+import { startSharedSync } from '../helpers/shared-sync.ts';
+import type { Harness } from '../helpers/synced.ts';
 
 const haveChromium = checkChromium();
 let h: Harness;
@@ -17,8 +18,10 @@ let dash: HarnessDashboard;
 
 beforeAll(async () => {
   if (!haveChromium) return;
-  h = await startHarness({ fleet: { seed: 11, vehicles: 8, days: 70, endDay: '2026-04-20' } });
-  expect((await h.sync()).outcome).toBe('ok');
+  // The run's shared synced fleet of dashboard.browser and fuel-windows.int: no sync of its own.
+  const shared = await startSharedSync({ seed: 7, vehicles: 6, days: 40, endDay: '2026-04-20' });
+  h = shared.h;
+  expect(shared.first.outcome).toBe('ok');
   // settings other than the defaults: the pages must state what this server computes with
   dash = await startHarnessDashboard(h, {
     FLEETSYNC_SCORE_WEIGHTS: 'braking=7,speeding_min=0.5',

@@ -5,7 +5,7 @@
  * not column names or raw codes; axe-core finds no serious or critical violation on any page at
  * desktop (1400 × 900) and phone (390 × 844) sizes, and a phone page does not scroll sideways.
  */
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -14,7 +14,12 @@ import { requireReport, runReport } from '../../src/reports/run.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { appendRows } from '../../src/store/write.ts';
 import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
-import { openDashboard, seriousAxeViolations } from '../helpers/dashboard-page.ts';
+import {
+  openDashboard,
+  openDashboardAt,
+  seriousAxeViolations,
+  type OpenedPage,
+} from '../helpers/dashboard-page.ts';
 import { ACCOUNT, NOW, ZONE, openFixture, type FixtureDb } from '../helpers/report-fixture.ts';
 
 const haveChromium = checkChromium();
@@ -69,12 +74,31 @@ beforeAll(async () => {
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }, 120_000);
 afterAll(async () => {
+  for (const p of desktopPages.values()) await (await p).ctx.close();
   await browser?.close();
   await srv?.close();
   fx?.close();
 });
 
 const open = (path: string) => openDashboard(browser, new URL(path, srv.url).href);
+
+const DESKTOP = { width: 1400, height: 900 };
+const PHONE = { width: 390, height: 844 };
+const RANGE = '?from=2026-03-01&to=2026-04-30';
+/**
+ * Each page over RANGE at desktop size, loaded once and read by the three tests that only read it
+ * (labels, tiles, axe at desktop size): a page load costs seconds beside three other files.
+ */
+const desktopPages = new Map<string, Promise<OpenedPage & { ctx: BrowserContext }>>();
+function desktop(path: string) {
+  let p = desktopPages.get(path);
+  if (!p)
+    desktopPages.set(
+      path,
+      (p = openDashboardAt(browser, new URL(`/${path}${RANGE}`, srv.url).href, DESKTOP)),
+    );
+  return p;
+}
 
 describe.skipIf(!haveChromium)('the dashboard people read', () => {
   it('the coverage calendar shows all 20 vehicles × 90 days, each cell the report’s status', async () => {
@@ -114,78 +138,68 @@ describe.skipIf(!haveChromium)('the dashboard people read', () => {
   });
 
   it.each(PAGES)('%s: headers are labels, times are written as people write them', async (path) => {
-    const { page, problems } = await open(`/${path}?from=2026-03-01&to=2026-04-30`);
-    try {
-      const heads = await page.$$eval('table.report thead th', (ths) =>
-        ths.map((t) => [(t as HTMLElement).dataset.col, t.textContent]),
-      );
-      expect(heads.length, path).toBeGreaterThan(0);
-      // no header is a column name: snake_case names such as distance_km never show
-      for (const [col, text] of heads) expect(text, col).not.toMatch(/_|^[a-z]/);
-      const cells = await page.$$eval('table.report tbody td', (tds) =>
-        tds.map((td) => td.textContent ?? ''),
-      );
-      for (const c of cells) {
-        expect(c).not.toMatch(/\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/); // an ISO time
-        expect(c).not.toMatch(/^BOOKING_STATUS_|^SETUP_/); // a raw code
-      }
-      expect(problems).toEqual([]);
-    } finally {
-      await page.close();
+    const { page, problems } = await desktop(path);
+    const heads = await page.$$eval('table.report thead th', (ths) =>
+      ths.map((t) => [(t as HTMLElement).dataset.col, t.textContent]),
+    );
+    expect(heads.length, path).toBeGreaterThan(0);
+    // no header is a column name: snake_case names such as distance_km never show
+    for (const [col, text] of heads) expect(text, col).not.toMatch(/_|^[a-z]/);
+    const cells = await page.$$eval('table.report tbody td', (tds) => tds.map((td) => td.textContent ?? ''));
+    for (const c of cells) {
+      expect(c).not.toMatch(/\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/); // an ISO time
+      expect(c).not.toMatch(/^BOOKING_STATUS_|^SETUP_/); // a raw code
     }
+    expect(problems).toEqual([]);
   });
 
   it.each(PAGES)('%s: tiles, status lines and titles read as people write too', async (path) => {
-    const { page, problems } = await open(`/${path}?from=2026-03-01&to=2026-04-30`);
-    try {
-      const text = await page.evaluate(() => document.body.innerText);
-      // outside the tables too (the freshness tile's last run, the runs page's status line)
-      expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/);
-      expect(text).not.toMatch(/months \d{4}-\d{2}/); // the tiles' whole months: 'months Mar 2026 to Apr 2026'
-      // litres are L: a lowercase l reads like 1
-      expect(text).not.toMatch(/\(l\)|\d l\b/);
-      // tiles keep their decimals: "414.0 h" beside "3,119.6 h", "15,827.00 AUD" beside "41,357.42 AUD"
-      const tiles = await page.$$eval('.tile .value', (vs) => vs.map((v) => v.textContent ?? ''));
-      for (const t of tiles) {
-        if (/ (h|km|L)$/.test(t)) expect(t, path).toMatch(/\.\d (h|km|L)$/);
-        if (/ AUD$/.test(t)) expect(t, path).toMatch(/\.\d\d AUD$/);
-        if (/%/.test(t)) expect(t, path).toMatch(/\.\d %/);
-      }
-      // charts: a ranking names every bar; category labels and legends are labels, not codes
-      const charts = await page.$$eval('canvas', (cs) =>
-        cs.map((c) => {
-          type Ch = {
-            data: { labels: string[] };
-            options: { indexAxis?: string };
-            scales: Record<string, { ticks: { label: string | string[] }[]; axis: string; type: string }>;
-            legend?: { legendItems?: { text: string }[] };
-          };
-          const ch = (
-            globalThis as unknown as { Chart: { getChart(c: HTMLCanvasElement): Ch | undefined } }
-          ).Chart.getChart(c as HTMLCanvasElement);
-          if (!ch) return null;
-          const cat = Object.values(ch.scales).find((s) => s.type === 'category');
-          return {
-            id: c.id,
-            horizontal: ch.options.indexAxis === 'y',
-            labels: ch.data.labels.length,
-            ticks: cat ? cat.ticks.map((t) => String(t.label)) : [],
-            legend: (ch.legend?.legendItems ?? []).map((i) => i.text),
-          };
-        }),
-      );
-      for (const c of charts) {
-        if (!c) continue;
-        if (c.horizontal) expect(c.ticks.length, c.id).toBe(c.labels);
-        for (const t of [...c.ticks, ...c.legend]) {
-          expect(t, c.id).not.toMatch(/^BOOKING_STATUS_|^SETUP_/);
-          expect(t, c.id).not.toMatch(/^\d{4}-\d{2}$/); // a month is "Mar 2026"
-        }
-      }
-      expect(problems).toEqual([]);
-    } finally {
-      await page.close();
+    const { page, problems } = await desktop(path);
+    const text = await page.evaluate(() => document.body.innerText);
+    // outside the tables too (the freshness tile's last run, the runs page's status line)
+    expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/);
+    expect(text).not.toMatch(/months \d{4}-\d{2}/); // the tiles' whole months: 'months Mar 2026 to Apr 2026'
+    // litres are L: a lowercase l reads like 1
+    expect(text).not.toMatch(/\(l\)|\d l\b/);
+    // tiles keep their decimals: "414.0 h" beside "3,119.6 h", "15,827.00 AUD" beside "41,357.42 AUD"
+    const tiles = await page.$$eval('.tile .value', (vs) => vs.map((v) => v.textContent ?? ''));
+    for (const t of tiles) {
+      if (/ (h|km|L)$/.test(t)) expect(t, path).toMatch(/\.\d (h|km|L)$/);
+      if (/ AUD$/.test(t)) expect(t, path).toMatch(/\.\d\d AUD$/);
+      if (/%/.test(t)) expect(t, path).toMatch(/\.\d %/);
     }
+    // charts: a ranking names every bar; category labels and legends are labels, not codes
+    const charts = await page.$$eval('canvas', (cs) =>
+      cs.map((c) => {
+        type Ch = {
+          data: { labels: string[] };
+          options: { indexAxis?: string };
+          scales: Record<string, { ticks: { label: string | string[] }[]; axis: string; type: string }>;
+          legend?: { legendItems?: { text: string }[] };
+        };
+        const ch = (
+          globalThis as unknown as { Chart: { getChart(c: HTMLCanvasElement): Ch | undefined } }
+        ).Chart.getChart(c as HTMLCanvasElement);
+        if (!ch) return null;
+        const cat = Object.values(ch.scales).find((s) => s.type === 'category');
+        return {
+          id: c.id,
+          horizontal: ch.options.indexAxis === 'y',
+          labels: ch.data.labels.length,
+          ticks: cat ? cat.ticks.map((t) => String(t.label)) : [],
+          legend: (ch.legend?.legendItems ?? []).map((i) => i.text),
+        };
+      }),
+    );
+    for (const c of charts) {
+      if (!c) continue;
+      if (c.horizontal) expect(c.ticks.length, c.id).toBe(c.labels);
+      for (const t of [...c.ticks, ...c.legend]) {
+        expect(t, c.id).not.toMatch(/^BOOKING_STATUS_|^SETUP_/);
+        expect(t, c.id).not.toMatch(/^\d{4}-\d{2}$/); // a month is "Mar 2026"
+      }
+    }
+    expect(problems).toEqual([]);
   });
 
   it('the overview over a month never synced: every tile "not synced", no 0 anywhere in them', async () => {
@@ -203,7 +217,7 @@ describe.skipIf(!haveChromium)('the dashboard people read', () => {
   });
 
   it('the utilisation tiles sit side by side at desktop width, like the overview tiles', async () => {
-    const { page, problems } = await open('/utilisation.html?from=2026-03-01&to=2026-04-30');
+    const { page, problems } = await open(`/utilisation.html${RANGE}`);
     try {
       const tops = await page.$$eval('#sec-tiles .tile', (ts) =>
         ts.map((t) => t.getBoundingClientRect().top),
@@ -216,26 +230,32 @@ describe.skipIf(!haveChromium)('the dashboard people read', () => {
     }
   });
 
-  it.each(PAGES.flatMap((p) => [[p, 1400, 900] as const, [p, 390, 844] as const]))(
+  it.each(
+    PAGES.flatMap((p) => [
+      [p, DESKTOP.width, DESKTOP.height] as const,
+      [p, PHONE.width, PHONE.height] as const,
+    ]),
+  )(
     '%s at %i × %i: no serious or critical axe violation',
     async (path, width, height) => {
-      // axe needs a page of its own browser context
-      const ctx = await browser.newContext({ locale: 'en-US', viewport: { width, height } });
-      const page = await ctx.newPage();
-      const problems: string[] = [];
-      page.on('pageerror', (e) => problems.push(e.message));
+      // axe needs a page of its own browser context; at desktop size, the one the tests above read
+      const atDesktop = width === DESKTOP.width;
+      const { ctx, page, problems } = await (atDesktop
+        ? desktop(path)
+        : openDashboardAt(browser, new URL(`/${path}${RANGE}`, srv.url).href, { width, height }));
       try {
-        await page.goto(new URL(`/${path}?from=2026-03-01&to=2026-04-30`, srv.url).href);
-        await page.waitForSelector('body[data-loading="false"]');
         expect(await seriousAxeViolations(page)).toEqual([]);
-        if (width < 500) {
+        if (!atDesktop) {
           // the page itself does not scroll sideways: wide tables scroll in their own box
           expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         }
         expect(problems).toEqual([]);
       } finally {
+        if (atDesktop) desktopPages.delete(path);
         await ctx.close();
       }
     },
+    // axe on utilisation.html (1,220 vehicle-days, 14,000 elements) took 58–85 s at load 20–30
+    120_000,
   );
 });

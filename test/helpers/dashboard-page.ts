@@ -62,9 +62,13 @@ export const sectionRows = (page: Page, id: string): Promise<Record<string, stri
       .map((r) => Object.fromEntries(Array.from(r.cells).map((c, i) => [head[i]!, c.textContent ?? ''])));
   });
 
-/** axe-core's serious and critical violations on a loaded page, as "rule: targets" lines. */
+/**
+ * axe-core's serious and critical violations on a loaded page, as "rule: targets" lines. Every
+ * rule runs on every element; only the violations are gathered node by node (axe's `resultTypes`:
+ * the passes of a page with a 1,200-row table are 14,000 nodes, 12 % of its time).
+ */
 export async function seriousAxeViolations(page: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).analyze();
+  const result = await new AxeBuilder({ page }).options({ resultTypes: ['violations'] }).analyze();
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);

@@ -2,7 +2,8 @@
  * Test harness: a generated fleet served by the simulator on port 0, a real DuckDB file in a temp
  * directory, the real client, and the sync. The clock runs from a fixed base (days after the
  * fleet's history ends, so every window has settled) at real speed, which keeps the simulator's
- * data fixed while its rate-limit windows still slide.
+ * data fixed while its rate-limit windows still slide. The simulator, the client and the sync all
+ * read that one clock.
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,13 +78,16 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const db = await openDatabase(dbPath);
   const log = memoryLogger('debug', ['demo-main', 'demo-sub']);
   const client = createFleetClient({
-    now: Date.now,
     baseUrl: sim.baseUrl,
     username: 'demo',
     password: 'demo-main',
     timezone: fleet.timezone,
     windowMs,
     log,
+    // The harness' clock, as the simulator's limiter and the sync have it: a run compares the
+    // previous run's last request (the client's clock) with its own start (the sync's clock) to
+    // know whether the API's windows still count it; two clocks made every later run wait a window.
+    now,
   });
   const firstDay = localDate(fleet.startMs, fleet.timezone);
   const lastDay = localDate(fleet.endMs - 1, fleet.timezone);

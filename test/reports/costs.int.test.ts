@@ -47,7 +47,7 @@ const GRID = 0.5;
 const KWH_PER_KM = 0.16;
 
 beforeAll(async () => {
-  const shared = await startSharedSync({ seed: 7, vehicles: 6, days: 45, endDay: '2026-04-20' });
+  const shared = await startSharedSync({ seed: 7, vehicles: 6, days: 40, endDay: '2026-04-20' });
   h = shared.h;
   expect(shared.first.outcome).toBe('ok');
   const vs = h.fleet.vehicles;

@@ -71,7 +71,8 @@ function syncAndKill(
 
 beforeAll(async () => {
   // The killed CLI child runs on the real clock; so does everything here (the history is months old).
-  h = await startHarness({ fleet: { vehicles: 12, days: 50 }, realClock: true });
+  // Six vehicles over 30 days: 152 windows and 184 requests, past the last kill point (12 × 50: 255, 321).
+  h = await startHarness({ fleet: { vehicles: 6, days: 30 }, realClock: true });
   referenceRun = await h.sync();
   expect(referenceRun.outcome).toBe('ok');
   reference = await dumpDatabase(h.dbPath);

@@ -37,7 +37,8 @@ async function syncAll(maxWriteBacklogRows?: number) {
 }
 
 beforeAll(async () => {
-  h = await startHarness();
+  // Six vehicles over 40 days: enough rows a window (trips, odometer) to outrun the writer.
+  h = await startHarness({ fleet: { vehicles: 6, days: 40 } });
   await syncAll(); // the default bound (40,000 rows): never reached by this fleet
   await syncAll(BOUND);
 }, 180_000);
