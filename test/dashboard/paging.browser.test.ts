@@ -21,6 +21,7 @@ import {
   NOW,
   ZONE,
   openFixture,
+  refreshFixtureFacts,
   type FixtureDb,
 } from '../helpers/report-fixture.ts';
 
@@ -66,6 +67,7 @@ beforeAll(async () => {
       terminal_has_changed: false,
     })),
   );
+  await refreshFixtureFacts(fx.con); // as the sync's commit would
   srv = await startServer({
     db: fx.db,
     config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: 'UTC' }),
