@@ -5,13 +5,12 @@
  * same entries, each with the line it came from, and are checked as a whole: `checkPrices`
  * returns every problem (file and line), never only the first.
  */
-import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { parseTree, type Node as JsonNode, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { DEFAULT_EMISSION_FACTORS } from '../defaults.ts';
-import { MAX_LISTED_PROBLEMS, firstProblems, readUserText } from '../text-file.ts';
+import { MAX_LISTED_PROBLEMS, firstProblems, readUserFile } from '../text-file.ts';
 
 /** Fuel types every prices file may name; an `emission_factors_kg_per_l` entry adds one. */
 export const BUILTIN_FUEL_TYPES = ['diesel', 'petrol', 'electric'] as const;
@@ -303,29 +302,18 @@ function readCsv(text: string): Pick<RawPrices, 'currency' | 'entries' | 'proble
   return { currency: null, entries, problems };
 }
 
-export const shaOf = (text: string) => createHash('sha256').update(text).digest('hex');
-
-/** The SHA-256 of the file's text as `readPricesFile` gives it; null when it cannot be read. */
-export function pricesFileSha(path: string): string | null {
-  try {
-    return shaOf(readUserText(path));
-  } catch {
-    return null; // readPricesFile names why
-  }
-}
-
 /** Reads the file; a file that cannot be read is one problem, not an exception. */
 export function readPricesFile(path: string): RawPrices {
-  let text: string;
-  try {
-    text = readUserText(path);
-  } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
-    return { file: path, sha256: '', currency: null, entries: [], problems: [{ line: 0, message: why }] };
-  }
-  const sha256 = shaOf(text);
-  const isJson = /\.json$/i.test(path) || (!/\.csv$/i.test(path) && /^\s*\{/.test(text));
-  return { file: path, sha256, ...(isJson ? readJson(text) : readCsv(text)) };
+  const f = readUserFile(path);
+  if ('problem' in f)
+    return {
+      file: path,
+      sha256: '',
+      currency: null,
+      entries: [],
+      problems: [{ line: 0, message: f.problem }],
+    };
+  return { file: path, sha256: f.sha256, ...(f.isJson ? readJson(f.text) : readCsv(f.text)) };
 }
 
 // ---------------------------------------------------------------------------------------------

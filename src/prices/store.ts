@@ -12,16 +12,8 @@ import { FleetsyncError } from '../errors.ts';
 import { inTransaction } from '../store/db.ts';
 import { loadSql, queryJs } from '../store/queries.ts';
 import { appendRows } from '../store/write.ts';
-import { MAX_LISTED_PROBLEMS } from '../text-file.ts';
-import {
-  checkPrices,
-  describeProblems,
-  plate,
-  pricesFileSha,
-  readPricesFile,
-  type Known,
-  type Prices,
-} from './file.ts';
+import { MAX_LISTED_PROBLEMS, userFileSha } from '../text-file.ts';
+import { checkPrices, describeProblems, plate, readPricesFile, type Known, type Prices } from './file.ts';
 
 async function known(con: DuckDBConnection, account: string): Promise<Known> {
   const rows = async (sql: string) => (await con.runAndReadAll(sql, [account])).getRowObjectsJS();
@@ -114,7 +106,7 @@ export async function loadPricesFile(
 ): Promise<'loaded' | 'unchanged' | null> {
   const path = config.pricesFile?.trim();
   if (!path) return null;
-  const sha = pricesFileSha(resolve(path));
+  const sha = userFileSha(resolve(path));
   const stored = (await queryJs(con, 'prices/stored_sha', { account }))[0]?.sha256;
   if (sha !== null && stored === sha) return 'unchanged';
   await storePrices(con, account, await readPrices(con, account, path), nowMs);

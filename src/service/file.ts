@@ -12,11 +12,10 @@ import {
   jsonListObjects,
   jsonObjectProps,
   plate,
-  shaOf,
   valueOf,
   type Problem,
 } from '../prices/file.ts';
-import { readUserText } from '../text-file.ts';
+import { readUserFile } from '../text-file.ts';
 
 export type { Problem };
 export type ServiceEntryKind = 'interval' | 'service' | 'warning';
@@ -175,26 +174,12 @@ function readCsv(text: string): Pick<RawServicePlan, 'entries' | 'problems'> {
   return { entries, problems };
 }
 
-/** The SHA-256 of the file's text; null when it cannot be read. */
-export function servicePlanSha(path: string): string | null {
-  try {
-    return shaOf(readUserText(path));
-  } catch {
-    return null; // readServicePlanFile names why
-  }
-}
-
 /** Reads the file; a file that cannot be read is one problem, not an exception. */
 export function readServicePlanFile(path: string): RawServicePlan {
-  let text: string;
-  try {
-    text = readUserText(path);
-  } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
-    return { file: path, sha256: '', entries: [], problems: [{ line: 0, message: why }] };
-  }
-  const isJson = /\.json$/i.test(path) || (!/\.csv$/i.test(path) && /^\s*\{/.test(text));
-  return { file: path, sha256: shaOf(text), ...(isJson ? readJson(text) : readCsv(text)) };
+  const f = readUserFile(path);
+  if ('problem' in f)
+    return { file: path, sha256: '', entries: [], problems: [{ line: 0, message: f.problem }] };
+  return { file: path, sha256: f.sha256, ...(f.isJson ? readJson(f.text) : readCsv(f.text)) };
 }
 
 // ---------------------------------------------------------------------------------------------

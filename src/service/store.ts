@@ -14,13 +14,12 @@ import { describeProblems, plate } from '../prices/file.ts';
 import { inTransaction } from '../store/db.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import { appendRows } from '../store/write.ts';
-import { MAX_LISTED_PROBLEMS } from '../text-file.ts';
+import { MAX_LISTED_PROBLEMS, userFileSha } from '../text-file.ts';
 import { isCalendarDay, localDate } from '../time.ts';
 import {
   checkServicePlan,
   readServicePlanFile,
   resolveVehicle,
-  servicePlanSha,
   type ServiceKnown,
   type ServicePlan,
 } from './file.ts';
@@ -112,7 +111,7 @@ export async function loadServicePlanFile(
 ): Promise<'loaded' | 'unchanged' | null> {
   const path = config.servicePlanFile?.trim();
   if (!path) return null;
-  const sha = servicePlanSha(resolve(path));
+  const sha = userFileSha(resolve(path));
   const stored = (await queryJs(con, 'service/stored_sha', { account }))[0]?.sha256;
   if (sha !== null && stored === sha) return 'unchanged';
   await storeServicePlan(con, account, await readServicePlan(con, account, path, zone, nowMs), nowMs);
