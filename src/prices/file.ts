@@ -253,12 +253,15 @@ const CSV_COLUMNS: Record<EntryKind, readonly string[]> = {
 };
 const CSV_KINDS = Object.keys(CSV_COLUMNS) as EntryKind[];
 
-const csvNumber = (s: unknown) => {
-  if (typeof s !== 'string' || s.trim() === '') return undefined;
-  const n = Number(s.trim());
-  return Number.isFinite(n) ? n : s;
+/** A CSV cell as text, trimmed; undefined when empty. */
+export const csvText = (s: unknown) => (typeof s === 'string' && s.trim() !== '' ? s.trim() : undefined);
+/** A CSV cell as a number; the text itself when it is not one (the schema names it); undefined when empty. */
+export const csvNumber = (s: unknown) => {
+  const t = csvText(s);
+  if (t === undefined) return undefined;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : t;
 };
-const csvText = (s: unknown) => (typeof s === 'string' && s.trim() !== '' ? s.trim() : undefined);
 
 function readCsv(text: string): Pick<RawPrices, 'currency' | 'entries' | 'problems'> {
   const problems: Problem[] = [];

@@ -8,7 +8,9 @@
 import { z } from 'zod';
 import { DEFAULT_SERVICE_WARN_DAYS, DEFAULT_SERVICE_WARN_KM } from '../defaults.ts';
 import {
+  csvNumber,
   csvRecords,
+  csvText,
   jsonListObjects,
   jsonObjectProps,
   plate,
@@ -124,13 +126,6 @@ const CSV_COLUMNS: Record<ServiceEntryKind, readonly string[]> = {
   interval: [],
   service: ['vehicle', 'date', 'odometer_km'],
   warning: [],
-};
-const csvText = (s: unknown) => (typeof s === 'string' && s.trim() !== '' ? s.trim() : undefined);
-const csvNumber = (s: unknown) => {
-  const t = csvText(s);
-  if (t === undefined) return undefined;
-  const n = Number(t);
-  return Number.isFinite(n) ? n : t;
 };
 const csvVehicle = (s: unknown) => {
   const v = csvText(s);
