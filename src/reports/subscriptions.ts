@@ -15,6 +15,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SubscriptionSendAnswer } from '../server/api-types.ts';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { createTask } from 'node-cron';
 import { mailFrom, smtpTransport } from '../alerts/channels.ts';
@@ -303,17 +304,12 @@ export async function subscriptionTick(
   return sent;
 }
 
-export interface LastSend {
+/** A subscription's last send as stored: the answer's fields, the instant in ms. */
+export type LastSend = Omit<SubscriptionSendAnswer, 'sent_at'> & {
   subscription: string;
   account: string;
   sent_ms: number;
-  period_from: string;
-  period_to: string;
-  partial: boolean;
-  reason: string | null;
-  trigger: string;
-  recipients: string;
-}
+};
 
 /** The last message of each subscription name (the month-end pack's as `month-end-pack`). */
 export async function lastSends(con: DuckDBConnection): Promise<Map<string, LastSend>> {
