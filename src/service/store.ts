@@ -200,7 +200,7 @@ const FORCE_HINT =
  * `force`, when the reading is below an earlier service's or far from the vehicle's synced
  * odometer around that day (`details.forcible` when force would record it). Nothing is written
  * then. Returns the vehicle recorded and notes: what force recorded over, and that no service plan
- * is loaded (nothing counts from the service until one is).
+ * is loaded (nothing counts from the service until one is; recorded all the same).
  */
 export async function recordServiceDone(
   con: DuckDBConnection,
@@ -257,5 +257,10 @@ export async function recordServiceDone(
   const notes = against.map(
     (a) => `recorded with force although ${a.replace(/^--odometer /, 'the reading ')}`,
   );
+  // Recorded all the same: a plan loaded later counts from it.
+  if (!(await queryJs(con, 'service/stored_sha', { account })).length)
+    notes.push(
+      `no service plan is loaded (${SERVICE_PLAN_ENV}): nothing counts from this service, and service_due stays unknown, until one is`,
+    );
   return { vehicleId: got.id, notes };
 }

@@ -75,6 +75,24 @@ describe('fleetsync service done', () => {
     expect(await records()).toEqual([]);
   });
 
+  it('without a service plan loaded: recorded, and says nothing counts from it', async () => {
+    const db = await openDatabase(env.FLEETSYNC_DB!);
+    try {
+      await queryDb(db, 'DELETE FROM service_plan_source');
+    } finally {
+      db.close();
+    }
+    const out = await runMain(env, ...DONE_BOTH);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain(
+      `${DONE_BOTH_LINE}\nnote: no service plan is loaded (FLEETSYNC_SERVICE_PLAN): nothing counts from this service, and service_due stays unknown, until one is\n`,
+    );
+    expect(out.stdout).toContain('service due: unknown (no service plan loaded (FLEETSYNC_SERVICE_PLAN))');
+    expect(await records()).toEqual([
+      { vehicle_id: 3n, day: '2026-07-18', odometer_km: 101300, source: 'cli' },
+    ]);
+  });
+
   it('refuses a reading far from the synced odometer naming the known one; --force records it and says so', async () => {
     // KM's odometer read 53,000 km on 1 July (test/service/fixture.ts)
     const typo = ['service', 'done', '--vehicle', 'KM', '--date', '2026-07-05', '--odometer', '12345'];

@@ -205,6 +205,24 @@ describe('service_due against hand-worked figures', () => {
     expect((await due()).KM).toMatchObject({ last_service_day: '2026-06-01', km_since_service: 4900 });
   });
 
+  it('without a plan loaded: recorded all the same, with a note that nothing counts from it', async () => {
+    await fx.con.run(`DELETE FROM service_plan_source; DELETE FROM service_intervals`);
+    expect(await record('BOTH', '2026-07-18', '101300')).toEqual({
+      vehicleId: 3,
+      notes: [
+        'no service plan is loaded (FLEETSYNC_SERVICE_PLAN): nothing counts from this service, and service_due stays unknown, until one is',
+      ],
+    });
+    expect(await cliRecords()).toEqual([{ v: 3, day: '2026-07-18', km: 101300 }]);
+    expect((await due()).BOTH).toMatchObject({ status: 'unknown', last_service_day: '2026-07-18' });
+    // the plan loaded again: counted from it, and no note
+    expect(await loadServicePlanFile(fx.con, ACCOUNT, { servicePlanFile: fx.planPath }, ZONE, NOW)).toBe(
+      'loaded',
+    );
+    expect((await due()).BOTH).toMatchObject({ status: 'ok', km_since_service: 3571.4 });
+    expect(await record('KM', '2026-07-05', '53400')).toEqual({ vehicleId: 1, notes: [] });
+  });
+
   // The fixture's readings (fixture.ts): KM 53,000 km on 1 July 00:00, 54,600 on 17 July 00:00,
   // 54,900 when fetched (NOW, 20 July 12:00); RESET's odometer reset on 15 June (11,400 km before,
   // 12 km after), 1,512 km on 1 July. Refused: more than 5% (at least 500 km) off those readings.
