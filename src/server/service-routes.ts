@@ -21,11 +21,39 @@ import type { ServiceDoneAnswer, ServiceRefusedAnswer } from './api-types.ts';
 const field = (body: Record<string, unknown>, k: string) =>
   typeof body[k] === 'string' || typeof body[k] === 'number' ? String(body[k]) : '';
 
-export function serviceRoutes(deps: { db: Database; config: Readonly<Config>; now: Clock }): Router {
+/**
+ * Why `serve --lake` records no service: its database is views of the lake, which the workers
+ * publish from each account's own file (a publish replaces the account's partitions; several such
+ * servers may run). A service kept here would be lost at the next start; the account's file is
+ * where it lasts.
+ */
+export const lakeRefusal = (account: string) =>
+  `service not recorded: serve --lake shows the lake read-only, as the workers publish it from each account's own file, ` +
+  `so a service recorded here would be lost. Record it where account ${account}'s data is kept: in the service plan file's ` +
+  `"services" (FLEETSYNC_SERVICE_PLAN of the worker whose FLEETSYNC_ACCOUNT is ${account}: loaded after its next job), or with ` +
+  `fleetsync service done and FLEETSYNC_DB=<FLEETSYNC_DATA_DIR>/accounts/${account}.duckdb while no job of it runs. ` +
+  `It reaches this page with the next publish.`;
+
+export function serviceRoutes(deps: {
+  db: Database;
+  config: Readonly<Config>;
+  now: Clock;
+  /** Lake mode: refused with lakeRefusal. */
+  lake?: boolean;
+}): Router {
   const r = Router();
   r.post('/service/done', express.json({ limit: '4kb' }), async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const account = accountOf(res, deps.config);
+    if (deps.lake) {
+      const refused: ServiceRefusedAnswer = {
+        error: 'E_BAD_REQUEST',
+        message: lakeRefusal(account),
+        forcible: false,
+      };
+      res.status(400).json(refused);
+      return;
+    }
     const con = await deps.db.connect();
     try {
       const zone = await resolveZone(con, account, deps.config.timezone);
