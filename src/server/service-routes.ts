@@ -27,7 +27,7 @@ const field = (body: Record<string, unknown>, k: string) =>
  * servers may run). A service kept here would be lost at the next start; the account's file is
  * where it lasts.
  */
-export const lakeRefusal = (account: string) =>
+const lakeRefusal = (account: string) =>
   `service not recorded: serve --lake shows the lake read-only, as the workers publish it from each account's own file, ` +
   `so a service recorded here would be lost. Record it where account ${account}'s data is kept: in the service plan file's ` +
   `"services" (FLEETSYNC_SERVICE_PLAN of the worker whose FLEETSYNC_ACCOUNT is ${account}: loaded after its next job), or with ` +
