@@ -95,7 +95,7 @@ function toValue(col: ColumnInfo, v: Cell, table: string): DuckDBValue {
  * function's code when an object shape it was specialised on dies, and under the small heap
  * (`--optimize-for-size`, src/heap.ts) every full collection lets unused shapes die: with no chunk
  * alive between two appends, the library's vector writers (`setItem`, `setColumnValues`) were
- * optimized again after nearly every collection (164 such drops in a 500-vehicle sync). A live
+ * optimized again after nearly every collection (`setItem` 47 times in a 500-vehicle sync). A live
  * chunk of each vector class keeps those shapes, and costs a few chunks of memory.
  */
 const shapes = new Map<unknown, DuckDBDataChunk>();
