@@ -38,7 +38,14 @@ import { accountOf, withoutAccount } from './account-routes.ts';
 import type { EndpointRefusal, ReportAnswer, ReportSettings, ReportsIndexAnswer } from './api-types.ts';
 import { unavailableFor } from '../reports/needs.ts';
 import { createHeavyQueue, type HeavyQueue } from './heavy-queue.ts';
-import { createConnectionPool, createReportCache } from './report-cache.ts';
+import {
+  createConnectionPool,
+  createReportCache,
+  createStampedVersions,
+  dataVersion,
+  DEFAULT_REPORT_CACHE,
+  fileStamp,
+} from './report-cache.ts';
 
 export interface ReportRouteDeps {
   db: Database;
@@ -219,14 +226,16 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
   const acquire = pool.acquire;
   const release = pool.release;
   const downloads = deps.downloads ?? createHeavyQueue();
-  // JSON answers (rows, total, totals, described columns) by data version (report-cache.ts).
+  // JSON answers (rows, total, totals, described columns) by data version (report-cache.ts),
+  // the version asked again only when the database's files changed.
+  const versions = createStampedVersions(fileStamp(deps.db.path));
   const answers = createReportCache<{
     result: ReportTotals;
     rowsJson: string;
     rows: number;
     columns: ReturnType<typeof describeColumns>;
     meta: ReportMeta;
-  }>();
+  }>(DEFAULT_REPORT_CACHE, (con, scope) => versions(scope.account, () => dataVersion(con, scope)));
 
   /**
    * Writes a large page as it is read (JSON equal to what runReport's answer would be). True when
