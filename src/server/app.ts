@@ -127,7 +127,6 @@ export function createApp(opts: AppOptions): Express {
       now,
       tempDir,
       ...(opts.downloads ? { downloads: opts.downloads } : {}),
-      ...(gate ? { syncing: () => gate.running } : {}),
     }),
   );
   app.use(

@@ -88,31 +88,20 @@ export function fileStamp(path: string, wallNow: () => number = Date.now): () =>
   };
 }
 
-/** While a sync writes, a version is asked again at most this often per key (createStampedVersions). */
-export const BUSY_REASK_MS = 1000;
-
 /**
  * A version query asked again only when the files' stamp moved (fileStamp): at 5,000 vehicles the
  * data version (a pass over the account's ledger) was ~10 ms of CPU on each dashboard call, the
- * larger part of a cached answer. Without a stamp (in memory, just written) it asks every time,
- * except while `busy()` (a sync is writing, so the files change with every committed group): then
- * a version asked less than BUSY_REASK_MS ago answers, so an answer may lag a running sync's
- * latest commit by that long, never a finished one's (the files settle after it).
+ * larger part of a cached answer. Without a stamp (in memory, just written) it asks every time.
  */
-export function createStampedVersions(
-  stamp: () => string | null,
-  busy: () => boolean = () => false,
-  wallNow: () => number = Date.now,
-) {
-  const kept = new Map<string, { stamp: string | null; version: string; atMs: number }>();
+export function createStampedVersions(stamp: () => string | null) {
+  const kept = new Map<string, { stamp: string; version: string }>();
   return async (key: string, query: () => Promise<string>): Promise<string> => {
     const now = stamp();
     const k = kept.get(key);
-    if (k && now !== null && k.stamp === now) return k.version;
-    if (k && busy() && wallNow() - k.atMs < BUSY_REASK_MS) return k.version;
-    const atMs = wallNow();
+    if (now !== null && k?.stamp === now) return k.version;
     const version = await query();
-    kept.set(key, { stamp: now, version, atMs });
+    if (now !== null) kept.set(key, { stamp: now, version });
+    else kept.delete(key);
     return version;
   };
 }

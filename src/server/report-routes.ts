@@ -55,8 +55,6 @@ export interface ReportRouteDeps {
   tempDir: string;
   /** Downloads at once and in line (default DEFAULT_HEAVY_QUEUE); beyond it 503 + Retry-After. */
   downloads?: HeavyQueue;
-  /** Whether a sync of this server is running (its commits move the data version). */
-  syncing?: () => boolean;
 }
 
 function setMeta(res: Response, meta: ReportMeta, rows: number, note: string | null) {
@@ -230,7 +228,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
   const downloads = deps.downloads ?? createHeavyQueue();
   // JSON answers (rows, total, totals, described columns) by data version (report-cache.ts),
   // the version asked again only when the database's files changed.
-  const versions = createStampedVersions(fileStamp(deps.db.path), deps.syncing);
+  const versions = createStampedVersions(fileStamp(deps.db.path));
   const answers = createReportCache<{
     result: ReportTotals;
     rowsJson: string;

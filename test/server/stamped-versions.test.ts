@@ -2,19 +2,13 @@
  * The data version asked again only when the database's files changed (fileStamp,
  * createStampedVersions): on a real DuckDB file, a version kept while nothing was written is
  * answered without the query; every commit (and a checkpoint) is seen; a file written less than
- * SETTLED_MS ago, and an in-memory database, are always asked — except while a sync writes, when a
- * version asked less than BUSY_REASK_MS ago answers.
+ * SETTLED_MS ago, and an in-memory database, are always asked.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  BUSY_REASK_MS,
-  createStampedVersions,
-  fileStamp,
-  SETTLED_MS,
-} from '../../src/server/report-cache.ts';
+import { createStampedVersions, fileStamp, SETTLED_MS } from '../../src/server/report-cache.ts';
 import { openDatabase, type Database } from '../../src/store/db.ts';
 
 const dirs: string[] = [];
@@ -80,34 +74,6 @@ describe('versions kept while the database files are unchanged', () => {
     const memory = createStampedVersions(fileStamp(':memory:', () => Date.now() + 1e9));
     for (let i = 0; i < 3; i++) await memory('a', async () => String(++asked));
     expect(asked).toBe(6);
-    con.closeSync();
-  });
-
-  it('while a sync writes, a version asked less than BUSY_REASK_MS ago answers; after it, every call asks', async () => {
-    const { db, con } = await fileDb();
-    let wall = Date.now();
-    let syncing = true;
-    const versions = createStampedVersions(
-      fileStamp(db.path, () => wall),
-      () => syncing,
-      () => wall,
-    );
-    let n = 0;
-    const version = async () => {
-      await con.run(`INSERT INTO t VALUES (${++n})`); // the sync commits before every call
-      return versions('a', async () => {
-        const r = await con.runAndReadAll('SELECT count(*)::INTEGER AS n FROM t');
-        return String(r.getRowObjectsJS()[0]!.n);
-      });
-    };
-    expect(await version()).toBe('1');
-    wall += BUSY_REASK_MS - 1;
-    expect(await version()).toBe('1'); // kept: asked less than BUSY_REASK_MS ago
-    wall += 1;
-    expect(await version()).toBe('3');
-    syncing = false; // the sync ended: the files were just written, so every call asks
-    expect(await version()).toBe('4');
-    expect(await version()).toBe('5');
     con.closeSync();
   });
 });
