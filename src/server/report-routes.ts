@@ -14,7 +14,7 @@ import type { Config } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
-import { exportReport, HEADER_STYLES, type ExportFormat, type HeaderStyle } from '../reports/export.ts';
+import type { ExportFormat, HeaderStyle } from '../reports/export.ts';
 import { parseReportParams, rangeNote, type ReportParams } from '../reports/params.ts';
 import { REPORT_NAMES, getReport, type ReportDef } from '../reports/registry.ts';
 import {
@@ -128,14 +128,21 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 
-/** `?headers=machine|human` of a CSV download (taken out of the query before the report's parameters). */
-export function headersOf(query: Record<string, unknown>, format: ExportFormat | undefined) {
+/**
+ * `?headers=machine|human` of a CSV download (taken out of the query before the report's
+ * parameters); `styles` are the export's HEADER_STYLES (a download has loaded the export code).
+ */
+export function headersOf(
+  query: Record<string, unknown>,
+  format: ExportFormat | undefined,
+  styles: readonly HeaderStyle[],
+) {
   const { headers, ...rest } = query;
   if (headers === undefined || headers === '') return { headers: 'machine' as HeaderStyle, rest };
   if (format !== 'csv')
     throw new FleetsyncError('E_BAD_REQUEST', 'headers: only a .csv download takes headers=machine|human');
-  if (typeof headers !== 'string' || !(HEADER_STYLES as readonly string[]).includes(headers))
-    throw new FleetsyncError('E_BAD_REQUEST', `headers: must be ${HEADER_STYLES.join(' or ')}`);
+  if (typeof headers !== 'string' || !(styles as readonly string[]).includes(headers))
+    throw new FleetsyncError('E_BAD_REQUEST', `headers: must be ${styles.join(' or ')}`);
   return { headers: headers as HeaderStyle, rest };
 }
 
@@ -338,9 +345,13 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       const account = accountOf(res, deps.config);
       const zone = await resolveZone(con, account, deps.config.timezone);
       const scope = configuredScope(account, zone, deps.now(), deps.config);
+      // The export code (and its libraries: exceljs, apache-arrow, ~40 MB of RSS) is loaded by the
+      // first download, not by every server.
+      const exporter = format ? await import('../reports/export.ts') : null;
       const { headers, rest: query } = headersOf(
         withoutAccount(req.query as Record<string, unknown>),
         format,
+        exporter?.HEADER_STYLES ?? [],
       );
       const { page, rest } = pageOf(
         query,
@@ -411,7 +422,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
           ok = true;
           return; // the client left while waiting in line
         }
-        out = await exportReport(con, def, scope, params, format, path, {
+        out = await exporter!.exportReport(con, def, scope, params, format, path, {
           manifest: false,
           metaCache,
           headers,
