@@ -3,6 +3,8 @@
  * `node --import tsx bench/child.ts <task> '<json args>'`. Prints `RESULT <json>` as its last
  * stdout line; progress goes to stderr.
  */
+import { applySyncHeap } from '../src/heap.ts';
+
 type Task = (args: never) => Promise<unknown>;
 
 // Each task's module is loaded only when it runs, so a child holds what it measures and nothing
@@ -19,7 +21,11 @@ const TASKS: Record<string, () => Promise<Task>> = {
   pageServe: async () => (await import('./pages.ts')).pageServeChild as Task,
 };
 
+const SERVERS = new Set(['serve', 'loadServe', 'pageServe']);
+
 const [task = '', raw = '{}'] = process.argv.slice(2);
+// A server child starts V8 as `fleetsync serve` does (FLEETSYNC_SYNC_HEAP, src/heap.ts).
+if (SERVERS.has(task)) applySyncHeap('serve', process.env);
 const load = TASKS[task];
 if (!load) {
   process.stderr.write(`unknown bench task ${task}; one of ${Object.keys(TASKS).join(', ')}\n`);

@@ -202,10 +202,13 @@ async function downloadHash(url: string) {
   const res = await request(url);
   const hash = createHash('sha256');
   let bytes = 0;
+  let error = '';
   for await (const chunk of res.body) {
     hash.update(chunk as Buffer);
     bytes += (chunk as Buffer).length;
+    if (res.statusCode !== 200 && error.length < 300) error += String(chunk).slice(0, 300);
   }
+  if (error) say(`load: download answered HTTP ${res.statusCode}: ${error}`);
   return {
     status: res.statusCode,
     bytes,
@@ -337,6 +340,7 @@ export async function measureLoad(
         headers: { 'x-fleetsync-request': '1' },
       });
       const body = (await r.body.json()) as { outcome?: string; requests?: number };
+      if (body.outcome !== 'ok') say(`load: the sync answered ${JSON.stringify(body).slice(0, 600)}`);
       return {
         status: r.statusCode,
         outcome: body.outcome ?? null,

@@ -17,6 +17,8 @@ export interface MemParts {
   duckdbTempMb: number;
   /** Mapped files (the node binary, DuckDB's library): the RSS that is code, not data. */
   fileMb: number;
+  /** DuckDB's pool by what holds it (`duckdb_memory()` tags ≥ 1 MB), e.g. "ART_INDEX 120, ORDER_BY 60". */
+  duckdbTags?: string;
 }
 
 export interface MemPhase {
@@ -49,7 +51,7 @@ function rssFileMb(): number {
 export function memorySampler(probe: DuckDBConnection | null, everyMs = 200) {
   const phases = new Map<string, MemPhase>();
   let phase = 'start';
-  let duckdb = { mb: 0, tempMb: 0 };
+  let duckdb = { mb: 0, tempMb: 0, tags: '' };
   let probing = false;
   const sample = () => {
     const m = process.memoryUsage();
@@ -61,20 +63,32 @@ export function memorySampler(probe: DuckDBConnection | null, everyMs = 200) {
       duckdbMb: duckdb.mb,
       duckdbTempMb: duckdb.tempMb,
       fileMb: rssFileMb(),
+      duckdbTags: duckdb.tags,
     };
     let p = phases.get(phase);
     if (!p) phases.set(phase, (p = { atPeak: zero(), max: zero() }));
     if (now.rssMb >= p.atPeak.rssMb) p.atPeak = now;
-    for (const k of Object.keys(now) as (keyof MemParts)[]) p.max[k] = Math.max(p.max[k], now[k]);
+    for (const k of Object.keys(now) as (keyof MemParts)[])
+      if (k !== 'duckdbTags') p.max[k] = Math.max(p.max[k], now[k]);
     if (!probe || probing) return;
     probing = true;
     probe
       .runAndReadAll(
-        'SELECT sum(memory_usage_bytes)::DOUBLE AS b, sum(temporary_storage_bytes)::DOUBLE AS t FROM duckdb_memory()',
+        'SELECT tag, memory_usage_bytes::DOUBLE AS b, temporary_storage_bytes::DOUBLE AS t FROM duckdb_memory()',
       )
       .then((r) => {
-        const row = r.getRowObjectsJS()[0]!;
-        duckdb = { mb: Number(row.b) / MB, tempMb: Number(row.t) / MB };
+        const rows = r
+          .getRowObjectsJS()
+          .map((x) => ({ tag: String(x.tag), mb: Number(x.b) / MB, t: Number(x.t) / MB }));
+        duckdb = {
+          mb: rows.reduce((a, x) => a + x.mb, 0),
+          tempMb: rows.reduce((a, x) => a + x.t, 0),
+          tags: rows
+            .filter((x) => x.mb >= 1)
+            .sort((a, b) => b.mb - a.mb)
+            .map((x) => `${x.tag} ${Math.round(x.mb)}`)
+            .join(', '),
+        };
       })
       .catch(() => {})
       .finally(() => (probing = false));
@@ -105,7 +119,7 @@ export function describeMem(phases: Record<string, MemPhase> | undefined): strin
     const rest = a.rssMb - a.fileMb - a.heapTotalMb - a.externalMb - a.duckdbMb;
     return (
       `mem ${name}: peak RSS ${r(a.rssMb)} MB = code ${r(a.fileMb)} + V8 heap ${r(a.heapTotalMb)} (used ${r(a.heapUsedMb)}) + external ${r(a.externalMb)}` +
-      ` + DuckDB ${r(a.duckdbMb)} (temp on disk ${r(a.duckdbTempMb)}) + other native ${r(rest)}; highest: heap ${r(m.heapTotalMb)}, external ${r(m.externalMb)}, DuckDB ${r(m.duckdbMb)}`
+      ` + DuckDB ${r(a.duckdbMb)} (temp on disk ${r(a.duckdbTempMb)}${a.duckdbTags ? `; ${a.duckdbTags}` : ''}) + other native ${r(rest)}; highest: heap ${r(m.heapTotalMb)}, external ${r(m.externalMb)}, DuckDB ${r(m.duckdbMb)}`
     );
   });
 }

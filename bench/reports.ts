@@ -32,7 +32,7 @@ import { runReport } from '../src/reports/run.ts';
 import { MAX_PAGE_ROWS } from '../src/server/report-routes.ts';
 import { startServer } from '../src/server/start.ts';
 import { generateFleet } from '../src/simulator/generate.ts';
-import { openDatabase } from '../src/store/db.ts';
+import { openDatabase, SERVING_DB } from '../src/store/db.ts';
 import { addDays, localDate } from '../src/time.ts';
 import { describeMem, memorySampler, type MemPhase } from './mem.ts';
 import { fig, peakRssMb, percentile, round, runChild, say, type Figure } from './lib.ts';
@@ -184,10 +184,17 @@ export async function serveSeeded(
   a: { dbPath: string; nowMs: number; timezone: string },
   extra: Partial<Parameters<typeof startServer>[0]> = {},
 ) {
-  // BENCH_DB_MEMORY (diagnostic): DuckDB's memory limit for the served instance, e.g. 96MB.
+  // DuckDB as `fleetsync serve` opens it; BENCH_DB_MEMORY, BENCH_DB_THREADS and BENCH_DB_SETTINGS
+  // (JSON, e.g. {"allocator_background_threads":"false"}) change it (diagnostic).
+  const env = process.env;
   const db = await openDatabase(a.dbPath, {
-    ...(process.env.BENCH_DB_MEMORY ? { memoryLimit: process.env.BENCH_DB_MEMORY } : {}),
-    ...(process.env.BENCH_DB_THREADS ? { threads: Number(process.env.BENCH_DB_THREADS) } : {}),
+    ...SERVING_DB,
+    ...(env.BENCH_DB_MEMORY ? { memoryLimit: env.BENCH_DB_MEMORY } : {}),
+    ...(env.BENCH_DB_THREADS ? { threads: Number(env.BENCH_DB_THREADS) } : {}),
+    settings: {
+      ...SERVING_DB.settings,
+      ...(env.BENCH_DB_SETTINGS ? (JSON.parse(env.BENCH_DB_SETTINGS) as Record<string, string>) : {}),
+    },
   });
   const config = loadConfig({
     FLEETSYNC_ACCOUNT: ACCOUNT,

@@ -105,7 +105,7 @@ export interface Config {
   breakerMs: number;
   /** `text` (key=value) or `json` (one object per line, for log shippers). */
   logFormat: 'text' | 'json';
-  /** FLEETSYNC_SYNC_HEAP: V8's heap in a process that only syncs (heap.ts; applied at the entry). */
+  /** FLEETSYNC_SYNC_HEAP: V8's heap in a process that syncs (sync, worker, serve) (heap.ts; applied at the entry). */
   syncHeap: SyncHeap;
   // The month-end pack by e-mail (issue 14, src/reports/pack.ts).
   /** FLEETSYNC_REPORT_SCHEDULE: cron, in the account's zone, when `serve` checks for a closed month. */
@@ -547,7 +547,7 @@ export const configSchema = z.object({
     .enum(SYNC_HEAPS, { error: 'must be small or fast' })
     .default('small')
     .describe(
-      "V8's heap in a process that only syncs (`sync`, `worker`): `small` keeps it near what the sync holds (peak RSS ~300 MB instead of 430–510 MB at 200 vehicles) for 1.5–2× the CPU, which at the API's real limits does not change a run's length; `fast` keeps V8's defaults. `serve` keeps the defaults either way.",
+      "V8's heap in a process that syncs (`sync`, `worker`, `serve`): `small` keeps it near what the sync holds (peak RSS ~300 MB instead of 430–510 MB at 200 vehicles; `serve`'s heap 84 instead of 178 MB while a sync and downloads run) for 1.5–2× the sync's CPU, which at the API's real limits does not change a run's length; `fast` keeps V8's defaults.",
     ),
   FLEETSYNC_REPORT_SCHEDULE: z
     .string()

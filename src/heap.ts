@@ -1,5 +1,6 @@
 /**
- * The V8 heap of a process whose work is a sync (`fleetsync sync`, `fleetsync worker`).
+ * The V8 heap of a process that syncs (`fleetsync sync`, `fleetsync worker`, and `fleetsync serve`,
+ * whose scheduled syncs run in the process beside the dashboard).
  *
  * A sync allocates fast (parsed answers, rows, data chunks) and keeps little: ~35–50 MB live. V8
  * lets its heap grow to a multiple of the live set between full collections, so the process
@@ -8,16 +9,17 @@
  * for about 1.5–2.2× the process CPU. At the API's real limits a sync waits for its rate
  * buckets far longer than it computes (200 vehicles × 90 days: ~25 s of CPU in an 8-minute
  * run), so its wall time does not change; `fast` keeps V8's defaults for a run bound by CPU
- * (limits far above the documented ones). `serve` keeps V8's defaults whatever this says: its
- * scheduled syncs share the process with the dashboard's answers.
+ * (limits far above the documented ones). Under `serve` the heap was 168–178 MB (139–152 used)
+ * while a sync ran beside downloads and 84 MB with `small` (issue 29: serving RSS ≤ 512 MB;
+ * docs/performance.md "Serving memory").
  */
 import { setFlagsFromString } from 'node:v8';
 
 export const SYNC_HEAPS = ['small', 'fast'] as const;
 export type SyncHeap = (typeof SYNC_HEAPS)[number];
 
-/** The commands whose process does nothing but sync. */
-const SYNC_PROCESSES = new Set(['sync', 'worker']);
+/** The commands whose process syncs. */
+const SYNC_PROCESSES = new Set(['sync', 'worker', 'serve']);
 
 /**
  * At the entry of a process, before any work: `small` for a sync's process unless

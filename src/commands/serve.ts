@@ -12,7 +12,7 @@ import { createLogger, type Logger } from '../log.ts';
 import { outcomesFor, type RunOutcomes } from '../outcome/outcomes.ts';
 import { loadPricesFile } from '../prices/store.ts';
 import { loadServicePlanFile } from '../service/store.ts';
-import { openDatabase, type Database } from '../store/db.ts';
+import { openDatabase, SERVING_DB, type Database } from '../store/db.ts';
 import type { RunSyncFn } from '../server/sync-gate.ts';
 import { checkAccountZone } from '../sync/zone.ts';
 import { startServer } from '../server/start.ts';
@@ -87,7 +87,7 @@ export const serveCommand: Command = {
         outcomes?.noteLog(line); // the last thing a run said, kept beside the database
       },
     });
-    const db = await openDatabase(loaded.dbPath);
+    const db = await openDatabase(loaded.dbPath, SERVING_DB);
     outcomes = outcomesFor(loaded.dbPath, log);
     try {
       const con = await db.connect();

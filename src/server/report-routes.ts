@@ -14,7 +14,7 @@ import type { Config } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
-import { exportReport, HEADER_STYLES, type ExportFormat, type HeaderStyle } from '../reports/export.ts';
+import type { ExportFormat, HeaderStyle } from '../reports/export.ts';
 import { parseReportParams, rangeNote, type ReportParams } from '../reports/params.ts';
 import { REPORT_NAMES, getReport, type ReportDef } from '../reports/registry.ts';
 import {
@@ -38,7 +38,14 @@ import { accountOf, withoutAccount } from './account-routes.ts';
 import type { EndpointRefusal, ReportAnswer, ReportSettings, ReportsIndexAnswer } from './api-types.ts';
 import { unavailableFor } from '../reports/needs.ts';
 import { createHeavyQueue, type HeavyQueue } from './heavy-queue.ts';
-import { createConnectionPool, createReportCache } from './report-cache.ts';
+import {
+  createConnectionPool,
+  createReportCache,
+  createStampedVersions,
+  dataVersion,
+  DEFAULT_REPORT_CACHE,
+  fileStamp,
+} from './report-cache.ts';
 
 export interface ReportRouteDeps {
   db: Database;
@@ -121,14 +128,21 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 
-/** `?headers=machine|human` of a CSV download (taken out of the query before the report's parameters). */
-export function headersOf(query: Record<string, unknown>, format: ExportFormat | undefined) {
+/**
+ * `?headers=machine|human` of a CSV download (taken out of the query before the report's
+ * parameters); `styles` are the export's HEADER_STYLES (a download has loaded the export code).
+ */
+export function headersOf(
+  query: Record<string, unknown>,
+  format: ExportFormat | undefined,
+  styles: readonly HeaderStyle[],
+) {
   const { headers, ...rest } = query;
   if (headers === undefined || headers === '') return { headers: 'machine' as HeaderStyle, rest };
   if (format !== 'csv')
     throw new FleetsyncError('E_BAD_REQUEST', 'headers: only a .csv download takes headers=machine|human');
-  if (typeof headers !== 'string' || !(HEADER_STYLES as readonly string[]).includes(headers))
-    throw new FleetsyncError('E_BAD_REQUEST', `headers: must be ${HEADER_STYLES.join(' or ')}`);
+  if (typeof headers !== 'string' || !(styles as readonly string[]).includes(headers))
+    throw new FleetsyncError('E_BAD_REQUEST', `headers: must be ${styles.join(' or ')}`);
   return { headers: headers as HeaderStyle, rest };
 }
 
@@ -219,14 +233,16 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
   const acquire = pool.acquire;
   const release = pool.release;
   const downloads = deps.downloads ?? createHeavyQueue();
-  // JSON answers (rows, total, totals, described columns) by data version (report-cache.ts).
+  // JSON answers (rows, total, totals, described columns) by data version (report-cache.ts),
+  // the version asked again only when the database's files changed.
+  const versions = createStampedVersions(fileStamp(deps.db.path));
   const answers = createReportCache<{
     result: ReportTotals;
     rowsJson: string;
     rows: number;
     columns: ReturnType<typeof describeColumns>;
     meta: ReportMeta;
-  }>();
+  }>(DEFAULT_REPORT_CACHE, (con, scope) => versions(scope.account, () => dataVersion(con, scope)));
 
   /**
    * Writes a large page as it is read (JSON equal to what runReport's answer would be). True when
@@ -329,9 +345,13 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       const account = accountOf(res, deps.config);
       const zone = await resolveZone(con, account, deps.config.timezone);
       const scope = configuredScope(account, zone, deps.now(), deps.config);
+      // The export code (and its libraries: exceljs, apache-arrow, ~40 MB of RSS) is loaded by the
+      // first download, not by every server.
+      const exporter = format ? await import('../reports/export.ts') : null;
       const { headers, rest: query } = headersOf(
         withoutAccount(req.query as Record<string, unknown>),
         format,
+        exporter?.HEADER_STYLES ?? [],
       );
       const { page, rest } = pageOf(
         query,
@@ -402,7 +422,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
           ok = true;
           return; // the client left while waiting in line
         }
-        out = await exportReport(con, def, scope, params, format, path, {
+        out = await exporter!.exportReport(con, def, scope, params, format, path, {
           manifest: false,
           metaCache,
           headers,

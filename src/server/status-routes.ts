@@ -15,7 +15,13 @@ import { parseReportParams } from '../reports/params.ts';
 import { requireReport, reportMeta, resolveZone, runReport } from '../reports/run.ts';
 import { buildStatus } from '../status/report.ts';
 import { outcomesFor } from '../outcome/outcomes.ts';
-import { createConnectionPool, createVersionedMemo, statusVersion } from './report-cache.ts';
+import {
+  createConnectionPool,
+  createStampedVersions,
+  createVersionedMemo,
+  fileStamp,
+  statusVersion,
+} from './report-cache.ts';
 import type { SyncGate } from './sync-gate.ts';
 import { formatIsoInZone, isoInZoneOrNull, type Clock } from '../time.ts';
 import type { ChangesAnswer, LastRunAnswer, StatusAnswer, SyncAnswer } from './api-types.ts';
@@ -67,6 +73,8 @@ export function statusRoutes(deps: StatusDeps): Router {
   // While a sync runs, every committed group is a new data version: callers get the status last
   // computed (at most one computation behind) rather than each waiting for a recomputation.
   const answers = createVersionedMemo<StatusParts>(16, () => deps.gate?.running ?? false);
+  // The database's version asked again only when its files changed (report-cache.ts).
+  const versions = createStampedVersions(fileStamp(deps.db.path));
   const refreshing = new Set<string>();
   // The runs the database does not show (a row a full disk refused, a process that died) come
   // from the state file beside it; a change of outcome there is a new version too.
@@ -158,7 +166,9 @@ export function statusRoutes(deps: StatusDeps): Router {
       const con = await connections.acquire();
       let ok = false;
       try {
-        const parts = await compute(`${await statusVersion(con)}|${outcomeVersion()}`);
+        const parts = await compute(
+          `${await versions('status', () => statusVersion(con))}|${outcomeVersion()}`,
+        );
         ok = true;
         return parts;
       } finally {

@@ -6,7 +6,7 @@ import { Router } from 'express';
 import type { Config } from '../config.ts';
 import { resolveZone, requireReport } from '../reports/run.ts';
 import { PACK_SUBSCRIPTION, type Subscription } from '../reports/subscription-file.ts';
-import { lastSends, type LastSend } from '../reports/subscriptions.ts';
+import type { LastSend } from '../reports/subscriptions.ts';
 import type { Database } from '../store/db.ts';
 import { isoInZoneOrNull } from '../time.ts';
 import { accountOf } from './account-routes.ts';
@@ -25,6 +25,9 @@ export function subscriptionRoutes(deps: SubscriptionRouteDeps): Router {
     const con = await deps.db.connect();
     try {
       const zone = await resolveZone(con, account, deps.config.timezone);
+      // Imported when asked: the sending code loads the exports' libraries (exceljs, apache-arrow),
+      // ~40 MB of RSS a server that never sends or writes such a file does not need.
+      const { lastSends } = await import('../reports/subscriptions.ts');
       const last = await lastSends(con);
       const sendOf = (name: string): SubscriptionSendAnswer | null => {
         const l: LastSend | undefined = last.get(name);

@@ -74,10 +74,29 @@ function noDatabase(path: string): FleetsyncError {
   );
 }
 
-export async function openDatabase(
-  path: string,
-  opts: { readOnly?: boolean; mustExist?: boolean; memoryLimit?: string; threads?: number } = {},
-): Promise<Database> {
+export interface OpenOptions {
+  readOnly?: boolean;
+  mustExist?: boolean;
+  memoryLimit?: string;
+  threads?: number;
+  /** More of DuckDB's global settings, by name (e.g. allocator_flush_threshold). */
+  settings?: Readonly<Record<string, string>>;
+}
+
+/**
+ * DuckDB as `serve` opens it: the dashboard's calls, one download's COPY at a time
+ * (src/server/heavy-queue.ts) and the scheduled sync's writes in one process (issue 29: serving
+ * peak RSS ≤ 512 MB; docs/performance.md "Serving memory"). The allocator gives freed memory
+ * back: a background thread purges freed pages and a task's thread cache is flushed above 8 MB
+ * (a year's trips CSV alone, 500 vehicles, 160 MB pool: peak 429 instead of 493 MB). The pool
+ * stays 256 MB and the threads two: a download's COPY sorts the range it writes, and with a
+ * smaller pool or one thread that sort ran out of memory beside a sync (docs/performance.md).
+ */
+export const SERVING_DB: OpenOptions = {
+  settings: { allocator_background_threads: 'true', allocator_flush_threshold: '8MB' },
+};
+
+export async function openDatabase(path: string, opts: OpenOptions = {}): Promise<Database> {
   if (opts.mustExist && path !== ':memory:' && !existsSync(path)) throw noDatabase(path);
   if (path !== ':memory:') {
     try {
@@ -94,6 +113,7 @@ export async function openDatabase(
     // DuckDB's buffer pool defaults to 80 % of RAM; fleetsync shares the machine, so it is bounded
     // (DuckDB spills larger work to disk).
     instance = await DuckDBInstance.create(path, {
+      ...opts.settings,
       memory_limit: opts.memoryLimit ?? DEFAULT_DB_MEMORY,
       ...(opts.threads ? { threads: String(opts.threads) } : {}),
       ...(opts.readOnly ? { access_mode: 'READ_ONLY' } : {}),
