@@ -10,6 +10,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { EndpointRefusal } from '../server/api-types.ts';
 import { endpointsRefused } from '../status/report.ts';
+import { BUILTIN_STREAMS } from '../sync/streams/index.ts';
 
 const FUEL = ['fuel'];
 /** Toll passages and site visits: the visits, at the geofences flagged toll / named a site. */
@@ -78,6 +79,18 @@ export const FACT_COLUMN_STREAMS: Readonly<Record<string, readonly string[]>> = 
   trip_distance_m: ['trips'],
   toll_passages: VISITS, // toll_passages(): the visits at geofences flagged toll
 };
+
+/**
+ * The streams a report reads that are synced by day, each with its ledger streams (the day
+ * coverage's): what the XLSX About sheet states the coverage of. The lists (drivers, geofences,
+ * the carpool lists) have no days: their refusal is stated on its own.
+ */
+export function coverageStreamsOf(report: string): { stream: string; ledger: readonly string[] }[] {
+  return (REPORT_STREAMS[report] ?? []).flatMap((stream) => {
+    const ledger = BUILTIN_STREAMS.find((d) => d.name === stream)?.ledgerStreams ?? [];
+    return ledger.length ? [{ stream, ledger }] : [];
+  });
+}
 
 /** The endpoints refused to `account` that a report's streams need (none: the report is whole). */
 export async function unavailableFor(
