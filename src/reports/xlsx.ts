@@ -293,7 +293,7 @@ export async function refusedText(
     .map(
       (e) =>
         `${e.endpoint}: ${e.text} (since ${e.since}, last asked ${e.last_probed}); ` +
-        `what this report takes from it is blank (unknown), never 0`,
+        `what this report takes from it is blank (unknown) or as last synced (a list: geofences, drivers), never 0`,
     )
     .join('; ');
 }
