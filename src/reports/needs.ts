@@ -85,10 +85,14 @@ export const FACT_COLUMN_STREAMS: Readonly<Record<string, readonly string[]>> = 
  * coverage's): what the XLSX About sheet states the coverage of. The lists (drivers, geofences,
  * the carpool lists) have no days: their refusal is stated on its own.
  */
-export function coverageStreamsOf(report: string): { stream: string; ledger: readonly string[] }[] {
+export function coverageStreamsOf(
+  report: string,
+): { stream: string; ledger: readonly string[]; perVehicle: boolean }[] {
   return (REPORT_STREAMS[report] ?? []).flatMap((stream) => {
-    const ledger = BUILTIN_STREAMS.find((d) => d.name === stream)?.ledgerStreams ?? [];
-    return ledger.length ? [{ stream, ledger }] : [];
+    const d = BUILTIN_STREAMS.find((x) => x.name === stream);
+    return d?.ledgerStreams.length
+      ? [{ stream, ledger: d.ledgerStreams, perVehicle: d.scope === 'vehicle' }]
+      : [];
   });
 }
 

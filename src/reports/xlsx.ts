@@ -10,7 +10,7 @@
  * spreadsheet-formula neutralising as CSV (xl_text). An "About" sheet states what the manifest
  * holds: account, zone, range, complete through, the windows left out, generated at.
  */
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import ExcelJS from 'exceljs';
 import { loadSql } from '../store/queries.ts';
 import { formatZoned } from '../time.ts';
@@ -219,7 +219,7 @@ function wholeMonths(p: ReportParams): { fromDay: string; toDay: string } {
  * report reads that is synced by day (needs.ts, coverageStreamsOf): "63 of 92 days synced; July
  * 2026 6.5 % (2 of 31 days)" — the ended days of the range (of the whole months it touches for a
  * report per month) on which one of the stream's ledger streams is synced and settled for the
- * selection (queries/reports/range_stream_coverage.sql), the days still open for late data, and
+ * selection (queries/reports/range_vehicle_coverage.sql, range_fleet_coverage.sql), the days still open for late data, and
  * each month not wholly synced. No line: the report reads no stream synced by day.
  */
 export async function rangeCoverageText(
@@ -229,25 +229,40 @@ export async function rangeCoverageText(
   params: ReportParams,
 ): Promise<{ stream: string; text: string }[]> {
   const range = /month/.test(def.grain) ? { ...params, ...wholeMonths(params) } : params;
-  const out: { stream: string; text: string }[] = [];
-  for (const { stream, ledger } of coverageStreamsOf(def.name)) {
+  const streams = coverageStreamsOf(def.name);
+  // the ledger streams' days: the per-vehicle ones in one query, each fleet-wide one on its own
+  const rows: Record<string, unknown>[] = [];
+  const read = async (query: string, extra: Record<string, DuckDBValue>) => {
+    const ps = await prepareBound(con, loadSql(query), { ...bindings(scope, range), ...extra });
+    rows.push(...(await ps.runAndReadAll()).getRowObjectsJS());
+  };
+  const perVehicle = streams.filter((s) => s.perVehicle).flatMap((s) => s.ledger);
+  if (perVehicle.length)
+    await read('reports/range_vehicle_coverage', { streams: listValue([...perVehicle]) });
+  for (const s of streams.filter((x) => !x.perVehicle))
+    for (const stream_name of s.ledger) await read('reports/range_fleet_coverage', { stream_name });
+  return streams.map(({ stream, ledger }) => {
     const days = new Map<string, { synced: boolean; pulled: boolean }>();
     let ever = false;
-    for (const stream_name of ledger) {
-      const values = { ...bindings(scope, range), stream_name };
-      const ps = await prepareBound(con, loadSql('reports/range_stream_coverage'), values);
-      for (const r of (await ps.runAndReadAll()).getRowObjectsJS()) {
-        ever ||= r.ever === true;
-        const d = days.get(String(r.day)) ?? { synced: false, pulled: false };
-        days.set(String(r.day), {
-          synced: d.synced || r.synced === true,
-          pulled: d.pulled || r.pulled === true,
-        });
-      }
+    for (const r of rows.filter((x) => ledger.includes(String(x.stream)))) {
+      ever ||= r.ever === true;
+      const d = days.get(String(r.day)) ?? { synced: false, pulled: false };
+      days.set(String(r.day), {
+        synced: d.synced || r.synced === true,
+        pulled: d.pulled || r.pulled === true,
+      });
     }
-    out.push({ stream, text: days.size && !ever ? NEVER : coverageWords(range, [...days]) });
-  }
-  return out;
+    return {
+      stream,
+      text:
+        days.size && !ever
+          ? NEVER
+          : coverageWords(
+              range,
+              [...days].sort(([a], [b]) => a.localeCompare(b)),
+            ),
+    };
+  });
 }
 
 const NEVER =
