@@ -47,7 +47,7 @@ CREATE OR REPLACE TEMP MACRO tax_years(start_mmdd, from_day, to_day) AS TABLE
 --                   change that day, so its readings are not trusted)
 --   odometer_reason the left-out window's reason code (reason_codes.sql)
 --   counted_km      the kilometres the totals count: reading_km of an ok trip, NULL otherwise (the
---                   year's distance by the odometer rule is odometer_km of logbook_year_odometer).
+--                   year's distance by the odometer rule is odometer_km of logbook_year_totals).
 --                   Never trip_distance.
 CREATE OR REPLACE TEMP MACRO logbook_trips(acct, zone, from_day, to_day) AS TABLE
   WITH
