@@ -47,7 +47,7 @@ CREATE OR REPLACE TEMP MACRO tax_years(start_mmdd, from_day, to_day) AS TABLE
 --                   change that day, so its readings are not trusted)
 --   odometer_reason the left-out window's reason code (reason_codes.sql)
 --   counted_km      the kilometres the totals count: reading_km of an ok trip, NULL otherwise (the
---                   year's distance by the odometer rule is odometer_km of logbook_year_odometer).
+--                   year's distance by the odometer rule is odometer_km of logbook_year_totals).
 --                   Never trip_distance.
 CREATE OR REPLACE TEMP MACRO logbook_trips(acct, zone, from_day, to_day) AS TABLE
   WITH
@@ -100,8 +100,13 @@ CREATE OR REPLACE TEMP MACRO logbook_trips(acct, zone, from_day, to_day) AS TABL
   SELECT c.*, CASE WHEN c.odometer_status = 'ok' THEN c.reading_km END AS counted_km
   FROM c;
 
--- logbook_year_odometer(acct, zone, start_mmdd, from_day, to_day): per vehicle × tax year the range
--- touches, from the odometer windows (odometer_windows.sql):
+-- logbook_year_totals(acct, zone, start_mmdd, from_day, to_day): per vehicle × tax year the range
+-- touches (whole years), the year's trips (logbook_trips, read once for both parts; a vehicle-year
+-- with trips but no odometer window is a row too):
+--   trips, business_km, private_km, unclassified_km, unclassified_trips, trips_not_counted
+--                         the trips starting in the year, the counted_km of each class, the
+--                         unclassified ones and those whose kilometres are not counted
+-- and from the odometer windows (odometer_windows.sql):
 --   odometer_km           the year's distance by the odometer rule (the counted windows, as the
 --                         mileage report; windows with a reset or tracker change left out), moved
 --                         to where the year's trips end (below)
@@ -121,8 +126,31 @@ CREATE OR REPLACE TEMP MACRO logbook_trips(acct, zone, from_day, to_day) AS TABL
 -- leaves them out (counted once, in the year of the trip). Business + private + unclassified km
 -- are then never more than odometer_km, and equal to it when every trip is counted and the
 -- vehicle moved only on trips.
-CREATE OR REPLACE TEMP MACRO logbook_year_odometer(acct, zone, start_mmdd, from_day, to_day) AS TABLE
+CREATE OR REPLACE TEMP MACRO logbook_year_totals(acct, zone, start_mmdd, from_day, to_day) AS TABLE
   WITH y AS (SELECT * FROM tax_years(start_mmdd, from_day, to_day)),
+  -- the years' trips, and those of the two days before (the last one of the year before may end
+  -- in the first year's first window)
+  lt AS (
+    SELECT *, tax_year_first_day(local_day, start_mmdd) AS year_first_day
+    FROM logbook_trips(
+      acct, zone,
+      (tax_year_first_day(from_day, start_mmdd) - INTERVAL 2 DAY)::DATE,
+      tax_year_last_day(tax_year_first_day(to_day, start_mmdd)))
+  ),
+  trip_totals AS (
+    SELECT
+      vehicle_id,
+      year_first_day,
+      count(*) AS trips,
+      coalesce(sum(counted_km) FILTER (WHERE trip_class = 'business'), 0) AS business_km,
+      coalesce(sum(counted_km) FILTER (WHERE trip_class = 'private'), 0) AS private_km,
+      coalesce(sum(counted_km) FILTER (WHERE trip_class = 'unclassified'), 0) AS unclassified_km,
+      count(*) FILTER (WHERE trip_class = 'unclassified') AS unclassified_trips,
+      count(*) FILTER (WHERE counted_km IS NULL) AS trips_not_counted
+    FROM lt
+    WHERE year_first_day >= tax_year_first_day(from_day, start_mmdd)
+    GROUP BY ALL
+  ),
   w AS (
     SELECT y.year_first_day, o.*
     FROM y, odometer_windows_classified(
@@ -150,14 +178,11 @@ CREATE OR REPLACE TEMP MACRO logbook_year_odometer(acct, zone, start_mmdd, from_
   last_trip AS (
     SELECT
       vehicle_id,
-      tax_year_first_day(local_day, start_mmdd) AS year_first_day,
+      year_first_day,
       arg_max(end_odometer_m, end_time) AS end_m,
       max(end_time) AS end_at,
       arg_max(trip_id, end_time) AS trip_id
-    FROM logbook_trips(
-      acct, zone,
-      (tax_year_first_day(from_day, start_mmdd) - INTERVAL 2 DAY)::DATE,
-      tax_year_last_day(tax_year_first_day(to_day, start_mmdd)))
+    FROM lt
     WHERE odometer_status = 'ok'
     GROUP BY ALL
   ),
@@ -179,18 +204,21 @@ CREATE OR REPLACE TEMP MACRO logbook_year_odometer(acct, zone, start_mmdd, from_
     LEFT JOIN last_trip AS lt ON lt.vehicle_id = ow.vehicle_id AND lt.year_first_day = ow.year_first_day
     LEFT JOIN last_trip AS pt
       ON pt.vehicle_id = ow.vehicle_id AND pt.year_first_day = (ow.year_first_day - INTERVAL 1 YEAR)::DATE
+  ),
+  odo AS (
+    SELECT
+      vehicle_id,
+      year_first_day,
+      (odometer_m + coalesce(out_m, 0) - coalesce(in_m, 0)) / 1000.0 AS odometer_km,
+      left_out_windows,
+      (opening_m + coalesce(in_m, 0)) / 1000.0 AS opening_odometer_km,
+      CASE WHEN in_m IS NULL THEN timezone(zone, first_window_start)::DATE ELSE timezone(zone, in_at)::DATE END
+        AS opening_odometer_day,
+      CASE WHEN in_m IS NOT NULL THEN in_trip END AS opening_odometer_trip,
+      (closing_m + coalesce(out_m, 0)) / 1000.0 AS closing_odometer_km,
+      CASE WHEN out_m IS NULL THEN (timezone(zone, last_window_end) - INTERVAL 1 SECOND)::DATE
+        ELSE timezone(zone, out_at)::DATE END AS closing_odometer_day,
+      CASE WHEN out_m IS NOT NULL THEN out_trip END AS closing_odometer_trip
+    FROM moved
   )
-  SELECT
-    vehicle_id,
-    year_first_day,
-    (odometer_m + coalesce(out_m, 0) - coalesce(in_m, 0)) / 1000.0 AS odometer_km,
-    left_out_windows,
-    (opening_m + coalesce(in_m, 0)) / 1000.0 AS opening_odometer_km,
-    CASE WHEN in_m IS NULL THEN timezone(zone, first_window_start)::DATE ELSE timezone(zone, in_at)::DATE END
-      AS opening_odometer_day,
-    CASE WHEN in_m IS NOT NULL THEN in_trip END AS opening_odometer_trip,
-    (closing_m + coalesce(out_m, 0)) / 1000.0 AS closing_odometer_km,
-    CASE WHEN out_m IS NULL THEN (timezone(zone, last_window_end) - INTERVAL 1 SECOND)::DATE
-      ELSE timezone(zone, out_at)::DATE END AS closing_odometer_day,
-    CASE WHEN out_m IS NOT NULL THEN out_trip END AS closing_odometer_trip
-  FROM moved;
+  SELECT * FROM trip_totals FULL JOIN odo USING (vehicle_id, year_first_day);

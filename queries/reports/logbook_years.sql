@@ -7,33 +7,15 @@
 -- business_share = business_km / odometer_km. Opening and closing odometer from the year's first
 -- and last odometer windows, with the day of each reading; or, when a trip crosses the year's
 -- start or end (or the end of the synced odometer data), that trip's closing reading and its id
--- (logbook_year_odometer: a trip counts whole in the year it starts in).
+-- (logbook_year_totals: a trip counts whole in the year it starts in).
 -- Every vehicle × year is a row; coverage counts a vehicle-day synced when its odometer and the
 -- fleet's trips both are (queries/models/coverage.sql): a year never synced is blank, never 0.
 WITH
 y AS (SELECT * FROM tax_years($tax_year_start, $from_day, $to_day)),
 veh AS (SELECT * FROM vehicle_departments($account)),
-lt AS (
-  SELECT * FROM logbook_trips(
-    $account, $zone,
-    tax_year_first_day($from_day, $tax_year_start),
-    tax_year_last_day(tax_year_first_day($to_day, $tax_year_start)))
-),
-trip_totals AS (
-  SELECT
-    vehicle_id,
-    tax_year_first_day(local_day, $tax_year_start) AS year_first_day,
-    count(*) AS trips,
-    coalesce(sum(counted_km) FILTER (WHERE trip_class = 'business'), 0) AS business_km,
-    coalesce(sum(counted_km) FILTER (WHERE trip_class = 'private'), 0) AS private_km,
-    coalesce(sum(counted_km) FILTER (WHERE trip_class = 'unclassified'), 0) AS unclassified_km,
-    count(*) FILTER (WHERE trip_class = 'unclassified') AS unclassified_trips,
-    count(*) FILTER (WHERE counted_km IS NULL) AS trips_not_counted
-  FROM lt
-  GROUP BY ALL
-),
-odo AS (
-  SELECT * FROM logbook_year_odometer($account, $zone, $tax_year_start, $from_day, $to_day)
+-- the year's trips and odometer, one read of the trips (queries/models/logbook.sql)
+yt AS (
+  SELECT * FROM logbook_year_totals($account, $zone, $tax_year_start, $from_day, $to_day)
 ),
 cov AS (
   SELECT
@@ -55,7 +37,7 @@ cov AS (
 k AS (
   SELECT veh.vehicle_id, y.year_first_day FROM veh, y
   UNION
-  SELECT vehicle_id, year_first_day FROM trip_totals
+  SELECT vehicle_id, year_first_day FROM yt WHERE trips IS NOT NULL
 ),
 r AS (
   SELECT
@@ -68,20 +50,19 @@ r AS (
     CASE WHEN coalesce(cov.synced_days, 0) > 0 OR tt.trips IS NOT NULL THEN coalesce(tt.unclassified_km, 0) END AS unclassified_km,
     CASE WHEN coalesce(cov.synced_days, 0) > 0 OR tt.trips IS NOT NULL THEN coalesce(tt.unclassified_trips, 0) END AS unclassified_trips,
     CASE WHEN coalesce(cov.synced_days, 0) > 0 OR tt.trips IS NOT NULL THEN coalesce(tt.trips_not_counted, 0) END AS trips_not_counted,
-    odo.odometer_km,
-    odo.left_out_windows,
-    odo.opening_odometer_km,
-    odo.opening_odometer_day,
-    odo.closing_odometer_km,
-    odo.closing_odometer_day,
-    odo.opening_odometer_trip,
-    odo.closing_odometer_trip,
+    tt.odometer_km,
+    tt.left_out_windows,
+    tt.opening_odometer_km,
+    tt.opening_odometer_day,
+    tt.closing_odometer_km,
+    tt.closing_odometer_day,
+    tt.opening_odometer_trip,
+    tt.closing_odometer_trip,
     coalesce(cov.synced_days, 0) AS synced_days,
     coalesce(cov.range_days, 0) AS range_days
   FROM k
   JOIN y ON y.year_first_day = k.year_first_day
-  LEFT JOIN trip_totals AS tt ON tt.vehicle_id = k.vehicle_id AND tt.year_first_day = k.year_first_day
-  LEFT JOIN odo ON odo.vehicle_id = k.vehicle_id AND odo.year_first_day = k.year_first_day
+  LEFT JOIN yt AS tt ON tt.vehicle_id = k.vehicle_id AND tt.year_first_day = k.year_first_day
   LEFT JOIN cov ON cov.vehicle_id = k.vehicle_id AND cov.year_first_day = k.year_first_day
 )
 SELECT

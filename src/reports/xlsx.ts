@@ -10,12 +10,12 @@
  * spreadsheet-formula neutralising as CSV (xl_text). An "About" sheet states what the manifest
  * holds: account, zone, range, complete through, the windows left out, generated at.
  */
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
+import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import ExcelJS from 'exceljs';
 import { loadSql } from '../store/queries.ts';
 import { formatZoned } from '../time.ts';
 import { humanHeader, type Presentation } from './columns.ts';
-import { unavailableFor } from './needs.ts';
+import { coverageStreamsOf, unavailableFor } from './needs.ts';
 import { lastDayOfMonth, rangeNote, type ReportParams } from './params.ts';
 import { getReport, type ReportDef } from './registry.ts';
 import {
@@ -215,37 +215,82 @@ function wholeMonths(p: ReportParams): { fromDay: string; toDay: string } {
 }
 
 /**
- * The range's coverage in words, for the About sheet (issue 25, item 4): "63 of 92 days synced;
- * July 2026 6.5 % (2 of 31 days)" — the ended days of the range (of the whole months it touches
- * for a report per month) that a sync covered and that are settled (queries/reports/
- * range_coverage.sql), the days still open for late data, and each month not wholly synced.
+ * The range's coverage in words, for the About sheet (issue 25, item 4), one line per stream the
+ * report reads that is synced by day (needs.ts, coverageStreamsOf): "63 of 92 days synced; July
+ * 2026 6.5 % (2 of 31 days)" — the ended days of the range (of the whole months it touches for a
+ * report per month) on which one of the stream's ledger streams is synced and settled for the
+ * selection (queries/reports/range_vehicle_coverage.sql, range_fleet_coverage.sql), the days still open for late data, and
+ * each month not wholly synced. No line: the report reads no stream synced by day.
  */
 export async function rangeCoverageText(
   con: DuckDBConnection,
   def: ReportDef,
   scope: ReportScope,
   params: ReportParams,
-): Promise<string> {
+): Promise<{ stream: string; text: string }[]> {
   const range = /month/.test(def.grain) ? { ...params, ...wholeMonths(params) } : params;
-  const ps = await prepareBound(con, loadSql('reports/range_coverage'), bindings(scope, range));
-  const months = (await ps.runAndReadAll()).getRowObjectsJS().map((r) => ({
-    period: String(r.period),
-    days: Number(r.range_days),
-    synced: Number(r.synced_days),
-    open: Number(r.open_days),
-  }));
-  const days = months.reduce((n, m) => n + m.days, 0);
-  if (days === 0) return `${range.fromDay} to ${range.toDay}: no day of it has ended yet`;
-  const synced = months.reduce((n, m) => n + m.synced, 0);
-  const open = months.reduce((n, m) => n + m.open, 0);
-  const short = months
-    .filter((m) => m.synced < m.days)
-    .map((m) => {
-      const [y, mo] = m.period.split('-').map(Number) as [number, number];
+  const streams = coverageStreamsOf(def.name);
+  // the ledger streams' days: the per-vehicle ones in one query, each fleet-wide one on its own
+  const rows: Record<string, unknown>[] = [];
+  const read = async (query: string, extra: Record<string, DuckDBValue>) => {
+    const ps = await prepareBound(con, loadSql(query), { ...bindings(scope, range), ...extra });
+    rows.push(...(await ps.runAndReadAll()).getRowObjectsJS());
+  };
+  const perVehicle = streams.filter((s) => s.perVehicle).flatMap((s) => s.ledger);
+  if (perVehicle.length)
+    await read('reports/range_vehicle_coverage', { streams: listValue([...perVehicle]) });
+  for (const s of streams.filter((x) => !x.perVehicle))
+    for (const stream_name of s.ledger) await read('reports/range_fleet_coverage', { stream_name });
+  return streams.map(({ stream, ledger }) => {
+    const days = new Map<string, { synced: boolean; pulled: boolean }>();
+    let ever = false;
+    for (const r of rows.filter((x) => ledger.includes(String(x.stream)))) {
+      ever ||= r.ever === true;
+      const d = days.get(String(r.day)) ?? { synced: false, pulled: false };
+      days.set(String(r.day), {
+        synced: d.synced || r.synced === true,
+        pulled: d.pulled || r.pulled === true,
+      });
+    }
+    return {
+      stream,
+      text:
+        days.size && !ever
+          ? NEVER
+          : coverageWords(
+              range,
+              [...days].sort(([a], [b]) => a.localeCompare(b)),
+            ),
+    };
+  });
+}
+
+const NEVER =
+  'never synced for this account: no window of it pulled (not synced yet, or no vehicle has it, as the EV energy of a fleet without electric vehicles)';
+
+function coverageWords(range: ReportParams, days: [string, { synced: boolean; pulled: boolean }][]): string {
+  if (days.length === 0) return `${range.fromDay} to ${range.toDay}: no day of it has ended yet`;
+  const months = new Map<string, { days: number; synced: number; open: number }>();
+  for (const [day, c] of days) {
+    const m = months.get(day.slice(0, 7)) ?? { days: 0, synced: 0, open: 0 };
+    months.set(day.slice(0, 7), {
+      days: m.days + 1,
+      synced: m.synced + (c.synced ? 1 : 0),
+      open: m.open + (c.pulled && !c.synced ? 1 : 0),
+    });
+  }
+  const all = [...months.values()];
+  const total = all.reduce((n, m) => n + m.days, 0);
+  const synced = all.reduce((n, m) => n + m.synced, 0);
+  const open = all.reduce((n, m) => n + m.open, 0);
+  const short = [...months]
+    .filter(([, m]) => m.synced < m.days)
+    .map(([period, m]) => {
+      const [y, mo] = period.split('-').map(Number) as [number, number];
       return `${MONTH_NAMES[mo - 1]} ${y} ${share(m.synced, m.days)} (${m.synced} of ${m.days} days${m.open ? `, ${m.open} open` : ''})`;
     });
   return [
-    `${synced} of ${days} days synced${synced === days ? ' (complete)' : ''}` +
+    `${synced} of ${total} days synced${synced === total ? ' (complete)' : ''}` +
       (open ? `, ${open} more pulled but still open for late data` : ''),
     ...short,
   ].join('; ');
@@ -263,7 +308,7 @@ export async function refusedText(
     .map(
       (e) =>
         `${e.endpoint}: ${e.text} (since ${e.since}, last asked ${e.last_probed}); ` +
-        `what this report takes from it is blank (unknown), never 0`,
+        `what this report takes from it is blank (unknown) or as last synced (a list: geofences, drivers), never 0`,
     )
     .join('; ');
 }
@@ -378,6 +423,7 @@ export async function writeXlsx(
   ws.autoFilter = { from: { row: top + 1, column: 1 }, to: { row: last, column: cols.length } };
   ws.commit();
 
+  const coverage = await rangeCoverageText(con, def, ctx.scope, ctx.params);
   const about = wb.addWorksheet('About');
   about.columns = [
     { key: 'k', width: 24 },
@@ -394,7 +440,9 @@ export async function writeXlsx(
     ...(p.vehicle !== null ? [['Vehicle', String(p.vehicle)] as [string, string]] : []),
     ...(p.department !== null ? [['Department', p.department] as [string, string]] : []),
     ['Complete through', ctx.meta.complete_through_text],
-    ['Coverage', await rangeCoverageText(con, def, ctx.scope, p)],
+    ...(coverage.length
+      ? coverage.map((c): [string, string] => [`Coverage: ${c.stream}`, c.text])
+      : [['Coverage', 'not applicable: this report reads no stream synced by day'] as [string, string]]),
     ['Endpoints refused', await refusedText(con, def, ctx.scope)],
     ...(note ? [['Range note', note] as [string, string]] : []),
     [

@@ -1,5 +1,6 @@
 /**
- * Issue 25, item 4: an XLSX file's About sheet states the range's coverage and, when an endpoint
+ * Issue 25, item 4: an XLSX file's About sheet states the range's coverage (of each stream the
+ * report reads synced by day: test/reports/about-streams.test.ts) and, when an endpoint
  * the report reads was refused, why; costs and cost_departments carry coverage columns. The simulator's fleet ends 20 April; the clock is just past 24 April
  * (every window settled). A sync of 25 March – 20 April leaves March synced on 7 of its 31 days
  * and April on 20 of its 24 ended days; the account has no GET /vehicles/activity (404). The
@@ -41,19 +42,26 @@ async function about(name: string, raw: Record<string, string>): Promise<Record<
 }
 
 describe('XLSX About sheet: coverage and refused endpoints', () => {
-  it("a per-month report over March–April: 27 of 55 days synced, each month's share", async () => {
+  it("a per-month report over March–April: 27 of 55 days synced, each month's share, per stream it reads", async () => {
     const a = await about('costs', { from: '2026-03-10', to: '2026-04-05' });
     // March: 25–31 of 31 days; April: 1–20 of the 24 days ended by the end of 24 April (whole months: a
-    // report per month covers them all)
-    expect(a.Coverage).toBe(
-      '27 of 55 days synced; March 2026 22.6 % (7 of 31 days); April 2026 83.3 % (20 of 24 days)',
-    );
+    // report per month covers them all); the sync pulled every stream over those days
+    const synced =
+      '27 of 55 days synced; March 2026 22.6 % (7 of 31 days); April 2026 83.3 % (20 of 24 days)';
+    expect(Object.fromEntries(Object.entries(a).filter(([k]) => k.startsWith('Coverage')))).toEqual({
+      'Coverage: odometer': synced,
+      'Coverage: fuel': synced,
+      // the fleet has no electric vehicle: the EV energy stream never pulled a window
+      'Coverage: ev_energy': expect.stringMatching(/^never synced for this account/),
+      'Coverage: visits': synced,
+    });
     expect(a['Endpoints refused']).toBe('none: every endpoint this report reads answered');
   });
 
   it('a per-day report over a range inside the synced days: complete', async () => {
     const a = await about('trips', { from: '2026-04-01', to: '2026-04-10' });
-    expect(a.Coverage).toBe('10 of 10 days synced (complete)');
+    expect(a['Coverage: trips']).toBe('10 of 10 days synced (complete)');
+    expect(a.Coverage).toBeUndefined();
   });
 
   it('costs and cost_departments carry the same coverage per month: 7 of 31 and 20 of 24 days', async () => {
@@ -74,7 +82,7 @@ describe('XLSX About sheet: coverage and refused endpoints', () => {
   it('utilisation, whose endpoint the account does not have: the reason is stated', async () => {
     const a = await about('utilisation', { month: '2026-04' });
     expect(a['Endpoints refused']).toMatch(
-      /^GET \/vehicles\/activity: not available on this account \(since .+\); what this report takes from it is blank \(unknown\), never 0$/,
+      /^GET \/vehicles\/activity: not available on this account \(since .+\); what this report takes from it is blank \(unknown\) or as last synced \(a list: geofences, drivers\), never 0$/,
     );
   });
 });

@@ -494,8 +494,9 @@ async function checkExports(
       String(r[1]),
     ]),
   );
-  // the About sheet's coverage: the range's ended days (whole months for a report per month), of
-  // them those on which every selected vehicle's odometer is settled
+  // the About sheet's odometer coverage (a report reading the odometer states it; the other
+  // streams' lines: test/reports/about-streams.test.ts): the range's ended days (whole months
+  // for a report per month), of them those on which every selected vehicle's odometer is settled
   const span = /month/.test(def.grain) ? wholeMonths(params) : inRange(params);
   const endedDays = span.filter(ended);
   const settledDays = endedDays.filter(
@@ -503,14 +504,16 @@ async function checkExports(
       selected(params).length > 0 &&
       selected(params).every((v) => covers(p, 'odometer', String(v.vehicle_id), d, true)),
   );
-  const said = /^(\d+) of (\d+) days synced/.exec(about.Coverage ?? '');
+  const odometerLine = about['Coverage: odometer'];
+  const said = /^(\d+) of (\d+) days synced/.exec(odometerLine ?? '');
   if (
+    odometerLine !== undefined &&
     endedDays.length &&
     (Number(said?.[1]) !== settledDays.length || Number(said?.[2]) !== endedDays.length)
   )
     record(
       `${def.name}.about_coverage`,
-      `${label}: About sheet says ${JSON.stringify(about.Coverage)}, the ledger ${settledDays.length} of ${endedDays.length} days`,
+      `${label}: About sheet says ${JSON.stringify(odometerLine)}, the ledger ${settledDays.length} of ${endedDays.length} days`,
     );
   // the endpoints refused (the third pattern's account lost the toll visits and activity)
   const refusable = (REPORT_STREAMS[def.name] ?? []).some((x) => x === 'visits' || x === 'activity');
