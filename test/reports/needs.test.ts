@@ -13,7 +13,8 @@ import { ACCOUNT, openFixture, ZONE } from '../helpers/report-fixture.ts';
 /** The refusable streams whose tables are read by name only from reports (and their models). */
 const TABLES: Record<string, RegExp> = {
   activity: /\b(vehicle_activity|activity_days)\b/,
-  drivers: /\bFROM drivers\b|\bdriver_names\(/,
+  // the trips report's names come from driver_names through its lookups (lookups/trip_lookups.sql)
+  drivers: /\bFROM drivers\b|\bdriver_names\(|getvariable\('trip_lookups'\)\.driver_name\b/,
   // the models that read the trips for a report: logbook.sql, driver_scores.sql, fuel_efficiency.sql;
   // the daily facts and day's coverage of the trips stream (daily_facts.sql, coverage.sql)
   trips:
