@@ -14,7 +14,7 @@ import { createFleetClient, leastDurationMs } from '../src/api/client.ts';
 import { silentLogger, type LogFields, type Logger } from '../src/log.ts';
 import { applySyncHeap } from '../src/heap.ts';
 import { parseCounts, setFastPath } from '../src/api/wire.ts';
-import { openDatabase, type Database } from '../src/store/db.ts';
+import { SYNC_DB_THREADS, openDatabase, setDatabaseThreads, type Database } from '../src/store/db.ts';
 import { planSync, type SyncDeps } from '../src/sync/run.ts';
 import { syncAccount } from '../src/wiring.ts';
 import type { StreamName } from '../src/sync/streams/index.ts';
@@ -227,6 +227,8 @@ export async function syncChild(
     }),
     acc,
   );
+  // As `fleetsync sync` does before its run (SYNC_DB_THREADS); BENCH_DB_THREADS=N (A/B) instead.
+  await setDatabaseThreads(db, Number(process.env.BENCH_DB_THREADS || SYNC_DB_THREADS));
   const client = createFleetClient({
     baseUrl: a.baseUrl,
     username: 'demo',
@@ -305,7 +307,9 @@ export async function syncChild(
     for (const [k, v] of threadCpuMs())
       if (v - (threads0.get(k) ?? 0) > 0) cpuByThread[k] = v - (threads0.get(k) ?? 0);
     if (process.env.BENCH_SQL_TIMES)
-      for (const [k, [ms, n]] of [...sqlTimes].sort((x, y) => y[1][0] - x[1][0]).slice(0, 12))
+      for (const [k, [ms, n]] of [...sqlTimes]
+        .sort((x, y) => y[1][0] - x[1][0])
+        .slice(0, Number(process.env.BENCH_SQL_TIMES) > 1 ? Number(process.env.BENCH_SQL_TIMES) : 12))
         say(`sql ${Math.round(ms)} ms / ${n}: ${k}`);
     const after = client.stats();
     const simAfter = await simStats(a.simUrl);

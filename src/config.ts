@@ -661,6 +661,11 @@ export interface LoadOptions {
   needApi?: boolean;
   /** The command runs FLEETSYNC_SCHEDULE (serve): a schedule needs something to sync with. */
   runsSchedule?: boolean;
+  /**
+   * The command sends no mail (`send-report --list`): the settings that name recipients
+   * (FLEETSYNC_ALERT_EMAIL, FLEETSYNC_REPORT_TO, FLEETSYNC_SUBSCRIPTIONS) do not need FLEETSYNC_SMTP_URL.
+   */
+  sendsNoMail?: boolean;
 }
 
 export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
@@ -684,12 +689,13 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
     !nonEmpty(env.FLEETSYNC_SUBSCRIPTIONS)
   )
     problems.push('FLEETSYNC_ALERT_EMAIL: required with FLEETSYNC_SMTP_URL (who gets the alerts)');
-  if (nonEmpty(env.FLEETSYNC_ALERT_EMAIL) && !nonEmpty(env.FLEETSYNC_SMTP_URL))
+  const mailServerNeeded = !opts.sendsNoMail && !nonEmpty(env.FLEETSYNC_SMTP_URL);
+  if (mailServerNeeded && nonEmpty(env.FLEETSYNC_ALERT_EMAIL))
     problems.push(
       'FLEETSYNC_SMTP_URL: required with FLEETSYNC_ALERT_EMAIL (the mail server that sends them)',
     );
   // The month-end pack: recipients and a mail server, or nothing to send.
-  if (nonEmpty(env.FLEETSYNC_REPORT_TO) && !nonEmpty(env.FLEETSYNC_SMTP_URL))
+  if (mailServerNeeded && nonEmpty(env.FLEETSYNC_REPORT_TO))
     problems.push(
       'FLEETSYNC_SMTP_URL: required with FLEETSYNC_REPORT_TO (the mail server that sends the pack)',
     );
@@ -698,7 +704,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
       'FLEETSYNC_REPORT_TO: required with FLEETSYNC_REPORT_SCHEDULE (who gets the month-end pack)',
     );
   // Subscriptions: the file names the recipients; the mail server is the one setting.
-  if (nonEmpty(env.FLEETSYNC_SUBSCRIPTIONS) && !nonEmpty(env.FLEETSYNC_SMTP_URL))
+  if (mailServerNeeded && nonEmpty(env.FLEETSYNC_SUBSCRIPTIONS))
     problems.push(
       'FLEETSYNC_SMTP_URL: required with FLEETSYNC_SUBSCRIPTIONS (the mail server that sends the subscriptions)',
     );

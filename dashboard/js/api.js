@@ -47,7 +47,7 @@ async function reach(path, init) {
  * Any API call; the typed functions below name what each path answers.
  * @param {string} rawPath
  * @param {RequestInit} [init]
- * @returns {Promise<unknown>} the JSON body; a non-2xx answer throws an Error with its message and `status`
+ * @returns {Promise<unknown>} the JSON body; a non-2xx answer throws an Error with its message, `status` and `answer` (the body)
  */
 export async function api(rawPath, init = {}) {
   const path = withAccount(rawPath);
@@ -63,7 +63,7 @@ export async function api(rawPath, init = {}) {
   const body = await res.json().catch(() => ({}));
   if (!res.ok) {
     const message = /** @type {Partial<import('./types.d.ts').ErrorAnswer>} */ (body).message;
-    throw Object.assign(new Error(message ?? `HTTP ${res.status}`), { status: res.status });
+    throw Object.assign(new Error(message ?? `HTTP ${res.status}`), { status: res.status, answer: body });
   }
   return body;
 }
@@ -93,12 +93,13 @@ export const postSync = async () => /** @type {SyncAnswer} */ (await api('/api/s
 
 /**
  * Records a service done (POST /api/service/done; docs/service.md): the vehicle's service_due line
- * after it; a refusal throws with every problem in its message.
- * @param {{ vehicle: string, date: string, odometer: string }} service
- * @returns {Promise<{ vehicle_id: number, service_due: Record<string, unknown> | null }>}
+ * after it and the notes to show; a refusal throws with every problem in its message and the
+ * answer (`forcible`: `force` would record it).
+ * @param {{ vehicle: string, date: string, odometer: string, force?: boolean }} service
+ * @returns {Promise<import('./types.d.ts').ServiceDoneAnswer>}
  */
 export const postServiceDone = async (service) =>
-  /** @type {{ vehicle_id: number, service_due: Record<string, unknown> | null }} */ (
+  /** @type {import('./types.d.ts').ServiceDoneAnswer} */ (
     await api('/api/service/done', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

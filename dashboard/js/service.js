@@ -31,7 +31,10 @@ function field(name, label, type, attrs = {}) {
 
 /**
  * "Record a service": the vehicle (id or registration), its day and the odometer reading; the
- * server checks it as `fleetsync service done` does and the list reloads with it. Drawn once.
+ * server checks it as `fleetsync service done` does and the list reloads with it. A reading the
+ * synced odometer contradicts is refused naming the known reading; then "Record anyway" appears
+ * (the API's `force`). Notes of a recorded service (recorded anyway, no plan) stay on the page.
+ * Drawn once.
  * @param {HTMLElement} box
  */
 function recordForm(box) {
@@ -45,11 +48,17 @@ function recordForm(box) {
   const out = document.createElement('p');
   out.className = 'note';
   out.setAttribute('role', 'status');
+  // shown only after a refusal that force would record (the reading against the synced odometer)
+  const force = document.createElement('label');
+  const forceBox = Object.assign(document.createElement('input'), { type: 'checkbox', name: 'force' });
+  force.append(forceBox, ' Record anyway (odometer replaced, or the synced readings are wrong)');
+  force.hidden = true;
   form.append(
     title,
     field('vehicle', 'Vehicle', 'text', { placeholder: 'registration or id', size: '14' }),
     field('date', 'Day', 'date'),
     field('odometer', 'Odometer (km)', 'number', { min: '0', step: 'any' }),
+    force,
     button,
     out,
   );
@@ -57,16 +66,33 @@ function recordForm(box) {
     e.preventDefault();
     const v = (/** @type {string} */ n) => String(new FormData(form).get(n) ?? '');
     button.disabled = true;
-    postServiceDone({ vehicle: v('vehicle'), date: v('date'), odometer: v('odometer') })
+    out.classList.remove('error');
+    postServiceDone({
+      vehicle: v('vehicle'),
+      date: v('date'),
+      odometer: v('odometer'),
+      ...(forceBox.checked && !force.hidden ? { force: true } : {}),
+    })
       .then((r) => {
-        out.textContent = `Recorded for ${String(r.service_due?.registration ?? r.vehicle_id)}; reloading…`;
+        const who = String(r.service_due?.registration ?? r.vehicle_id);
+        if (r.notes.length) {
+          // what the person must know stays readable: the list is reloaded by hand
+          out.textContent = `Recorded for ${who}. ${r.notes.map((n) => `Note: ${n}.`).join(' ')} Reload the page to see it in the list.`;
+          button.disabled = false;
+          return;
+        }
+        out.textContent = `Recorded for ${who}; reloading…`;
         location.reload();
       })
-      .catch((/** @type {Error} */ err) => {
-        out.textContent = err.message;
-        out.classList.add('error');
-        button.disabled = false;
-      });
+      .catch(
+        (/** @type {Error & { answer?: Partial<import('./types.d.ts').ServiceRefusedAnswer> }} */ err) => {
+          out.textContent = err.message;
+          out.classList.add('error');
+          force.hidden = err.answer?.forcible !== true;
+          forceBox.checked = false;
+          button.disabled = false;
+        },
+      );
   });
   box.append(form);
 }

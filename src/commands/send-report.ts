@@ -131,6 +131,10 @@ async function list(config: Readonly<Config>, ctx: RunContext): Promise<void> {
           `${PACK_SUBSCRIPTION}: mileage, fuel, tolls, last-month, xlsx, to ${config.reportTo.join(', ') || '(FLEETSYNC_REPORT_TO not set)'}, ` +
             `${config.reportSchedule ? `checked at "${config.reportSchedule}" (${zone}), waits up to ${config.reportDeadlineDays} days after the month for a complete month` : 'only on request (FLEETSYNC_REPORT_SCHEDULE not set)'}\n    ${lastText(PACK_SUBSCRIPTION)}`,
         );
+      if (lines.length && !config.smtpUrl)
+        lines.push(
+          'FLEETSYNC_SMTP_URL is not set: none of these is sent until it is (serve and send-report refuse to start without it)',
+        );
       ctx.stdout(
         lines.length
           ? `${lines.join('\n')}\n`
@@ -166,7 +170,8 @@ export const sendReportCommand: Command = {
     if (modes.length > 1) throw usageError(`give one of ${modes.join(', ')}, not several`);
     if (modes.length === 0) throw usageError('say what to send');
     const month = values.month !== undefined ? parseMonth(values.month) : undefined;
-    const loaded = loadConfig(ctx.env);
+    // Listing sends nothing: it needs no mail server (sending does, and is refused without one).
+    const loaded = loadConfig(ctx.env, { sendsNoMail: values.list === true });
     if (values.list) return list(loaded, ctx);
     if (month !== undefined || name === PACK_SUBSCRIPTION) {
       packConfig(loaded); // refuse before opening the database

@@ -11,7 +11,13 @@ import { loadConfig, secretsOf } from '../config.ts';
 import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
 import { outcomesFor, type RunOutcomes } from '../outcome/outcomes.ts';
 import { createLogger } from '../log.ts';
-import { inTransaction, openDatabase, type Database } from '../store/db.ts';
+import {
+  SYNC_DB_THREADS,
+  inTransaction,
+  openDatabase,
+  setDatabaseThreads,
+  type Database,
+} from '../store/db.ts';
 import { accountZones, rebuildFacts as rebuildAccountFacts } from '../store/facts.ts';
 import { planSync } from '../sync/run.ts';
 import { formatRezone, rezoneAccount } from '../sync/rezone.ts';
@@ -174,6 +180,7 @@ export const syncCommand: Command = {
         );
         return done.some((d) => d.status === 'not_applied') ? 3 : 0;
       }
+      await setDatabaseThreads(db, SYNC_DB_THREADS);
       // Accounts have their own rate limits and rows: they sync side by side.
       const summaries = await Promise.all(perAccount.map((p, i) => syncAccount(p.deps, reqOf(i)))).finally(
         () => alert(db),

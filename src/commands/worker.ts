@@ -37,6 +37,11 @@ export const workerCommand: Command = {
       secrets: [...secretsOf(config), ...accounts.map((a) => a.password)],
       write: (line) => ctx.stderr(line + '\n'),
     });
+    // FLEETSYNC_SERVICE_PLAN, as serve loads it: a bad file stops the worker at start (exit 2).
+    if (values.enqueue !== true) {
+      const { loadServicePlanAtStart } = await import('../worker/jobs.ts');
+      await loadServicePlanAtStart({ config, accounts, settings, log, now: ctx.now });
+    }
     const message = await runWorker(
       { config, accounts, settings, log, signal: ctx.stopSignal, now: ctx.now, subscriptions },
       { enqueue: values.enqueue === true, fromDay: range.fromDay, toDay: range.toDay },

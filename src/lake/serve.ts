@@ -1,7 +1,8 @@
 /**
  * `fleetsync serve --lake DIR`: the dashboard, API and downloads for every account of a Parquet
  * lake, read-only (no sync, no schedule), from an in-memory DuckDB with views over the lake. Run
- * as many as wanted, on any machine that reaches the lake. The workers' job outcomes kept in the
+ * as many as wanted, on any machine that reaches the lake. Nothing is recorded here (a service done
+ * is refused, saying where to record it). The workers' job outcomes kept in the
  * lake (outcomes.ts) make /healthz, /api/status and the pages show failed, stale and
  * never-published accounts.
  */
@@ -34,6 +35,7 @@ export async function serveLake(lakeDir: string, ctx: RunContext): Promise<numbe
       schedule: null,
       accounts: () => lakeAccounts(lakeDir),
       jobs: () => readOutcomes(lakeDir),
+      lake: true,
     });
     ctx.stdout(`fleetsync dashboard (lake ${lakeDir}, read-only): ${server.url}\n`);
     await new Promise<void>((resolve) => {

@@ -5,7 +5,7 @@
  * available for these credentials" on the dashboard — instead of showing an empty or zero
  * figure (driver names included: a report that names drivers lists `drivers`). Reports not listed
  * read no stream an account can be refused (runs, coverage); test/reports/needs.test.ts
- * checks the list against the reports' SQL.
+ * checks the list against what DuckDB's parse of the reports' SQL reads, through the models.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { EndpointRefusal } from '../server/api-types.ts';
@@ -19,12 +19,12 @@ const CARPOOL_DRIVERS = 'GET /carpool/drivers';
 export const REPORT_STREAMS: Readonly<Record<string, readonly string[]>> = {
   mileage: ['odometer'],
   mileage_windows: ['odometer'],
-  excluded_odometer_windows: ['odometer'],
+  excluded_odometer_windows: ['odometer', 'trips'], // the km left out: the trip log
   fuel: FUEL,
   fuel_windows: FUEL,
   excluded_fuel_windows: FUEL,
   refuels: [...FUEL, 'trips', 'drivers'],
-  fuel_drops: FUEL,
+  fuel_drops: [...FUEL, 'trips'], // parked: the trips synced over the drop
   fuel_reconciliation: FUEL,
   excluded_windows: ['odometer', ...FUEL],
   tolls: ['visits'],
@@ -41,8 +41,8 @@ export const REPORT_STREAMS: Readonly<Record<string, readonly string[]>> = {
   top_vehicles: ['odometer', ...FUEL, 'trips'],
   costs: ['odometer', ...FUEL, 'visits'],
   cost_departments: ['odometer', ...FUEL, 'visits'],
-  utilisation: ['activity'],
-  utilisation_days: ['activity'],
+  utilisation: ['activity', 'trips'], // after hours: the trips
+  utilisation_days: ['activity', 'trips'],
   drivers: ['drivers', 'trips', ...CARPOOL],
   logbook: ['trips', 'odometer', 'drivers'],
   logbook_years: ['trips', 'odometer'],

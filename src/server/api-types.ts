@@ -284,6 +284,20 @@ export interface ErrorAnswer {
   message: string;
 }
 
+/** POST /api/service/done: the service recorded (docs/service.md). */
+export interface ServiceDoneAnswer {
+  vehicle_id: number;
+  /** The vehicle's line of the service_due report after it. */
+  service_due: Record<string, unknown> | null;
+  /** What to know about it, each a sentence: recorded with force over a known reading; no plan counts it. */
+  notes: string[];
+}
+
+/** POST /api/service/done refused (400): every problem in `message`; `forcible` when `"force": true` records it. */
+export interface ServiceRefusedAnswer extends ErrorAnswer {
+  forcible: boolean;
+}
+
 /** The last message of a subscription (`subscription_sends`, or `report_packs` for the pack). */
 export interface SubscriptionSendAnswer {
   /** ISO instant with the account zone's offset. */

@@ -53,6 +53,11 @@ export interface AppOptions {
   accounts?: () => string[] | Promise<string[]>;
   /** Lake mode: each account's last worker job and publish time (health, status). */
   jobs?: () => JobOutcome[];
+  /**
+   * Lake mode: the database is views of the lake, which the workers publish from each account's
+   * own file. What a route would record there is refused (docs/service.md).
+   */
+  lake?: boolean;
   /** Where downloads are written before they are sent (startServer's, removed at stop). */
   tempDir?: string;
   /** The queue of heavy downloads (default DEFAULT_HEAVY_QUEUE; heavy-queue.ts). */
@@ -145,7 +150,7 @@ export function createApp(opts: AppOptions): Express {
     '/api',
     subscriptionRoutes({ db: opts.db, config: opts.config, subscriptions: opts.subscriptions ?? [] }),
   );
-  app.use('/api', serviceRoutes({ db: opts.db, config: opts.config, now }));
+  app.use('/api', serviceRoutes({ db: opts.db, config: opts.config, now, lake: opts.lake === true }));
   app.use('/api', (_req, res) => {
     res.status(404).json({ error: 'E_NOT_FOUND', message: 'no such API route' });
   });

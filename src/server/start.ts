@@ -36,6 +36,8 @@ export interface StartServerOptions {
   accounts?: () => string[] | Promise<string[]>;
   /** Lake mode: each account's last worker job and publish time (see AppOptions.jobs). */
   jobs?: () => JobOutcome[];
+  /** Lake mode: nothing is recorded (see AppOptions.lake). */
+  lake?: boolean;
   /** How often stale data is checked and undelivered alerts retried (default ALERT_CHECK_MS). */
   alertCheckMs?: number;
   /** The queue of heavy downloads (default: heavy-queue.ts DEFAULT_HEAVY_QUEUE). */
@@ -173,6 +175,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     scheduler,
     ...(opts.accounts ? { accounts: opts.accounts } : {}),
     ...(opts.jobs ? { jobs: opts.jobs } : {}),
+    ...(opts.lake ? { lake: true } : {}),
     ...(opts.downloads ? { downloads: opts.downloads } : {}),
     subscriptions: subs,
   });

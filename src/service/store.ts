@@ -15,7 +15,7 @@ import { inTransaction } from '../store/db.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import { appendRows } from '../store/write.ts';
 import { MAX_LISTED_PROBLEMS, userFileSha } from '../text-file.ts';
-import { isCalendarDay, localDate } from '../time.ts';
+import { formatLocal, isCalendarDay, localDate, localDayBounds } from '../time.ts';
 import {
   checkServicePlan,
   readServicePlanFile,
@@ -122,13 +122,85 @@ export interface ServiceDone {
   vehicle: string;
   date: string;
   odometer: string;
+  /** Record a reading the synced odometer or an earlier service contradicts (`--force`). */
+  force?: boolean;
 }
+
+/** What `service done` recorded, and what the person recording it must know about it. */
+export interface ServiceRecorded {
+  vehicleId: number;
+  /** Each a sentence: a reading recorded against the known ones (force), no plan to count it. */
+  notes: string[];
+}
+
+/**
+ * How far a reading may be from the synced odometer: the instrument and the tracker differ a
+ * little (a calibration, a reading taken before or after the day's driving); a digit too many or
+ * too few, or another vehicle's reading, is far more.
+ */
+export const ODOMETER_SLACK = { km: 500, share: 0.05 } as const;
+/** More than any vehicle drives in a day: the bound above a reading when none is synced after the day. */
+export const MAX_KM_PER_DAY = 2000;
+const slack = (km: number) => Math.max(ODOMETER_SLACK.km, ODOMETER_SLACK.share * km);
+const kmText = (km: number) => `${Math.round(km).toLocaleString('en-US')} km`;
+
+/**
+ * The reading `km` on local `day` against the vehicle's synced odometer around it (the nearest
+ * reading before the day and after it, queries/service/odometer_around.sql; one across a reset or
+ * a tracker swap says nothing): a problem for each side it is far from. No reading, no problem.
+ */
+async function odometerProblems(
+  con: DuckDBConnection,
+  account: string,
+  vehicleId: number,
+  day: string,
+  km: number,
+  zone: string,
+): Promise<string[]> {
+  const { startMs, endMs } = localDayBounds(day, zone);
+  const rows = await queryJs(con, 'service/odometer_around', {
+    account,
+    vehicle_id: vehicleId,
+    day_start_ms: startMs,
+    day_end_ms: endMs,
+  });
+  const side = (name: string) => {
+    const r = rows.find((x) => x.side === name);
+    return r && r.crossed !== true ? { km: Number(r.km), atMs: Number(r.at_ms) } : null;
+  };
+  const read = (r: { km: number; atMs: number }) =>
+    `the ${kmText(r.km)} its synced odometer read at ${formatLocal(r.atMs, zone).slice(0, 16)}`;
+  const before = side('before');
+  const after = side('after');
+  const out: string[] = [];
+  if (before && km < before.km - slack(before.km))
+    out.push(`--odometer ${km} is far below ${read(before)}, before ${day}`);
+  if (after && km > after.km + slack(after.km))
+    out.push(`--odometer ${km} is far above ${read(after)}, after ${day}`);
+  else if (!after && before) {
+    const days = (endMs - before.atMs) / 86_400_000;
+    if (km > before.km + MAX_KM_PER_DAY * days + slack(before.km))
+      out.push(
+        `--odometer ${km} is far above what the vehicle can have reached by the end of ${day}: ${read(before)}, ` +
+          `and no vehicle drives more than ${kmText(MAX_KM_PER_DAY)} a day`,
+      );
+  }
+  return out;
+}
+
+const FORCE_HINT =
+  `(a reading more than ${kmText(ODOMETER_SLACK.km)} or ${ODOMETER_SLACK.share * 100}% off is refused). ` +
+  'If the reading is right (an odometer replaced, our readings wrong), record it anyway: ' +
+  '`service done --force`, `"force": true` in POST /api/service/done, "Record anyway" on the Service page';
 
 /**
  * `fleetsync service done`: one service of one vehicle (by vehicle_id or registration) on a local
  * day with its odometer reading (km). Refused with every problem named (E_USAGE) when the vehicle
- * is unknown, the day is not a day or after today, the reading is not a number of km or is below
- * an earlier service's; nothing is written then. Returns the vehicle_id recorded.
+ * is unknown, the day is not a day or after today, the reading is not a number of km; and, unless
+ * `force`, when the reading is below an earlier service's or far from the vehicle's synced
+ * odometer around that day (`details.forcible` when force would record it). Nothing is written
+ * then. Returns the vehicle recorded and notes: what force recorded over, and that no service plan
+ * is loaded (nothing counts from the service until one is; recorded all the same).
  */
 export async function recordServiceDone(
   con: DuckDBConnection,
@@ -136,7 +208,7 @@ export async function recordServiceDone(
   given: ServiceDone,
   zone: string,
   nowMs: number,
-): Promise<number> {
+): Promise<ServiceRecorded> {
   const k = await known(con, account, zone, nowMs);
   const problems: string[] = [];
   const v = given.vehicle.trim();
@@ -150,6 +222,8 @@ export async function recordServiceDone(
     problems.push(
       `--odometer ${JSON.stringify(given.odometer)} must be the reading in km (a number, not negative)`,
     );
+  // Against what is known of the vehicle's odometer: refused unless forced, and said when forced.
+  const against: string[] = [];
   if (!problems.length && 'id' in got) {
     const earlier = (
       await queryJs(con, 'service/earlier_reading', {
@@ -160,14 +234,17 @@ export async function recordServiceDone(
       })
     )[0];
     if (earlier)
-      problems.push(
+      against.push(
         `--odometer ${km} is below the ${Number(earlier.odometer_km)} km recorded at the earlier service on ${String(earlier.service_day)}`,
       );
+    against.push(...(await odometerProblems(con, account, got.id, given.date, km, zone)));
   }
-  if (problems.length || !('id' in got))
+  if (problems.length || !('id' in got) || (against.length && !given.force))
     throw new FleetsyncError(
       'E_USAGE',
-      `service not recorded; nothing was changed:\n  ${problems.join('\n  ')}`,
+      `service not recorded; nothing was changed:\n  ${[...problems, ...against].join('\n  ')}` +
+        (against.length ? `\n${FORCE_HINT}` : ''),
+      { details: { forcible: problems.length === 0 } },
     );
   await execute(con, 'service/record_service', {
     account,
@@ -177,5 +254,13 @@ export async function recordServiceDone(
     source: 'cli',
     recorded_ms: nowMs,
   });
-  return got.id;
+  const notes = against.map(
+    (a) => `recorded with force although ${a.replace(/^--odometer /, 'the reading ')}`,
+  );
+  // Recorded all the same: a plan loaded later counts from it.
+  if (!(await queryJs(con, 'service/stored_sha', { account })).length)
+    notes.push(
+      `no service plan is loaded (${SERVICE_PLAN_ENV}): nothing counts from this service, and service_due stays unknown, until one is`,
+    );
+  return { vehicleId: got.id, notes };
 }

@@ -18,6 +18,17 @@ export const FACT_STREAMS: ReadonlySet<string> = new Set([
   'visits',
 ]);
 
+/** The model queries of a commit's refresh (the macros a writer's connection defines: models.ts). */
+const REFRESH_COVERAGE = ['sync/coverage_facts_insert'];
+const REFRESH = [...REFRESH_COVERAGE, 'sync/facts_insert'];
+const REBUILD = [
+  ...REFRESH,
+  'sync/facts_span',
+  'sync/coverage_facts_span',
+  'sync/facts_clear',
+  'sync/facts_count',
+];
+
 /** Instants a commit replaced rows in, for one vehicle or (null) the whole fleet. */
 export interface FactsRange {
   vehicleId: number | null;
@@ -49,7 +60,7 @@ export async function refreshFacts(
     else vehicles?.add(r.vehicleId);
   }
   if (!(to > from)) return;
-  await prepareModelConnection(con);
+  await prepareModelConnection(con, FACT_STREAMS.has(x.stream) ? REFRESH : REFRESH_COVERAGE);
   const days = [localDate(from, x.zone), localDate(to - 1, x.zone)] as const;
   const ids = vehicles === null ? null : [...vehicles];
   const scopes = ids === null ? null : listValue(ids.map(String));
@@ -86,7 +97,7 @@ export async function rebuildFacts(
   zone: string,
   stream: string | null = null,
 ): Promise<number> {
-  await prepareModelConnection(con);
+  await prepareModelConnection(con, REBUILD);
   await execute(con, 'sync/facts_clear', [account, stream]);
   const days = await spanDays(con, 'sync/facts_span', [account, zone], zone);
   if (days) await execute(con, 'sync/facts_insert', [account, zone, stream, ...days, null]);
@@ -110,7 +121,7 @@ export async function keepingTollFacts<T>(
   account: string,
   write: () => Promise<T>,
 ): Promise<T> {
-  await prepareModelConnection(con);
+  await prepareModelConnection(con, [...REBUILD, 'sync/facts_toll_geofences']);
   const signature = async () => String((await queryJs(con, 'sync/facts_toll_geofences', [account]))[0]?.sig);
   const before = await signature();
   const out = await write();

@@ -45,14 +45,95 @@ export const MODELS = [
   'daily_facts',
   'service_due',
 ];
-const prepared = new WeakSet<DuckDBConnection>();
+/** One statement of the macro and model files, the names it defines and the names it calls. */
+interface ModelStatement {
+  sql: string;
+  defines: string[];
+  words: Set<string>;
+}
 
-/** Defines the report macros and the models on a connection (once per connection). */
-export async function prepareModelConnection(con: DuckDBConnection): Promise<void> {
-  if (prepared.has(con)) return;
-  for (const m of MACROS) await con.run(loadSql(`reports/macros/${m}`));
-  for (const m of MODELS) await con.run(loadSql(`models/${m}`));
-  prepared.add(con);
+const DEFINES = /\bCREATE\s+(?:OR\s+REPLACE\s+)?TEMP(?:ORARY)?\s+(?:MACRO|VIEW|TABLE)\s+([a-z_][a-z0-9_]*)/gi;
+const wordsOf = (sql: string) => new Set(sql.toLowerCase().match(/[a-z_][a-z0-9_]*/g) ?? []);
+/** SQL without its `--` comments (prose may name a macro it does not call). */
+const code = (sql: string) => sql.replace(/--[^\n]*/g, '');
+
+let statements: ModelStatement[] | null = null;
+const MODEL_FILES = [...MACROS.map((m) => `reports/macros/${m}`), ...MODELS.map((m) => `models/${m}`)];
+
+/**
+ * The macro and model files (in the order above) as single statements: a file's statements end
+ * with `;` at the end of a code line. Each knows the macros it defines and every word it uses.
+ */
+function modelStatements(): ModelStatement[] {
+  if (statements) return statements;
+  statements = MODEL_FILES.flatMap((f) =>
+    code(loadSql(f))
+      .split(/;[ \t]*(?:\n|$)/)
+      .filter((sql) => sql.trim() !== '')
+      .map((sql) => ({
+        sql,
+        defines: [...sql.matchAll(DEFINES)].map((m) => m[1]!.toLowerCase()),
+        words: wordsOf(sql),
+      })),
+  );
+  return statements;
+}
+
+/** Statements a connection has defined (by their index in modelStatements()). */
+const defined = new WeakMap<DuckDBConnection, Set<number>>();
+
+/** The statements that define what `words` use, and what those use in turn, in file order. */
+function closure(words: Set<string>): number[] {
+  const all = modelStatements();
+  const by = new Map<string, number[]>();
+  all.forEach((s, i) => s.defines.forEach((n) => by.set(n, [...(by.get(n) ?? []), i])));
+  const need = new Set<number>();
+  const visit = (ws: Set<string>) => {
+    for (const w of ws)
+      for (const i of by.get(w) ?? [])
+        if (!need.has(i)) {
+          need.add(i);
+          visit(all[i]!.words);
+        }
+  };
+  visit(words);
+  return [...need].sort((a, b) => a - b);
+}
+
+const needsOf = new Map<string, number[]>();
+
+/**
+ * Defines the report macros and the models on a connection (once per connection). With `queries`
+ * (names of query files), only the macros those queries call and what those call in turn: a
+ * writer of the sync needs the coverage and the daily facts, not the reports' macros (defining
+ * every one costs ~50 ms of CPU a connection, and a sync opens one writer per ledger stream).
+ */
+export async function prepareModelConnection(
+  con: DuckDBConnection,
+  queries?: readonly string[],
+): Promise<void> {
+  const key = queries ? queries.join(',') : '*';
+  let need = needsOf.get(key);
+  if (!need) {
+    need = queries
+      ? closure(new Set(queries.flatMap((q) => [...wordsOf(code(loadSql(q)))])))
+      : modelStatements().map((_, i) => i);
+    needsOf.set(key, need);
+  }
+  let done = defined.get(con);
+  if (!done) defined.set(con, (done = new Set()));
+  const all = modelStatements();
+  if (!queries && done.size === 0) {
+    // Every one: file by file, one call each (cheaper than a call per statement).
+    for (const f of MODEL_FILES) await con.run(loadSql(f));
+    for (const i of need) done.add(i);
+    return;
+  }
+  for (const i of need)
+    if (!done.has(i)) {
+      await con.run(all[i]!.sql);
+      done.add(i);
+    }
 }
 
 /**

@@ -90,6 +90,22 @@ function toValue(col: ColumnInfo, v: Cell, table: string): DuckDBValue {
   }
 }
 
+/**
+ * One data chunk kept per kind of column vector the appends have used. V8 drops an optimized
+ * function's code when an object shape it was specialised on dies, and under the small heap
+ * (`--optimize-for-size`, src/heap.ts) every full collection lets unused shapes die: with no chunk
+ * alive between two appends, the library's vector writers (`setItem`, `setColumnValues`) were
+ * optimized again after nearly every collection (`setItem` 47 times in a 500-vehicle sync). A live
+ * chunk of each vector class keeps those shapes, and costs a few chunks of memory.
+ */
+const shapes = new Map<unknown, DuckDBDataChunk>();
+function keepShapes(chunk: DuckDBDataChunk, columns: number): void {
+  for (let ci = 0; ci < columns; ci++) {
+    const kind = chunk.getColumnVector(ci).constructor;
+    if (!shapes.has(kind)) shapes.set(kind, chunk);
+  }
+}
+
 /** Rows per data chunk: DuckDB's vector size. */
 const CHUNK_ROWS = 2048;
 
@@ -121,6 +137,7 @@ export async function appendRows(
       ),
     );
     ap.appendDataChunk(chunk);
+    keepShapes(chunk, cols.length);
     buffer = [];
   };
   try {

@@ -41,7 +41,7 @@ export function modelRules(db: Pick<Database, 'connect'>): WindowRules & { close
     waiting.delete(name);
     try {
       con ??= db.connect().then(async (c) => {
-        await prepareModelConnection(c);
+        await prepareModelConnection(c, ['sync/odometer_flag', 'sync/fuel_counter_went_down']);
         return c;
       });
       const lists = asked[0]!.params.map((_, j) => listValue(asked.map((a) => a.params[j]!)));

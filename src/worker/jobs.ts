@@ -9,6 +9,7 @@
  * alert; one cause, one alert); the next job that completes closes it with "recovered".
  * Every outcome is also written to the lake (src/lake/outcomes.ts) for `serve --lake`.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AccountConfig } from '../accounts.ts';
 import { createAlerter } from '../alerts/alerter.ts';
@@ -20,6 +21,8 @@ import type { Clock } from '../time.ts';
 import type { Subscription } from '../reports/subscription-file.ts';
 import { recordJob, type LastJob } from '../lake/outcomes.ts';
 import { publishAccount } from '../lake/publish.ts';
+import { resolveZone } from '../reports/run.ts';
+import { loadServicePlanFile } from '../service/store.ts';
 import { openDatabase, type Database } from '../store/db.ts';
 import type { RunSummary } from '../sync/types.ts';
 import { accountStreams, syncAccount, wireAccount } from '../wiring.ts';
@@ -140,6 +143,85 @@ async function sendDueSubscriptions(deps: JobDeps, db: Database, account: string
   await subscriptionTick({ db, config, log: deps.log, now: deps.now }, subs);
 }
 
+/**
+ * The account FLEETSYNC_SERVICE_PLAN is for in worker mode: FLEETSYNC_ACCOUNT (the plan names that
+ * account's vehicles, as a subscription naming no account belongs to it); null without a plan. Not
+ * one of the worker's accounts: E_CONFIG.
+ */
+export function servicePlanAccount(
+  config: Readonly<Config>,
+  accounts: readonly AccountConfig[],
+): string | null {
+  if (!config.servicePlanFile?.trim()) return null;
+  if (accounts.some((a) => a.account === config.account)) return config.account;
+  throw new FleetsyncError(
+    'E_CONFIG',
+    `FLEETSYNC_SERVICE_PLAN is the plan of account ${config.account} (FLEETSYNC_ACCOUNT), which is not one of this worker's accounts ` +
+      `(${accounts.map((a) => a.account).join(', ')}): set FLEETSYNC_ACCOUNT to the account whose vehicles it names`,
+  );
+}
+
+/** Checks FLEETSYNC_SERVICE_PLAN on the account's file and stores it when it changed (serve's loader). */
+async function loadPlanInto(db: Database, a: AccountConfig, config: Readonly<Config>, nowMs: number) {
+  const con = await db.connect();
+  try {
+    const zone = await resolveZone(con, a.account, a.timezone);
+    return await loadServicePlanFile(con, a.account, config, zone, nowMs);
+  } finally {
+    con.closeSync();
+  }
+}
+
+/**
+ * At start, as `serve` does: FLEETSYNC_SERVICE_PLAN checked whole against its account's file and
+ * stored there (a bad file: E_CONFIG naming every problem, exit 2, nothing stored changes). An
+ * account never synced has no file yet: the plan is checked against no vehicles and stored by the
+ * first job. A file another worker holds: the plan is loaded by this worker's next job of it.
+ */
+export async function loadServicePlanAtStart(
+  deps: Pick<JobDeps, 'config' | 'accounts' | 'settings' | 'log' | 'now'>,
+) {
+  const account = servicePlanAccount(deps.config, deps.accounts);
+  if (account === null) return;
+  const a = deps.accounts.find((x) => x.account === account)!;
+  const file = accountFile(deps.settings, account);
+  let db: Database;
+  try {
+    db = await openDatabase(existsSync(file) ? file : ':memory:');
+  } catch (e) {
+    if (!isFleetsyncError(e, 'E_DB_LOCKED')) throw e;
+    deps.log.info('service plan loaded at the next job (the account file is held by another process)', {
+      account,
+    });
+    return;
+  }
+  try {
+    const loaded = await loadPlanInto(db, a, deps.config, deps.now());
+    deps.log.info('service plan checked', { account, file: deps.config.servicePlanFile, loaded });
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * After a job's sync, before its alerts: the service plan again when it changed (the first job of
+ * a new account file stores it). A file made bad since the start is logged and the last good plan
+ * kept; the job stays done.
+ */
+async function reloadServicePlan(deps: JobDeps, db: Database, a: AccountConfig): Promise<void> {
+  if (servicePlanAccount(deps.config, deps.accounts) !== a.account) return;
+  try {
+    const loaded = await loadPlanInto(db, a, deps.config, deps.now());
+    if (loaded === 'loaded') deps.log.info('service plan loaded', { account: a.account });
+  } catch (e) {
+    if (!isFleetsyncError(e, 'E_CONFIG')) throw e;
+    deps.log.error('service plan not loaded; the last good one stays', {
+      account: a.account,
+      error: describeError(e),
+    });
+  }
+}
+
 /** One attempt of a sync job: sync the account into its own file, publish it, alert. */
 export async function syncAccountJob(
   deps: JobDeps,
@@ -185,6 +267,7 @@ export async function syncAccountJob(
       }
     }
     record({ outcome: 'ok', retrying: false, error: null }, publishedAt);
+    await reloadServicePlan(deps, db, a);
     log.info('job done', { job: jobId, account, run: summary.run_id, outcome: summary.outcome });
     await sendDueSubscriptions(deps, db, account);
   } catch (e) {

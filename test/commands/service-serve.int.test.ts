@@ -1,7 +1,8 @@
 /**
  * `fleetsync service done` beside a running `serve` (a child process holding the database, which
  * no other process may open): the command asks that server (POST /api/service/done), which records
- * the service; a bad value is refused by the server with exit 2 naming it; the route refuses a
+ * the service; a bad value is refused by the server with exit 2 naming it (a reading far from the
+ * synced odometer with `forcible` in the 400, and `--force` records it); the route refuses a
  * call without the X-Fleetsync-Request header (a cross-site form). After the server stops, the
  * file holds the one service recorded.
  */
@@ -67,6 +68,23 @@ describe('fleetsync service done while serve holds the database', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('unknown vehicle "GHOST"');
 
+    // a reading far from the synced odometer (KM: 53,000 km on 1 July): refused naming it, forcible
+    const typo = ['service', 'done', '--vehicle', 'KM', '--date', '2026-07-05', '--odometer', '12345'];
+    const far = await runMain(env, ...typo);
+    expect(far.code).toBe(2);
+    expect(far.stderr).toContain('far below the 53,000 km its synced odometer read at 2026-07-01 00:00');
+    const answer = await fetch(`${base}/api/service/done`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-fleetsync-request': '1' },
+      body: JSON.stringify({ vehicle: 'KM', date: '2026-07-05', odometer: 12345 }),
+    });
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toMatchObject({ error: 'E_BAD_REQUEST', forcible: true });
+    const forced = await runMain(env, ...typo, '--force');
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('note: recorded with force although the reading 12345 is far below');
+    expect(forced.stdout).toContain('(by the running server)');
+
     const forged = await fetch(`${base}/api/service/done`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -81,9 +99,12 @@ describe('fleetsync service done while serve holds the database', () => {
       expect(
         await queryDb(
           db,
-          "SELECT vehicle_id, service_day::VARCHAR AS day, odometer_km FROM service_records WHERE source = 'cli'",
+          "SELECT vehicle_id, service_day::VARCHAR AS day, odometer_km FROM service_records WHERE source = 'cli' ORDER BY recorded_at",
         ),
-      ).toEqual([{ vehicle_id: 3n, day: '2026-07-18', odometer_km: 101300 }]);
+      ).toEqual([
+        { vehicle_id: 3n, day: '2026-07-18', odometer_km: 101300 },
+        { vehicle_id: 1n, day: '2026-07-05', odometer_km: 12345 },
+      ]);
     } finally {
       db.close();
     }

@@ -4,8 +4,9 @@
  * (BOTH 1,200 km past, MONTHS due 25 July); NOSERVICE reads "Unknown" with its reason, never OK;
  * NEW's forecast is blank, not 0. At desk and phone width axe finds no serious violation and the
  * phone page does not scroll sideways. A screenshot is left in the test's directory. The page's
- * "Record a service" form refuses a bad reading naming it, and records a good one: BOTH is then
- * ok (the list reloads with it).
+ * "Record a service" form refuses a bad reading naming it and offers "Record anyway" when the
+ * synced odometer contradicts it (which records it with its note in view), and records a good one:
+ * BOTH is then ok (the list reloads with it).
  */
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
@@ -97,6 +98,26 @@ describe.skipIf(!haveChromium)('the Service page', () => {
       await expect
         .poll(() => form.getByRole('status').textContent())
         .toContain('below the 80000 km recorded at the earlier service on 2026-06-10');
+      // …and far below BOTH's synced 96,200 km of 17 July: force would record it, so it is offered
+      expect(await form.getByRole('status').textContent()).toContain(
+        'far below the 96,200 km its synced odometer read at 2026-07-17 00:00',
+      );
+      const anyway = form.getByLabel('Record anyway', { exact: false });
+      expect(await anyway.isVisible()).toBe(true);
+      // KM recorded anyway at a reading its odometer contradicts: recorded, the note stays in view
+      await form.getByLabel('Vehicle').fill('KM');
+      await form.getByLabel('Day').fill('2026-07-05');
+      await form.getByLabel('Odometer (km)').fill('12345');
+      await anyway.check();
+      await form.getByRole('button', { name: 'Record' }).click();
+      await expect
+        .poll(() => form.getByRole('status').textContent())
+        .toContain('Recorded for KM. Note: recorded with force although the reading 12345');
+      expect(await form.getByRole('status').textContent()).toContain(
+        'the reading 12345 is far below the 53,000 km its synced odometer read at 2026-07-01 00:00',
+      );
+      await form.getByLabel('Vehicle').fill('BOTH');
+      await form.getByLabel('Day').fill('2026-07-18');
       await form.getByLabel('Odometer (km)').fill('101300');
       await Promise.all([page.waitForEvent('load'), form.getByRole('button', { name: 'Record' }).click()]);
       await page.waitForSelector('body[data-loading="false"]');

@@ -403,6 +403,20 @@ describe('subscriptions by e-mail', () => {
       'fuel-when-complete: fuel, last-month, xlsx, to finance@example.com, at "0 7 1 * *" (Australia/Sydney), waits up to 48 h',
     );
     expect(listed.stdout).toMatch(/last sent .* \(cli\) to fleet@example.com, finance@example.com/);
+
+    // without a mail server: listing still works (and says nothing goes out); sending is refused
+    const noMail = Object.fromEntries(Object.entries(env).filter(([k]) => k !== 'FLEETSYNC_SMTP_URL'));
+    const listedNoMail = await runMain(noMail, 'send-report', '--list');
+    expect(listedNoMail.stderr).toBe('');
+    expect(listedNoMail.code).toBe(0);
+    expect(listedNoMail.stdout).toContain('monthly-mileage: mileage, last-month, both');
+    expect(listedNoMail.stdout).toMatch(/last sent .* \(cli\) to fleet@example.com, finance@example.com/);
+    expect(listedNoMail.stdout).toContain('FLEETSYNC_SMTP_URL is not set: none of these is sent until it is');
+    expect(listed.stdout).not.toContain('FLEETSYNC_SMTP_URL is not set');
+    const sendNoMail = await runMain(noMail, 'send-report', 'monthly-mileage');
+    expect(sendNoMail.code).toBe(2);
+    expect(sendNoMail.stderr).toContain('FLEETSYNC_SMTP_URL: required with FLEETSYNC_SUBSCRIPTIONS');
+    expect(smtp.mails.length).toBe(before + 2);
     // leave the directory for afterAll (fixture close would close the closed handles again)
     fx.close = () => rmSync(fx.dir, { recursive: true, force: true });
   });

@@ -119,14 +119,14 @@ describe('service_due against hand-worked figures', () => {
   });
 
   it('counts from a service recorded with `service done`, and a reloaded plan keeps it', async () => {
-    const id = await recordServiceDone(
+    const { vehicleId } = await recordServiceDone(
       fx.con,
       ACCOUNT,
       { vehicle: 'both', date: '2026-07-18', odometer: '101300' },
       ZONE,
       NOW,
     );
-    expect(id).toBe(3);
+    expect(vehicleId).toBe(3);
     // 18 July 00:00 to now is 60 h of the open window's 84 h so far: 5,000 × 60/84 = 3,571.4 km
     let d = await due();
     expect(d.BOTH).toMatchObject({
@@ -203,5 +203,84 @@ describe('service_due against hand-worked figures', () => {
       'below the 50000 km recorded at the earlier service on 2026-06-01',
     );
     expect((await due()).KM).toMatchObject({ last_service_day: '2026-06-01', km_since_service: 4900 });
+  });
+
+  it('without a plan loaded: recorded all the same, with a note that nothing counts from it', async () => {
+    await fx.con.run(`DELETE FROM service_plan_source; DELETE FROM service_intervals`);
+    expect(await record('BOTH', '2026-07-18', '101300')).toEqual({
+      vehicleId: 3,
+      notes: [
+        'no service plan is loaded (FLEETSYNC_SERVICE_PLAN): nothing counts from this service, and service_due stays unknown, until one is',
+      ],
+    });
+    expect(await cliRecords()).toEqual([{ v: 3, day: '2026-07-18', km: 101300 }]);
+    expect((await due()).BOTH).toMatchObject({ status: 'unknown', last_service_day: '2026-07-18' });
+    // the plan loaded again: counted from it, and no note
+    expect(await loadServicePlanFile(fx.con, ACCOUNT, { servicePlanFile: fx.planPath }, ZONE, NOW)).toBe(
+      'loaded',
+    );
+    expect((await due()).BOTH).toMatchObject({ status: 'ok', km_since_service: 3571.4 });
+    expect(await record('KM', '2026-07-05', '53400')).toEqual({ vehicleId: 1, notes: [] });
+  });
+
+  // The fixture's readings (fixture.ts): KM 53,000 km on 1 July 00:00, 54,600 on 17 July 00:00,
+  // 54,900 when fetched (NOW, 20 July 12:00); RESET's odometer reset on 15 June (11,400 km before,
+  // 12 km after), 1,512 km on 1 July. Refused: more than 5% (at least 500 km) off those readings.
+  const record = (vehicle: string, date: string, odometer: string, force = false) =>
+    recordServiceDone(fx.con, ACCOUNT, { vehicle, date, odometer, force }, ZONE, NOW).catch(
+      (e: unknown) => e as Error & { code: string; details?: Record<string, unknown> },
+    );
+  const cliRecords = async () =>
+    (
+      await fx.con.runAndReadAll(
+        "SELECT vehicle_id::INTEGER AS v, service_day::VARCHAR AS day, odometer_km AS km FROM service_records WHERE source = 'cli' ORDER BY recorded_at",
+      )
+    ).getRowObjectsJS();
+
+  it('refuses a reading far from the synced odometer around the day, naming the known reading; force records it and says so', async () => {
+    const typo = await record('KM', '2026-07-05', '12345');
+    expect(typo).toMatchObject({ code: 'E_USAGE', details: { forcible: true } });
+    expect((typo as Error).message).toContain(
+      '--odometer 12345 is far below the 53,000 km its synced odometer read at 2026-07-01 00:00, before 2026-07-05',
+    );
+    expect((typo as Error).message).toContain('`service done --force`');
+    const digit = await record('KM', '2026-07-05', '540000');
+    expect((digit as Error).message).toContain(
+      '--odometer 540000 is far above the 54,600 km its synced odometer read at 2026-07-17 00:00, after 2026-07-05',
+    );
+    // today: nothing synced after the day (the reading at 12:00 is inside it); 54,600 km on 17 July
+    // and at most 2,000 km a day for the 4 days to midnight + 2,730 km (5%) = 65,330 km
+    const today = await record('KM', '2026-07-20', '65400');
+    expect((today as Error).message).toContain(
+      '--odometer 65400 is far above what the vehicle can have reached by the end of 2026-07-20: the 54,600 km its synced odometer read at 2026-07-17 00:00, and no vehicle drives more than 2,000 km a day',
+    );
+    // after the reset: the new odometer's 1,512 km on 1 July, not the old one's 11,400
+    const old = await record('RESET', '2026-06-20', '11500');
+    expect((old as Error).message).toContain(
+      'far above the 1,512 km its synced odometer read at 2026-07-01 00:00',
+    );
+    // a bad day and a far reading: the bad day is no matter of force
+    expect(await record('KM', '2026-07-21', '12345')).toMatchObject({ details: { forcible: false } });
+    expect(await cliRecords()).toEqual([]);
+
+    // within the readings (and their slack): recorded without a note
+    expect(await record('KM', '2026-07-05', '53400')).toEqual({ vehicleId: 1, notes: [] });
+    expect(await record('KM', '2026-07-20', '65300')).toEqual({ vehicleId: 1, notes: [] });
+    // the reset's own day: either odometer may be the one read, nothing to compare with
+    expect(await record('RESET', '2026-06-15', '11450')).toEqual({ vehicleId: 4, notes: [] });
+    // forced: recorded, with what it was recorded over
+    expect(await record('KM', '2026-07-06', '12345', true)).toEqual({
+      vehicleId: 1,
+      notes: [
+        'recorded with force although the reading 12345 is below the 53400 km recorded at the earlier service on 2026-07-05',
+        'recorded with force although the reading 12345 is far below the 53,000 km its synced odometer read at 2026-07-01 00:00, before 2026-07-06',
+      ],
+    });
+    expect(await cliRecords()).toEqual([
+      { v: 1, day: '2026-07-05', km: 53400 },
+      { v: 1, day: '2026-07-20', km: 65300 },
+      { v: 4, day: '2026-06-15', km: 11450 },
+      { v: 1, day: '2026-07-06', km: 12345 },
+    ]);
   });
 });

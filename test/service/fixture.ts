@@ -46,35 +46,58 @@ const vehicles: Row[] = Object.entries(VEHICLES).map(([reg, id]) => ({
   ...sensors,
 }));
 
-const odo = (vehicle_id: number, s: number, e: number, km: number, flags: Partial<Row> = {}): Row => ({
+/** A window of `km` whose odometer reads `fromKm` at its start and `fromKm + km` at its end. */
+const odo = (
+  vehicle_id: number,
+  s: number,
+  e: number,
+  km: number,
+  fromKm: number,
+  flags: Partial<Row> = {},
+): Row => ({
   account: ACCOUNT,
   vehicle_id,
   window_start: s,
   window_end: e,
   distance_m: km * 1000,
+  start_odometer_m: fromKm * 1000,
+  end_odometer_m: (fromKm + km) * 1000,
   odometer_reset: false,
   terminal_has_changed: false,
   ...flags,
 });
-/** June whole, July 1–17 settled, July 17 to the month's end still open (incomplete). */
-const months = (id: number, june: number, july: number, open: number) => [
-  odo(id, JUN_1, JUL_1, june),
-  odo(id, JUL_1, JUL_17, july),
-  odo(id, JUL_17, AUG_1, open),
+/**
+ * June whole, July 1–17 settled, July 17 to the month's end still open (incomplete; its end
+ * reading is the one when it was fetched, NOW); the odometer reads `jun1Km` on 1 June.
+ */
+const months = (id: number, jun1Km: number, june: number, july: number, open: number) => [
+  odo(id, JUN_1, JUL_1, june, jun1Km),
+  odo(id, JUL_1, JUL_17, july, jun1Km + june),
+  odo(id, JUL_17, AUG_1, open, jun1Km + june + july),
 ];
+/**
+ * The readings (km): KM 50,000 on 1 June (its service), 53,000 on 1 July, 54,600 on 17 July,
+ * 54,900 at NOW; BOTH 78,200 on 1 June (80,000 at its service on 10 June: 9 days of 200 km),
+ * 84,200, 96,200, 101,200; RESET 10,000 on 1 June, 11,400 on 15 June, its new odometer 12 km
+ * after the reset's day, 1,512, 3,112, 3,312; NEW 0 on 10 July, 700, 1,000.
+ */
 const odometer: Row[] = [
-  ...months(VEHICLES.KM, 3000, 1600, 300),
-  ...months(VEHICLES.MONTHS, 3000, 1600, 300),
-  ...months(VEHICLES.BOTH, 6000, 12000, 5000),
-  odo(VEHICLES.RESET, JUN_1, JUN_15, 1400),
+  ...months(VEHICLES.KM, 50000, 3000, 1600, 300),
+  ...months(VEHICLES.MONTHS, 32000, 3000, 1600, 300),
+  ...months(VEHICLES.BOTH, 78200, 6000, 12000, 5000),
+  odo(VEHICLES.RESET, JUN_1, JUN_15, 1400, 10000),
   // the reset's day: the API's distance across it is meaningless (the reading jumped)
-  odo(VEHICLES.RESET, JUN_15, JUN_16, 999_999, { odometer_reset: true, current_odometer_m: 12_000 }),
-  odo(VEHICLES.RESET, JUN_16, JUL_1, 1500),
-  odo(VEHICLES.RESET, JUL_1, JUL_17, 1600),
-  odo(VEHICLES.RESET, JUL_17, AUG_1, 200),
-  odo(VEHICLES.NEW, JUL_10, JUL_17, 700),
-  odo(VEHICLES.NEW, JUL_17, AUG_1, 300),
-  ...months(VEHICLES.NOSERVICE, 3000, 1600, 300),
+  odo(VEHICLES.RESET, JUN_15, JUN_16, 999_999, 11400, {
+    odometer_reset: true,
+    current_odometer_m: 12_000,
+    end_odometer_m: 12_000,
+  }),
+  odo(VEHICLES.RESET, JUN_16, JUL_1, 1500, 12),
+  odo(VEHICLES.RESET, JUL_1, JUL_17, 1600, 1512),
+  odo(VEHICLES.RESET, JUL_17, AUG_1, 200, 3112),
+  odo(VEHICLES.NEW, JUL_10, JUL_17, 700, 0),
+  odo(VEHICLES.NEW, JUL_17, AUG_1, 300, 700),
+  ...months(VEHICLES.NOSERVICE, 40000, 3000, 1600, 300),
 ];
 const ledger: Row[] = odometer.map((o) =>
   ledgerRow(

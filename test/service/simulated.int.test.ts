@@ -4,13 +4,16 @@
  * driven since, less the local days of its odometer events (the odometer rule leaves them out: a
  * reset or a tracker swap never makes a vehicle look serviced), to the rounding of 0.1 km; the
  * status follows from the plan's interval and warning; a vehicle without a service is unknown.
+ * `service done` takes a vehicle's true reading of a day (the simulator's odometer) and refuses a
+ * digit too many or too few as far from the synced odometer.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadServicePlanFile } from '../../src/service/store.ts';
+import { loadServicePlanFile, recordServiceDone } from '../../src/service/store.ts';
 import { countedSinceM, simulatedServicePlan, simulatedServices } from '../../src/simulator/gen/service.ts';
 import { startSharedSync } from '../helpers/shared-sync.ts';
+import { localDayBounds } from '../../src/time.ts';
 import { ACCOUNT, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
@@ -61,5 +64,59 @@ describe('service_due against the simulator', () => {
     expect(unserviced.length).toBeGreaterThan(0);
     for (const v of unserviced)
       expect(rows[v.vehicle_id]).toMatchObject({ status: 'unknown', km_since_service: null });
+  });
+
+  it("`service done` takes each vehicle's true reading of a day and refuses a digit too many or too few (the shared file unchanged)", async () => {
+    const day = '2026-04-05';
+    const noon = localDayBounds(day, h.fleet.timezone).startMs + 12 * 3_600_000;
+    const con = await h.db.connect();
+    try {
+      // a vehicle whose odometer was reset or whose tracker was swapped before the day reads on
+      // another scale than its earlier service: recorded with force (due.test.ts), not here
+      const end = localDayBounds(day, h.fleet.timezone).endMs;
+      const steady = h.fleet.vehicles.filter(
+        (v) => !h.fleet.odometerEvents.some((e) => e.vehicle_id === v.vehicle_id && e.at_ms < end),
+      );
+      expect(steady.length).toBeGreaterThanOrEqual(3);
+      let tooFew = 0;
+      for (const v of steady) {
+        const truthKm = Math.round(h.fleet.odometerAt(v.vehicle_id, noon) / 1000);
+        const record = (km: number) =>
+          recordServiceDone(
+            con,
+            ACCOUNT,
+            { vehicle: String(v.vehicle_id), date: day, odometer: String(km) },
+            h.fleet.timezone,
+            h.now(),
+          ).catch((e: unknown) => e as Error & { details?: Record<string, unknown> });
+        // nothing of this stays in the file other tests share
+        await con.run('BEGIN TRANSACTION');
+        try {
+          expect(await record(truthKm), `${v.registration} at ${truthKm} km`).toEqual({
+            vehicleId: v.vehicle_id,
+            notes: [],
+          });
+          // a digit too many: far above the reading synced after the day
+          const digit = await record(truthKm * 10 + 100_000);
+          expect(digit, `${v.registration} at ten times ${truthKm} km`).toMatchObject({
+            details: { forcible: true },
+          });
+          expect((digit as Error).message).toContain(`--odometer ${truthKm * 10 + 100_000} is far above the`);
+          // a digit too few, where that is more than the slack (500 km, 5%) below the day's readings
+          if (truthKm >= 5000) {
+            tooFew++;
+            const few = await record(Math.round(truthKm / 10));
+            expect((few as Error).message, `${v.registration} at a tenth of ${truthKm} km`).toContain(
+              `--odometer ${Math.round(truthKm / 10)} is far below the`,
+            );
+          }
+        } finally {
+          await con.run('ROLLBACK');
+        }
+      }
+      expect(tooFew).toBeGreaterThan(0);
+    } finally {
+      con.closeSync();
+    }
   });
 });

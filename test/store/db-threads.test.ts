@@ -1,0 +1,46 @@
+/**
+ * A sync's process runs DuckDB on SYNC_DB_THREADS threads (src/commands/sync.ts): the setting
+ * holds for the whole instance, every connection opened before or after it; a bad count is an
+ * error naming it, and the setting is left as it was.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SYNC_DB_THREADS, openDatabase, setDatabaseThreads, type Database } from '../../src/store/db.ts';
+
+let dir: string;
+let db: Database;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fleetsync-db-threads-'));
+  db = await openDatabase(join(dir, 't.duckdb'), { threads: 2 });
+});
+afterAll(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const threadsSeenBy = async (con: Awaited<ReturnType<Database['connect']>>) =>
+  Number((await con.runAndReadAll("SELECT current_setting('threads') AS n")).getRowObjectsJS()[0]!.n);
+
+describe('DuckDB threads of a sync', () => {
+  it('applies to every connection of the instance', async () => {
+    const before = await db.connect();
+    expect(await threadsSeenBy(before)).toBe(2);
+    await setDatabaseThreads(db, SYNC_DB_THREADS);
+    const after = await db.connect();
+    expect(SYNC_DB_THREADS).toBe(1);
+    expect(await threadsSeenBy(before)).toBe(1);
+    expect(await threadsSeenBy(after)).toBe(1);
+    before.closeSync();
+    after.closeSync();
+  });
+
+  it('refuses a count that is not a whole number of at least 1', async () => {
+    for (const bad of [0, -1, 1.5, Number.NaN])
+      await expect(setDatabaseThreads(db, bad)).rejects.toThrow(/bad thread count/);
+    const con = await db.connect();
+    expect(await threadsSeenBy(con)).toBe(1);
+    con.closeSync();
+  });
+});
