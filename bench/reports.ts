@@ -36,7 +36,14 @@ import { openDatabase, SERVING_DB } from '../src/store/db.ts';
 import { addDays, localDate } from '../src/time.ts';
 import { describeMem, memorySampler, type MemPhase } from './mem.ts';
 import { fig, peakRssMb, percentile, round, runChild, say, type Figure } from './lib.ts';
-import { ACCOUNT, seedFacts, seedFleetWide, seedVehicles, type SeedCounts } from './seed.ts';
+import {
+  ACCOUNT,
+  seedFacts,
+  seedFleetWide,
+  seedTripsInStartOrder,
+  seedVehicles,
+  type SeedCounts,
+} from './seed.ts';
 import { END_DAY, SEED } from './world.ts';
 
 /** Reports a page never fetches fleet-wide over a period (only as a download). */
@@ -79,7 +86,14 @@ export async function seedChild(a: { vehicles: number; days: number; path: strin
   const sidecar = `${a.path}.json`;
   if (existsSync(a.path) && existsSync(sidecar)) {
     const db = await openDatabase(a.path);
-    db.close();
+    // a seed written before the trips were put in start order gets them so, once
+    const con = await db.connect();
+    try {
+      if (await seedTripsInStartOrder(con)) say('seed: trips put in start order (issue 29)');
+    } finally {
+      con.closeSync();
+      db.close();
+    }
     const cached = JSON.parse(readFileSync(sidecar, 'utf8')) as SeedResult;
     return { ...cached, dbPath: a.path, reused: true };
   }
@@ -120,6 +134,7 @@ export async function seedChild(a: { vehicles: number; days: number; path: strin
     }
     const t0 = performance.now();
     await seedFacts(con, timezone, counts);
+    await seedTripsInStartOrder(con);
     await con.run('CHECKPOINT');
     seedMs += performance.now() - t0;
   } finally {

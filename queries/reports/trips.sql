@@ -3,11 +3,14 @@
 -- places may be blank (unknown, not "nowhere"). trip_type, the event counts and the rest are as
 -- the API sent them (blank when it did not). trip distance is per trip only: period totals come
 -- from mileage.sql (odometer windows), never from summing these.
--- Exports run this at COPY speed (issue 16): the range bounds are constants (a table filter the
--- scan prunes by), the rows are ordered on their keys before anything is formatted (the sort
--- carries timestamps and ids, not text; a dashboard page is a top-N that formats only its
--- rows), and local times come from the zone's offset per quarter hour (zone_offsets, a small
--- table joined on an integer) rather than an ICU conversion of each instant.
+-- Exports run this at COPY speed (issues 16, 29): the range bounds are constants (a table filter
+-- the scan prunes by); one table is read and every other value is a scalar lookup
+-- (macros/trip_lookups.sql: vehicle, department, driver name, the zone's offset per quarter
+-- hour), never a join, so the rows leave in the scan's order; when the account's trips are
+-- stored in start order (lookups/trips_stored_order.sql) the export drops the marked ORDER BY
+-- and streams them, else they are ordered on their keys before anything is formatted (the
+-- sort carries timestamps and ids, not text; a dashboard page is a top-N that formats only its
+-- rows).
 SELECT
   s.trip_id,
   s.registration,
@@ -42,16 +45,16 @@ SELECT
 FROM (
   SELECT
     t.trip_id,
-    coalesce(veh.registration, t.registration) AS registration,
+    coalesce(getvariable('trip_lookups').registration[t.v], t.registration) AS registration,
     t.vehicle_id,
-    veh.department,
+    getvariable('trip_lookups').department[t.v] AS department,
     t.start_time,
     t.end_time,
     t.trip_distance_m,
     t.start_odometer_m,
     t.end_odometer_m,
     t.driver_id,
-    names.driver_name,
+    getvariable('trip_lookups').driver_name[t.d] AS driver_name,
     t.start_location,
     t.end_location,
     t.trip_type,
@@ -68,21 +71,19 @@ FROM (
     t.max_speed,
     t.start_geofence_name,
     t.end_geofence_name,
-    so.off AS start_off,
-    -- a trip may end beyond the table's last quarter hour: its own conversion then
-    coalesce(eo.off, offset_in(t.end_time, $zone)) AS end_off
-  FROM trips AS t
-  LEFT JOIN vehicle_departments($account) AS veh ON veh.vehicle_id = t.vehicle_id
-  LEFT JOIN driver_names($account) AS names ON names.driver_id = t.driver_id
-  LEFT JOIN zone_offsets($zone, local_range_start($zone, $from_day), local_range_end($zone, $to_day)) AS so
-    ON so.q = epoch_us(t.start_time) // 900000000
-  LEFT JOIN zone_offsets($zone, local_range_start($zone, $from_day), local_range_end($zone, $to_day) + INTERVAL 2 DAY) AS eo
-    ON eo.q = epoch_us(t.end_time) // 900000000
-  WHERE t.account = $account
-    AND t.start_time >= local_range_start($zone, $from_day)
-    AND t.start_time < local_range_end($zone, $to_day)
-    AND vehicle_selected(t.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
+    trip_offset(t.start_time, $zone) AS start_off,
+    trip_offset(t.end_time, $zone) AS end_off
+  FROM (
+    SELECT *, trip_key('v' || vehicle_id) AS v, trip_key('d' || driver_id) AS d
+    FROM trips
+    WHERE account = $account
+      AND start_time >= local_range_start($zone, $from_day)
+      AND start_time < local_range_end($zone, $to_day)
+      AND trip_lookups_ready($account, $zone, local_range_start($zone, $from_day), local_range_end($zone, $to_day))
+  ) AS t
+  WHERE vehicle_selected(t.vehicle_id, getvariable('trip_lookups').department[t.v], $vehicle::BIGINT, $department::VARCHAR)
     -- a driver's trips, or with '-' the trips without a driver (the drill-down of driver_scores)
     AND ($driver::VARCHAR IS NULL OR t.driver_id IS NOT DISTINCT FROM nullif($driver::VARCHAR, '-'))
+  -- stored order: the export leaves this sort out when trips_stored_order says the rows are stored so
   ORDER BY t.start_time, t.trip_id
 ) AS s;

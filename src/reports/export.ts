@@ -25,6 +25,7 @@ import { writeXlsx } from './xlsx.ts';
 import {
   bindings,
   prepareBound,
+  prepareLookups,
   sqlTotals,
   reportMeta,
   toJsonCell,
@@ -145,6 +146,26 @@ async function writeArrow(
   return reader.currentRowCount;
 }
 
+/** A report's sort marked as the table's stored order (trips.sql): the comment line and the ORDER BY. */
+const STORED_ORDER_SORT = /\n[ \t]*-- stored order:[^\n]*\n[ \t]*ORDER BY [^\n]*\n/;
+
+/**
+ * The report's statement as an export runs it: without its sort when the sort is marked as the
+ * stored order and the range's rows are stored in it (queries/reports/lookups/trips_stored_order.sql),
+ * so the rows stream from the scan in the order the sort would give (every value in the
+ * statement is a scalar lookup, no join, so the scan's order is kept). Else as it is.
+ */
+export async function inStoredOrder(
+  con: DuckDBConnection,
+  sql: string,
+  values: ReturnType<typeof bindings>,
+): Promise<{ sql: string; streamed: boolean }> {
+  if (!STORED_ORDER_SORT.test(sql)) return { sql, streamed: false };
+  const ps = await prepareBound(con, loadSql('reports/lookups/trips_stored_order'), values);
+  const stored = (await ps.runAndReadAll()).getRowObjectsJS()[0]?.stored_order === true;
+  return stored ? { sql: sql.replace(STORED_ORDER_SORT, '\n'), streamed: true } : { sql, streamed: false };
+}
+
 /** SHA-256 (hex) and size of a file, streamed. */
 export async function fileDigest(path: string): Promise<{ sha256: string; bytes: number }> {
   const hash = createHash('sha256');
@@ -220,7 +241,9 @@ export async function exportReport(
   await prepareModelConnection(con);
   await sweepStaleTemps(outPath);
   const values = bindings(scope, params);
-  const sql = loadSql(queryName(def));
+  const query = loadSql(queryName(def));
+  await prepareLookups(con, query, values);
+  const { sql } = await inStoredOrder(con, query, values);
   const tmp = tempBeside(outPath, format);
   const mtmp = tempBeside(manifestPath(outPath), 'json');
   let rows: number;

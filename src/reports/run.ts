@@ -182,6 +182,23 @@ export function bindNamed(ps: DuckDBPreparedStatement, values: Record<string, Du
   return ps;
 }
 
+const TRIP_LOOKUPS = /\bgetvariable\('trip_lookups'\)/;
+
+/**
+ * Makes the trips report's lookups on `con` when `sql` reads them (queries/reports/lookups/: the
+ * account's vehicle and driver keys as an ENUM, then their names and the zone's quarter-hour
+ * offsets over the range), right before the statement runs on the same connection.
+ */
+export async function prepareLookups(
+  con: DuckDBConnection,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+) {
+  if (!TRIP_LOOKUPS.test(sql)) return;
+  for (const name of ['reports/lookups/trip_keys', 'reports/lookups/trip_lookups'])
+    await (await prepareBound(con, loadSql(name), values)).run();
+}
+
 /** Prepares `sql` and binds exactly the parameters it names. */
 export async function prepareBound(con: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>) {
   return bindNamed(await con.prepare(sql), values);
@@ -257,6 +274,7 @@ async function pageStatement(
     ? `SELECT * FROM (\n${stripStatement(sql)}\n) AS r${orderOf(def, page)} LIMIT $page_limit OFFSET $page_offset`
     : sql;
   if (page) Object.assign(values, { page_limit: page.limit, page_offset: page.offset });
+  await prepareLookups(con, sql, values);
   return { ps: await prepareBound(con, pagedSql, values), sql, values };
 }
 

@@ -8,7 +8,14 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { loadSql } from './queries.ts';
 
-const MACROS = ['iso_local', 'xl_text', 'vehicle_departments', 'complete_through', 'driver_names'];
+const MACROS = [
+  'iso_local',
+  'xl_text',
+  'vehicle_departments',
+  'complete_through',
+  'driver_names',
+  'trip_lookups',
+];
 /**
  * The model layer, in dependency order: the selected-vehicles filter, the reason-code
  * vocabulary, the local calendar, the odometer and fuel windows classified, the windows left out

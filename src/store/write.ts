@@ -184,6 +184,43 @@ export function lastPerKey(rows: readonly Row[], key: readonly string[]): readon
 }
 
 /**
+ * The order a table's rows are kept in, where a reader streams them as stored instead of sorting
+ * (issue 29: the trips export, queries/reports/lookups/trips_stored_order.sql). Rows written
+ * through upsertRows go in this order; windows committed oldest first then keep the whole table
+ * in it, and a reader checks before it relies on it (a window pulled again goes in after later ones).
+ */
+export const STORED_ORDER: Readonly<Record<string, readonly string[]>> = {
+  trips: ['start_time', 'trip_id'],
+};
+
+const cmpCell = (a: Cell, b: Cell): number => {
+  const x = keyCell(a);
+  const y = keyCell(b);
+  if (x === y) return 0;
+  if (x === null || x === undefined) return 1;
+  if (y === null || y === undefined) return -1;
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+/**
+ * The rows in `table`'s stored order (STORED_ORDER): the same array when they are in it already
+ * (one pass; an answer sorted by start costs no sort) or the table has none, else a sorted copy.
+ */
+export function inStoredOrder(table: string, rows: readonly Row[]): readonly Row[] {
+  const order = STORED_ORDER[table];
+  if (!order) return rows;
+  const cmp = (a: Row, b: Row) => {
+    for (const c of order) {
+      const d = cmpCell(a[c], b[c]);
+      if (d !== 0) return d;
+    }
+    return 0;
+  };
+  for (let i = 1; i < rows.length; i++) if (cmp(rows[i - 1]!, rows[i]!) > 0) return [...rows].sort(cmp);
+  return rows;
+}
+
+/**
  * Inserts rows into `table`, replacing existing rows with the same primary key; duplicates
  * within `rows` collapse to the last one given for each key. Call inside a transaction.
  *
@@ -192,7 +229,8 @@ export function lastPerKey(rows: readonly Row[], key: readonly string[]): readon
  * transaction) are appended straight to the table through data chunks. The rest go through a
  * staging table (recreated empty by one statement, so it never carries the rows of earlier
  * calls) and one `INSERT OR REPLACE … SELECT`, whose primary-key index finds the rows it
- * replaces, so the cost follows the rows given, not the table's size.
+ * replaces, so the cost follows the rows given, not the table's size. Both go in the table's
+ * STORED_ORDER.
  */
 export async function upsertRows(
   con: DuckDBConnection,
@@ -205,7 +243,7 @@ export async function upsertRows(
   if (!IDENT.test(table)) throw new FleetsyncError('E_DB', `bad table name ${table}`);
   const info = await columnsOf(con, table, 'main');
   for (const c of key) column(info, table, c);
-  const unique = lastPerKey(rows, key);
+  const unique = inStoredOrder(table, lastPerKey(rows, key));
   const append = fresh ? unique.filter((r) => fresh(r)) : [];
   const merge = append.length === 0 ? unique : unique.filter((r) => !fresh!(r));
   if (append.length) await appendRows(con, table, append);
@@ -214,7 +252,14 @@ export async function upsertRows(
     const stage = `stage_${table}`;
     await con.run(`CREATE OR REPLACE TEMP TABLE ${stage} AS SELECT * FROM main.${table} LIMIT 0`);
     await appendRows(con, stage, merge, { schema: 'main', catalog: 'temp' });
-    await con.run(`INSERT OR REPLACE INTO main.${table} (${cols}) SELECT ${cols} FROM temp.main.${stage}`);
+    if (STORED_ORDER[table]) {
+      // INSERT OR REPLACE writes its rows in parallel, out of order; a plain INSERT keeps the
+      // staging table's order, so the replaced rows are deleted first (by the key's index)
+      const on = key.map((c) => `t.${c} = s.${c}`).join(' AND ');
+      await con.run(`DELETE FROM main.${table} AS t USING temp.main.${stage} AS s WHERE ${on}`);
+      await con.run(`INSERT INTO main.${table} (${cols}) SELECT ${cols} FROM temp.main.${stage}`);
+    } else
+      await con.run(`INSERT OR REPLACE INTO main.${table} (${cols}) SELECT ${cols} FROM temp.main.${stage}`);
   }
   return rows.length;
 }

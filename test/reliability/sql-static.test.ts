@@ -36,6 +36,7 @@ const ALLOWED: Record<string, string[]> = {
     'where',
     'values',
     "keyNames.join(', ')",
+    'on',
   ],
   // Registry column names (quoted by ident), the named query text, a generated temp path
   // (quoted by sqlString), and COPY options chosen by format.

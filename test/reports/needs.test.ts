@@ -33,6 +33,9 @@ const LOOKUPS: Record<string, readonly string[]> = {
   vehicle_departments: [],
   vehicle_profiles: [],
   driver_names: ['drivers'],
+  // the trips report's lookups by key position (queries/reports/lookups/trip_lookups.sql: the
+  // lists are built from vehicle_departments and driver_names before the report runs)
+  trip_key: ['drivers'],
 };
 /** Reports that need not declare what they read, with why. */
 const UNDECLARED: Record<string, string> = {

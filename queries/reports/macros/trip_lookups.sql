@@ -1,0 +1,28 @@
+-- The trips report's scalar lookups (queries/reports/lookups/: the key type and the lists are
+-- made on the connection before the report runs; src/reports/trip-lookups.ts):
+--   trip_lookups_ready(acct, zone, t0, t1): true when they were made for this account and zone
+--       and cover [t0, t1); else the query fails (never another account's names, never a gap)
+--   trip_key(k): a key's position in the lists ('v' || vehicle_id, 'd' || driver_id), NULL
+--       when the account does not know it (as a LEFT JOIN finds no row)
+--   trip_offset(ts, zone): the zone's offset of an instant from the quarter-hour list, its own
+--       conversion outside it (as zone_offsets joined, with offset_in beyond its end)
+-- (the key type as an empty placeholder until lookups/trip_keys.sql makes the account's)
+CREATE OR REPLACE TEMP TYPE trip_lookup_key AS ENUM ('');
+CREATE OR REPLACE TEMP MACRO trip_lookups_ready(acct, zone, t0, t1) AS
+  CASE
+    WHEN getvariable('trip_lookups').account IS NOT DISTINCT FROM acct
+      AND getvariable('trip_lookups').zone IS NOT DISTINCT FROM zone
+      AND getvariable('trip_lookups').t0 <= t0
+      AND getvariable('trip_lookups').t1 >= t1
+      THEN true
+    ELSE error('trips: the lookups were not made for this account, zone and range (trip_lookups)')
+  END;
+CREATE OR REPLACE TEMP MACRO trip_key(k) AS enum_code(TRY_CAST(k AS trip_lookup_key)) + 1;
+CREATE OR REPLACE TEMP MACRO trip_offset(ts, zone) AS
+  coalesce(
+    CASE
+      WHEN epoch_us(ts) // 900000000 BETWEEN getvariable('trip_lookups').q0 AND getvariable('trip_lookups').q1
+        THEN getvariable('trip_lookups').off[(epoch_us(ts) // 900000000 - getvariable('trip_lookups').q0)::BIGINT + 1]
+    END,
+    offset_in(ts, zone)
+  );
