@@ -1,7 +1,7 @@
 -- Fleet KPIs for the range (one row): odometer distance and fuel from the same models as
 -- mileage.sql and fuel.sql (queries/models/; so the tiles tie to those CSVs), read from the daily
 -- facts (queries/models/daily_facts.sql) as are the toll passages and trips; toll passages and
--- their charges (toll_passage_charges, as toll_charges.sql), trips, carpool late-return rate (late
+-- their charges (toll_passage_charges, as toll_charges.sql; the facts keep them per day), trips, carpool late-return rate (late
 -- ÷ bookings that were checked out, from booking_status only) and data freshness.
 -- Coverage (issue 12, queries/models/coverage.sql): range_days = the range's local days that have
 -- ended, synced_days = those whose odometer (the selection's), trips and toll visits are all
@@ -114,13 +114,12 @@ fuel AS (
   ) AS per_month
 ),
 tolls AS (SELECT coalesce(sum(toll_passages), 0) AS n FROM facts WHERE stream = 'visits' AND in_days),
--- the range's passages with their charges: the toll_charges report's rows, summed as it sums them
+-- the range's passages with their charges (toll_passage_charges, from the daily facts): the
+-- toll_charges report's rows, summed as it sums them (each charge rounded to the cent)
 charges AS (
-  SELECT count(*) AS n, count(*) FILTER (WHERE tp.charge IS NULL) AS no_tariff,
-    sum(round(tp.charge, 2)) AS charged
-  FROM toll_passage_charges($account, $zone) AS tp, rng
-  WHERE tp.enter_time >= rng.t0 AND tp.enter_time < rng.t1
-    AND tp.vehicle_id IN (SELECT vehicle_id FROM veh)
+  SELECT coalesce(sum(toll_passages), 0) AS n, coalesce(sum(toll_no_tariff), 0) AS no_tariff,
+    sum(toll_charged_rounded) AS charged
+  FROM facts WHERE stream = 'visits' AND in_days
 ),
 tr AS (SELECT coalesce(sum(trips), 0) AS n FROM facts WHERE stream = 'trips' AND in_days),
 bk AS (
