@@ -49,7 +49,8 @@ rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
 -- the daily facts of the selection in the whole months (queries/models/daily_facts.sql: the
 -- windows by the local day they start, with the latest end); in_days: the day is in the range
-facts AS (
+-- (not materialized: each reader's stream filter then reaches the table's scan)
+facts AS NOT MATERIALIZED (
   SELECT f.*, month_of_day(f.day) AS period, f.day >= $from_day::DATE AND f.day <= $to_day::DATE AS in_days
   FROM vehicle_day_facts($account, $zone, months_first_day($from_day), months_last_day($to_day)) AS f
   WHERE f.vehicle_id IN (SELECT vehicle_id FROM veh)
@@ -113,15 +114,19 @@ fuel AS (
     GROUP BY f.vehicle_id, f.period, f.stream
   ) AS per_month
 ),
-tolls AS (SELECT coalesce(sum(toll_passages), 0) AS n FROM facts WHERE stream = 'visits' AND in_days),
--- the range's passages with their charges (toll_passage_charges, from the daily facts): the
--- toll_charges report's rows, summed as it sums them (each charge rounded to the cent)
-charges AS (
-  SELECT coalesce(sum(toll_passages), 0) AS n, coalesce(sum(toll_no_tariff), 0) AS no_tariff,
-    sum(toll_charged_rounded) AS charged
-  FROM facts WHERE stream = 'visits' AND in_days
+-- the range's toll passages with their charges (toll_passage_charges, from the daily facts: the
+-- toll_charges report's rows, summed as it sums them, each charge rounded to the cent) and its
+-- trips, in one pass over the facts
+counts AS (
+  SELECT coalesce(sum(toll_passages) FILTER (WHERE stream = 'visits'), 0) AS passages,
+    coalesce(sum(toll_no_tariff) FILTER (WHERE stream = 'visits'), 0) AS no_tariff,
+    sum(toll_charged_rounded) FILTER (WHERE stream = 'visits') AS charged,
+    coalesce(sum(trips) FILTER (WHERE stream = 'trips'), 0) AS trips
+  FROM facts WHERE in_days AND stream IN ('visits', 'trips')
 ),
-tr AS (SELECT coalesce(sum(trips), 0) AS n FROM facts WHERE stream = 'trips' AND in_days),
+tolls AS (SELECT passages AS n FROM counts),
+charges AS (SELECT passages AS n, no_tariff, charged FROM counts),
+tr AS (SELECT trips AS n FROM counts),
 bk AS (
   SELECT
     count(*) AS bookings,
