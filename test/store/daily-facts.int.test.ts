@@ -225,3 +225,19 @@ describe('fleetsync sync --rebuild-facts', () => {
     expect(await report('kpis', { from: s.h.firstDay, to: s.h.lastDay }, false)).toEqual(before);
   });
 });
+
+describe('the upgrade to migration 090', () => {
+  it("computes the toll charges of an existing database's stored passages", async () => {
+    const raw = await facts(true);
+    expect(raw.some((r) => r.stream === 'visits' && r.toll_charged !== null)).toBe(true);
+    // a database as it was before 090: no charge columns, the migration not recorded
+    await withCon(async (con) => {
+      for (const c of ['toll_no_tariff', 'toll_charged', 'toll_charged_rounded'])
+        await con.run(`ALTER TABLE daily_facts DROP COLUMN ${c}`);
+      await con.run(`DELETE FROM schema_migrations WHERE name = '090_toll_charge_facts.sql'`);
+    });
+    s.h.db.close();
+    s.h.db = await openDatabase(s.h.dbPath);
+    expect(await facts(false)).toEqual(raw);
+  });
+});
