@@ -46,6 +46,8 @@ import {
 } from './seed.ts';
 import { END_DAY, SEED } from './world.ts';
 
+/** A dashboard call's first (uncached) answer: what a user's first page after a nightly sync pays. */
+export const COLD_TARGET_MS = 1000;
 /** Reports a page never fetches fleet-wide over a period (only as a download). */
 export const DOWNLOAD_ONLY = new Set(['trips']);
 /** Reports asked for the largest JSON page a client may ask for (streamed by the server). */
@@ -162,7 +164,14 @@ export interface Latency {
   rows: number;
   p50: number;
   p95: number;
+  /**
+   * The first call's time (the warm-up): after the server started, so its answer was not yet
+   * memoized (src/server's versioned memo) — what a user's first page after a nightly sync pays.
+   */
+  cold: number;
   n: number;
+  /** The call failed (its message); p50/p95 are then NaN. */
+  error?: string;
   /** The process's peak RSS once this call had been measured (where the peak grew). */
   peakRssMb: number;
 }
@@ -230,20 +239,48 @@ export async function serveSeeded(
   return { db, srv };
 }
 
-/** Times `fn` (one warm-up, then up to `iterations` samples) and records it in `into`. */
+/**
+ * Times `fn` (one warm-up: its time is the cold figure, then up to `iterations` samples) and
+ * records it in `into`. A call that fails (an HTTP error) is recorded with its error, not thrown:
+ * one failing report does not hide every other figure.
+ */
 function timer(into: Latency[], iterations: number) {
   return async (name: string, kind: Latency['kind'], dashboard: boolean, fn: () => Promise<number>) => {
-    let rows = await fn(); // warm-up
     const times: number[] = [];
-    // Slow calls (large JSON) stop after 3 samples once they have used 5 s: p95 is then the max.
-    const start = performance.now();
-    for (let i = 0; i < iterations && !(i >= 3 && performance.now() - start > 5000); i++) {
-      const t0 = performance.now();
-      rows = await fn();
-      times.push(performance.now() - t0);
+    const c0 = performance.now();
+    let rows = 0;
+    let cold = NaN;
+    try {
+      rows = await fn(); // warm-up: the cold call
+      cold = performance.now() - c0;
+      // Slow calls (large JSON) stop after 3 samples once they have used 5 s: p95 is then the max.
+      const start = performance.now();
+      for (let i = 0; i < iterations && !(i >= 3 && performance.now() - start > 5000); i++) {
+        const t0 = performance.now();
+        rows = await fn();
+        times.push(performance.now() - t0);
+      }
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      say(`${name}: FAILED after ${round(performance.now() - c0)} ms: ${error}`);
+      into.push({
+        name,
+        kind,
+        dashboard,
+        rows,
+        p50: NaN,
+        p95: NaN,
+        cold,
+        n: 0,
+        peakRssMb: peakRssMb(),
+        error,
+      });
+      return;
     }
     times.sort((x, y) => x - y);
-    say(`${name}: p50 ${round(percentile(times, 50))} ms, p95 ${round(percentile(times, 95))} ms`);
+    say(
+      `${name}: cold ${round(cold)} ms, p50 ${round(percentile(times, 50))} ms, p95 ${round(percentile(times, 95))} ms`,
+    );
     into.push({
       name,
       kind,
@@ -251,6 +288,7 @@ function timer(into: Latency[], iterations: number) {
       rows,
       p50: percentile(times, 50),
       p95: percentile(times, 95),
+      cold,
       n: times.length,
       peakRssMb: peakRssMb(),
     });
@@ -426,16 +464,32 @@ export function reportFigures(
     }),
   ];
   const dash = serve.latencies.filter((l) => l.dashboard);
+  // a failed call counts as missed (NaN: Math.max answers NaN, which passes no target)
   const worst = Math.max(...dash.map((l) => l.p95));
+  const worstCold = Math.max(...dash.map((l) => l.cold));
   for (const l of serve.latencies)
     out.push(
-      fig(B, `${l.name} p50 / p95`, `${round(l.p50, 1)} / ${round(l.p95, 1)}`, 'ms', {
-        ...(l.dashboard ? { target: 'p95 ≤ 100', pass: l.p95 <= 100 } : {}),
-        note: `${l.rows} rows${l.kind === 'http' && !l.dashboard ? ', download only' : ''}`,
-      }),
+      fig(
+        B,
+        `${l.name} p50 / p95 / cold`,
+        `${round(l.p50, 1)} / ${round(l.p95, 1)} / ${round(l.cold, 1)}`,
+        'ms',
+        {
+          ...(l.dashboard
+            ? { target: 'p95 ≤ 100, cold ≤ 1,000', pass: l.p95 <= 100 && l.cold <= COLD_TARGET_MS }
+            : {}),
+          note: l.error
+            ? `FAILED: ${l.error.slice(0, 160)}`
+            : `${l.rows} rows${l.kind === 'http' && !l.dashboard ? ', download only' : ''}`,
+        },
+      ),
     );
   out.push(
     fig(B, 'worst dashboard call p95', worst, 'ms', { target: '≤ 100', pass: worst <= 100 }),
+    fig(B, 'worst dashboard call cold (first after the server starts)', worstCold, 'ms', {
+      target: '≤ 1,000',
+      pass: worstCold <= COLD_TARGET_MS,
+    }),
     fig('6 memory', 'serving peak RSS, dashboard calls', serve.dashboardPeakRssMb, 'MB', {
       target: '≤ 512',
       pass: serve.dashboardPeakRssMb <= 512,
@@ -464,3 +518,6 @@ export function reportFigures(
 
 export const dashboardP95 = (s: ServeResult) =>
   Math.max(...s.latencies.filter((l) => l.dashboard).map((l) => l.p95));
+/** The slowest dashboard call's first (uncached) answer. */
+export const dashboardCold = (s: ServeResult) =>
+  Math.max(...s.latencies.filter((l) => l.dashboard).map((l) => l.cold));

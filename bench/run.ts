@@ -16,7 +16,7 @@ import { csvVsCopy, exportFigures, perMillionS, type ExportResult } from './expo
 import { ingestFigures, ingestRate, type IngestResult } from './ingest.ts';
 import { fig, formatTable, round, runChild, say, type Figure } from './lib.ts';
 import { loadErrors, loadFigures, measureLoad } from './load.ts';
-import { dashboardP95, measureReports, reportFigures } from './reports.ts';
+import { dashboardCold, dashboardP95, measureReports, reportFigures } from './reports.ts';
 import { measureScale, scaleCurve, scaleFigures } from './scale.ts';
 import { growthFigures, measureSync, measureSyncCpu, ratioOf, syncFigures, type SyncResult } from './sync.ts';
 import { scaledLimits } from './world.ts';
@@ -45,6 +45,7 @@ async function main() {
     ingest_rows_per_s: null,
     upsert_rows_per_s: null,
     dashboard_p95_ms: null,
+    dashboard_cold_ms: null,
     export_1m_csv_s: null,
     export_csv_vs_copy: null,
     peak_rss_mb: null,
@@ -113,6 +114,7 @@ async function main() {
         raw.serve = serve;
         figures.push(...reportFigures(seed, serve, S.reports.vehicles, S.reports.days));
         head.dashboard_p95_ms = round(dashboardP95(serve), 1);
+        head.dashboard_cold_ms = round(dashboardCold(serve), 1);
         peak(serve.dashboardPeakRssMb);
         servePeak(serve.peakRssMb);
       }

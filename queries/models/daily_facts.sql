@@ -13,12 +13,16 @@
 --                  (fuel_windows_sourced: a level estimate the counter overrides is still kept
 --                  here; vehicle_day_facts leaves it out, as fuel_windows_classified does)
 --   trips          trips and trip_distance_m of the trips starting that day
---   visits         toll_passages entered that day (toll_passages)
+--   visits         toll_passages entered that day (toll_passages), and their charges
+--                  (toll_passage_charges, queries/models/prices.sql): toll_no_tariff the passages
+--                  without a tariff, toll_charged the sum of the others' charges,
+--                  toll_charged_rounded the same of each charge rounded to the cent
 CREATE OR REPLACE TEMP MACRO daily_facts_of(acct, zone, stream_name, from_day, to_day) AS TABLE
   SELECT 'odometer' AS stream, o.vehicle_id, timezone(zone, o.window_start)::DATE AS day,
     count(*)::INTEGER AS windows, count(*) FILTER (WHERE NOT o.counted)::INTEGER AS left_out,
     sum(o.counted_m) AS distance_m, NULL::DOUBLE AS used_l, max(o.window_end) AS last_window_end,
-    NULL::INTEGER AS trips, NULL::DOUBLE AS trip_distance_m, NULL::INTEGER AS toll_passages
+    NULL::INTEGER AS trips, NULL::DOUBLE AS trip_distance_m, NULL::INTEGER AS toll_passages,
+    NULL::INTEGER AS toll_no_tariff, NULL::DOUBLE AS toll_charged, NULL::DOUBLE AS toll_charged_rounded
   FROM odometer_windows_classified(acct, zone, from_day, to_day) AS o
   WHERE (stream_name IS NULL OR stream_name = 'odometer')
     AND o.window_start >= local_range_start(zone, from_day) AND o.window_start < local_range_end(zone, to_day)
@@ -27,7 +31,7 @@ CREATE OR REPLACE TEMP MACRO daily_facts_of(acct, zone, stream_name, from_day, t
   SELECT f.stream, f.vehicle_id, timezone(zone, f.window_start)::DATE AS day,
     count(*)::INTEGER, count(*) FILTER (WHERE f.excluded)::INTEGER,
     NULL::DOUBLE, sum(f.used_l), max(f.window_end),
-    NULL::INTEGER, NULL::DOUBLE, NULL::INTEGER
+    NULL::INTEGER, NULL::DOUBLE, NULL::INTEGER, NULL::INTEGER, NULL::DOUBLE, NULL::DOUBLE
   FROM fuel_windows_sourced(acct, zone, from_day, to_day) AS f
   WHERE (stream_name IS NULL OR stream_name = f.stream)
     AND f.window_start >= local_range_start(zone, from_day) AND f.window_start < local_range_end(zone, to_day)
@@ -35,18 +39,18 @@ CREATE OR REPLACE TEMP MACRO daily_facts_of(acct, zone, stream_name, from_day, t
   UNION ALL
   SELECT 'trips', t.vehicle_id, timezone(zone, t.start_time)::DATE AS day,
     NULL::INTEGER, NULL::INTEGER, NULL::DOUBLE, NULL::DOUBLE, NULL::TIMESTAMPTZ,
-    count(*)::INTEGER, sum(t.trip_distance_m), NULL::INTEGER
+    count(*)::INTEGER, sum(t.trip_distance_m), NULL::INTEGER, NULL::INTEGER, NULL::DOUBLE, NULL::DOUBLE
   FROM trips AS t
   WHERE (stream_name IS NULL OR stream_name = 'trips') AND t.account = acct
     AND t.start_time >= local_range_start(zone, from_day) AND t.start_time < local_range_end(zone, to_day)
   GROUP BY t.vehicle_id, day
   UNION ALL
-  SELECT 'visits', gv.vehicle_id, timezone(zone, gv.enter_time)::DATE AS day,
+  SELECT 'visits', gv.vehicle_id, gv.local_day AS day,
     NULL::INTEGER, NULL::INTEGER, NULL::DOUBLE, NULL::DOUBLE, NULL::TIMESTAMPTZ,
-    NULL::INTEGER, NULL::DOUBLE, count(*)::INTEGER
-  FROM toll_passages(acct) AS gv
+    NULL::INTEGER, NULL::DOUBLE, count(*)::INTEGER,
+    count(*) FILTER (WHERE gv.charge IS NULL)::INTEGER, sum(gv.charge), sum(round(gv.charge, 2))
+  FROM toll_passage_charges(acct, zone, from_day, to_day) AS gv
   WHERE (stream_name IS NULL OR stream_name = 'visits')
-    AND gv.enter_time >= local_range_start(zone, from_day) AND gv.enter_time < local_range_end(zone, to_day)
   GROUP BY gv.vehicle_id, day;
 
 -- daily_facts_span(acct, zone): the instants an account's fact-bearing rows span (odometer and

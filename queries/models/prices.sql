@@ -24,11 +24,12 @@ CREATE OR REPLACE TEMP MACRO vehicle_profiles(acct) AS TABLE
   LEFT JOIN price_source AS ps ON ps.account = v.account
   LEFT JOIN price_vehicles AS pv ON pv.account = v.account AND pv.vehicle_id = v.vehicle_id
   WHERE v.account = acct;
--- toll_passage_charges(acct, zone): every toll passage (toll_passages.sql) with
+-- toll_passage_charges(acct, zone, from_day, to_day): every toll passage (toll_passages.sql)
+-- entered on the local days [from_day, to_day], with
 -- the tariff of its geofence and the vehicle's class on the local day it entered: the tariff with
 -- the latest valid_from on or before that day, if that tariff's valid_to has not passed. No such
 -- tariff: charge NULL and tariff_status 'no_tariff' (never free); no prices file: 'no_prices'.
-CREATE OR REPLACE TEMP MACRO toll_passage_charges(acct, zone) AS TABLE
+CREATE OR REPLACE TEMP MACRO toll_passage_charges(acct, zone, from_day, to_day) AS TABLE
   WITH p AS (
     SELECT
       gv.vehicle_id,
@@ -41,6 +42,7 @@ CREATE OR REPLACE TEMP MACRO toll_passage_charges(acct, zone) AS TABLE
       vp.vehicle_class
     FROM toll_passages(acct) AS gv
     LEFT JOIN vehicle_profiles(acct) AS vp ON vp.vehicle_id = gv.vehicle_id
+    WHERE gv.enter_time >= local_range_start(zone, from_day) AND gv.enter_time < local_range_end(zone, to_day)
   ),
   -- The tariffs that can apply to these passages, found by a scan (no sort or join over the whole
   -- file, so a prices file of 100,000 tariffs costs about what one of ten does): per geofence and
@@ -108,16 +110,18 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_costs(acct, zone, from_day, to_day) A
     FROM fuel_windows_classified(acct, zone, from_day, to_day)
     GROUP BY vehicle_id, period
   ),
+  -- the toll passages and their charges (toll_passage_charges) from the daily facts
+  -- (queries/models/daily_facts.sql), summed by local month
   tolls AS (
     SELECT
-      tp.vehicle_id,
-      local_month(tp.enter_time, zone) AS period,
-      count(*) AS passages,
-      count(*) FILTER (WHERE tp.charge IS NULL) AS no_tariff,
-      sum(tp.charge) AS charged
-    FROM toll_passage_charges(acct, zone) AS tp, rng
-    WHERE tp.enter_time >= rng.t0 AND tp.enter_time < rng.t1
-    GROUP BY tp.vehicle_id, period
+      f.vehicle_id,
+      month_of_day(f.day) AS period,
+      sum(f.toll_passages) AS passages,
+      sum(f.toll_no_tariff) AS no_tariff,
+      sum(f.toll_charged) AS charged
+    FROM vehicle_day_facts(acct, zone, months_first_day(from_day), months_last_day(to_day)) AS f
+    WHERE f.stream = 'visits'
+    GROUP BY f.vehicle_id, period
   ),
   -- EV energy: the days of the month whose ev_energy window was synced (a 25-hour day's two
   -- windows are one day), and the kWh stored for them; a month without one is unknown

@@ -1,7 +1,7 @@
 -- Fleet KPIs for the range (one row): odometer distance and fuel from the same models as
 -- mileage.sql and fuel.sql (queries/models/; so the tiles tie to those CSVs), read from the daily
 -- facts (queries/models/daily_facts.sql) as are the toll passages and trips; toll passages and
--- their charges (toll_passage_charges, as toll_charges.sql), trips, carpool late-return rate (late
+-- their charges (toll_passage_charges, as toll_charges.sql; the facts keep them per day), trips, carpool late-return rate (late
 -- ÷ bookings that were checked out, from booking_status only) and data freshness.
 -- Coverage (issue 12, queries/models/coverage.sql): range_days = the range's local days that have
 -- ended, synced_days = those whose odometer (the selection's), trips and toll visits are all
@@ -49,7 +49,8 @@ rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
 -- the daily facts of the selection in the whole months (queries/models/daily_facts.sql: the
 -- windows by the local day they start, with the latest end); in_days: the day is in the range
-facts AS (
+-- (not materialized: each reader's stream filter then reaches the table's scan)
+facts AS NOT MATERIALIZED (
   SELECT f.*, month_of_day(f.day) AS period, f.day >= $from_day::DATE AND f.day <= $to_day::DATE AS in_days
   FROM vehicle_day_facts($account, $zone, months_first_day($from_day), months_last_day($to_day)) AS f
   WHERE f.vehicle_id IN (SELECT vehicle_id FROM veh)
@@ -113,16 +114,19 @@ fuel AS (
     GROUP BY f.vehicle_id, f.period, f.stream
   ) AS per_month
 ),
-tolls AS (SELECT coalesce(sum(toll_passages), 0) AS n FROM facts WHERE stream = 'visits' AND in_days),
--- the range's passages with their charges: the toll_charges report's rows, summed as it sums them
-charges AS (
-  SELECT count(*) AS n, count(*) FILTER (WHERE tp.charge IS NULL) AS no_tariff,
-    sum(round(tp.charge, 2)) AS charged
-  FROM toll_passage_charges($account, $zone) AS tp, rng
-  WHERE tp.enter_time >= rng.t0 AND tp.enter_time < rng.t1
-    AND tp.vehicle_id IN (SELECT vehicle_id FROM veh)
+-- the range's toll passages with their charges (toll_passage_charges, from the daily facts: the
+-- toll_charges report's rows, summed as it sums them, each charge rounded to the cent) and its
+-- trips, in one pass over the facts
+counts AS (
+  SELECT coalesce(sum(toll_passages) FILTER (WHERE stream = 'visits'), 0) AS passages,
+    coalesce(sum(toll_no_tariff) FILTER (WHERE stream = 'visits'), 0) AS no_tariff,
+    sum(toll_charged_rounded) FILTER (WHERE stream = 'visits') AS charged,
+    coalesce(sum(trips) FILTER (WHERE stream = 'trips'), 0) AS trips
+  FROM facts WHERE in_days AND stream IN ('visits', 'trips')
 ),
-tr AS (SELECT coalesce(sum(trips), 0) AS n FROM facts WHERE stream = 'trips' AND in_days),
+tolls AS (SELECT passages AS n FROM counts),
+charges AS (SELECT passages AS n, no_tariff, charged FROM counts),
+tr AS (SELECT trips AS n FROM counts),
 bk AS (
   SELECT
     count(*) AS bookings,

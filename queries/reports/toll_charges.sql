@@ -2,8 +2,7 @@
 -- its geofence and the vehicle's class on that day (queries/models/prices.sql). A passage without
 -- a tariff has a blank charge and tariff_status no_tariff — never a charge of 0.
 WITH
-veh AS (SELECT * FROM vehicle_departments($account)),
-rng AS (SELECT * FROM local_days($zone, $from_day, $to_day))
+veh AS (SELECT * FROM vehicle_departments($account))
 SELECT
   coalesce(veh.registration, tp.registration) AS registration,
   tp.vehicle_id,
@@ -18,9 +17,7 @@ SELECT
   tp.tariff_status,
   strftime(tp.local_day, '%Y-%m-%d') AS local_date,
   $zone::VARCHAR AS zone
-FROM toll_passage_charges($account, $zone) AS tp
-CROSS JOIN rng
+FROM toll_passage_charges($account, $zone, $from_day, $to_day) AS tp
 LEFT JOIN veh ON veh.vehicle_id = tp.vehicle_id
-WHERE tp.enter_time >= rng.t0 AND tp.enter_time < rng.t1
-  AND vehicle_selected(tp.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
+WHERE vehicle_selected(tp.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ORDER BY tp.enter_time, tp.vehicle_id, tp.geofence_id;

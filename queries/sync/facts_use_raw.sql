@@ -9,3 +9,7 @@ CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage(acct, zone, from_day, 
   SELECT * FROM vehicle_streams_day_coverage_raw(acct, zone, from_day, to_day, now_ts, streams);
 CREATE OR REPLACE TEMP MACRO fleet_stream_day_coverage(acct, zone, from_day, to_day, now_ts, stream_name) AS TABLE
   SELECT * FROM fleet_stream_day_coverage_raw(acct, zone, from_day, to_day, now_ts, stream_name);
+-- and the stored coverage rows of the vehicles' streams (what fleet_day_coverage and
+-- vehicle_month_coverage count) computed now from the ledger
+CREATE OR REPLACE TEMP MACRO vehicle_stream_day_rows(acct, zone, from_day, to_day, streams) AS TABLE
+  SELECT * FROM vehicle_stream_day_rows_raw(acct, zone, from_day, to_day, streams);

@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import type { Config } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import { inTransaction } from '../store/db.ts';
+import { refreshTollChargeFacts } from '../store/facts.ts';
 import { loadSql, queryJs } from '../store/queries.ts';
 import { appendRows } from '../store/write.ts';
 import { MAX_LISTED_PROBLEMS, userFileSha } from '../text-file.ts';
@@ -89,6 +90,8 @@ export async function storePrices(con: DuckDBConnection, account: string, p: Pri
       'price_emission_factors',
       Object.entries(p.emissionFactors).map(([fuel_type, kg_per_l]) => ({ account, fuel_type, kg_per_l })),
     );
+    // the toll passages' charges kept in the daily facts rest on the tariffs and vehicle classes
+    await refreshTollChargeFacts(con, account);
   });
 }
 

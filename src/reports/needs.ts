@@ -78,6 +78,10 @@ export const FACT_COLUMN_STREAMS: Readonly<Record<string, readonly string[]>> = 
   trips: ['trips'],
   trip_distance_m: ['trips'],
   toll_passages: VISITS, // toll_passages(): the visits at geofences flagged toll
+  // the toll passages priced (toll_passage_charges): the same visits, with the prices file's tariffs
+  toll_no_tariff: VISITS,
+  toll_charged: VISITS,
+  toll_charged_rounded: VISITS,
 };
 
 /**

@@ -127,11 +127,20 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
     const con = await instance.connect();
     try {
       const applied = await migrate(con);
-      // The upgrade that adds the daily facts (and coverage) computes them for the accounts stored.
+      // The upgrade that adds the daily facts (and coverage) computes them for the accounts stored;
+      // one that adds facts of one stream computes that stream's again.
       if (applied.some((m) => FACTS_MIGRATIONS.includes(m)))
         await inTransaction(con, async () => {
           for (const a of await accountZones(con)) await rebuildFacts(con, a.account, a.zone);
         });
+      else {
+        const streams = new Set(applied.flatMap((m) => STREAM_FACTS_MIGRATIONS[m] ?? []));
+        if (streams.size)
+          await inTransaction(con, async () => {
+            for (const a of await accountZones(con))
+              for (const stream of streams) await rebuildFacts(con, a.account, a.zone, stream);
+          });
+      }
     } finally {
       con.closeSync();
     }
@@ -151,6 +160,8 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
 
 /** The migrations that add the daily facts and the day's coverage (queries/schema/). */
 const FACTS_MIGRATIONS = ['088_daily_facts.sql', '089_day_coverage.sql'];
+/** Migrations that add facts of one ledger stream: that stream's facts are computed again. */
+const STREAM_FACTS_MIGRATIONS: Record<string, string> = { '090_toll_charge_facts.sql': 'visits' };
 
 /** Applies every `queries/schema/NNN_*.sql` not yet recorded in `schema_migrations`, in order. */
 export async function migrate(con: DuckDBConnection): Promise<string[]> {

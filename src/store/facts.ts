@@ -125,11 +125,19 @@ export async function keepingTollFacts<T>(
   const signature = async () => String((await queryJs(con, 'sync/facts_toll_geofences', [account]))[0]?.sig);
   const before = await signature();
   const out = await write();
-  if ((await signature()) !== before) {
-    const [z] = await queryJs(con, 'sync/account_zone', [account]);
-    if (typeof z?.timezone === 'string') await rebuildFacts(con, account, z.timezone, 'visits');
-  }
+  if ((await signature()) !== before) await refreshTollChargeFacts(con, account);
   return out;
+}
+
+/**
+ * Computes the account's toll-passage facts again (inside the caller's transaction): their
+ * charges rest on the stored prices (tariffs, vehicle classes), so storing a prices file calls
+ * this. An account without a recorded zone (never synced) has no facts.
+ */
+export async function refreshTollChargeFacts(con: DuckDBConnection, account: string): Promise<void> {
+  await prepareModelConnection(con);
+  const [z] = await queryJs(con, 'sync/account_zone', [account]);
+  if (typeof z?.timezone === 'string') await rebuildFacts(con, account, z.timezone, 'visits');
 }
 
 /** Every account of the file that has a recorded zone, with it. */

@@ -217,7 +217,9 @@ describe('each business rule is written in exactly one SQL file', () => {
     // or through the daily facts, which the model computes from the toll passages (issue 29)
     for (const r of ['kpis', 'trend', 'top_vehicles'])
       expect(files[`reports/${r}.sql`], r).toMatch(/\bvehicle_day_facts\(/);
-    expect(withoutComments(files['models/daily_facts.sql']!)).toMatch(/\btoll_passages\(/);
+    // (with their charges: toll_passage_charges, from the toll passages; issue 29)
+    expect(withoutComments(files['models/daily_facts.sql']!)).toMatch(/\btoll_passage_charges\(/);
+    expect(withoutComments(files['models/prices.sql']!)).toMatch(/\btoll_passages\(/);
     // every report given a vehicle or department selects through the filter's model, or hands the
     // filter to a model macro that does (fleet_day_coverage, driver_months, …: found, not listed)
     const filterMacros = ['selected_vehicles', 'vehicle_selected'];

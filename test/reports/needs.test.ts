@@ -188,9 +188,19 @@ async function streamsRead(sql: string): Promise<Set<string>> {
     x.tables.has('daily_facts') ||
     x.branches.some((b) => facts(b.reads)) ||
     x.calls.some((c) => !LOOKUPS[c.name] && macros.has(c.name) && facts(macros.get(c.name)!.reads));
-  if (facts(r))
-    for (const col of r.columns)
+  // the columns named by the report over the facts, and by each model that reads the facts for it
+  // (vehicle_month_costs sums toll_charged from vehicle_day_facts)
+  const addColumns = (x: Reads, seen: Set<string>) => {
+    for (const col of x.columns)
       for (const s of FACT_COLUMN_STREAMS[col] ?? []) if (CHECKED.has(s)) found.add(s);
+    for (const c of x.calls) {
+      const m = macros.get(c.name);
+      if (!m || LOOKUPS[c.name] || seen.has(c.name) || !facts(m.reads)) continue;
+      seen.add(c.name);
+      addColumns(m.reads, seen);
+    }
+  };
+  if (facts(r)) addColumns(r, new Set());
   return found;
 }
 

@@ -12,6 +12,7 @@ import { requireReport, runReport, type ReportScope } from '../../src/reports/ru
 import { openDatabase } from '../../src/store/db.ts';
 import { runMain } from '../helpers/cli.ts';
 import { ACCOUNT } from '../helpers/synced.ts';
+import { loadHarnessPrices } from '../helpers/prices-file.ts';
 import { startSharedSync, type SharedSync } from '../helpers/shared-sync.ts';
 
 let s: SharedSync;
@@ -38,7 +39,8 @@ async function facts(raw: boolean) {
     else await import('../../src/store/models.ts').then((m) => m.prepareModelConnection(con));
     const r = await con.runAndReadAll(
       `SELECT stream, vehicle_id, strftime(day, '%Y-%m-%d') AS day, windows, left_out, distance_m, used_l,
-         epoch_ms(last_window_end) AS last_window_end, trips, trip_distance_m, toll_passages
+         epoch_ms(last_window_end) AS last_window_end, trips, trip_distance_m, toll_passages,
+         toll_no_tariff, toll_charged, toll_charged_rounded
        FROM vehicle_day_facts($1, $2, DATE '1970-01-01', DATE '2999-12-31')
        ORDER BY stream, vehicle_id, day`,
       [ACCOUNT, scope.zone],
@@ -106,16 +108,54 @@ describe('daily facts', () => {
   });
 });
 
+describe('toll charges in the daily facts', () => {
+  it('storing a prices file computes them again: they equal the charges of the passages priced one by one', async () => {
+    const before = await facts(false);
+    const visits = before.filter((r) => r.stream === 'visits');
+    expect(visits.length).toBeGreaterThan(0);
+    // no prices file yet: every passage is without a tariff, nothing is charged
+    expect(visits.every((r) => r.toll_no_tariff === r.toll_passages && r.toll_charged === null)).toBe(true);
+    const untariffed = await loadHarnessPrices(s.h);
+    expect(await facts(false)).toEqual(await facts(true));
+    // the kpis tile (from the facts) equals the toll_charges report's passages (priced one by one
+    // from the raw visits), summed here
+    const whole = { from: s.h.firstDay, to: s.h.lastDay };
+    const passages = await report('toll_charges', whole, false);
+    const [k] = await report('kpis', whole, false);
+    const priced = passages.filter((p) => p.charge !== null);
+    expect(priced.length).toBeGreaterThan(0);
+    expect(passages.length).toBeGreaterThan(priced.length);
+    expect(
+      passages.filter((p) => p.charge === null).every((p) => p.geofence_id === untariffed.geofence_id),
+    ).toBe(true);
+    expect(k?.toll_passages).toBe(passages.length);
+    expect(k?.toll_no_tariff).toBe(passages.length - priced.length);
+    // the tile is the charges of the passages with a tariff (each rounded to the cent)
+    const charged = (rows: typeof passages) => rows.reduce((a, p) => a + Number(p.charge ?? 0), 0);
+    expect(k?.toll_charges_known).toBeCloseTo(charged(priced), 2);
+    // the costs report's months are whole local months: those of the passages of those months
+    const [y, m] = s.h.lastDay.split('-').map(Number) as [number, number];
+    const months = {
+      from: `${s.h.firstDay.slice(0, 7)}-01`,
+      to: new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10),
+    };
+    const costs = await report('costs', months, false);
+    expect(costs.reduce((a, r) => a + Number(r.toll_charges_known ?? 0), 0)).toBeCloseTo(
+      charged(await report('toll_charges', months, false)),
+      2,
+    );
+  });
+});
+
 /**
- * The reports over the facts (kpis, trend, mileage, top_vehicles) and those whose coverage
+ * The reports over the facts (kpis, trend, mileage, top_vehicles, and the toll passages and
+ * charges of costs and cost_departments, after the prices file above) and those whose coverage
  * columns read the stored day's coverage (through queries/models/coverage.sql); each over the
  * whole history, kpis and trend also over the ranges that try their edges.
  */
-const FACT_READERS = ['kpis', 'trend', 'mileage', 'top_vehicles'];
+const FACT_READERS = ['kpis', 'trend', 'mileage', 'top_vehicles', 'costs', 'cost_departments'];
 const COVERAGE_READERS = [
   'carpool',
-  'cost_departments',
-  'costs',
   'driver_scores',
   'drivers',
   'fuel',
@@ -137,7 +177,7 @@ async function report(name: string, raw: Record<string, string>, rawFacts: boole
 describe('every report over the stored facts equals the same report over the raw tables', () => {
   const ranges = (name: string): Record<string, Record<string, string>> => {
     const whole = { from: s.h.firstDay, to: s.h.lastDay };
-    if (name === 'kpis')
+    if (name === 'kpis' || name === 'costs')
       // inside a month (distance and fuel over the range) and across month ends (the whole months)
       return {
         whole,
@@ -183,5 +223,21 @@ describe('fleetsync sync --rebuild-facts', () => {
     s.h.db = await openDatabase(s.h.dbPath);
     expect(await facts(false)).toEqual(raw);
     expect(await report('kpis', { from: s.h.firstDay, to: s.h.lastDay }, false)).toEqual(before);
+  });
+});
+
+describe('the upgrade to migration 090', () => {
+  it("computes the toll charges of an existing database's stored passages", async () => {
+    const raw = await facts(true);
+    expect(raw.some((r) => r.stream === 'visits' && r.toll_charged !== null)).toBe(true);
+    // a database as it was before 090: no charge columns, the migration not recorded
+    await withCon(async (con) => {
+      for (const c of ['toll_no_tariff', 'toll_charged', 'toll_charged_rounded'])
+        await con.run(`ALTER TABLE daily_facts DROP COLUMN ${c}`);
+      await con.run(`DELETE FROM schema_migrations WHERE name = '090_toll_charge_facts.sql'`);
+    });
+    s.h.db.close();
+    s.h.db = await openDatabase(s.h.dbPath);
+    expect(await facts(false)).toEqual(raw);
   });
 });
