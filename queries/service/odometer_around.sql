@@ -3,25 +3,26 @@
 -- first instant; `after`, the earliest at or after its last. A window's start reading is at its
 -- start; its end reading at its end, or when it was fetched if that was earlier (a window still
 -- open holds the reading of then). Of two readings at one instant, the one that refuses less.
--- `crossed`: an odometer reset or a tracker swap (a window flagged so) lies between the reading and
+-- `crossed`: an odometer reset or a tracker swap (a window the mileage rule leaves out:
+-- odometer_windows_counted, queries/models/odometer_windows.sql) lies between the reading and
 -- the day, so the reading says nothing about the service's. No row: no reading on that side.
 WITH
 r AS (
   SELECT window_start AS t, start_odometer_m AS m
-  FROM odometer_windows
-  WHERE account = $account AND vehicle_id = $vehicle_id AND start_odometer_m IS NOT NULL
+  FROM odometer_windows_counted($account)
+  WHERE vehicle_id = $vehicle_id AND start_odometer_m IS NOT NULL
   UNION ALL
   SELECT least(o.window_end, coalesce(l.fetched_at, o.window_end)) AS t, o.end_odometer_m AS m
-  FROM odometer_windows AS o
+  FROM odometer_windows_counted($account) AS o
   LEFT JOIN ledger AS l
     ON l.account = o.account AND l.stream = 'odometer' AND l.scope = o.vehicle_id::VARCHAR
     AND l.window_start = o.window_start AND l.window_end = o.window_end
-  WHERE o.account = $account AND o.vehicle_id = $vehicle_id AND o.end_odometer_m IS NOT NULL
+  WHERE o.vehicle_id = $vehicle_id AND o.end_odometer_m IS NOT NULL
 ),
 swaps AS (
   SELECT window_start, window_end
-  FROM odometer_windows
-  WHERE account = $account AND vehicle_id = $vehicle_id AND (odometer_reset OR terminal_has_changed)
+  FROM odometer_windows_counted($account)
+  WHERE vehicle_id = $vehicle_id AND NOT counted
 ),
 day AS (
   SELECT make_timestamptz($day_start_ms::BIGINT * 1000) AS s, make_timestamptz($day_end_ms::BIGINT * 1000) AS e

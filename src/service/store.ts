@@ -12,6 +12,7 @@ import type { Config } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import { describeProblems, plate } from '../prices/file.ts';
 import { inTransaction } from '../store/db.ts';
+import { prepareModelConnection } from '../store/models.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import { appendRows } from '../store/write.ts';
 import { MAX_LISTED_PROBLEMS, userFileSha } from '../text-file.ts';
@@ -158,6 +159,7 @@ async function odometerProblems(
   zone: string,
 ): Promise<string[]> {
   const { startMs, endMs } = localDayBounds(day, zone);
+  await prepareModelConnection(con, ['service/odometer_around']);
   const rows = await queryJs(con, 'service/odometer_around', {
     account,
     vehicle_id: vehicleId,
