@@ -27,6 +27,8 @@ export default defineConfig({
     sequence: { sequencer: LongestFirst },
     // The run's directory of shared synced databases (test/helpers/shared-sync.ts).
     globalSetup: ['./test/helpers/global-setup.ts'],
+    // Each file's CPU seconds, for the slowest-files reporter (test/helpers/file-cpu.ts).
+    setupFiles: ['./test/helpers/file-cpu.ts'],
     // The default output, then the ten slowest files (docs/architecture.md, "Tests").
     reporters: ['default', './test/helpers/slowest-files.ts'],
     // A developer's `.env` in the checkout never reaches a CLI the tests start (see src/env-file.ts).

@@ -1,12 +1,16 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TestModule } from 'vitest/node';
-import { slowestFiles, summedSeconds } from './helpers/slowest-files.ts';
+import { cpuWithChildren, slowestFiles, summedCpu, summedSeconds } from './helpers/slowest-files.ts';
 
 /** A module as the reporter sees it: its path, project and the parts of its time. */
-const mod = (file: string, collect: number, duration: number, project = 'unit') =>
+const mod = (file: string, collect: number, duration: number, project = 'unit', cpuSeconds?: number) =>
   ({
     moduleId: `/repo/${file}`,
     project: { name: project },
+    meta: () => (cpuSeconds === undefined ? {} : { cpuSeconds }),
     diagnostic: () => ({
       environmentSetupDuration: 0,
       prepareDuration: 0,
@@ -23,7 +27,7 @@ describe('the slowest test files printed at the end of a run', () => {
     const rows = slowestFiles(modules, '/repo');
     expect(rows).toHaveLength(10);
     // 100 s for the integration file; then f11 (1.1 + 1 s), f10 (1.0 + 1 s), … down to f3.
-    expect(rows[0]).toEqual({ file: 'test/sync/big.int.test.ts', project: 'integration', s: 100 });
+    expect(rows[0]).toEqual({ file: 'test/sync/big.int.test.ts', project: 'integration', s: 100, cpu: null });
     expect(rows.slice(1).map((r) => r.file)).toEqual(
       [11, 10, 9, 8, 7, 6, 5, 4, 3].map((i) => `test/f${i}.test.ts`),
     );
@@ -35,5 +39,37 @@ describe('the slowest test files printed at the end of a run', () => {
     modules.push(mod('test/sync/big.int.test.ts', 5_000, 95_000, 'integration'));
     // 12 × 1 s of tests + (0 + 0.1 + … + 1.1) s of imports + 100 s
     expect(summedSeconds(modules)).toBeCloseTo(12 + 6.6 + 100, 6);
+  });
+});
+
+describe('the CPU seconds of each file', () => {
+  it('are shown beside its wall time and added up over the files that have them', () => {
+    const modules = [
+      mod('test/a.int.test.ts', 0, 90_000, 'integration', 40.5),
+      mod('test/b.browser.test.ts', 0, 60_000, 'browser', 70.25),
+      mod('test/c.test.ts', 0, 1_000, 'unit'),
+    ];
+    expect(slowestFiles(modules, '/repo').map((r) => [r.file, r.cpu])).toEqual([
+      ['test/a.int.test.ts', 40.5],
+      ['test/b.browser.test.ts', 70.25],
+      ['test/c.test.ts', null],
+    ]);
+    expect(summedCpu(modules)).toBeCloseTo(110.75, 6);
+    expect(summedCpu([mod('test/c.test.ts', 0, 1_000)])).toBeNull();
+  });
+
+  it('are read from /proc: this process and its children waited for, in clock ticks of 1/100 s', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetsync-cpu-'));
+    try {
+      // proc(5): pid (comm) state ppid … utime stime cutime cstime (fields 14–17); a name with
+      // spaces and a parenthesis must not shift the fields
+      const fields = Array.from({ length: 50 }, (_, i) => String(i + 3));
+      fields.splice(11, 4, '1234', '56', '7000', '89');
+      writeFileSync(join(dir, 'stat'), `4242 (node (a b)) ${fields.join(' ')}\n`);
+      expect(cpuWithChildren(join(dir, 'stat'))).toBeCloseTo(12.34 + 0.56 + 70 + 0.89, 6);
+      expect(cpuWithChildren(join(dir, 'missing'))).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -83,6 +83,15 @@ afterAll(async () => {
 const open = (path: string) => openDashboard(browser, new URL(path, srv.url).href);
 
 const DESKTOP = { width: 1400, height: 900 };
+/**
+ * What axe leaves out at phone width: the after-hours table of utilisation.html shows 1,000
+ * vehicle-day rows of one markup (14,000 elements; axe took 45 s on it at desktop width and 83 s
+ * at phone width in a loaded suite). Axe reads every row at desktop width; at phone width, where
+ * the page's layout is what changes, the table's first 100 rows and everything around it.
+ */
+const PHONE_AXE_EXCLUDE: Record<string, string[]> = {
+  'utilisation.html': ['#table-after-hours tbody tr:nth-child(n+101)'],
+};
 const PHONE = { width: 390, height: 844 };
 const RANGE = '?from=2026-03-01&to=2026-04-30';
 /**
@@ -244,7 +253,9 @@ describe.skipIf(!haveChromium)('the dashboard people read', () => {
         ? desktop(path)
         : openDashboardAt(browser, new URL(`/${path}${RANGE}`, srv.url).href, { width, height }));
       try {
-        expect(await seriousAxeViolations(page)).toEqual([]);
+        expect(await seriousAxeViolations(page, atDesktop ? [] : (PHONE_AXE_EXCLUDE[path] ?? []))).toEqual(
+          [],
+        );
         if (!atDesktop) {
           // the page itself does not scroll sideways: wide tables scroll in their own box
           expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
@@ -255,7 +266,7 @@ describe.skipIf(!haveChromium)('the dashboard people read', () => {
         await ctx.close();
       }
     },
-    // axe on utilisation.html (1,220 vehicle-days, 14,000 elements) took 58–85 s at load 20–30
+    // axe on utilisation.html (1,000 vehicle-day rows, 14,000 elements) took 58–85 s at load 20–30
     120_000,
   );
 });

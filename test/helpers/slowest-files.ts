@@ -1,23 +1,43 @@
 /**
  * A vitest reporter beside the default one: at the end of a run, the ten test files that took
- * longest (import, hooks and tests), so the next engineer sees where the suite's time goes.
+ * longest (import, hooks and tests), so the next engineer sees where the suite's time goes, each
+ * with the CPU seconds it cost (test/helpers/file-cpu.ts: its process and the children it waited
+ * for). Four files share two cores: the wall time of a file says how long it waited beside the
+ * others, the CPU what it took from them; the run cannot end before all files' CPU / 2 cores.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 
 export const SLOWEST_SHOWN = 10;
 
-/** Every file: [path relative to the root, project, seconds (import, hooks and tests)]. */
+/** utime + stime + cutime + cstime of this process (Linux /proc), in seconds; null elsewhere. */
+export function cpuWithChildren(stat = '/proc/self/stat'): number | null {
+  let text: string;
+  try {
+    text = readFileSync(stat, 'utf8');
+  } catch {
+    return null;
+  }
+  // the fields after the command name, which is in parentheses and may hold spaces
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  // fields 14–17 of proc(5) are f[11]..f[14] here (f[0] is field 3, the state)
+  const ticks = [11, 12, 13, 14].reduce((a, i) => a + Number(f[i]), 0);
+  return ticks / 100;
+}
+
+/** Every file: [path relative to the root, project, seconds (import, hooks and tests), CPU seconds or null]. */
 function fileTimes(modules: readonly TestModule[], root: string) {
   return modules.map((m) => {
     const d = m.diagnostic();
     const ms =
       d.environmentSetupDuration + d.prepareDuration + d.collectDuration + d.setupDuration + d.duration;
-    return { file: relative(root, m.moduleId), project: m.project.name, s: ms / 1000 };
+    const cpu = m.meta().cpuSeconds;
+    return { file: relative(root, m.moduleId), project: m.project.name, s: ms / 1000, cpu: cpu ?? null };
   });
 }
 
-/** The files, slowest first: [path relative to the root, project, seconds]. */
+/** The files, slowest first: [path relative to the root, project, seconds, CPU seconds]. */
 export function slowestFiles(modules: readonly TestModule[], root: string, n = SLOWEST_SHOWN) {
   return fileTimes(modules, root)
     .sort((a, b) => b.s - a.s)
@@ -28,15 +48,29 @@ export function slowestFiles(modules: readonly TestModule[], root: string, n = S
 export const summedSeconds = (modules: readonly TestModule[]) =>
   fileTimes(modules, '/').reduce((a, f) => a + f.s, 0);
 
+/** The files' CPU seconds added up (null when no file has them: not Linux, or no setup file). */
+export function summedCpu(modules: readonly TestModule[]): number | null {
+  const cpus = fileTimes(modules, '/').flatMap((f) => (f.cpu === null ? [] : [f.cpu]));
+  return cpus.length ? cpus.reduce((a, c) => a + c, 0) : null;
+}
+
+const cpuText = (cpu: number | null) => (cpu === null ? '' : `, ${cpu.toFixed(1)} s CPU`);
+
 export default class SlowestFiles implements Reporter {
   onTestRunEnd(modules: readonly TestModule[]): void {
     if (modules.length < 2) return;
     const rows = slowestFiles(modules, process.cwd());
-    const lines = rows.map((r) => `  ${r.s.toFixed(1).padStart(7)} s  ${r.file} (${r.project})`);
+    const lines = rows.map(
+      (r) => `  ${r.s.toFixed(1).padStart(7)} s  ${r.file} (${r.project}${cpuText(r.cpu)})`,
+    );
     process.stdout.write(`\nThe ${rows.length} slowest test files:\n${lines.join('\n')}\n`);
     // Files run side by side (vitest.config.ts maxWorkers): the sum is more than the wall time.
     process.stdout.write(
-      `All ${modules.length} files: ${summedSeconds(modules).toFixed(1)} s added up (the wall time is vitest's Duration)\n`,
+      `All ${modules.length} files: ${summedSeconds(modules).toFixed(1)} s added up${cpuText(summedCpu(modules))} (the wall time is vitest's Duration)\n`,
     );
+    // Every file's figures, for a comparison of two runs: FLEETSYNC_TEST_TIMES=<file.json>
+    const out = process.env.FLEETSYNC_TEST_TIMES;
+    if (out)
+      writeFileSync(out, `${JSON.stringify(slowestFiles(modules, process.cwd(), Infinity), null, 1)}\n`);
   }
 }
