@@ -14,6 +14,7 @@ import { loadServicePlanFile, recordServiceDone } from '../../src/service/store.
 import { countedSinceM, simulatedServicePlan, simulatedServices } from '../../src/simulator/gen/service.ts';
 import { startSharedSync } from '../helpers/shared-sync.ts';
 import { localDayBounds } from '../../src/time.ts';
+import { prepareModelConnection } from '../../src/store/models.ts';
 import { ACCOUNT, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
@@ -89,7 +90,9 @@ describe('service_due against the simulator', () => {
             h.fleet.timezone,
             h.now(),
           ).catch((e: unknown) => e as Error & { details?: Record<string, unknown> });
-        // nothing of this stays in the file other tests share
+        // nothing of this stays in the file other tests share; the models the check reads are
+        // defined first, outside it (a rollback would drop macros defined inside)
+        await prepareModelConnection(con);
         await con.run('BEGIN TRANSACTION');
         try {
           expect(await record(truthKm), `${v.registration} at ${truthKm} km`).toEqual({
