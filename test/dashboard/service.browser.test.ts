@@ -9,36 +9,32 @@
  * BOTH is then ok (the list reloads with it).
  */
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { silentLogger } from '../../src/log.ts';
-import { startServer, type RunningServer } from '../../src/server/start.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
+import type { RunningServer } from '../../src/server/start.ts';
+import { haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { startFixtureDashboard, type FixtureDashboard } from '../helpers/fixture-dashboard.ts';
 import { openDashboardAt, sectionRows, seriousAxeViolations } from '../helpers/dashboard-page.ts';
 import { ACCOUNT, NOW, ZONE, openServiceFixture, type ServiceFixture } from '../service/fixture.ts';
 
 const haveChromium = checkChromium();
+let dash: FixtureDashboard<ServiceFixture>;
 let fx: ServiceFixture;
 let srv: RunningServer;
 let browser: Browser;
 
 beforeAll(async () => {
   if (!haveChromium) return;
-  fx = await openServiceFixture();
-  srv = await startServer({
-    db: fx.db,
-    config: loadConfig({ FLEETSYNC_ACCOUNT: ACCOUNT, FLEET_TIMEZONE: ZONE }),
-    log: silentLogger,
-    now: () => NOW,
-    port: 0,
+  dash = await startFixtureDashboard(async () => {}, {
+    open: openServiceFixture,
+    account: ACCOUNT,
+    zone: ZONE,
+    now: NOW,
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  ({ fx, srv, browser } = dash);
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  fx?.close();
+  await dash?.close();
 });
 
 describe.skipIf(!haveChromium)('the Service page', () => {
