@@ -196,6 +196,37 @@ export function csvRecords(
   return { rows: rows.map((r) => ({ record: r.record, line: r.info.lines })), header };
 }
 
+/**
+ * A record-kind CSV (the prices file, the service plan): each row's kind from its `record` cell
+ * and the columns its kind needs that the header lacks; a row of another kind is a problem of its
+ * line and left out.
+ */
+export function csvKindRecords<K extends string>(
+  text: string,
+  columns: Record<K, readonly string[]>,
+):
+  | {
+      rows: { record: Record<string, string>; line: number; kind: K; absent: string[] }[];
+      problems: Problem[];
+    }
+  | { problem: Problem } {
+  const read = csvRecords(text);
+  if ('problem' in read) return read;
+  const kinds = Object.keys(columns) as K[];
+  const problems: Problem[] = [];
+  const rows = read.rows.flatMap(({ record, line }) => {
+    const kind = (record.record ?? '').trim() as K;
+    if (kinds.includes(kind))
+      return [{ record, line, kind, absent: columns[kind].filter((c) => !read.header.has(c)) }];
+    problems.push({
+      line,
+      message: `record ${JSON.stringify(record.record ?? '')} is not one of ${kinds.join(', ')}`,
+    });
+    return [];
+  });
+  return { rows, problems };
+}
+
 const JSON_LISTS: Record<string, EntryKind> = {
   fuel_prices: 'fuel_price',
   toll_tariffs: 'toll_tariff',
@@ -251,8 +282,6 @@ const CSV_COLUMNS: Record<EntryKind, readonly string[]> = {
   emission_factor: ['fuel_type', 'factor'],
   grid_factor: ['factor'],
 };
-const CSV_KINDS = Object.keys(CSV_COLUMNS) as EntryKind[];
-
 /** A CSV cell as text, trimmed; undefined when empty. */
 export const csvText = (s: unknown) => (typeof s === 'string' && s.trim() !== '' ? s.trim() : undefined);
 /** A CSV cell as a number; the text itself when it is not one (the schema names it); undefined when empty. */
@@ -266,20 +295,11 @@ export const csvNumber = (s: unknown) => {
 function readCsv(text: string): Pick<RawPrices, 'currency' | 'entries' | 'problems'> {
   const problems: Problem[] = [];
   const entries: Entry[] = [];
-  const read = csvRecords(text);
+  const read = csvKindRecords(text, CSV_COLUMNS);
   if ('problem' in read) return { currency: null, entries, problems: [read.problem] };
-  const { rows, header } = read;
+  problems.push(...read.problems);
   const missing = new Map<string, EntryKind[]>();
-  for (const { record: r, line } of rows) {
-    const kind = (r.record ?? '').trim() as EntryKind;
-    if (!CSV_KINDS.includes(kind)) {
-      problems.push({
-        line,
-        message: `record ${JSON.stringify(r.record ?? '')} is not one of ${CSV_KINDS.join(', ')}`,
-      });
-      continue;
-    }
-    const absent = CSV_COLUMNS[kind].filter((c) => !header.has(c));
+  for (const { record: r, line, kind, absent } of read.rows) {
     for (const c of absent) missing.set(c, [...new Set([...(missing.get(c) ?? []), kind])]);
     if (absent.length) continue;
     const fields: Record<string, unknown> = {

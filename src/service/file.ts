@@ -8,8 +8,8 @@
 import { z } from 'zod';
 import { DEFAULT_SERVICE_WARN_DAYS, DEFAULT_SERVICE_WARN_KM } from '../defaults.ts';
 import {
+  csvKindRecords,
   csvNumber,
-  csvRecords,
   csvText,
   jsonListObjects,
   jsonObjectProps,
@@ -121,7 +121,6 @@ function readJson(text: string): Pick<RawServicePlan, 'entries' | 'problems'> {
   return { entries, problems };
 }
 
-const CSV_KINDS: readonly ServiceEntryKind[] = ['interval', 'service', 'warning'];
 const CSV_COLUMNS: Record<ServiceEntryKind, readonly string[]> = {
   interval: [],
   service: ['vehicle', 'date', 'odometer_km'],
@@ -135,20 +134,11 @@ const csvVehicle = (s: unknown) => {
 function readCsv(text: string): Pick<RawServicePlan, 'entries' | 'problems'> {
   const problems: Problem[] = [];
   const entries: ServiceEntry[] = [];
-  const read = csvRecords(text);
+  const read = csvKindRecords(text, CSV_COLUMNS);
   if ('problem' in read) return { entries, problems: [read.problem] };
-  const { rows, header } = read;
+  problems.push(...read.problems);
   const missing = new Set<string>();
-  for (const { record: r, line } of rows) {
-    const kind = (r.record ?? '').trim() as ServiceEntryKind;
-    if (!CSV_KINDS.includes(kind)) {
-      problems.push({
-        line,
-        message: `record ${JSON.stringify(r.record ?? '')} is not one of ${CSV_KINDS.join(', ')}`,
-      });
-      continue;
-    }
-    const absent = CSV_COLUMNS[kind].filter((c) => !header.has(c));
+  for (const { record: r, line, kind, absent } of read.rows) {
     absent.forEach((c) => missing.add(c));
     if (absent.length) continue;
     const fields: Record<string, unknown> =
