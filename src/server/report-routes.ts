@@ -35,7 +35,7 @@ import {
 } from '../reports/run.ts';
 import type { Clock } from '../time.ts';
 import { accountOf, withoutAccount } from './account-routes.ts';
-import type { EndpointRefusal, ReportAnswer, ReportSettings, ReportsIndexAnswer } from './api-types.ts';
+import type { EndpointRefusal, ReportAnswer, ReportsIndexAnswer } from './api-types.ts';
 import { unavailableFor } from '../reports/needs.ts';
 import { createHeavyQueue, type HeavyQueue } from './heavy-queue.ts';
 import {
@@ -164,8 +164,9 @@ function answerHead(
   columns: ReturnType<typeof describeColumns>,
   result: ReportTotals,
   unavailable: EndpointRefusal[],
-  settings: ReportSettings | undefined,
+  scoring: ReportScope['scoring'],
 ): string {
+  const settings = reportSettings(def, scoring);
   const head = {
     report: def.name,
     title: def.title,
@@ -273,17 +274,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       res.set({ 'Cache-Control': 'no-store', 'Content-Type': 'application/json; charset=utf-8' });
       await write(
         res,
-        answerHead(
-          def,
-          params,
-          page,
-          meta,
-          note,
-          columns,
-          totals,
-          unavailable,
-          reportSettings(def, scope.scoring),
-        ) + '[',
+        answerHead(def, params, page, meta, note, columns, totals, unavailable, scope.scoring) + '[',
       );
       for await (const chunk of chunks) {
         if (res.destroyed) break; // the client left: the connection (mid-result) is closed
@@ -401,7 +392,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
             cached.columns,
             cached.result,
             unavailable,
-            reportSettings(def, scope.scoring),
+            scope.scoring,
           ) +
             cached.rowsJson +
             '}',
