@@ -52,10 +52,11 @@ const accts: Acct[] = [];
 let env: Record<string, string>;
 const workers = workerProcesses(() => env);
 /**
- * The single-process reference sync of each account (started with the workers' jobs: they share
- * nothing, each its simulator and file, and wait on their rate-limit windows side by side).
+ * The single-process reference sync of each account, started in beforeAll: beside the workers and
+ * each other (they share nothing, each its simulator and file), they wait on their rate-limit
+ * windows together instead of one after the other.
  */
-let refs: Promise<PromiseSettledResult<Database>[]> | null = null;
+let refs: Promise<PromiseSettledResult<Database>[]> = Promise.resolve([]);
 let refsClosed = false;
 
 const { lines, until } = workers;
@@ -86,11 +87,12 @@ beforeAll(async () => {
     FLEETSYNC_JOB_EXPIRE_SECONDS: String(EXPIRE_SECONDS),
     FLEETSYNC_LOG_LEVEL: 'debug', // a line per committed window is at debug
   };
+  refs = Promise.allSettled(accts.map((a) => referenceOf(a)));
 }, 120_000);
 
 afterAll(async () => {
   workers.killAll();
-  if (refs && !refsClosed) for (const r of await refs) if (r.status === 'fulfilled') r.value.close();
+  if (!refsClosed) for (const r of await refs) if (r.status === 'fulfilled') r.value.close();
   for (const a of accts) await a.sim.close();
   await pg?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -186,7 +188,6 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
     for (let i = 0; i < 3; i++) workers.start();
     await until(() => lines(/worker ready/).length === 3, 60_000, 'three workers ready');
     const q = await runMain(env, 'worker', '--enqueue', '--from', FROM, '--to', TO);
-    refs = Promise.allSettled(accts.map((a) => referenceOf(a)));
     expect(q.code).toBe(0);
     expect(q.stdout).toMatch(/queued 6 of 6/);
     // A worker is killed in the middle of a job: its latest job has committed a window and is not
@@ -237,7 +238,7 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
     const nowMs = Date.now();
     const lake = await openLake(join(dir, 'lake'));
     const lakeMeta: MetaCache = new Map();
-    const ref = await refs!;
+    const ref = await refs;
     try {
       expect(lakeAccounts(join(dir, 'lake'))).toEqual(accts.map((a) => a.name));
       for (const [i, a] of accts.entries()) {
