@@ -49,7 +49,9 @@ describe('report SQL against a hand-filled Sydney database', () => {
     await fx.con.run(
       `UPDATE runs SET http_429 = CASE run_id WHEN 'run-1' THEN '{}' ELSE '{"default":2}' END`,
     );
-    onTestFinished(() => fx.con.run('UPDATE runs SET http_429 = NULL'));
+    onTestFinished(async () => {
+      await fx.con.run('UPDATE runs SET http_429 = NULL');
+    });
     const byId = Object.fromEntries((await run('runs')).map((r) => [r.run_id, r.http_429]));
     expect(byId).toEqual({ 'run-1': '0', 'run-2': '{"default":2}' });
     await fx.con.run(`UPDATE runs SET http_429 = NULL WHERE run_id = 'run-1'`);
