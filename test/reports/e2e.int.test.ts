@@ -5,15 +5,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportScope } from '../../src/reports/run.ts';
 import { parseWireTimestamp, localMonthBounds } from '../../src/time.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+import { startSharedSync } from '../helpers/shared-sync.ts';
+import { ACCOUNT, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
 let scope: ReportScope;
 
 beforeAll(async () => {
-  h = await startHarness({ fleet: { seed: 11, vehicles: 14, days: 50, endDay: '2026-04-20' } });
-  const run = await h.sync();
-  expect(run.outcome).toBe('ok');
+  // Only the sync's result is read: the shared database of the harness' own fleet (14 vehicles,
+  // the fewest that hold both booking traps; daily-facts uses it too).
+  const shared = await startSharedSync();
+  h = shared.h;
+  expect(shared.first.outcome).toBe('ok');
   scope = { account: ACCOUNT, zone: h.fleet.timezone, nowMs: h.now() };
 }, 180_000);
 afterAll(() => h?.close());

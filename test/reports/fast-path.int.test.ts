@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport, runReport, type JsonRow, type ReportScope } from '../../src/reports/run.ts';
 import { addDays, localDate, localDayBounds, parseWireTimestamp } from '../../src/time.ts';
-import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
+import { startSharedSync } from '../helpers/shared-sync.ts';
+import { ACCOUNT, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
 let scope: ReportScope;
@@ -22,9 +23,11 @@ let ranges: Record<string, Record<string, string>>;
 let departmentOf: Map<number, string | null>;
 
 beforeAll(async () => {
-  // Sydney: the history crosses the April clock change (2026-04-05).
-  h = await startHarness({ fleet: { seed: 5, vehicles: 10, days: 60, endDay: '2026-04-20' } });
-  expect((await h.sync()).outcome).toBe('ok');
+  // Sydney: the history crosses the April clock change (2026-04-05). Only the sync's result is
+  // read: the shared database of the fleet fuel-drops and the utilisation page use.
+  const shared = await startSharedSync({ seed: 7, vehicles: 10, days: 45, endDay: '2026-04-20' });
+  h = shared.h;
+  expect(shared.first.outcome).toBe('ok');
   scope = { account: ACCOUNT, zone: h.fleet.timezone, nowMs: h.now() };
   const vehicles = await h.report('vehicles');
   departmentOf = new Map(
