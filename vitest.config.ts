@@ -47,7 +47,11 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'integration', include: INTEGRATION } },
-      { extends: true, test: { name: 'browser', include: BROWSER } },
+      {
+        extends: true,
+        // one Chromium for all browser files, each in contexts of its own (chromium-server.ts)
+        test: { name: 'browser', include: BROWSER, globalSetup: ['./test/helpers/chromium-server.ts'] },
+      },
     ],
   },
 });
