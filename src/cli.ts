@@ -1,7 +1,7 @@
 /**
  * The command line. The only place that turns errors into exit codes:
  *   0 ok · 1 failure · 2 bad usage or configuration · 3 partial sync (some windows failed)
- *   4 database locked by another process · 5 not yet available · 75 the worker's Postgres unreachable
+ *   4 database locked by another process · 75 the worker's Postgres unreachable
  *   75 transient: the worker's queue database (Postgres) is unreachable; restart later (EX_TEMPFAIL)
  * Each command lives in its own module and is imported only when used.
  */
@@ -31,7 +31,6 @@ export const EXIT: Partial<Record<ErrorCode, number>> = {
   E_BAD_REQUEST: 2,
   E_SYNC_PARTIAL: 3,
   E_DB_LOCKED: 4,
-  E_NOT_AVAILABLE: 5,
   E_QUEUE_DOWN: 75,
 };
 
@@ -56,7 +55,7 @@ export function help(): string {
     '  changes      check the API release notes for changes to endpoints the sync uses: [--feed URL] [--ack]',
     '  service      record a service done: service done --vehicle ID|REG --date D --odometer KM (service_due counts from it)',
     '',
-    'exit codes: 0 ok · 1 failure · 2 bad usage or configuration · 3 partial sync · 4 database locked · 5 not yet available · 75 worker: Postgres unreachable (restartable)',
+    'exit codes: 0 ok · 1 failure · 2 bad usage or configuration · 3 partial sync · 4 database locked · 75 worker: Postgres unreachable (restartable)',
     '',
     'fleetsync <command> --help shows the options of a command.',
   ].join('\n');

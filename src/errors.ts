@@ -6,7 +6,7 @@
 export type ErrorCode =
   | 'E_CONFIG' // invalid configuration (env or config file)
   | 'E_USAGE' // bad command-line arguments
-  | 'E_NOT_AVAILABLE' // a command that does not exist yet
+  | 'E_NOT_AVAILABLE' // the server has no sync engine wired in (POST /api/sync answers 503)
   | 'E_DB_LOCKED' // the DuckDB file is held by another process
   | 'E_DB' // any other database failure
   | 'E_HTTP' // a non-success HTTP status that retries could not fix

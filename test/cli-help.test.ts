@@ -1,7 +1,7 @@
 /**
  * `fleetsync --help` is the first thing a new user reads: it must name every command the CLI
  * dispatches (it once left out `send-report`), every export format (it once left out `xlsx`) and
- * every exit code the CLI returns.
+ * every exit code the CLI returns; and each command's --help every option it accepts.
  */
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, EXIT } from '../src/cli.ts';
@@ -38,5 +38,12 @@ describe('fleetsync --help', () => {
     const none = await runMain({});
     expect(none.code).toBe(2);
     expect(none.stdout).toContain('send-report');
+  });
+
+  it("names every option a command accepts in that command's --help (export once hid --grain and --limit)", async () => {
+    for (const [name, load] of Object.entries(COMMANDS)) {
+      const { stdout } = await runMain({}, name, '--help');
+      for (const option of Object.keys((await load()).options)) expect(stdout, name).toContain(`--${option}`);
+    }
   });
 });

@@ -114,7 +114,8 @@ CREATE OR REPLACE TEMP MACRO service_due(acct, zone, now_ts, forecast_days, min_
       last.svc_t,
       a.as_of,
       a.first_start,
-      coalesce(since.excluded, 0) AS excluded,
+      -- No service to count from (or no odometer at all): how many windows were left out since is unknown.
+      CASE WHEN last.svc_t IS NULL OR a.as_of IS NULL THEN NULL ELSE coalesce(since.excluded, 0) END AS excluded,
       CASE
         WHEN last.svc_t IS NULL OR a.as_of IS NULL THEN NULL
         WHEN last.svc_t >= a.as_of THEN 0.0

@@ -11,7 +11,8 @@ SELECT
   r.streams,
   r.requests,
   r.retries,
-  r.http_429::VARCHAR AS http_429,
+  -- no 429 in a finished run is a known zero, not an empty map
+  CASE WHEN len(json_keys(r.http_429)) = 0 THEN '0' ELSE r.http_429::VARCHAR END AS http_429,
   r.windows_by_stream::VARCHAR AS windows_by_stream,
   r.errors::VARCHAR AS errors,
   -- the streams left out: an endpoint not permitted for these credentials or not available

@@ -1,6 +1,5 @@
 /** The shape every command module exports; see src/cli.ts for dispatch and exit codes. */
 import type { ParseArgsConfig } from 'node:util';
-import { FleetsyncError } from '../errors.ts';
 import type { Clock } from '../time.ts';
 
 export interface CommandContext {
@@ -26,18 +25,3 @@ export type Command = {
     ctx: RunContext,
   ) => Promise<number | void>;
 };
-
-/** A command that does not exist yet: a clear message and exit code 5, never a fake result. */
-export function notYetCommand(name: string, usage: string): Command {
-  return {
-    summary: `fleetsync ${name} (not yet available)`,
-    usage,
-    options: {},
-    run: async () => {
-      throw new FleetsyncError(
-        'E_NOT_AVAILABLE',
-        `\`fleetsync ${name}\` is not yet available in this version`,
-      );
-    },
-  };
-}

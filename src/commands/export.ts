@@ -28,7 +28,8 @@ const REGISTRATION = /^[\p{L}\p{N}][\p{L}\p{N} .-]{0,31}$/u;
 
 const usage =
   'fleetsync export <report> [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--month YYYY-MM] [--vehicle ID|REGISTRATION] ' +
-  '[--department NAME] [--format csv|xlsx|parquet|arrow] [--headers machine|human] [--out FILE]';
+  '[--department NAME] [--format csv|xlsx|parquet|arrow] [--headers machine|human] [--out FILE]' +
+  '   (trend: --grain day|week|month, default day; top_vehicles, runs: --limit N rows, default 10, 100)';
 
 export const exportCommand: Command = {
   summary: `Writes a report as CSV (default), XLSX, Parquet or Arrow. Reports: ${REPORT_NAMES.join(', ')}.`,

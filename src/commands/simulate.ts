@@ -1,7 +1,7 @@
 /**
  * `fleetsync simulate`: the simulated Fleet API alone, on a deterministic fleet, until stopped.
- * Prints the base URL and the username; the passwords are the documented defaults and are never
- * printed.
+ * Prints the base URL, the username and the variables that point a sync at it; the passwords are
+ * the documented defaults and are never printed.
  */
 import { FleetsyncError } from '../errors.ts';
 import { isCalendarDay, isValidTimeZone } from '../time.ts';
@@ -101,7 +101,9 @@ export const simulateCommand: Command = {
     ctx.stdout(
       [
         `Fleet API simulator listening: ${sim.baseUrl}`,
-        `  username: ${DEFAULT_CREDENTIALS.username} (main and subuser passwords: the documented defaults)`,
+        `  username: ${DEFAULT_CREDENTIALS.username} (main and subuser passwords: the documented defaults, docs/simulator.md)`,
+        `  sync it with: FLEET_BASE_URL=${sim.baseUrl} FLEET_USERNAME=${DEFAULT_CREDENTIALS.username} FLEET_PASSWORD=… ` +
+          `FLEET_TIMEZONE=${fleet.timezone}${windowMs === 60_000 ? '' : ` FLEETSYNC_RATE_WINDOW_MS=${windowMs}`}`,
         `  fleet: seed ${seed}, ${fleet.vehicles.length} vehicles, ${days} days ending ${fleet.options.endDay}, zone ${fleet.timezone}`,
         `  stats: ${sim.url}/__sim/stats`,
         ...(pageFault

@@ -49,8 +49,8 @@ function lockError(path: string, cause: unknown): FleetsyncError {
     'E_DB_LOCKED',
     `the database ${path} is in use by another fleetsync process${pid ? ` (PID ${pid})` : ''}. ` +
       `Only one process may open it. If that is \`fleetsync serve\`, ask it instead: ` +
-      `GET /api/status on the running server shows its status, POST /api/sync starts a sync, and ` +
-      `GET /api/reports/<report>.csv exports.`,
+      `\`fleetsync status\` and GET /api/status on the running server show its status, POST /api/sync ` +
+      `(with the header X-Fleetsync-Request: 1) starts a sync, and GET /api/reports/<report>.csv exports.`,
     { cause, details: { pid: pid ? Number(pid) : null } },
   );
 }

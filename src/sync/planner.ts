@@ -179,7 +179,9 @@ export async function buildPlan(
       notes.push(
         `${Number(r.n)} ${String(r.stream)} window(s) stored done with fewer records than the API announced: pulled again`,
       );
-  if (p.vehicles.length === 0 && defs.some((d) => d.scope === 'vehicle' && p.streams.has(d.name)))
+  const vehiclesUnknown =
+    p.vehicles.length === 0 && defs.some((d) => d.scope === 'vehicle' && p.streams.has(d.name));
+  if (vehiclesUnknown)
     notes.push('no vehicles known yet: per-vehicle streams are planned after the vehicle list is pulled');
   notes.push(
     'page counts are estimates from the history already stored; splits around odometer or counter resets add a few requests',
@@ -194,6 +196,7 @@ export async function buildPlan(
       limitsByBucket: Object.fromEntries(Object.keys(byBucket).map((b) => [b, limitFor(b, p.limits)])),
       requestsByStream: byStream,
       leastDurationMs: leastDurationMs(byBucket, limits),
+      ...(vehiclesUnknown ? { vehiclesUnknown: true as const } : {}),
       fuelPath,
       notes,
     },

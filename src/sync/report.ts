@@ -32,7 +32,9 @@ export function formatPlan(p: PlanSummary): string {
     '',
     table([['stream', 'requests'], ...streams.map(([k, v]) => [k, String(v)])]),
     '',
-    `least time the rate limits allow: ${fmt(p.leastDurationMs)}`,
+    p.vehiclesUnknown
+      ? `least time the rate limits allow: unknown until the vehicle list is stored (${fmt(p.leastDurationMs)} for the fleet-wide streams alone)`
+      : `least time the rate limits allow: ${fmt(p.leastDurationMs)}`,
     ...p.notes.map((n) => `note: ${n}`),
   ].join('\n');
 }

@@ -140,6 +140,8 @@ export interface PlanSummary {
   requestsByStream: Record<string, number>;
   /** The least wall time the rate limits allow for this plan. */
   leastDurationMs: number;
+  /** No vehicle is stored yet: the per-vehicle streams are not in the plan (nor in its least time). */
+  vehiclesUnknown?: true;
   /** Which fuel path the planner chose and why. */
   fuelPath: { chosen: 'per_vehicle_get' | 'bulk_post'; getMs: number; postMs: number };
   notes: string[];

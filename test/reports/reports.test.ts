@@ -45,6 +45,17 @@ describe('report SQL against a hand-filled Sydney database', () => {
     expect(scope.zone).toBe(ZONE);
   });
 
+  it('runs: a run that met no 429 shows 0; one that did names its buckets; one never counted stays blank', async () => {
+    await fx.con.run(
+      `UPDATE runs SET http_429 = CASE run_id WHEN 'run-1' THEN '{}' ELSE '{"default":2}' END`,
+    );
+    onTestFinished(() => fx.con.run('UPDATE runs SET http_429 = NULL'));
+    const byId = Object.fromEntries((await run('runs')).map((r) => [r.run_id, r.http_429]));
+    expect(byId).toEqual({ 'run-1': '0', 'run-2': '{"default":2}' });
+    await fx.con.run(`UPDATE runs SET http_429 = NULL WHERE run_id = 'run-1'`);
+    expect((await run('runs')).find((r) => r.run_id === 'run-1')!.http_429).toBeNull();
+  });
+
   it('mileage: local months across the DST change, flagged windows left out and counted', async () => {
     const rows = await run('mileage', { from: '2026-03-01', to: '2026-04-30' });
     const v1 = rows.filter((r) => r.vehicle_id === 1);

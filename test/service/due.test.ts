@@ -109,6 +109,7 @@ describe('service_due against hand-worked figures', () => {
       status: 'unknown',
       km_since_service: null,
       km_remaining: null,
+      excluded_periods: null, // nothing to count the windows from: unknown, not 0
       reason: 'no last service recorded (the plan file or `fleetsync service done`)',
     });
     // overdue first, then due, unknown, ok

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/store/db.ts';
 import { buildPlan, type PlannedVehicle } from '../../src/sync/planner.ts';
+import { formatPlan } from '../../src/sync/report.ts';
 import { STREAMS } from '../../src/sync/streams/index.ts';
 import { dayRange } from '../../src/sync/windows.ts';
 import { ACCOUNT, startHarness } from '../helpers/synced.ts';
@@ -95,6 +96,18 @@ describe('the planner', () => {
     expect(visits.length).toBe(4); // 4 Apr, 5 Apr in two halves (25 h), 6 Apr
     for (const u of visits) expect(u.window.endMs - u.window.startMs).toBeLessThanOrEqual(24 * 3_600_000);
     expect(p.units.filter((u) => u.stream === 'odometer').length).toBe(2);
+  });
+
+  it('on a new database (no vehicle stored) calls its least time unknown, never "0 ms"', async () => {
+    const fresh = await plan(0, '2026-03-01', '2026-03-30');
+    expect(fresh.units.filter((u) => u.stream === 'odometer')).toEqual([]);
+    expect(fresh.summary.vehiclesUnknown).toBe(true);
+    const text = formatPlan(fresh.summary);
+    expect(text).toContain('least time the rate limits allow: unknown until the vehicle list is stored');
+    expect(text).not.toMatch(/allow: 0 ms/);
+    const known = await plan(20, '2026-03-01', '2026-03-30');
+    expect(known.summary.vehiclesUnknown).toBeUndefined();
+    expect(formatPlan(known.summary)).toMatch(/least time the rate limits allow: \d/);
   });
 });
 

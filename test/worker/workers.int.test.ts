@@ -4,9 +4,9 @@
  * is SIGKILLed in the middle of a job; its job expires and another worker resumes it. Every
  * account's report exports are byte-equal to a single-process sync of the same simulator, no
  * simulator saw a genuine 429, and the lake holds every account with the same report figures.
+ * The workers' schedule (pg-boss cron) is schedule.int's test.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,8 +25,8 @@ import { runSync } from '../../src/sync/run.ts';
 import { localDate } from '../../src/time.ts';
 import { runMain } from '../helpers/cli.ts';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.ts';
+import { simAccountsEnv, workerProcesses, type WorkerProcess } from './worker-processes.ts';
 
-const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli.ts');
 const EXPIRE_SECONDS = 12;
 /**
  * The days every job syncs: all six histories (6–11 days up to 20 Apr) lie inside, with a few days
@@ -49,42 +49,19 @@ interface Acct {
 let pg: TestPostgres;
 let dir: string;
 const accts: Acct[] = [];
-const workers: { child: ChildProcess; log: string[] }[] = [];
 let env: Record<string, string>;
+const workers = workerProcesses(() => env);
+/**
+ * The single-process reference sync of each account, started in beforeAll: beside the workers and
+ * each other (they share nothing, each its simulator and file), they wait on their rate-limit
+ * windows together instead of one after the other.
+ */
+let refs: Promise<PromiseSettledResult<Database>[]> = Promise.resolve([]);
+let refsClosed = false;
 
-function startWorker(extra: Record<string, string> = {}): { child: ChildProcess; log: string[] } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'worker'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, ...extra },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const w = { child, log: [] as string[] };
-  let buf = '';
-  child.stderr!.on('data', (c: Buffer) => {
-    buf += c.toString();
-    let i;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      w.log.push(buf.slice(0, i));
-      buf = buf.slice(i + 1);
-    }
-  });
-  workers.push(w);
-  return w;
-}
-
-const lines = (re: RegExp) => workers.flatMap((w) => w.log.filter((l) => re.test(l)));
+const { lines, until } = workers;
 const doneAccounts = () =>
   new Set(lines(/job done/).map((l) => /account[=":\s]+"?([\w.-]+)/.exec(l.split('job done')[1]!)?.[1]));
-
-async function until(cond: () => boolean, ms: number, what: string) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end)
-      throw new Error(
-        `timed out waiting for ${what}\n${workers.map((w) => w.log.slice(-15).join('\n')).join('\n---\n')}`,
-      );
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 beforeAll(async () => {
   pg = await startPostgres();
@@ -100,36 +77,22 @@ beforeAll(async () => {
       to: localDate(fleet.endMs - 1, fleet.timezone),
     });
   }
-  const config = join(dir, 'accounts.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      accounts: accts.map((a) => ({
-        account: a.name,
-        base_url: a.sim.baseUrl,
-        username: 'demo',
-        password_env: 'SIM_PASSWORD',
-        timezone: a.fleet.timezone,
-      })),
-    }),
-  );
   env = {
-    FLEETSYNC_QUEUE_URL: pg.url,
-    FLEETSYNC_CONFIG: config,
-    SIM_PASSWORD: 'demo-main',
-    FLEETSYNC_DATA_DIR: join(dir, 'data'),
+    ...simAccountsEnv(
+      dir,
+      pg.url,
+      accts.map((a) => ({ name: a.name, baseUrl: a.sim.baseUrl, zone: a.fleet.timezone })),
+    ),
     FLEETSYNC_LAKE_DIR: join(dir, 'lake'),
-    FLEETSYNC_RATE_WINDOW_MS: '1000',
     FLEETSYNC_JOB_EXPIRE_SECONDS: String(EXPIRE_SECONDS),
-    FLEETSYNC_JOB_RETRY_DELAY_SECONDS: '1',
-    FLEETSYNC_QUEUE_MAINTENANCE_SECONDS: '1',
-    FLEETSYNC_QUEUE_POLL_SECONDS: '0.5',
     FLEETSYNC_LOG_LEVEL: 'debug', // a line per committed window is at debug
   };
+  refs = Promise.allSettled(accts.map((a) => referenceOf(a)));
 }, 120_000);
 
 afterAll(async () => {
-  for (const w of workers) w.child.kill('SIGKILL');
+  workers.killAll();
+  if (!refsClosed) for (const r of await refs) if (r.status === 'fulfilled') r.value.close();
   for (const a of accts) await a.sim.close();
   await pg?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -222,15 +185,14 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
   let victimAccount = '';
 
   it('syncs every account; a SIGKILLed job expires and another worker finishes it', async () => {
-    for (let i = 0; i < 3; i++) startWorker();
+    for (let i = 0; i < 3; i++) workers.start();
     await until(() => lines(/worker ready/).length === 3, 60_000, 'three workers ready');
-    const first = workers[0]!;
     const q = await runMain(env, 'worker', '--enqueue', '--from', FROM, '--to', TO);
     expect(q.code).toBe(0);
     expect(q.stdout).toMatch(/queued 6 of 6/);
     // A worker is killed in the middle of a job: its latest job has committed a window and is not
     // done (a job is a second or two: the first worker seen so is the victim, whoever started first).
-    const inProgress = (w: (typeof workers)[number]) => {
+    const inProgress = (w: WorkerProcess) => {
       const at = w.log.findLastIndex((l) => /job started/.test(l));
       if (at < 0) return null;
       const account = /acct-\d/.exec(w.log[at]!)![0];
@@ -238,9 +200,8 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
       const busy = after.some((l) => / window /.test(l)) && !after.some((l) => /job done/.test(l));
       return busy ? account : null;
     };
-    await until(() => workers.some((w) => inProgress(w) !== null), 60_000, 'a job in progress');
-    const victim = workers.find((w) => inProgress(w) !== null)!;
-    void first;
+    await until(() => workers.list.some((w) => inProgress(w) !== null), 60_000, 'a job in progress');
+    const victim = workers.list.find((w) => inProgress(w) !== null)!;
     victimAccount = inProgress(victim)!;
     expect(victim.log.some((l) => /job done/.test(l) && l.includes(victimAccount))).toBe(false);
     const killedAt = Date.now();
@@ -248,7 +209,7 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
     await until(() => doneAccounts().size === 6, 180_000, 'all six accounts done');
     const finishedAt = Date.now();
     // The victim's account was finished by another worker, after the expiry, within expiry + slack.
-    const finisher = workers.find(
+    const finisher = workers.list.find(
       (w) => w !== victim && w.log.some((l) => /job done/.test(l) && l.includes(victimAccount)),
     );
     expect(finisher).toBeDefined();
@@ -268,22 +229,20 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
 
   it("each account's exports are byte-equal to a single-process sync of the same simulator, from its file and from the lake", async () => {
     // A worker stops on SIGTERM (pg-boss stops polling and lets a running job finish).
-    for (const w of workers) w.child.kill('SIGTERM');
+    workers.killAll('SIGTERM');
     await until(
-      () => workers.every((w) => w.child.exitCode !== null || w.child.signalCode !== null),
+      () => workers.list.every((w) => w.child.exitCode !== null || w.child.signalCode !== null),
       45_000,
       'workers stopped',
     );
     const nowMs = Date.now();
     const lake = await openLake(join(dir, 'lake'));
     const lakeMeta: MetaCache = new Map();
-    // The six reference syncs share nothing (each its simulator and file): side by side, they wait
-    // on their rate-limit windows together instead of one after the other.
-    const refs = await Promise.allSettled(accts.map((a) => referenceOf(a)));
+    const ref = await refs;
     try {
       expect(lakeAccounts(join(dir, 'lake'))).toEqual(accts.map((a) => a.name));
       for (const [i, a] of accts.entries()) {
-        const r = refs[i]!;
+        const r = ref[i]!;
         if (r.status === 'rejected') throw r.reason;
         const mine = await openDatabase(join(dir, 'data', 'accounts', `${a.name}.duckdb`));
         try {
@@ -296,51 +255,9 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
         }
       }
     } finally {
-      for (const r of refs) if (r.status === 'fulfilled') r.value.close();
+      for (const r of ref) if (r.status === 'fulfilled') r.value.close();
+      refsClosed = true;
       lake.close();
     }
   }, 420_000);
-
-  it('a scheduled tick (pg-boss cron, in Postgres) runs each account exactly once across three workers', async () => {
-    workers.length = 0;
-    // The 12 s expiry of the kill test would let pg-boss expire a job that a loaded machine runs
-    // longer and hand it to a second worker (at-least-once, by design: two "job done" lines for one
-    // queued job); this test is about the schedule, so its jobs get time (updateQueue applies it).
-    for (let i = 0; i < 3; i++)
-      startWorker({
-        FLEETSYNC_SCHEDULE: '* * * * *',
-        FLEETSYNC_QUEUE_CRON_SECONDS: '1',
-        FLEETSYNC_JOB_EXPIRE_SECONDS: '600',
-      });
-    await until(() => lines(/worker ready/).length === 3, 60_000, 'three workers ready');
-    const t0 = Date.now();
-    await until(() => lines(/scheduled tick/).length >= 1, 75_000, 'a scheduled tick');
-    // A tick queues every account that is not queued already (a slow machine may still be busy
-    // with the last tick's jobs when the next minute fires): wait until every job queued so far ran.
-    const queued = () =>
-      lines(/scheduled tick/).reduce((n, l) => n + Number(/queued=(\d+)/.exec(l)?.[1] ?? NaN), 0);
-    await until(
-      () => lines(/job done/).length >= 6 && lines(/job done/).length === queued(),
-      300_000,
-      'the tick’s jobs',
-    );
-    for (const w of workers) w.child.kill('SIGKILL');
-    const ticks = lines(/scheduled tick/);
-    const minutes = Math.floor(Date.now() / 60_000) - Math.floor(t0 / 60_000) + 1;
-    // Once per minute in all, not once per worker (three workers would give three per minute).
-    expect(ticks.length).toBeLessThanOrEqual(minutes);
-    // Every job a tick queued ran once; every account ran, and never more than once per tick.
-    const done = lines(/job done/);
-    expect(done.length).toBe(queued());
-    for (const a of accts) {
-      const jobs = done.filter((l) => new RegExp(`\\b${a.name}\\b`).test(l)).length;
-      expect({ a: a.name, once: jobs >= 1, atMostPerTick: jobs <= ticks.length }).toEqual({
-        a: a.name,
-        once: true,
-        atMostPerTick: true,
-      });
-    }
-    for (const a of accts)
-      expect(Object.values(a.sim.stats().rateLimited).reduce((x, y) => x + y, 0)).toBe(0);
-  }, 480_000);
 });
