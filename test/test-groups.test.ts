@@ -3,7 +3,7 @@
  * files: a file in no group would never run under `npm test`, a file in two would run twice and
  * leave `npm run test:unit` slower than it says. The globs are matched by vitest itself.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVitest, type Vitest } from 'vitest/node';
@@ -51,5 +51,58 @@ describe('test groups', () => {
     expect(groupOf('test/sync/x.int.test.ts')).toEqual(['integration']);
     expect(groupOf('test/server/x.browser.test.ts')).toEqual(['browser']);
     expect(groupOf('test/x.spec.ts')).toEqual([]);
+  });
+});
+
+/**
+ * What a unit file may not leave behind: the unit project shares one process among many files
+ * (vitest.config.ts `isolate: false`), so a module mock, a stubbed global or variable, fake
+ * timers, a changed working directory or an environment variable set by one file would be seen by
+ * the files after it. A file that needs one is an integration file (isolated), or restores it.
+ */
+const LEAKS: [RegExp, string][] = [
+  [/\bvi\.(do)?mock\(/, 'a module mock'],
+  [/\bvi\.stub(Env|Global)\(/, 'a stubbed variable or global'],
+  [/\buseFakeTimers\(/, 'fake timers'],
+  [/\bprocess\.chdir\(/, 'a changed working directory'],
+  [
+    /\bprocess\.env(\.\w+|\[[^\]]+\])\s*(=[^=]|\?\?=|\|\|=)|\bdelete process\.env\b/,
+    'an environment variable set',
+  ],
+];
+const leaksIn = (text: string) =>
+  text
+    .split('\n')
+    .flatMap((line, i) => LEAKS.filter(([re]) => re.test(line)).map(([, what]) => `${i + 1}: ${what}`));
+
+describe('unit files in one process', () => {
+  it('the check finds each kind of leftover', () => {
+    const sample = [
+      "vi.mock('../src/log.ts');",
+      "vi.stubEnv('TZ', 'UTC');",
+      'vi.useFakeTimers();',
+      "process.chdir('/tmp');",
+      "process.env.FLEETSYNC_DB = 'x';",
+      "delete process.env['TZ'];",
+      "const db = process.env.FLEETSYNC_DB === 'x';",
+    ].join('\n');
+    expect(leaksIn(sample)).toEqual([
+      '1: a module mock',
+      '2: a stubbed variable or global',
+      '3: fake timers',
+      '4: a changed working directory',
+      '5: an environment variable set',
+      '6: an environment variable set',
+    ]);
+  });
+
+  it('leave no module mock, stub, fake timer, working directory or environment variable behind', () => {
+    const unit = vitest.projects.find((p) => p.name === 'unit')!;
+    const files = testFiles().filter((f) => unit.matchesTestGlob(f) && !f.endsWith('test-groups.test.ts'));
+    expect(files.length).toBeGreaterThan(50);
+    const found = files.flatMap((f) =>
+      leaksIn(readFileSync(f, 'utf8')).map((l) => `${f.slice(ROOT.length + 1)}:${l}`),
+    );
+    expect(found).toEqual([]);
   });
 });

@@ -9,14 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { openDatabase, type Database } from '../../src/store/db.ts';
 import { ACCOUNT, NOW, fillFixture } from '../helpers/report-fixture.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { downloaded } from '../helpers/dashboard-page.ts';
+import { sharedChromium } from '../helpers/shared-chromium.ts';
 
 const haveChromium = checkChromium();
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -68,8 +70,8 @@ beforeAll(async () => {
     now: () => NOW,
     port: 0,
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-}, 60_000);
+  browser = await sharedChromium();
+}, 180_000);
 afterAll(async () => {
   await browser?.close();
   await srv?.close();
@@ -85,8 +87,7 @@ describe.skipIf(!haveChromium)('dashboard download vs fleetsync export', () => {
     try {
       await page.goto(new URL(`/${path}?${q}`, srv.url).href);
       await page.waitForSelector('body[data-loading="false"]');
-      const [download] = await Promise.all([page.waitForEvent('download'), page.click(`#${link}`)]);
-      const got = readFileSync((await download.path())!);
+      const got = await downloaded(page, `#${link}`);
       const cli = cliFiles.get(report)!;
       // a header and at least one row: an empty filter would prove little
       expect(got.toString('utf8').trim().split('\n').length).toBeGreaterThan(1);

@@ -5,17 +5,17 @@
  * twice, once) and the filled-vs-used reconciliation; the tolls page shows each passage's charge,
  * a passage without a tariff blank and "No tariff".
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
-import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
 import { loadHarnessPrices } from '../helpers/prices-file.ts';
 import { parseCsv } from '../helpers/report-fixture.ts';
 import { startSharedSync } from '../helpers/shared-sync.ts';
 import { ACCOUNT, queryDb, type Harness } from '../helpers/synced.ts';
+import { sharedChromium } from '../helpers/shared-chromium.ts';
 
 let h: Harness;
 let srv: RunningServer;
@@ -40,7 +40,7 @@ beforeAll(async () => {
     now: h.now,
     port: 0,
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await sharedChromium();
   range = `from=${h.firstDay}&to=${h.lastDay}`;
 }, 180_000);
 afterAll(async () => {

@@ -5,7 +5,7 @@
  * exactly the fuel windows whose counter went down; the coverage calendar names every month of
  * the synced range.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -14,7 +14,8 @@ import { formatIsoInZone } from '../../src/time.ts';
 import { asPeopleWrite, openDashboard, sectionRows } from '../helpers/dashboard-page.ts';
 import { startSharedSync } from '../helpers/shared-sync.ts';
 import { ACCOUNT, type Harness } from '../helpers/synced.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { sharedChromium } from '../helpers/shared-chromium.ts';
 
 const haveChromium = checkChromium();
 
@@ -37,7 +38,7 @@ beforeAll(async () => {
     now: h.now,
     port: 0,
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await sharedChromium();
 }, 120_000);
 afterAll(async () => {
   await browser?.close();

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -24,12 +24,19 @@ import {
   parseCsv,
   type FixtureDb,
 } from '../helpers/report-fixture.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { runSync } from '../../src/sync/run.ts';
 import { formatIsoInZone, localDate } from '../../src/time.ts';
-import { asPeopleWrite, monthText, openDashboard, sectionRows } from '../helpers/dashboard-page.ts';
+import {
+  asPeopleWrite,
+  downloaded,
+  monthText,
+  openDashboard,
+  sectionRows,
+} from '../helpers/dashboard-page.ts';
 import { startSharedSync } from '../helpers/shared-sync.ts';
 import { ACCOUNT as SYNCED_ACCOUNT, type Harness } from '../helpers/synced.ts';
+import { sharedChromium } from '../helpers/shared-chromium.ts';
 
 const haveChromium = checkChromium();
 
@@ -49,7 +56,7 @@ beforeAll(async () => {
     now: () => NOW,
     port: 0,
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await sharedChromium();
 });
 afterAll(async () => {
   await browser?.close();
@@ -161,8 +168,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
   it('a downloaded CSV equals the export of the same filter', async () => {
     const { page } = await open(`/tolls.html?from=2026-04-01&to=2026-04-30&vehicle=1`);
     try {
-      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#csv-tolls')]);
-      const got = readFileSync((await download.path())!);
+      const got = await downloaded(page, '#csv-tolls');
       const def = requireReport('tolls');
       const scope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
       const params = parseReportParams({ from: '2026-04-01', to: '2026-04-30', vehicle: '1' }, def, scope);
@@ -229,8 +235,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
     report: string,
     raw: Record<string, string>,
   ) {
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`#${linkId}`)]);
-    const got = readFileSync((await download.path())!);
+    const got = await downloaded(page, `#${linkId}`);
     const def = requireReport(report);
     const scope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
     const out = join(fx.dir, `${report}-export.csv`);
@@ -359,8 +364,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       // the windows download as their own CSV, equal to the export of the same drill-down
       const href = await page.locator('#csv-windows').getAttribute('href');
       expect(href).toBe('/api/reports/mileage_windows.csv?vehicle=1&month=2026-04');
-      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#csv-windows')]);
-      const got = readFileSync((await download.path())!);
+      const got = await downloaded(page, '#csv-windows');
       const def = requireReport('mileage_windows');
       const scope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
       const out = join(fx.dir, 'windows-export.csv');

@@ -4,15 +4,16 @@
  * these credentials" above its figures and shows no 0 for the unknown hours; the data-quality page
  * names both endpoints; the mileage page, whose data the account can read, says nothing of it.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetClient } from '../../src/api/client.ts';
 import type { RunningServer } from '../../src/server/start.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { openDashboard, sectionRows } from '../helpers/dashboard-page.ts';
 import { serveHarness } from '../helpers/harness-dashboard.ts';
 import { syncRestrictedSubuser } from '../helpers/restricted.ts';
 import { startHarness, type Harness } from '../helpers/synced.ts';
+import { sharedChromium } from '../helpers/shared-chromium.ts';
 
 const haveChromium = checkChromium();
 let h: Harness;
@@ -25,7 +26,7 @@ beforeAll(async () => {
   h = await startHarness({ fleet: { vehicles: 4, days: 10 } });
   sub = (await syncRestrictedSubuser(h)).client;
   srv = await serveHarness(h);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await sharedChromium();
 }, 120_000);
 afterAll(async () => {
   await browser?.close();

@@ -3,15 +3,15 @@
  * drops), the section shows one row per staged drop of the simulator's truth, with its litres;
  * a vehicle without drops shows none.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
-import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
 import { startSharedSync } from '../helpers/shared-sync.ts';
 import { ACCOUNT, type Harness } from '../helpers/synced.ts';
+import { sharedChromium } from '../helpers/shared-chromium.ts';
 
 let h: Harness;
 let srv: RunningServer;
@@ -29,7 +29,7 @@ beforeAll(async () => {
     now: h.now,
     port: 0,
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await sharedChromium();
   range = `from=${h.firstDay}&to=${h.lastDay}`;
 }, 180_000);
 afterAll(async () => {

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { expectAccount, readOutcomes, recordJob } from '../../src/lake/outcomes.ts';
@@ -18,7 +18,8 @@ import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import type { Database } from '../../src/store/db.ts';
 import { startHarness, type Harness } from '../helpers/synced.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { sharedChromium } from '../helpers/shared-chromium.ts';
 
 const haveChromium = checkChromium();
 const NAMES = ['north', 'south'] as const;
@@ -62,7 +63,7 @@ beforeAll(async () => {
     schedule: null,
     accounts: () => lakeAccounts(lakeDir),
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await sharedChromium();
 }, 180_000);
 afterAll(async () => {
   await browser?.close();

@@ -10,7 +10,8 @@ import type { RunningServer } from '../../src/server/start.ts';
 import { haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { openDashboardAt, seriousAxeViolations } from '../helpers/dashboard-page.ts';
 import { startHarnessDashboard, type HarnessDashboard } from '../helpers/harness-dashboard.ts';
-import { startHarness, type Harness } from '../helpers/synced.ts';
+import { startSharedSync } from '../helpers/shared-sync.ts';
+import type { Harness } from '../helpers/synced.ts';
 
 const haveChromium = checkChromium();
 let h: Harness;
@@ -20,8 +21,10 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!haveChromium) return;
-  h = await startHarness({ fleet: { vehicles: 6, days: 40 } });
-  expect((await h.sync({ streams: ['trips', 'odometer'] })).outcome).toBe('ok');
+  // the fleet other browser files read (one sync per run: shared-sync.ts)
+  const shared = await startSharedSync({ seed: 7, vehicles: 6, days: 40, endDay: '2026-04-20' });
+  h = shared.h;
+  expect(shared.first.outcome).toBe('ok');
   dash = await startHarnessDashboard(h, { FLEETSYNC_TAX_YEAR_START: '04-01' });
   ({ srv, browser } = dash);
 }, 180_000);

@@ -4,7 +4,7 @@
  * bar lists every vehicle and department, and a chart sums every row of its report, not only the
  * table's first page. A fleet of 1,103 vehicles, 1,100 of them sorting before the fixture's.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -12,7 +12,7 @@ import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport, runReport } from '../../src/reports/run.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { appendRows } from '../../src/store/write.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
 import {
   ACCOUNT,
@@ -24,6 +24,7 @@ import {
   refreshFixtureFacts,
   type FixtureDb,
 } from '../helpers/report-fixture.ts';
+import { sharedChromium } from '../helpers/shared-chromium.ts';
 
 const haveChromium = checkChromium();
 const EXTRA = 1100;
@@ -75,7 +76,7 @@ beforeAll(async () => {
     now: () => NOW,
     port: 0,
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await sharedChromium();
 }, 120_000);
 afterAll(async () => {
   await browser?.close();

@@ -4,17 +4,18 @@
  * start (April, not complete: partial), while the fuel one waits for a complete April; the page and
  * GET /api/subscriptions say so, with the reason. A real SMTP server on port 0 takes the mail.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { checkSubscriptions } from '../../src/reports/subscription-file.ts';
 import type { SubscriptionsAnswer } from '../../src/server/api-types.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { openDashboardAt, seriousAxeViolations } from '../helpers/dashboard-page.ts';
 import { startSmtpReceiver, type SmtpReceiver } from '../helpers/receivers.ts';
 import { ACCOUNT, ZONE, openFixture, settleMarch, type FixtureDb } from '../helpers/report-fixture.ts';
+import { sharedChromium } from '../helpers/shared-chromium.ts';
 
 const haveChromium = checkChromium();
 const PASSWORD = 'page-Mail1';
@@ -70,7 +71,7 @@ beforeAll(async () => {
     subscriptions,
   });
   await srv.subscriptionsChecked();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await sharedChromium();
 }, 120_000);
 afterAll(async () => {
   await browser?.close();

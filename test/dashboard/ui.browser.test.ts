@@ -5,7 +5,7 @@
  * not column names or raw codes; axe-core finds no serious or critical violation on any page at
  * desktop (1400 × 900) and phone (390 × 844) sizes, and a phone page does not scroll sideways.
  */
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -13,7 +13,7 @@ import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport, runReport } from '../../src/reports/run.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { appendRows } from '../../src/store/write.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { haveChromium as checkChromium } from '../helpers/chromium.ts';
 import {
   openDashboard,
   openDashboardAt,
@@ -21,6 +21,7 @@ import {
   type OpenedPage,
 } from '../helpers/dashboard-page.ts';
 import { ACCOUNT, NOW, ZONE, openFixture, type FixtureDb } from '../helpers/report-fixture.ts';
+import { sharedChromium } from '../helpers/shared-chromium.ts';
 
 const haveChromium = checkChromium();
 const ADDED = 17;
@@ -71,7 +72,7 @@ beforeAll(async () => {
     now: () => NOW,
     port: 0,
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await sharedChromium();
 }, 120_000);
 afterAll(async () => {
   for (const p of desktopPages.values()) await (await p).ctx.close();

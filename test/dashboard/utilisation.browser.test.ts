@@ -4,16 +4,17 @@
  * one month's days (whose download holds only that vehicle and month), and the Drivers page shows
  * the drivers by name while its download keeps the ids.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
-import { CHROMIUM, CHROMIUM_ARGS, haveChromium as checkChromium } from '../helpers/chromium.ts';
+import { haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { openDashboard } from '../helpers/dashboard-page.ts';
 import { downloadCsv as download } from '../helpers/synced-dashboard.ts';
 import { startSharedSync } from '../helpers/shared-sync.ts';
 import { ACCOUNT, type Harness } from '../helpers/synced.ts';
+import { sharedChromium } from '../helpers/shared-chromium.ts';
 
 const haveChromium = checkChromium();
 let h: Harness;
@@ -33,7 +34,7 @@ beforeAll(async () => {
     now: h.now,
     port: 0,
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await sharedChromium();
 }, 120_000);
 afterAll(async () => {
   await browser?.close();

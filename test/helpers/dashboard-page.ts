@@ -44,6 +44,18 @@ async function loaded(page: Page, url: string): Promise<OpenedPage> {
   return { page, problems };
 }
 
+/**
+ * The file a click on `selector` downloads, read whole: through playwright's stream, since the
+ * browser files' Chromium is shared (test/helpers/chromium-server.ts) and its download folder is
+ * not the test's to read by path.
+ */
+export async function downloaded(page: Page, selector: string): Promise<Buffer> {
+  const [d] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  const chunks: Buffer[] = [];
+  for await (const c of await d.createReadStream()) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
 const MON = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /** "2026-03" as the dashboard writes a month: "Mar 2026". */
 export const monthText = (ym: string) => `${MON[Number(ym.slice(5, 7)) - 1]} ${ym.slice(0, 4)}`;

@@ -3,13 +3,13 @@
  * account, zone and clock: test/service/fixture.ts): `serve`'s server on port 0 at the fixture's
  * clock and zone, and a headless Chromium. `prepare` may add rows first.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import type { Database } from '../../src/store/db.ts';
-import { CHROMIUM, CHROMIUM_ARGS } from './chromium.ts';
 import { ACCOUNT, NOW, ZONE, openFixture, type FixtureDb } from './report-fixture.ts';
+import { sharedChromium } from './shared-chromium.ts';
 
 /** A fixture the dashboard can serve: its database, and how it is put away. */
 interface Fixture {
@@ -47,7 +47,7 @@ export async function startFixtureDashboard<F extends Fixture = FixtureDb>(
     now: () => at.now,
     port: 0,
   });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await sharedChromium();
   return {
     fx,
     srv,

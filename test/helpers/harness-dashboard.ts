@@ -2,12 +2,12 @@
  * The dashboard over a harness' database: `serve`'s server on port 0 with the harness' clock and
  * zone, and a headless Chromium. For browser tests on a really synced simulator fleet.
  */
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
-import { CHROMIUM, CHROMIUM_ARGS } from './chromium.ts';
 import { ACCOUNT, type Harness } from './synced.ts';
+import { sharedChromium } from './shared-chromium.ts';
 
 export interface HarnessDashboard {
   srv: RunningServer;
@@ -31,7 +31,7 @@ export async function startHarnessDashboard(
   env: Record<string, string> = {},
 ): Promise<HarnessDashboard> {
   const srv = await serveHarness(h, env);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await sharedChromium();
   return {
     srv,
     browser,

@@ -2,16 +2,16 @@
  * A dashboard on a shared synced database (shared-sync.ts) in Chromium: the harness, the server
  * on port 0 and the browser, closed together; and a section's CSV download read as objects.
  */
-import { readFileSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import type { FleetOptions } from '../../src/simulator/model.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import type { RunSummary } from '../../src/sync/types.ts';
-import { CHROMIUM, CHROMIUM_ARGS } from './chromium.ts';
+import { downloaded } from './dashboard-page.ts';
 import { startSharedSync } from './shared-sync.ts';
 import { ACCOUNT, type Harness } from './synced.ts';
+import { sharedChromium } from './shared-chromium.ts';
 
 export interface SyncedDashboard {
   h: Harness;
@@ -31,7 +31,7 @@ export async function startSyncedDashboard(fleet: Partial<FleetOptions>): Promis
     now: h.now,
     port: 0,
   });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await sharedChromium();
   return {
     h,
     srv,
@@ -47,8 +47,8 @@ export async function startSyncedDashboard(fleet: Partial<FleetOptions>): Promis
 
 /** A section's CSV download (link `#<linkId>`) as objects; for reports none of whose fields holds a comma. */
 export async function downloadCsv(page: Page, linkId: string): Promise<Record<string, string>[]> {
-  const [d] = await Promise.all([page.waitForEvent('download'), page.click(`#${linkId}`)]);
-  const [head, ...lines] = readFileSync((await d.path())!, 'utf8')
+  const [head, ...lines] = (await downloaded(page, `#${linkId}`))
+    .toString('utf8')
     .replace(/^\uFEFF/, '')
     .trim()
     .split(/\r?\n/);
