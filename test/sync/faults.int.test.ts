@@ -17,7 +17,8 @@ let h: Harness;
 let reference: Record<string, string>;
 
 beforeAll(async () => {
-  h = await startHarness({ fleet: { vehicles: 12, days: 40 }, instantWaits: true });
+  // 6 vehicles (every kind of powertrain) over 20 days: ~110 requests a sync, 12 of them 429s
+  h = await startHarness({ fleet: { vehicles: 6, days: 20 }, instantWaits: true });
   expect((await h.sync()).outcome).toBe('ok');
   reference = await dumpDatabase(h.dbPath);
 }, 120_000);
@@ -43,7 +44,7 @@ describe('a sync under injected faults', () => {
     it(`recovers from 429s with ${headers} retry headers and stores the same data`, async () => {
       h.sim.resetStats();
       h.sim.setFaults({
-        rateLimitEvery: headers === 'normal' || headers === 'absurd' ? 25 : 9,
+        rateLimitEvery: 9,
         rateLimitHeaders: headers,
         rateLimitRetryAfterS: 1,
       });
@@ -76,9 +77,9 @@ describe('a sync under injected faults', () => {
     h.sim.resetStats();
     h.sim.setFaults({ serverErrorEvery: 11, resetEvery: 17, truncateEvery: 13 });
     // About one request in five is faulted, and a retry (after a jittered backoff, among other
-    // requests) lands on a fault again with that chance: with the default 4 retries, ~75 faulted
-    // requests give up together with a chance of 75 × 0.19⁴ ≈ 9 % a run — a window honestly failed,
-    // not what this test is about. 8 retries make it ≈ 75 × 0.19⁸ ≈ 0.01 %.
+    // requests) lands on a fault again with that chance: with the default 4 retries, ~30 faulted
+    // requests give up together with a chance of 30 × 0.19⁴ ≈ 4 % a run — a window honestly failed,
+    // not what this test is about. 8 retries make it ≈ 30 × 0.19⁸ ≈ 0.005 %.
     const client = h.newClient({ maxRetries: 8 });
     const { summary, path } = await syncInto('5xx', client).finally(() => client.close());
     h.sim.setFaults({});
