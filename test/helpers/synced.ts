@@ -8,6 +8,7 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { createFleetClient, type FleetClient, type FleetClientOptions } from '../../src/api/client.ts';
 import { memoryLogger } from '../../src/log.ts';
 import { parseReportParams } from '../../src/reports/params.ts';
@@ -98,7 +99,20 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-'));
   const dbPath = join(dir, 'fleet.duckdb');
   if (o.dbFrom) copyFileSync(o.dbFrom, dbPath);
-  const db = await openDatabase(dbPath);
+  const opened = await openDatabase(dbPath);
+  // h.report's connection, kept open (the models are defined on a connection once, ~50 ms of CPU,
+  // as serve keeps its connections) and closed with the database: an open connection would keep
+  // the file locked for a CLI child after a test's h.db.close().
+  let reportCon: DuckDBConnection | null = null;
+  let reportTurn: Promise<unknown> = Promise.resolve();
+  const db: Database = {
+    ...opened,
+    close: () => {
+      reportCon?.closeSync();
+      reportCon = null;
+      opened.close();
+    },
+  };
   const log = memoryLogger('debug', ['demo-main', 'demo-sub']);
   const newClient = (extra: Partial<FleetClientOptions> = {}) => {
     const c = createFleetClient({
@@ -149,8 +163,15 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     lastDay,
     deps,
     sync: (req = {}) => syncAccount(deps, { trigger: 'cli', fromDay: firstDay, toDay: lastDay, ...req }),
-    report: (name, raw = { from: firstDay, to: lastDay }, opts = {}) =>
-      reportOn(db, name, raw, { account: ACCOUNT, zone: fleet.timezone, nowMs: now(), ...opts }),
+    report: (name, raw = { from: firstDay, to: lastDay }, opts = {}) => {
+      const scope = { account: ACCOUNT, zone: fleet.timezone, nowMs: now(), ...opts };
+      // one report at a time on the connection
+      const turn = reportTurn.then(async () =>
+        reportWith((reportCon ??= await db.connect()), name, raw, scope),
+      );
+      reportTurn = turn.catch(() => undefined);
+      return turn;
+    },
     async close() {
       await client.close();
       db.close();
@@ -233,20 +254,38 @@ export function harnessCliEnv(h: Harness, extra: Record<string, string> = {}): R
   };
 }
 
+type ReportOnScope = {
+  account: string;
+  zone: string;
+  nowMs: number;
+  fuelDropL?: number;
+  taxYearStart?: string;
+};
+
 /** A named report's rows on a database (one connection, closed after). */
 export async function reportOn(
   db: Database,
   name: string,
   raw: Record<string, string>,
-  scope: { account: string; zone: string; nowMs: number; fuelDropL?: number; taxYearStart?: string },
+  scope: ReportOnScope,
 ): Promise<JsonRow[]> {
-  const def = requireReport(name);
   const con = await db.connect();
   try {
-    return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
+    return await reportWith(con, name, raw, scope);
   } finally {
     con.closeSync();
   }
+}
+
+/** A named report's rows on a connection. */
+async function reportWith(
+  con: DuckDBConnection,
+  name: string,
+  raw: Record<string, string>,
+  scope: ReportOnScope,
+): Promise<JsonRow[]> {
+  const def = requireReport(name);
+  return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
 }
 
 /** Rows of a query on a test database (one connection, closed after). */
