@@ -8,7 +8,8 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFleetClient, type FleetClient } from '../../src/api/client.ts';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { createFleetClient, type FleetClient, type FleetClientOptions } from '../../src/api/client.ts';
 import { memoryLogger } from '../../src/log.ts';
 import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport, runReport, type JsonRow } from '../../src/reports/run.ts';
@@ -34,6 +35,11 @@ export interface Harness {
   now: () => number;
   /** Moves the shared clock (simulator and sync) forward. */
   advance(ms: number): void;
+  /**
+   * Another client of the harness's simulator (its login, zone, window, clock and log, and with
+   * `instantWaits` its waits); `extra` overrides. The caller closes it.
+   */
+  newClient(extra?: Partial<FleetClientOptions>): FleetClient;
   firstDay: string;
   lastDay: string;
   deps: SyncDeps;
@@ -59,6 +65,13 @@ export interface HarnessOptions {
   realClock?: boolean;
   /** A database file to start from (copied into the temp directory): see shared-sync.ts. */
   dbFrom?: string;
+  /**
+   * The client's waits (its rate buckets, a 429's pause, a retry's backoff, the hold between two
+   * runs) move the shared clock to their end at once instead of passing in real time: the
+   * simulator's windows slide as far, so nothing is sent early, but a run no longer waits through
+   * them. Not with `realClock`.
+   */
+  instantWaits?: boolean;
 }
 
 /** The fleet a harness generates where its options do not say otherwise. */
@@ -71,24 +84,55 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
   let shift = 0;
   const now = () => base + shift + (Date.now() - t0);
   const windowMs = o.windowMs ?? 1000;
+  // The clients on this clock (the harness's and newClient's): time jumps only while none has a
+  // request on the wire.
+  const clients = new Set<FleetClient>();
+  const sleep =
+    o.instantWaits && !o.realClock
+      ? instantSleep(
+          now,
+          (ms) => (shift += ms),
+          () => [...clients].reduce((n, c) => n + c.activity().inFlight, 0),
+        )
+      : undefined;
   const sim = await startSimulator({ fleet, now, windowMs, ...o.sim });
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-'));
   const dbPath = join(dir, 'fleet.duckdb');
   if (o.dbFrom) copyFileSync(o.dbFrom, dbPath);
-  const db = await openDatabase(dbPath);
+  const opened = await openDatabase(dbPath);
+  // h.report's connection, kept open (the models are defined on a connection once, ~50 ms of CPU,
+  // as serve keeps its connections) and closed with the database: an open connection would keep
+  // the file locked for a CLI child after a test's h.db.close().
+  let reportCon: DuckDBConnection | null = null;
+  let reportTurn: Promise<unknown> = Promise.resolve();
+  const db: Database = {
+    ...opened,
+    close: () => {
+      reportCon?.closeSync();
+      reportCon = null;
+      opened.close();
+    },
+  };
   const log = memoryLogger('debug', ['demo-main', 'demo-sub']);
-  const client = createFleetClient({
-    baseUrl: sim.baseUrl,
-    username: 'demo',
-    password: 'demo-main',
-    timezone: fleet.timezone,
-    windowMs,
-    log,
-    // The harness' clock, as the simulator's limiter and the sync have it: a run compares the
-    // previous run's last request (the client's clock) with its own start (the sync's clock) to
-    // know whether the API's windows still count it; two clocks made every later run wait a window.
-    now,
-  });
+  const newClient = (extra: Partial<FleetClientOptions> = {}) => {
+    const c = createFleetClient({
+      baseUrl: sim.baseUrl,
+      username: 'demo',
+      password: 'demo-main',
+      timezone: fleet.timezone,
+      windowMs,
+      log,
+      // The harness' clock, as the simulator's limiter and the sync have it: a run compares the
+      // previous run's last request (the client's clock) with its own start (the sync's clock) to
+      // know whether the API's windows still count it; two clocks made every later run wait a window.
+      now,
+      ...(sleep ? { sleep } : {}),
+      ...extra,
+    });
+    clients.add(c);
+    return c;
+  };
+  const client = newClient();
   const firstDay = localDate(fleet.startMs, fleet.timezone);
   const lastDay = localDate(fleet.endMs - 1, fleet.timezone);
   const deps: SyncDeps = {
@@ -114,18 +158,81 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
     advance: (ms: number) => {
       shift += ms;
     },
+    newClient,
     firstDay,
     lastDay,
     deps,
     sync: (req = {}) => syncAccount(deps, { trigger: 'cli', fromDay: firstDay, toDay: lastDay, ...req }),
-    report: (name, raw = { from: firstDay, to: lastDay }, opts = {}) =>
-      reportOn(db, name, raw, { account: ACCOUNT, zone: fleet.timezone, nowMs: now(), ...opts }),
+    report: (name, raw = { from: firstDay, to: lastDay }, opts = {}) => {
+      const scope = { account: ACCOUNT, zone: fleet.timezone, nowMs: now(), ...opts };
+      // one report at a time on the connection
+      const turn = reportTurn.then(async () =>
+        reportWith((reportCon ??= await db.connect()), name, raw, scope),
+      );
+      reportTurn = turn.catch(() => undefined);
+      return turn;
+    },
     async close() {
       await client.close();
       db.close();
       await sim.close();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Waits on a clock that runs at real speed and can be moved forward (`advance`), for a test that
+ * must not sit through rate-limit windows: a sleeper wakes when real time reaches its end, or
+ * sooner, when no request is on the wire (`busy() === 0`): then the clock jumps to the earliest
+ * sleeper's end and wakes it alone. Time never jumps while a request is in flight (a jump there
+ * would let the client count a slot free that the server, stamping its arrival after the jump,
+ * still counts), and sleepers wake in the order of their ends, as they would in real time.
+ */
+export function instantSleep(now: () => number, advance: (ms: number) => void, busy: () => number) {
+  const queue: { until: number; seq: number; wake: () => void }[] = [];
+  let seq = 0;
+  let pumping: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  const schedule = (soon: boolean) => {
+    if (pumping) return;
+    pumping = soon ? setImmediate(pump) : setTimeout(pump, 1);
+  };
+  function pump() {
+    pumping = null;
+    if (!queue.length) return;
+    queue.sort((a, b) => a.until - b.until || a.seq - b.seq);
+    const t = now();
+    const due = queue.filter((q) => q.until <= t);
+    if (due.length) {
+      for (const q of due) queue.splice(queue.indexOf(q), 1);
+      for (const q of due) q.wake();
+    } else if (busy() === 0) {
+      const q = queue.shift()!;
+      advance(q.until - t);
+      q.wake();
+    }
+    if (queue.length) schedule(busy() === 0);
+  }
+  return (ms: number, signal?: AbortSignal) => {
+    signal?.throwIfAborted();
+    return new Promise<void>((resolve, reject) => {
+      const entry = {
+        until: now() + Math.max(0, ms),
+        seq: seq++,
+        wake: () => {
+          signal?.removeEventListener('abort', abort);
+          resolve();
+        },
+      };
+      const abort = () => {
+        const i = queue.indexOf(entry);
+        if (i >= 0) queue.splice(i, 1);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', abort, { once: true });
+      queue.push(entry);
+      schedule(true);
+    });
   };
 }
 
@@ -147,20 +254,38 @@ export function harnessCliEnv(h: Harness, extra: Record<string, string> = {}): R
   };
 }
 
+type ReportOnScope = {
+  account: string;
+  zone: string;
+  nowMs: number;
+  fuelDropL?: number;
+  taxYearStart?: string;
+};
+
 /** A named report's rows on a database (one connection, closed after). */
 export async function reportOn(
   db: Database,
   name: string,
   raw: Record<string, string>,
-  scope: { account: string; zone: string; nowMs: number; fuelDropL?: number; taxYearStart?: string },
+  scope: ReportOnScope,
 ): Promise<JsonRow[]> {
-  const def = requireReport(name);
   const con = await db.connect();
   try {
-    return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
+    return await reportWith(con, name, raw, scope);
   } finally {
     con.closeSync();
   }
+}
+
+/** A named report's rows on a connection. */
+async function reportWith(
+  con: DuckDBConnection,
+  name: string,
+  raw: Record<string, string>,
+  scope: ReportOnScope,
+): Promise<JsonRow[]> {
+  const def = requireReport(name);
+  return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
 }
 
 /** Rows of a query on a test database (one connection, closed after). */

@@ -7,6 +7,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lakeAccounts, openLake } from '../../src/lake/read.ts';
@@ -14,14 +15,13 @@ import { publishAccount } from '../../src/lake/publish.ts';
 import { parseReportParams } from '../../src/reports/params.ts';
 import { REPORT_NAMES } from '../../src/reports/registry.ts';
 import { requireReport, runReport } from '../../src/reports/run.ts';
-import type { Database } from '../../src/store/db.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 
 let h: Harness;
 let lake: string;
 
 beforeAll(async () => {
-  h = await startHarness({ fleet: { vehicles: 4, days: 40 } });
+  h = await startHarness({ fleet: { vehicles: 4, days: 40 }, instantWaits: true });
   await h.sync();
   lake = mkdtempSync(join(tmpdir(), 'fleetsync-lake-'));
   const con = await h.db.connect();
@@ -34,17 +34,13 @@ afterAll(async () => {
 
 const fileBuffer = (path: string): ArrayBuffer => new Uint8Array(readFileSync(path)).buffer;
 
-async function reportOn(db: Database, name: string) {
+/** A report over the whole history on `con` (one connection per database for every report, as serve keeps them). */
+async function reportOn(con: DuckDBConnection, name: string) {
   const scope = { account: ACCOUNT, zone: h.fleet.timezone, nowMs: h.now() };
   const def = requireReport(name);
-  const con = await db.connect();
-  try {
-    return (
-      await runReport(con, def, scope, parseReportParams({ from: h.firstDay, to: h.lastDay }, def, scope))
-    ).rows;
-  } finally {
-    con.closeSync();
-  }
+  return (
+    await runReport(con, def, scope, parseReportParams({ from: h.firstDay, to: h.lastDay }, def, scope))
+  ).rows;
 }
 
 describe('Parquet lake', () => {
@@ -60,13 +56,16 @@ describe('Parquet lake', () => {
 
   it('serves every report from the lake exactly as from the file', async () => {
     const ldb = await openLake(lake);
+    const [file, lakeCon] = [await h.db.connect(), await ldb.connect()];
     try {
       for (const name of REPORT_NAMES) {
-        const [fromFile, fromLake] = [await reportOn(h.db, name), await reportOn(ldb, name)];
+        const [fromFile, fromLake] = [await reportOn(file, name), await reportOn(lakeCon, name)];
         expect({ name, rows: fromLake }).toEqual({ name, rows: fromFile });
       }
-      expect((await reportOn(ldb, 'mileage')).length).toBeGreaterThan(0);
+      expect((await reportOn(lakeCon, 'mileage')).length).toBeGreaterThan(0);
     } finally {
+      file.closeSync();
+      lakeCon.closeSync();
       ldb.close();
     }
   });

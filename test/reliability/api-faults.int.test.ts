@@ -3,11 +3,13 @@
  * connection reset, a truncated or non-JSON body, a server that never answers) fails with its
  * reason in the ledger, the rest of the run goes on, the run says "partial", and the next run
  * fills exactly the gap (the database then equals a clean sync's). And a 429 storm: the bucket
- * pauses, absurd waits are capped and logged once, nothing is lost, no tight retry loop.
+ * pauses, absurd waits are capped and logged once, nothing is lost, no tight retry loop. The
+ * client's waits move the harness's clock (instantWaits), except in the burst, which is timed.
  */
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFleetClient } from '../../src/api/client.ts';
+import type { FleetClientOptions } from '../../src/api/client.ts';
 import { memoryLogger } from '../../src/log.ts';
 import type { FaultOptions } from '../../src/simulator/faults.ts';
 import { openDatabase } from '../../src/store/db.ts';
@@ -20,7 +22,7 @@ let h: Harness;
 let reference: Record<string, string>;
 
 beforeAll(async () => {
-  h = await startHarness({ fleet: { vehicles: 6, days: 30 }, windowMs: WINDOW_MS });
+  h = await startHarness({ fleet: { vehicles: 6, days: 16 }, windowMs: WINDOW_MS, instantWaits: true });
   expect((await h.sync()).outcome).toBe('ok');
   reference = await dumpDatabase(h.dbPath);
 }, 60_000);
@@ -31,20 +33,9 @@ afterAll(() => h?.close());
  * where a hung server is the case: elsewhere a busy machine (four test files on two cores) would
  * turn slow answers into timeouts, which are not the failure under test.
  */
-function strictClient(extra: { maxRetries?: number; timeoutMs?: number } = {}) {
+function strictClient(extra: Partial<FleetClientOptions> = {}) {
   const log = memoryLogger('debug', ['demo-main']);
-  const client = createFleetClient({
-    baseUrl: h.sim.baseUrl,
-    username: 'demo',
-    password: 'demo-main',
-    timezone: h.fleet.timezone,
-    windowMs: WINDOW_MS,
-    now: h.now,
-    log,
-    maxRetries: 0,
-    timeoutMs: 10_000,
-    ...extra,
-  });
+  const client = h.newClient({ log, maxRetries: 0, timeoutMs: 10_000, ...extra });
   return { client, log };
 }
 
@@ -113,7 +104,11 @@ describe('a window whose requests keep failing', () => {
 describe('a 429 storm', () => {
   it('a burst of 429s without retry headers: the bucket pauses, nothing is lost, no tight loop', async () => {
     const db = await openDatabase(join(h.dir, 'burst.duckdb'));
-    const { client, log } = strictClient({ maxRetries: 4 });
+    // Real waits: the burst lasts 250 ms of real time.
+    const { client, log } = strictClient({
+      maxRetries: 4,
+      sleep: (ms, signal) => delay(ms, undefined, { signal }),
+    });
     h.sim.resetStats();
     h.sim.setFaults({ rateLimitEvery: 1, rateLimitHeaders: 'missing' });
     const stop = setTimeout(() => h.sim.setFaults({}), 250);

@@ -23,7 +23,7 @@ let h: Harness;
 const servers: RunningServer[] = [];
 
 beforeAll(async () => {
-  h = await startHarness({ fleet: { vehicles: 20, days: 120 } });
+  h = await startHarness({ fleet: { vehicles: 20, days: 120 }, instantWaits: true });
   const s = await h.sync();
   expect(s.outcome).toBe('ok');
 }, 240_000);

@@ -6,7 +6,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useRawFacts } from '../../src/store/models.ts';
+import { prepareModelConnection, useRawFacts } from '../../src/store/models.ts';
 import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport, runReport, type ReportScope } from '../../src/reports/run.ts';
 import { openDatabase } from '../../src/store/db.ts';
@@ -21,22 +21,41 @@ beforeAll(async () => {
   s = await startSharedSync();
   scope = { account: ACCOUNT, zone: s.h.fleet.timezone, nowMs: s.h.now() };
 }, 300_000);
-afterAll(() => s?.h.close());
+afterAll(async () => {
+  closeConnections();
+  await s?.h.close();
+});
 
-async function withCon<T>(fn: (con: DuckDBConnection) => Promise<T>): Promise<T> {
-  const con = await s.h.db.connect();
-  try {
-    return await fn(con);
-  } finally {
-    con.closeSync();
+/**
+ * Two connections kept open, as serve keeps its own: one over the stored facts, one over the raw
+ * rows (useRawFacts); the models are defined once on each, not per query (~50 ms of CPU each).
+ * Closed before the database is (the tests that reopen it).
+ */
+const open: { stored?: DuckDBConnection; raw?: DuckDBConnection } = {};
+async function connection(raw: boolean): Promise<DuckDBConnection> {
+  const key = raw ? 'raw' : 'stored';
+  let con = open[key];
+  if (!con) {
+    con = await s.h.db.connect();
+    await (raw ? useRawFacts(con) : prepareModelConnection(con));
+    open[key] = con;
   }
+  return con;
+}
+function closeConnections() {
+  for (const key of ['stored', 'raw'] as const) {
+    open[key]?.closeSync();
+    delete open[key];
+  }
+}
+
+async function withCon<T>(fn: (con: DuckDBConnection) => Promise<T>, raw = false): Promise<T> {
+  return fn(await connection(raw));
 }
 
 /** Every fact row of the account, stored or (raw) computed now, in one order. */
 async function facts(raw: boolean) {
   return withCon(async (con) => {
-    if (raw) await useRawFacts(con);
-    else await import('../../src/store/models.ts').then((m) => m.prepareModelConnection(con));
     const r = await con.runAndReadAll(
       `SELECT stream, vehicle_id, strftime(day, '%Y-%m-%d') AS day, windows, left_out, distance_m, used_l,
          epoch_ms(last_window_end) AS last_window_end, trips, trip_distance_m, toll_passages,
@@ -46,7 +65,7 @@ async function facts(raw: boolean) {
       [ACCOUNT, scope.zone],
     );
     return r.getRowObjectsJS();
-  });
+  }, raw);
 }
 
 describe('daily facts', () => {
@@ -90,7 +109,6 @@ describe('daily facts', () => {
   it("the day's coverage kept at commit equals the coverage computed from the ledger", async () => {
     const cov = (raw: boolean) =>
       withCon(async (con) => {
-        await useRawFacts(con);
         const r = await con.runAndReadAll(
           raw
             ? `SELECT stream, scope, strftime(day, '%Y-%m-%d') AS day, synced, pulled
@@ -101,7 +119,7 @@ describe('daily facts', () => {
           [ACCOUNT, scope.zone],
         );
         return r.getRowObjectsJS();
-      });
+      }, true);
     const stored = await cov(false);
     expect(stored.filter((r) => r.synced).length).toBeGreaterThan(0);
     expect(stored).toEqual(await cov(true));
@@ -168,10 +186,9 @@ const COVERAGE_READERS = [
 
 async function report(name: string, raw: Record<string, string>, rawFacts: boolean) {
   return withCon(async (con) => {
-    if (rawFacts) await useRawFacts(con);
     const def = requireReport(name);
     return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
-  });
+  }, rawFacts);
 }
 
 describe('every report over the stored facts equals the same report over the raw tables', () => {
@@ -208,6 +225,7 @@ describe('fleetsync sync --rebuild-facts', () => {
       await con.run(`DELETE FROM day_coverage WHERE stream = 'visits'`);
     });
     expect(await report('kpis', { from: s.h.firstDay, to: s.h.lastDay }, false)).not.toEqual(before);
+    closeConnections();
     s.h.db.close(); // the command opens the file itself
     const env = { FLEETSYNC_DB: s.h.dbPath, FLEETSYNC_ACCOUNT: ACCOUNT };
     const wrong = await runMain(env, 'sync', '--rebuild-facts', '--account', 'nobody');
@@ -236,6 +254,7 @@ describe('the upgrade to migration 090', () => {
         await con.run(`ALTER TABLE daily_facts DROP COLUMN ${c}`);
       await con.run(`DELETE FROM schema_migrations WHERE name = '090_toll_charge_facts.sql'`);
     });
+    closeConnections();
     s.h.db.close();
     s.h.db = await openDatabase(s.h.dbPath);
     expect(await facts(false)).toEqual(raw);

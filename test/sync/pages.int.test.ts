@@ -21,7 +21,7 @@ const PAGE = 25;
 
 beforeAll(async () => {
   // six vehicles: the sixth has a fill the API lists twice
-  h = await startHarness({ fleet: { vehicles: 6, days: 35 } });
+  h = await startHarness({ fleet: { vehicles: 6, days: 35 }, instantWaits: true });
 }, 60_000);
 afterAll(() => h?.close());
 
