@@ -141,7 +141,8 @@ export interface BucketSetOptions {
 
 interface BucketState {
   limit: number;
-  log: { t: number }[];
+  /** Each send's stamp; `open` until its answer is back (it cannot leave the window before). */
+  log: { t: number; open: boolean }[];
   pausedUntil: number;
   waitedMs: number;
   queue: Promise<unknown>;
@@ -192,9 +193,14 @@ export function createBucketSet(o: BucketSetOptions): BucketSet {
   };
   let lastMs: number | null = null;
   let inFlight = 0;
+  // A send still unanswered stays in its window however long it takes: the server may stamp it at
+  // any moment until its answer (dropped by its send time, a slow request let the client send one
+  // more than the server counts: a genuine 429 on a loaded machine).
   const prune = (s: BucketState, t: number) => {
-    s.log = s.log.filter((e) => e.t + horizon > t);
+    s.log = s.log.filter((e) => e.open || e.t + horizon > t);
   };
+  /** How often a full bucket whose slots are all unanswered sends looks again. */
+  const inFlightPollMs = Math.max(10, Math.min(1_000, Math.ceil(o.windowMs / 20)));
 
   async function waitTurn(s: BucketState, start: number, signal?: AbortSignal): Promise<Ticket> {
     for (;;) {
@@ -206,7 +212,7 @@ export function createBucketSet(o: BucketSetOptions): BucketSet {
       }
       prune(s, t);
       if (s.log.length < s.limit) {
-        const entry = { t };
+        const entry = { t, open: true };
         s.log.push(entry);
         s.waitedMs += t - start;
         const stamp = () => {
@@ -222,11 +228,13 @@ export function createBucketSet(o: BucketSetOptions): BucketSet {
             stamp();
             if (open) inFlight--;
             open = false;
+            entry.open = false;
           },
         };
       }
-      const oldest = Math.min(...s.log.map((e) => e.t));
-      await o.sleep(Math.max(1, oldest + horizon - t), signal);
+      const answered = s.log.filter((e) => !e.open);
+      const freed = answered.length ? Math.min(...answered.map((e) => e.t)) + horizon - t : Infinity;
+      await o.sleep(Math.max(1, Math.min(freed, inFlightPollMs)), signal);
     }
   }
 

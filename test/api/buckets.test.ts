@@ -188,3 +188,30 @@ describe("the account's previous requests", () => {
     expect(clock.now()).toBe(t1);
   });
 });
+
+describe('a send still unanswered', () => {
+  it('keeps its slot past the window until its answer: a slow request never lets one more through', async () => {
+    const clock = fakeClock();
+    const WINDOW = 1_000;
+    const horizon = WINDOW + MIN_SAFETY_MARGIN_MS; // 2 % of 1 s is under the floor
+    const b = createBucketSet({
+      windowMs: WINDOW,
+      safetyMargin: 0.02,
+      limits: { default: 2 },
+      now: clock.now,
+      sleep: clock.sleep,
+    });
+    const first = await b.acquire('default');
+    first.sent();
+    (await b.acquire('default')).sent();
+    let third = false;
+    const waiting = b.acquire('default').then((t) => ((third = true), t));
+    // ten windows pass with both requests still on the wire: the server may count either any time
+    await clock.sleep(10 * WINDOW);
+    expect(third).toBe(false);
+    first.answered();
+    const answeredAt = clock.now();
+    await waiting;
+    expect(clock.now() - answeredAt).toBe(horizon);
+  });
+});
