@@ -279,6 +279,9 @@ CREATE OR REPLACE TEMP MACRO driver_month_counter_coverage(acct, zone, from_day,
     JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = t.vehicle_id AND fs.fuel_stream = 'fuel_consumed'
     LEFT JOIN vehicle_departments(acct) AS v ON v.vehicle_id = t.vehicle_id
     WHERE t.account = acct AND vehicle_selected(t.vehicle_id, v.department, vehicle, department)
+      -- rng's bounds again as constants: the scan then reads only the range's row groups
+      AND t.start_time >= local_months_start(zone, from_day)
+      AND t.start_time < local_months_end(zone, to_day)
   ),
   vdc AS (
     SELECT * FROM vehicle_streams_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts,
