@@ -93,16 +93,13 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_trips(acct, zone, from_day, to_day)
       b.vehicle_id, b.period, b.litres, b.km AS block_km, t.trip_id, t.driver_id,
       t.trip_distance_m / 1000.0 AS trip_km, b.month_litres,
       CASE WHEN b.km > 0 THEN b.litres * t.trip_distance_m / 1000.0 / b.km END AS share
-    -- a vehicle's blocks never overlap, so a trip's block is the last one starting at or before
-    -- it (an ASOF join: one sort, not every trip against every block of its vehicle), kept when
-    -- the trip starts before that block's end
-    FROM trips AS t
-    ASOF JOIN blocks AS b
-      ON t.vehicle_id = b.vehicle_id AND t.start_time >= b.block_start
-    WHERE t.account = acct AND t.start_time < b.block_end
-      -- every block starts in a month the range touches: the first month's start as a constant
-      -- bounds the scan of the trips (the join alone read every trip of the account)
-      AND t.start_time >= local_months_start(zone, from_day)
+    FROM blocks AS b
+    JOIN trips AS t
+      ON t.account = acct AND t.vehicle_id = b.vehicle_id
+      AND t.start_time >= b.block_start AND t.start_time < b.block_end
+    -- every block starts in a month the range touches: the first month's start as a constant
+    -- bounds the scan of the trips (the join alone read every trip of the account)
+    WHERE t.start_time >= local_months_start(zone, from_day)
   ),
   scaled AS (
     SELECT *, least(1, month_litres / nullif(sum(share) OVER (PARTITION BY vehicle_id, period), 0)) AS f
