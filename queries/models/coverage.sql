@@ -70,7 +70,10 @@ CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage(acct, zone, from_day, 
   SELECT cells.*, coalesce(c.synced, false) AS synced, coalesce(c.pulled, false) AS pulled
   FROM vehicle_stream_cells(acct, zone, from_day, to_day, now_ts, streams) AS cells
   LEFT JOIN day_coverage AS c
-    ON c.account = acct AND c.stream = cells.stream AND c.scope = cells.vehicle_id::VARCHAR AND c.day = cells.day;
+    ON c.account = acct AND c.stream = cells.stream AND c.scope = cells.vehicle_id::VARCHAR AND c.day = cells.day
+    -- the cells' days and streams again as constants: the join then reads the range's stored
+    -- rows, not every stored row of the account (7.7 M at 5,000 vehicles × 2 years)
+    AND c.day >= from_day::DATE AND c.day <= to_day::DATE AND list_contains(streams, c.stream);
 
 CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage_raw(acct, zone, from_day, to_day, now_ts, streams) AS TABLE
   SELECT cells.*, coalesce(c.synced, false) AS synced, coalesce(c.pulled, false) AS pulled
