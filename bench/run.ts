@@ -66,6 +66,13 @@ async function main() {
     (head.serve_peak_rss_mb = round(Math.max(head.serve_peak_rss_mb ?? 0, mb), 1));
   const peak = (mb: number) => (head.peak_rss_mb = round(Math.max(head.peak_rss_mb ?? 0, mb), 1));
   const syncRuns = new Map<number, SyncResult>();
+  // wall seconds of each part (issue 29: where a --size large run's time goes)
+  const partS: Record<string, number> = {};
+  let part0 = performance.now();
+  const partDone = (name: string) => {
+    partS[name] = round((performance.now() - part0) / 1000, 1);
+    part0 = performance.now();
+  };
   const syncAt = async (vehicles: number) => {
     let r = syncRuns.get(vehicles);
     if (!r) syncRuns.set(vehicles, (r = await measureSync(vehicles, S.sync.days, S.limits)));
@@ -101,6 +108,7 @@ async function main() {
     head.upsert_rows_per_s = Math.round(r.tripRows / (r.upsertTripsMs / 1000));
   }
   if (['reports', 'exports', 'load', 'pages'].some((n) => args.only.has(n as Name))) {
+    part0 = performance.now();
     const { dir, seed, serve } = await measureReports(
       S.reports.vehicles,
       S.reports.days,
@@ -118,6 +126,7 @@ async function main() {
         peak(serve.dashboardPeakRssMb);
         servePeak(serve.peakRssMb);
       }
+      partDone(serve ? 'seed copy + reports' : 'seed copy');
       if (args.only.has('pages')) {
         say(`pages: overview and mileage in Chromium, ${S.pages.runs} warm visits each`);
         const { measurePages, pagesFigures } = await import('./pages.ts');
@@ -129,6 +138,7 @@ async function main() {
           1,
         );
         servePeak(r.servePeakRssMb);
+        partDone('pages');
       }
       if (args.only.has('exports')) {
         say(`exports: trips CSV and Parquet, ${S.exports.targetRows} rows`);
@@ -144,6 +154,7 @@ async function main() {
         head.export_1m_csv_s = csv ? round(perMillionS(csv), 3) : null;
         const ratio = csvVsCopy(r);
         head.export_csv_vs_copy = ratio === null ? null : round(ratio, 2);
+        partDone('exports');
       }
       if (args.only.has('load')) {
         const r = await measureLoad(seed, { ...S.load, limits: S.limits });
@@ -154,12 +165,14 @@ async function main() {
         head.load_errors = loadErrors(r.phase1) + loadErrors(r.phase2) + r.statusProbe.errors;
         head.load_downloads_p95_ms = round(r.phase2.p95, 1);
         servePeak(r.serve.peakRssMb);
+        partDone('load');
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
   if (args.only.has('growth')) {
+    part0 = performance.now();
     // CPU-bound (every limit ×100, as the scale run): at the limits a small fleet's run is mostly
     // waiting for the EV bucket's windows, and what the process spends while it waits (DuckDB's
     // and V8's threads, timers; more on a loaded machine) was divided by few requests: the same
@@ -170,6 +183,7 @@ async function main() {
     raw.growth = runs;
     figures.push(...growthFigures(runs));
     head.sync_cpu_ms_per_request = round(Math.max(...runs.map((r) => r.cpuMs / r.requests)), 2);
+    partDone('growth');
   }
   if (args.only.has('prices')) {
     const { measurePrices, pricesFigures } = await import('./prices.ts');
@@ -216,6 +230,21 @@ async function main() {
       },
     ),
   );
+  if (Object.keys(partS).length)
+    figures.push(
+      fig(
+        'machine',
+        'wall time by part',
+        Object.entries(partS)
+          .map(([k, v]) => `${k} ${v} s`)
+          .join(', '),
+        '',
+        {
+          note: `load ${round(load0[0]!, 1)} → ${round(load1[0]!, 1)}`,
+        },
+      ),
+    );
+  raw.partS = partS;
   raw.loadavgEnd = load1;
   raw.figures = figures;
   raw.headline = head;

@@ -63,46 +63,63 @@ function* ledgerRows(
 }
 
 /**
- * Puts the seed's trips in (account, start_time, trip_id) order, as a sync stores them (windows
- * oldest first, each sorted: STORED_ORDER in src/store/write.ts), where the seed wrote them
- * vehicle after vehicle over the whole history: the trips export then streams a range as stored
- * (issue 29) and a range's scan skips the row groups outside it. The table is written again
- * sorted, its key and NOT NULL columns added back (the rows and the schema as before). A no-op on
- * a seed already in order; returns whether it rewrote. Bench only: it needs ~1 GB of DuckDB's
- * memory at 1.75 M trips (a sort into a new table, then the key's index built once).
+ * The seed's tables a sync stores in time order (trips: windows oldest first, each sorted,
+ * STORED_ORDER in src/store/write.ts; toll and site visits: fleet-wide day windows, oldest first),
+ * where the seed wrote them vehicle after vehicle over the whole history: each with the order a
+ * range's scan relies on and its primary key.
  */
-export async function seedTripsInStartOrder(con: DuckDBConnection): Promise<boolean> {
-  const check = await con.runAndReadAll(
-    `SELECT count(*) FILTER (WHERE (pa, ps, pi) > (account, start_time, trip_id)) AS n
-     FROM (SELECT account, start_time, trip_id, lag(account) OVER () AS pa, lag(start_time) OVER () AS ps,
-                  lag(trip_id) OVER () AS pi FROM trips)
-     WHERE pa IS NOT NULL`,
-  );
-  if (Number(check.getRowsJS()[0]![0]) === 0) return false;
-  const notNull = (
-    await con.runAndReadAll(
-      `SELECT column_name FROM duckdb_columns() WHERE table_name = 'trips' AND schema_name = 'main' AND NOT is_nullable`,
+const TIME_ORDERED = [
+  { table: 'trips', order: ['account', 'start_time', 'trip_id'], key: ['account', 'trip_id'] },
+  ...['geofence_visits', 'site_geofence_visits'].map((table) => ({
+    table,
+    order: ['account', 'enter_time', 'vehicle_id', 'geofence_id'],
+    key: ['account', 'vehicle_id', 'geofence_id', 'enter_time'],
+  })),
+];
+
+/**
+ * Puts the seed's trips and visits in time order, as a sync stores them (TIME_ORDERED): the trips
+ * export then streams a range as stored (issue 29) and a range's scan skips the row groups outside
+ * it. Each table out of order is written again sorted, its key and NOT NULL columns added back (the
+ * rows and the schema as before). A no-op on a seed already in order; returns the tables it
+ * rewrote. Bench only: it needs ~1 GB of DuckDB's memory at 1.75 M trips (a sort into a new table,
+ * then the key's index built once).
+ */
+export async function seedInTimeOrder(con: DuckDBConnection): Promise<string[]> {
+  const rewritten: string[] = [];
+  for (const { table, order, key } of TIME_ORDERED) {
+    const cols = order.join(', ');
+    const lags = order.map((c) => `lag(${c}) OVER () AS p_${c}`).join(', ');
+    const check = await con.runAndReadAll(
+      `SELECT count(*) FILTER (WHERE (${order.map((c) => `p_${c}`).join(', ')}) > (${cols})) AS n
+       FROM (SELECT ${cols}, ${lags} FROM ${table})
+       WHERE p_${order[0]} IS NOT NULL`,
+    );
+    if (Number(check.getRowsJS()[0]![0]) === 0) continue;
+    const notNull = (
+      await con.runAndReadAll(
+        `SELECT column_name FROM duckdb_columns() WHERE table_name = '${table}' AND schema_name = 'main' AND NOT is_nullable`,
+      )
     )
-  )
-    .getRowsJS()
-    .map((r) => String(r[0]));
-  const limit = (await con.runAndReadAll(`SELECT current_setting('memory_limit')`)).getRowsJS()[0]![0];
-  await con.run(`SET memory_limit = '2GB'`);
-  try {
-    await inTransaction(con, async () => {
-      await con.run(
-        'CREATE TABLE trips_in_start_order AS SELECT * FROM trips ORDER BY account, start_time, trip_id',
-      );
-      await con.run('DROP TABLE trips');
-      await con.run('ALTER TABLE trips_in_start_order RENAME TO trips');
-      for (const c of notNull) await con.run(`ALTER TABLE trips ALTER COLUMN ${c} SET NOT NULL`);
-      await con.run('ALTER TABLE trips ADD PRIMARY KEY (account, trip_id)');
-    });
-    await con.run('CHECKPOINT');
-  } finally {
-    await con.run(`SET memory_limit = '${String(limit)}'`);
+      .getRowsJS()
+      .map((r) => String(r[0]));
+    const limit = (await con.runAndReadAll(`SELECT current_setting('memory_limit')`)).getRowsJS()[0]![0];
+    await con.run(`SET memory_limit = '2GB'`);
+    try {
+      await inTransaction(con, async () => {
+        await con.run(`CREATE TABLE ${table}_in_time_order AS SELECT * FROM ${table} ORDER BY ${cols}`);
+        await con.run(`DROP TABLE ${table}`);
+        await con.run(`ALTER TABLE ${table}_in_time_order RENAME TO ${table}`);
+        for (const c of notNull) await con.run(`ALTER TABLE ${table} ALTER COLUMN ${c} SET NOT NULL`);
+        await con.run(`ALTER TABLE ${table} ADD PRIMARY KEY (${key.join(', ')})`);
+      });
+      await con.run('CHECKPOINT');
+    } finally {
+      await con.run(`SET memory_limit = '${String(limit)}'`);
+    }
+    rewritten.push(table);
   }
-  return true;
+  return rewritten;
 }
 
 /** The fleet-wide rows: account, geofences, bookings and their history, carpool, the fleet-wide streams' ledger, the run. */

@@ -66,6 +66,10 @@ CREATE OR REPLACE TEMP MACRO activity_days(acct, zone, from_day, to_day) AS TABL
     FROM trips AS t
     JOIN cov ON t.start_time < cov.t1 AND t.end_time > cov.t0
     WHERE t.account = acct
+      -- the same overlap with the range's bounds as constants, so the scan reads only the row
+      -- groups the range's days can overlap (the join alone read every trip of the account)
+      AND t.start_time < local_range_end(zone, to_day)
+      AND t.end_time > local_range_start(zone, from_day)
     GROUP BY t.vehicle_id, cov.day
   )
   SELECT

@@ -70,7 +70,10 @@ CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage(acct, zone, from_day, 
   SELECT cells.*, coalesce(c.synced, false) AS synced, coalesce(c.pulled, false) AS pulled
   FROM vehicle_stream_cells(acct, zone, from_day, to_day, now_ts, streams) AS cells
   LEFT JOIN day_coverage AS c
-    ON c.account = acct AND c.stream = cells.stream AND c.scope = cells.vehicle_id::VARCHAR AND c.day = cells.day;
+    ON c.account = acct AND c.stream = cells.stream AND c.scope = cells.vehicle_id::VARCHAR AND c.day = cells.day
+    -- the cells' days and streams again as constants: the join then reads the range's stored
+    -- rows, not every stored row of the account (7.7 M at 5,000 vehicles × 2 years)
+    AND c.day >= from_day::DATE AND c.day <= to_day::DATE AND list_contains(streams, c.stream);
 
 CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage_raw(acct, zone, from_day, to_day, now_ts, streams) AS TABLE
   SELECT cells.*, coalesce(c.synced, false) AS synced, coalesce(c.pulled, false) AS pulled
@@ -279,6 +282,9 @@ CREATE OR REPLACE TEMP MACRO driver_month_counter_coverage(acct, zone, from_day,
     JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = t.vehicle_id AND fs.fuel_stream = 'fuel_consumed'
     LEFT JOIN vehicle_departments(acct) AS v ON v.vehicle_id = t.vehicle_id
     WHERE t.account = acct AND vehicle_selected(t.vehicle_id, v.department, vehicle, department)
+      -- rng's bounds again as constants: the scan then reads only the range's row groups
+      AND t.start_time >= local_months_start(zone, from_day)
+      AND t.start_time < local_months_end(zone, to_day)
   ),
   vdc AS (
     SELECT * FROM vehicle_streams_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts,

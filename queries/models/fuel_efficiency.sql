@@ -97,6 +97,9 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_trips(acct, zone, from_day, to_day)
     JOIN trips AS t
       ON t.account = acct AND t.vehicle_id = b.vehicle_id
       AND t.start_time >= b.block_start AND t.start_time < b.block_end
+    -- every block starts in a month the range touches: the first month's start as a constant
+    -- bounds the scan of the trips (the join alone read every trip of the account)
+    WHERE t.start_time >= local_months_start(zone, from_day)
   ),
   scaled AS (
     SELECT *, least(1, month_litres / nullif(sum(share) OVER (PARTITION BY vehicle_id, period), 0)) AS f

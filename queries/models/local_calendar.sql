@@ -19,10 +19,16 @@ CREATE OR REPLACE TEMP MACRO local_month(ts, zone) AS strftime(timezone(zone, ts
 -- local_months(zone, from_day, to_day): the local months the range of local days touches, as
 -- instants [t0, t1) (rows are compared raw, not converted: a window is in the range when its
 -- start is) and as YYYY-MM (m0, m1).
+-- local_months_start(zone, from_day), local_months_end(zone, to_day): the same t0 and t1 as
+-- values (with constant arguments a scan's filter on them skips the row groups outside).
+CREATE OR REPLACE TEMP MACRO local_months_start(zone, from_day) AS
+  timezone(zone, date_trunc('month', from_day::DATE)::TIMESTAMP);
+CREATE OR REPLACE TEMP MACRO local_months_end(zone, to_day) AS
+  timezone(zone, (date_trunc('month', to_day::DATE) + INTERVAL 1 MONTH)::TIMESTAMP);
 CREATE OR REPLACE TEMP MACRO local_months(zone, from_day, to_day) AS TABLE
   SELECT
-    timezone(zone, date_trunc('month', from_day::DATE)::TIMESTAMP) AS t0,
-    timezone(zone, (date_trunc('month', to_day::DATE) + INTERVAL 1 MONTH)::TIMESTAMP) AS t1,
+    local_months_start(zone, from_day) AS t0,
+    local_months_end(zone, to_day) AS t1,
     strftime(from_day::DATE, '%Y-%m') AS m0,
     strftime(to_day::DATE, '%Y-%m') AS m1;
 -- local_month_start(period, zone), local_month_end(period, zone): the instants a local month

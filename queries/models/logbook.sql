@@ -63,10 +63,15 @@ CREATE OR REPLACE TEMP MACRO logbook_trips(acct, zone, from_day, to_day) AS TABL
     FROM odometer_windows_classified(acct, zone, from_day, (to_day::DATE + INTERVAL 2 DAY)::DATE)
     WHERE NOT counted
   ),
+  -- the same trips read again for their key and times only: t is then read once, so it is not
+  -- materialized with every column (a tax year at 5,000 vehicles is ~9 M trips)
   marked AS (
     SELECT t.trip_id, min(l.reason) AS reason
-    FROM t JOIN left_out AS l
+    FROM trips AS t JOIN left_out AS l
       ON l.vehicle_id = t.vehicle_id AND l.window_start < t.end_time AND l.window_end > t.start_time
+    WHERE t.account = acct
+      AND t.start_time >= local_range_start(zone, from_day)
+      AND t.start_time < local_range_end(zone, to_day)
     GROUP BY t.trip_id
   ),
   c AS (
@@ -137,7 +142,9 @@ CREATE OR REPLACE TEMP MACRO logbook_year_totals(acct, zone, start_mmdd, from_da
       (tax_year_first_day(from_day, start_mmdd) - INTERVAL 2 DAY)::DATE,
       tax_year_last_day(tax_year_first_day(to_day, start_mmdd)))
   ),
-  trip_totals AS (
+  -- one pass over the trips (lt is then read once, not materialized): per vehicle and year, the
+  -- year's totals and its last counted trip
+  per_year AS (
     SELECT
       vehicle_id,
       year_first_day,
@@ -146,10 +153,18 @@ CREATE OR REPLACE TEMP MACRO logbook_year_totals(acct, zone, start_mmdd, from_da
       coalesce(sum(counted_km) FILTER (WHERE trip_class = 'private'), 0) AS private_km,
       coalesce(sum(counted_km) FILTER (WHERE trip_class = 'unclassified'), 0) AS unclassified_km,
       count(*) FILTER (WHERE trip_class = 'unclassified') AS unclassified_trips,
-      count(*) FILTER (WHERE counted_km IS NULL) AS trips_not_counted
+      count(*) FILTER (WHERE counted_km IS NULL) AS trips_not_counted,
+      arg_max(end_odometer_m, end_time) FILTER (WHERE odometer_status = 'ok') AS end_m,
+      max(end_time) FILTER (WHERE odometer_status = 'ok') AS end_at,
+      arg_max(trip_id, end_time) FILTER (WHERE odometer_status = 'ok') AS trip_id
     FROM lt
-    WHERE year_first_day >= tax_year_first_day(from_day, start_mmdd)
     GROUP BY ALL
+  ),
+  trip_totals AS (
+    SELECT vehicle_id, year_first_day, trips, business_km, private_km, unclassified_km,
+      unclassified_trips, trips_not_counted
+    FROM per_year
+    WHERE year_first_day >= tax_year_first_day(from_day, start_mmdd)
   ),
   w AS (
     SELECT y.year_first_day, o.*
@@ -176,15 +191,7 @@ CREATE OR REPLACE TEMP MACRO logbook_year_totals(acct, zone, start_mmdd, from_da
   ),
   -- the last counted trip of each year (and of the days before the first one: it may end in it)
   last_trip AS (
-    SELECT
-      vehicle_id,
-      year_first_day,
-      arg_max(end_odometer_m, end_time) AS end_m,
-      max(end_time) AS end_at,
-      arg_max(trip_id, end_time) AS trip_id
-    FROM lt
-    WHERE odometer_status = 'ok'
-    GROUP BY ALL
+    SELECT vehicle_id, year_first_day, end_m, end_at, trip_id FROM per_year WHERE end_at IS NOT NULL
   ),
   moved AS (
     SELECT

@@ -24,6 +24,9 @@ tr AS (
   LEFT JOIN veh ON veh.vehicle_id = t.vehicle_id
   WHERE t.account = $account
     AND vehicle_selected(t.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
+    -- the months' bounds again as constants: the scan then reads only the range's row groups
+    AND t.start_time >= local_months_start($zone, $from_day)
+    AND t.start_time < local_months_end($zone, $to_day)
   GROUP BY ALL
 ),
 bk AS (

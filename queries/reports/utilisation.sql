@@ -4,14 +4,15 @@
 -- (queries/models/activity_days.sql). Figures cover the synced days only: days_synced of
 -- days_in_month says how many, complete says all; a month with no synced day is blank, never 0.
 WITH
-m AS (SELECT * FROM local_months($zone, $from_day, $to_day)),
 d AS (
   SELECT *
+  -- the first day of the range's first month to the last of its last (up to today); as
+  -- constants, so the model's bounds prune its scan of the trips
   FROM activity_days(
     $account,
     $zone,
-    (SELECT m0 FROM m) || '-01',
-    strftime(least(last_day(((SELECT m1 FROM m) || '-01')::DATE), timezone($zone, $now)::DATE), '%Y-%m-%d')
+    strftime(months_first_day($from_day), '%Y-%m-%d'),
+    strftime(least(months_last_day($to_day), timezone($zone, $now)::DATE), '%Y-%m-%d')
   )
 ),
 agg AS (

@@ -317,6 +317,52 @@ export async function sqlTotals(
   return { total: Number(row.n ?? 0), totals, totals_blank: unknown };
 }
 
+/**
+ * A report whose row is one record (grain 'one …': a trip, a passage, a window) is a list: its
+ * page is a top-N over its keys (only the page's rows are formatted) and its totals a scan of the
+ * columns they sum, so the two run apart. Any other report aggregates (a vehicle × month, a
+ * driver, a day): its whole statement is the work and its result is small (a row per vehicle and
+ * period), so a page of it computes the result once into a temp table and reads the page and the
+ * totals from there, instead of computing it twice (issue 29: a cold call at 5,000 vehicles).
+ */
+export const isListReport = (def: ReportDef) => def.grain.startsWith('one ');
+
+let pageTables = 0;
+
+/** A page of an aggregating report and its totals from one run of its statement (isListReport). */
+async function aggregatePage(
+  con: DuckDBConnection,
+  def: ReportDef,
+  scope: ReportScope,
+  params: ReportParams,
+  page: ReportPage,
+): Promise<ReportResult> {
+  await prepareModelConnection(con);
+  const values = bindings(scope, params);
+  const sql = loadSql(queryName(def));
+  await prepareLookups(con, sql, values);
+  const table = ident(`report_page_${process.pid}_${++pageTables}`);
+  await (await prepareBound(con, `CREATE TEMP TABLE ${table} AS ${stripStatement(sql)}`, values)).run();
+  try {
+    // a scan of the temp table keeps the statement's row order
+    const reader = await (
+      await prepareBound(
+        con,
+        `SELECT * FROM ${table} AS r${orderOf(def, page)} LIMIT $page_limit OFFSET $page_offset`,
+        {
+          page_limit: page.limit,
+          page_offset: page.offset,
+        },
+      )
+    ).runAndReadAll();
+    const columns = reader.columnNames();
+    const rows = jsonRows(columns, reader.getRowObjectsJS());
+    return { report: def.name, columns, rows, ...(await sqlTotals(con, def, `SELECT * FROM ${table}`, {})) };
+  } finally {
+    await con.run(`DROP TABLE IF EXISTS ${table}`);
+  }
+}
+
 export async function runReport(
   con: DuckDBConnection,
   def: ReportDef,
@@ -324,6 +370,7 @@ export async function runReport(
   params: ReportParams,
   page?: ReportPage,
 ): Promise<ReportResult> {
+  if (page && !isListReport(def)) return aggregatePage(con, def, scope, params, page);
   const { ps, sql, values } = await pageStatement(con, def, scope, params, page);
   const reader = await ps.runAndReadAll();
   const columns = reader.columnNames();

@@ -49,7 +49,15 @@ const ALLOWED: Record<string, string[]> = {
   // orderOf: the sort column is one of the registry's (anything else throws), quoted by ident();
   // the direction is a boolean.
   // Its totals' unknown counts: the same registry column names by ident(), aliased by their index.
-  'src/reports/run.ts': ["cols.join(', ')", 'stripStatement(sql)', 'orderOf(def, page)', 'ident(c)', 'i'],
+  // table: the temp table of an aggregating report's page, `report_page_<pid>_<counter>` by ident().
+  'src/reports/run.ts': [
+    "cols.join(', ')",
+    'stripStatement(sql)',
+    'orderOf(def, page)',
+    'ident(c)',
+    'i',
+    'table',
+  ],
 };
 
 const SQL = /\b(SELECT|INSERT|UPDATE|DELETE|COPY|CREATE|DROP|ATTACH|PRAGMA|FROM|WHERE|VALUES)\b/;
