@@ -267,8 +267,12 @@ export async function exportReport(
     } else {
       rows = await writeArrow(con, sql, values, tmp);
     }
+    // The file's digest is read (this thread) while DuckDB answers the meta and the totals (its
+    // threads): 0.35-0.47 s of SHA-256 per 1 M trips no longer comes after them.
+    const digest = opts.manifest !== false ? fileDigest(tmp) : null;
+    digest?.catch(() => {}); // awaited below; a failure of the queries first must not leave it unhandled
     meta ??= await reportMeta(con, scope, opts.metaCache);
-    if (opts.manifest !== false) {
+    if (digest) {
       // the totals of the columns a total means something for, and per column the rows with no
       // value: a total with unknown rows covers only the others (partial), as the API's totals say
       const sums = def.columns.some((c) => c.total) ? await sqlTotals(con, def, sql, values) : null;
@@ -277,7 +281,7 @@ export async function exportReport(
         file: basename(outPath),
         format,
         rows,
-        ...(await fileDigest(tmp)),
+        ...(await digest),
         from: params.fromDay,
         to: params.toDay,
         vehicle: params.vehicle,

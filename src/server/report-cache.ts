@@ -64,6 +64,22 @@ export async function dataVersion(con: DuckDBConnection, scope: ReportScope): Pr
  */
 export const SETTLED_MS = 2000;
 
+/** The database file and its WAL as they are on disk (inode, size, modification time) and the newer mtime. */
+function readStamp(path: string): { parts: string; newestMs: number } {
+  let newestMs = 0;
+  const parts: string[] = [];
+  for (const f of [path, `${path}.wal`]) {
+    const st = statSync(f, { bigint: true, throwIfNoEntry: false });
+    if (!st) {
+      parts.push('-');
+      continue;
+    }
+    parts.push(`${st.ino}:${st.size}:${st.mtimeNs}`);
+    newestMs = Math.max(newestMs, Number(st.mtimeMs));
+  }
+  return { parts: parts.join('|'), newestMs };
+}
+
 /**
  * The database file and its WAL as they are on disk (size, modification time, inode): every
  * commit appends to the WAL and every checkpoint rewrites the file, and only this process can
@@ -73,33 +89,49 @@ export const SETTLED_MS = 2000;
 export function fileStamp(path: string, wallNow: () => number = Date.now): () => string | null {
   if (path === ':memory:') return () => null;
   return () => {
-    let newest = 0;
-    const parts: string[] = [];
-    for (const f of [path, `${path}.wal`]) {
-      const st = statSync(f, { bigint: true, throwIfNoEntry: false });
-      if (!st) {
-        parts.push('-');
-        continue;
-      }
-      parts.push(`${st.ino}:${st.size}:${st.mtimeNs}`);
-      newest = Math.max(newest, Number(st.mtimeMs));
-    }
-    return wallNow() - newest < SETTLED_MS ? null : parts.join('|');
+    const { parts, newestMs } = readStamp(path);
+    return wallNow() - newestMs < SETTLED_MS ? null : parts;
   };
+}
+
+/** The same files' stamp whether settled or not: it moves with every write ('' in memory). */
+export function filesWritten(path: string): () => string {
+  if (path === ':memory:') return () => '';
+  return () => readStamp(path).parts;
 }
 
 /**
  * A version query asked again only when the files' stamp moved (fileStamp): at 5,000 vehicles the
  * data version (a pass over the account's ledger) was ~10 ms of CPU on each dashboard call, the
- * larger part of a cached answer. Without a stamp (in memory, just written) it asks every time.
+ * larger part of a cached answer. Without a stamp (in memory, just written) it asks every time,
+ * except that with `written` (filesWritten) a caller shares the same key's query already running
+ * when nothing was written since it began, so its answer is as fresh as a query of the caller's
+ * own: while a sync wrote, 16 clients' calls each asked the database the same question and each
+ * waited behind the sync's statements.
  */
-export function createStampedVersions(stamp: () => string | null) {
-  const kept = new Map<string, { stamp: string; version: string }>();
-  return async (key: string, query: () => Promise<string>): Promise<string> => {
+export function createStampedVersions<T = string>(stamp: () => string | null, written?: () => string) {
+  const kept = new Map<string, { stamp: string; version: T }>();
+  const asking = new Map<string, { written: string; answer: Promise<T> }>();
+  return async (key: string, query: () => Promise<T>): Promise<T> => {
     const now = stamp();
     const k = kept.get(key);
     if (now !== null && k?.stamp === now) return k.version;
-    const version = await query();
+    let version: T;
+    const w = written?.();
+    const running = asking.get(key);
+    if (w !== undefined && running?.written === w) version = await running.answer;
+    else {
+      const answer = query();
+      if (w !== undefined) {
+        const mine = { written: w, answer };
+        asking.set(key, mine);
+        void answer.then(
+          () => asking.get(key) === mine && asking.delete(key),
+          () => asking.get(key) === mine && asking.delete(key),
+        );
+      }
+      version = await answer;
+    }
     if (now !== null) kept.set(key, { stamp: now, version });
     else kept.delete(key);
     return version;

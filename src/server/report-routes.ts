@@ -45,6 +45,7 @@ import {
   dataVersion,
   DEFAULT_REPORT_CACHE,
   fileStamp,
+  filesWritten,
 } from './report-cache.ts';
 
 export interface ReportRouteDeps {
@@ -235,8 +236,14 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
   const release = pool.release;
   const downloads = deps.downloads ?? createHeavyQueue();
   // JSON answers (rows, total, totals, described columns) by data version (report-cache.ts),
-  // the version asked again only when the database's files changed.
-  const versions = createStampedVersions(fileStamp(deps.db.path));
+  // the version asked again only when the database's files changed; so are the account's zone
+  // (fixed at its first sync; a re-zone writes the database), which was the slowest part of a
+  // cached answer (p50 14 of 21 ms in the load test, 0.1–1 s while a sync wrote), and the endpoints
+  // refused to the account that a report reads (recorded by a sync's writer).
+  const stamped = <T>() => createStampedVersions<T>(fileStamp(deps.db.path), filesWritten(deps.db.path));
+  const versions = stamped<string>();
+  const zones = stamped<string>();
+  const refusals = stamped<EndpointRefusal[]>();
   const answers = createReportCache<{
     result: ReportTotals;
     rowsJson: string;
@@ -334,7 +341,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     let ok = false;
     try {
       const account = accountOf(res, deps.config);
-      const zone = await resolveZone(con, account, deps.config.timezone);
+      const zone = await zones(account, () => resolveZone(con, account, deps.config.timezone));
       const scope = configuredScope(account, zone, deps.now(), deps.config);
       // The export code (and its libraries: exceljs, apache-arrow, ~40 MB of RSS) is loaded by the
       // first download, not by every server.
@@ -381,7 +388,9 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
         res.set('Cache-Control', 'no-store');
         // The answer's JSON with the rows' text kept from when it was computed (rows come last).
         res.set('Content-Type', 'application/json');
-        const unavailable = await unavailableFor(con, scope.account, def.name, scope.zone);
+        const unavailable = await refusals(JSON.stringify([scope.account, def.name, scope.zone]), () =>
+          unavailableFor(con, scope.account, def.name, scope.zone),
+        );
         res.send(
           answerHead(
             def,

@@ -86,13 +86,20 @@ export interface OpenOptions {
 /**
  * DuckDB as `serve` opens it: the dashboard's calls, one download's COPY at a time
  * (src/server/heavy-queue.ts) and the scheduled sync's writes in one process (issue 29: serving
- * peak RSS ≤ 512 MB; docs/performance.md "Serving memory"). The allocator gives freed memory
- * back: a background thread purges freed pages and a task's thread cache is flushed above 8 MB
- * (a year's trips CSV alone, 500 vehicles, 160 MB pool: peak 429 instead of 493 MB). The pool
- * stays 256 MB and the threads two: a download's COPY sorts the range it writes, and with a
- * smaller pool or one thread that sort ran out of memory beside a sync (docs/performance.md).
+ * peak RSS ≤ 512 MB; docs/performance.md "Serving memory"). One thread: each statement runs on
+ * the libuv thread that asked for it (so a download, the sync and a dashboard call still run side
+ * by side) without DuckDB's per-thread buffers and allocator caches for a second worker; at 5,000
+ * vehicles under the load test (16 clients, 4 downloads of 0.7 M trips, a sync) the peak was
+ * 473.4 MB with one thread against 539.0 MB with two (256 MB pool), every download byte-equal and
+ * the sync ok. The pool stays 256 MB: at 192 MB the peak was 431.8–463.2 MB, but a full year of
+ * fuel_efficiency_drivers at 5,000 vehicles ran out of memory (it answers at 256 MB). The
+ * allocator gives freed memory back: a background thread purges freed pages and a task's thread
+ * cache is flushed above 8 MB (a year's trips CSV alone, 500 vehicles, 160 MB pool: peak 429
+ * instead of 493 MB). One thread needed the trips export to stream without its sort (trips
+ * stored in start order): with the sort it ran out of memory beside a sync.
  */
 export const SERVING_DB: OpenOptions = {
+  threads: 1,
   settings: { allocator_background_threads: 'true', allocator_flush_threshold: '8MB' },
 };
 

@@ -2,13 +2,14 @@
  * The data version asked again only when the database's files changed (fileStamp,
  * createStampedVersions): on a real DuckDB file, a version kept while nothing was written is
  * answered without the query; every commit (and a checkpoint) is seen; a file written less than
- * SETTLED_MS ago, and an in-memory database, are always asked.
+ * SETTLED_MS ago, and an in-memory database, are always asked; callers that ask while the same
+ * question's query runs share it only when nothing was written since it began (filesWritten).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createStampedVersions, fileStamp, SETTLED_MS } from '../../src/server/report-cache.ts';
+import { createStampedVersions, filesWritten, fileStamp, SETTLED_MS } from '../../src/server/report-cache.ts';
 import { openDatabase, type Database } from '../../src/store/db.ts';
 
 const dirs: string[] = [];
@@ -74,6 +75,34 @@ describe('versions kept while the database files are unchanged', () => {
     const memory = createStampedVersions(fileStamp(':memory:', () => Date.now() + 1e9));
     for (let i = 0; i < 3; i++) await memory('a', async () => String(++asked));
     expect(asked).toBe(6);
+    con.closeSync();
+  });
+
+  it('a just-written file: callers share the query running since the last write, never one begun before it', async () => {
+    const { db, con } = await fileDb();
+    await con.run('INSERT INTO t VALUES (1)');
+    const versions = createStampedVersions(fileStamp(db.path), filesWritten(db.path));
+    expect(fileStamp(db.path)()).toBeNull(); // just written: no version is kept
+    let asked = 0;
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const count = () =>
+      versions('a', async () => {
+        asked++;
+        await gate; // the query is still running when the next callers ask
+        const r = await con.runAndReadAll('SELECT count(*)::INTEGER AS n FROM t');
+        return String(r.getRowObjectsJS()[0]!.n);
+      });
+    const first = count();
+    const second = count(); // nothing written since the first began: it shares the first's query
+    await con.run('INSERT INTO t VALUES (2)');
+    const third = count(); // written since: its own query, which sees the new row
+    open();
+    expect(await Promise.all([first, second, third])).toEqual(['2', '2', '2']);
+    expect(asked).toBe(2);
+    // all settled: the next caller asks again (the file is still unsettled, nothing is kept)
+    expect(await count()).toBe('2');
+    expect(asked).toBe(3);
     con.closeSync();
   });
 });
