@@ -4,6 +4,10 @@
  * codes of the last run: 3 after a partial run whose vehicles snapshot failed (naming it), 0 after
  * a good run started through the server, 1 after a run the API refused (wrong password). A status
  * pointed at another port still exits 4 and says why. The verdict's rules are also checked alone below.
+ *
+ * The servers are child processes and so is the first `status` beside one (its exit status as a
+ * process); the other runs go through `main` in this process, which meets the server's lock as
+ * any other process does.
  */
 import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +19,7 @@ import { startSimulator, type SimulatorHandle } from '../../src/simulator/server
 import { verdictOf } from '../../src/status/report.ts';
 import { addDays, localDate } from '../../src/time.ts';
 import { runCli, spawnCli } from '../helpers/cli-process.ts';
+import { runMain } from '../helpers/cli.ts';
 
 const ZONE = 'Australia/Sydney';
 let sim: SimulatorHandle;
@@ -58,10 +63,10 @@ describe('status beside serve', () => {
     const port = await freePort();
     const e = env(dbPath, port);
     sim.setFaults({ fieldFault: { kind: 'vehicle', field: 'registration' } });
-    const partial = await runCli(['sync', '--from', addDays(today, -20), '--to', addDays(today, -12)], e);
+    const partial = await runMain(e, 'sync', '--from', addDays(today, -20), '--to', addDays(today, -12));
     sim.setFaults({});
     expect(partial.code, partial.stderr).toBe(3);
-    const alone = await runCli(['status'], e);
+    const alone = await runMain(e, 'status');
     expect(alone.code, alone.stderr).toBe(3);
     expect(alone.stdout).toMatch(
       /snapshots that failed in the last run:\n.*\n\s*beside\s+vehicles\s+\S+\s+E_PAYLOAD/,
@@ -78,7 +83,7 @@ describe('status beside serve', () => {
       expect(body(beside.stdout)).toBe(body(alone.stdout));
       expect(beside.stdout).toMatch(/account beside: the vehicles snapshot failed in run \S+: E_PAYLOAD/);
 
-      const json = JSON.parse((await runCli(['status', '--json'], e)).stdout) as {
+      const json = JSON.parse((await runMain(e, 'status', '--json')).stdout) as {
         verdict: { exit_code: number; problems: string[] };
         failed_snapshots: { stream: string }[];
         runs: { outcome: string; errors: unknown; http_429: unknown }[];
@@ -108,7 +113,7 @@ describe('status beside serve', () => {
         headers: { 'X-Fleetsync-Request': '1' },
       });
       expect(((await r.json()) as { outcome: string }).outcome).toBe('failed');
-      const failed = await runCli(['status'], e);
+      const failed = await runMain(e, 'status');
       expect(failed.code, failed.stdout + failed.stderr).toBe(1);
       expect(failed.stdout).toMatch(/account beside: the last run \S+ failed: .*refused the credentials/);
     } finally {
@@ -126,12 +131,12 @@ describe('status beside serve', () => {
       });
       expect(sync.status).toBe(200);
       expect(((await sync.json()) as { outcome: string }).outcome).toBe('ok');
-      const ok = await runCli(['status'], e);
+      const ok = await runMain(e, 'status');
       expect(ok.code, ok.stdout + ok.stderr).toBe(0);
       expect(ok.stdout).toContain('ok: the last run of every account was ok');
 
       // Pointed at the wrong port: still the lock (exit 4), saying why the server was not asked.
-      const other = await runCli(['status'], { ...e, FLEETSYNC_PORT: String(await freePort()) });
+      const other = await runMain({ ...e, FLEETSYNC_PORT: String(await freePort()) }, 'status');
       expect(other.code).toBe(4);
       expect(other.stderr).toContain(`in use by another fleetsync process (PID ${serve2.child.pid})`);
       expect(other.stderr).toMatch(/No fleetsync server answered GET http:\/\/127\.0\.0\.1:\d+\/api\/status/);

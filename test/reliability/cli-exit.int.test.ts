@@ -3,6 +3,11 @@
  * and the next run fills them; exit 2 with every problem named and nothing started for bad
  * configuration or arguments; exit 4 naming the process and the server's API when another
  * process holds the database.
+ *
+ * A child process where the process is what is shown (its exit status, its stderr, a port, a
+ * lock held by another process); the command in this process (`main`, the same code the process
+ * runs and whose return is its exit status) for the references and for more messages of a kind
+ * a child already showed.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -13,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dumpDatabase } from '../helpers/dbdump.ts';
 import { ACCOUNT, startHarness, type Harness } from '../helpers/synced.ts';
 import { runCli, spawnCli } from '../helpers/cli-process.ts';
+import { runMain } from '../helpers/cli.ts';
 
 let h: Harness;
 let dir: string;
@@ -40,8 +46,8 @@ describe('a partial sync', () => {
   it('exits 3 naming the failed windows and their reason; the next run exits 0 and fills the gap', async () => {
     const dbPath = join(dir, 'partial.duckdb');
     const args = ['sync', '--from', h.firstDay, '--to', h.lastDay];
-    // The reference: the same CLI sync without faults (the CLI runs on the real clock).
-    const clean = await runCli(args, apiEnv(join(dir, 'clean.duckdb')));
+    // The reference: the same sync without faults, in this process (on the real clock, as the CLI).
+    const clean = await runMain(apiEnv(join(dir, 'clean.duckdb')), ...args);
     expect(clean.code, clean.stderr).toBe(0);
     const reference = await dumpDatabase(join(dir, 'clean.duckdb'));
     h.sim.setFaults({ fieldFault: { kind: 'trip', field: 'trip_id', renameTo: 'tripId' } });
@@ -55,7 +61,8 @@ describe('a partial sync', () => {
     expect(first.stdout).toMatch(/PARTIAL/);
     expect(first.stdout).toMatch(/failures:\n {2}trips .*trip/);
     expect(first.stderr).toMatch(/warn +window failed .*stream=trips/);
-    const second = await runCli(args, apiEnv(dbPath));
+    // The next run fills the gap (in this process: the child above showed the exit status).
+    const second = await runMain(apiEnv(dbPath), ...args);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toMatch(/: OK /);
     const dump = await dumpDatabase(dbPath);
@@ -85,11 +92,11 @@ describe('bad configuration: exit 2, every problem named, nothing started', () =
 
   it('serve beyond loopback without a token, and a port that is not a number', async () => {
     const dbPath = join(dir, 'never2', 'serve.duckdb');
-    const r = await runCli(['serve'], {
-      FLEETSYNC_HOST: '0.0.0.0',
-      FLEETSYNC_PORT: 'eighty',
-      FLEETSYNC_DB: dbPath,
-    });
+    // In this process: the child above showed serve's refusal as a process.
+    const r = await runMain(
+      { FLEETSYNC_HOST: '0.0.0.0', FLEETSYNC_PORT: 'eighty', FLEETSYNC_DB: dbPath },
+      'serve',
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/FLEETSYNC_TOKEN: required when FLEETSYNC_HOST \(0\.0\.0\.0\)/);
     expect(r.stderr).toMatch(/FLEETSYNC_PORT: must be a port number/);
@@ -100,7 +107,7 @@ describe('bad configuration: exit 2, every problem named, nothing started', () =
   it('sync without a password or region names both and sends nothing', async () => {
     const dbPath = join(dir, 'never3', 'sync.duckdb');
     h.sim.resetStats();
-    const r = await runCli(['sync'], { FLEET_USERNAME: 'demo', FLEETSYNC_DB: dbPath });
+    const r = await runMain({ FLEET_USERNAME: 'demo', FLEETSYNC_DB: dbPath }, 'sync');
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/FLEET_PASSWORD: required/);
     expect(r.stderr).toMatch(/FLEET_COUNTRY: set a country code/);
@@ -122,11 +129,14 @@ describe('bad arguments: exit 2 with a clear message, nothing opened', () => {
     [['export', 'mileage', '--month', '2026-13'], /--month: must be a month YYYY-MM/],
     [['export', 'tolls', '--vehicle', "1' OR 1=1"], /--vehicle: must be a vehicle id/],
   ];
+  const dbPathFor = (args: string[]) =>
+    join(dir, `args-${args.join('_').replace(/\W+/g, '')}`, 'fleet.duckdb');
+  // The command in this process: its return is the process's exit status (shown below).
   it.each(cases)(
     'fleetsync %j',
     async (args, message) => {
-      const dbPath = join(dir, `args-${args.join('_').replace(/\W+/g, '')}`, 'fleet.duckdb');
-      const r = await runCli(args, { ...apiEnv(dbPath) });
+      const dbPath = dbPathFor(args);
+      const r = await runMain(apiEnv(dbPath), ...args);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
@@ -134,6 +144,18 @@ describe('bad arguments: exit 2 with a clear message, nothing opened', () => {
     },
     30_000,
   );
+
+  it('as a process (sync and export): exit status 2, and on stderr the message the command gave', async () => {
+    for (const [args, message] of [cases[0]!, cases[4]!]) {
+      const dbPath = dbPathFor(args);
+      const r = await runCli(args, apiEnv(dbPath));
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).toBe((await runMain(apiEnv(dbPath), ...args)).stderr);
+      expect(r.stdout).toBe('');
+      expect(existsSync(dbPath), 'no database file is created').toBe(false);
+    }
+  }, 30_000);
 });
 
 describe('an export that cannot be written', () => {
@@ -160,7 +182,10 @@ describe('one process owns the database', () => {
         ['export', 'mileage', '--out', join(dir, 'owned.csv')],
         ['status'],
       ]) {
-        const r = await runCli(args, apiEnv(dbPath));
+        // status as a process (what a scheduler sees); sync and export in this process, which
+        // meets the server's lock as any other process does.
+        const r =
+          args[0] === 'status' ? await runCli(args, apiEnv(dbPath)) : await runMain(apiEnv(dbPath), ...args);
         expect(r.code, `${args[0]}: ${r.stderr}`).toBe(4);
         expect(r.stderr).toContain(`in use by another fleetsync process (PID ${serve.child.pid})`);
         expect(r.stderr).toContain('POST /api/sync');

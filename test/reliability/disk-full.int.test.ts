@@ -7,6 +7,8 @@
  * (what the runs page reads) and /metrics `fleetsync_last_run_unrecorded 1`, whatever the `runs`
  * table says.
  * Needs `mount -t tmpfs` (root, as in CI here): without it the test fails, it never skips.
+ * The run that prepares the database and `status` go through `main` in this process; the runs on
+ * the full disk and the server are child processes.
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readOutcomes } from '../../src/outcome/outcomes.ts';
 import { addDays } from '../../src/time.ts';
 import { runCli, spawnCli } from '../helpers/cli-process.ts';
+import { runMain } from '../helpers/cli.ts';
 import { parsePrometheus, sample, startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
 import { ACCOUNT, harnessCliEnv, startHarness, type Harness } from '../helpers/synced.ts';
 
@@ -69,7 +72,7 @@ afterAll(async () => {
 
 describe('the database on a disk that fills up', () => {
   it('alerts through the webhook, status exits non-zero, /healthz 503 and the runs API name ENOSPC', async () => {
-    const first = await runCli(['sync', '--from', h.firstDay, '--to', addDays(h.firstDay, 2)], env);
+    const first = await runMain(env, 'sync', '--from', h.firstDay, '--to', addDays(h.firstDay, 2));
     expect(first.code, first.stderr).toBe(0);
     expect(hook.posts).toHaveLength(0);
     expect(fill(mnt)).toBeGreaterThan(0);
@@ -87,7 +90,7 @@ describe('the database on a disk that fills up', () => {
     expect(o.error).toMatch(/ENOSPC/);
 
     // The alert went out from the state, without a database write (from the sync, or its successor).
-    const status = await runCli(['status'], env);
+    const status = await runMain(env, 'status');
     expect(status.code).toBe(1);
     expect(status.stdout + status.stderr).toMatch(/ENOSPC/);
 

@@ -1,9 +1,14 @@
 /**
  * SIGKILL `fleetsync export` at several points — before the database opens, the moment the temp
- * file appears (mid-COPY for CSV and Parquet, mid-write for Arrow), a little later, and the moment
- * anything appears under the final name — and the
+ * file appears (mid-COPY for CSV and Parquet, mid-write for Arrow), halfway through the temp
+ * file's life, and the moment anything appears under the final name — and the
  * report's final path either does not exist or holds the complete file, byte for byte the one an
  * uninterrupted export writes. Never a half-written file under the final name.
+ *
+ * A point is timed on what the export does, not on its size: the test watches the directory
+ * (inotify) and stops the child (SIGSTOP) the moment the watched change is there, looks, then
+ * SIGKILLs it — so "killed while the temp file was being written" is what was seen at the kill,
+ * and a small table (100,000 rows) is enough to land there.
  *
  * The file and its manifest: a file under its final name always has a manifest whose SHA-256 is
  * the file's; overwriting an export and killing it (or failing it between the two renames) leaves
@@ -18,6 +23,7 @@ import {
   rmSync,
   statSync,
   utimesSync,
+  watch,
   writeFileSync,
 } from 'node:fs';
 import { rename } from 'node:fs/promises';
@@ -31,9 +37,12 @@ import { exportReport, manifestPath, verifyExport } from '../../src/reports/expo
 import { parseReportParams } from '../../src/reports/params.ts';
 import { getReport } from '../../src/reports/registry.ts';
 import { openDatabase } from '../../src/store/db.ts';
-import { runCli, spawnCli } from '../helpers/cli-process.ts';
+import { runMain } from '../helpers/cli.ts';
+import { spawnCli, type SpawnedCli } from '../helpers/cli-process.ts';
 
-const ROWS = 400_000;
+const ROWS = 100_000;
+/** Seconds between trip starts: the rows span 2026-03-01 to ~04-20 whatever ROWS is. */
+const STEP_S = (11 * 400_000) / ROWS;
 let dir: string;
 let dbPath: string;
 
@@ -42,14 +51,14 @@ beforeAll(async () => {
   dbPath = join(dir, 'big.duckdb');
   const db = await openDatabase(dbPath);
   const con = await db.connect();
-  // Big enough that writing the trips report takes a while: the kill lands mid-COPY.
+  // Enough rows that the temp file lives a while (the kill is timed on it, not on the size).
   await con.run(`
     INSERT INTO trips (account, trip_id, vehicle_id, registration, start_time, end_time,
                        trip_distance_m, start_odometer_m, end_odometer_m, driver_id,
                        start_location, end_location)
     SELECT 'acme', 'trip-' || i, 1000 + i % 50, 'REG-' || (i % 50),
-           TIMESTAMPTZ '2026-03-01 00:00:00+00' + to_seconds(i * 11),
-           TIMESTAMPTZ '2026-03-01 00:00:00+00' + to_seconds(i * 11 + 600),
+           TIMESTAMPTZ '2026-03-01 00:00:00+00' + to_seconds(i * ${STEP_S}),
+           TIMESTAMPTZ '2026-03-01 00:00:00+00' + to_seconds(i * ${STEP_S} + 600),
            1000 + i % 997, i * 10.0, i * 10.0 + 1000, '=cmd|driver-' || (i % 9), 'A street', 'B road'
     FROM range(${ROWS}) AS t(i)`);
   con.closeSync();
@@ -75,56 +84,121 @@ const args = (format: string, out: string) => [
   out,
 ];
 
-/** Starts an export in `sub` and SIGKILLs it per `when`; resolves once it is gone. */
-async function exportAndKill(format: string, sub: string, when: number | 'temp' | 'temp+150ms' | 'final') {
+const hasTemp = (sub: string) => readdirSync(sub).some((f) => f.includes('.tmp.'));
+
+/**
+ * Stops `cli` (SIGSTOP) at the first moment `seen()` holds, checked at every change in `sub`
+ * (inotify) from before the child starts; resolves false if the child ended first.
+ */
+function stopWhen(cli: SpawnedCli, sub: string, seen: () => boolean): Promise<boolean> {
+  return new Promise((resolve) => {
+    let done = false;
+    const check = () => {
+      if (done || !seen()) return;
+      done = true;
+      cli.child.kill('SIGSTOP');
+      watcher.close();
+      resolve(true);
+    };
+    const watcher = watch(sub, check);
+    void cli.exited.then(() => {
+      if (done) return;
+      done = true;
+      watcher.close();
+      resolve(false);
+    });
+    check();
+  });
+}
+
+/** Spawns the export of `args`, stopped as soon as `seen()` holds in `sub` (see stopWhen). */
+function spawnWatched(args: string[], sub: string, seen: () => boolean) {
+  const cli = spawnCli(args, env());
+  return { cli, stopped: stopWhen(cli, sub, seen) };
+}
+
+/** `fleetsync export trips` from 1 March to `to`, run in this process (where the process is not the point). */
+const exportHere = (to: string, out: string) =>
+  runMain(env(), 'export', 'trips', '--from', '2026-03-01', '--to', to, '--out', out);
+
+/** Starts an export in `sub` and SIGKILLs it per `when` (ms after the start, or a change seen); resolves once it is gone. */
+async function exportAndKill(
+  format: string,
+  sub: string,
+  when: number | 'temp' | { tempPlusMs: number } | 'final',
+) {
   const out = join(sub, `trips.${format}`);
-  const cli = spawnCli(args(format, out), env());
-  let gone = false;
-  void cli.exited.then(() => (gone = true));
+  const seen = when === 'temp' || typeof when === 'object' ? () => hasTemp(sub) : () => existsSync(out);
+  const { cli, stopped } = spawnWatched(
+    args(format, out),
+    sub,
+    typeof when === 'number' ? () => false : seen,
+  );
   if (typeof when === 'number') await sleep(when);
-  else if (when === 'final') {
-    // The moment anything appears under the final name: it must already be whole.
-    while (!gone && !existsSync(out)) await sleep(1);
-  } else {
-    // Poll for the temp file the export writes beside its target.
-    while (!gone && !readdirSync(sub).some((f) => f.includes('.tmp.'))) await sleep(2);
-    if (when === 'temp+150ms') await sleep(150);
-  }
-  const sawTemp = readdirSync(sub).some((f) => f.includes('.tmp.'));
+  else if (typeof when === 'object') {
+    // Halfway through the temp file's life: stopped when it appears, then let run a while.
+    if (await stopped) {
+      cli.child.kill('SIGCONT');
+      await sleep(when.tempPlusMs);
+      cli.child.kill('SIGSTOP');
+    }
+  } else await stopped;
+  // What is on disk at the kill (the child is stopped, or gone).
+  const sawTemp = hasTemp(sub);
+  const finalAtKill = existsSync(out);
   cli.child.kill('SIGKILL');
   const r = await cli.exited;
-  return { out, killed: r.signal === 'SIGKILL', sawTemp };
+  return { out, killedMidWrite: r.signal === 'SIGKILL' && sawTemp && !finalAtKill };
+}
+
+/** The reference: an uninterrupted CLI export, and how long its temp file lived. */
+async function referenceExport(format: string, sub: string) {
+  const out = join(sub, `trips.${format}`);
+  const t0 = Date.now();
+  let tempAt = 0;
+  let finalAt = 0;
+  const watcher = watch(sub, () => {
+    if (!tempAt && hasTemp(sub)) tempAt = Date.now();
+    if (!finalAt && existsSync(out)) finalAt = Date.now();
+  });
+  const done = await spawnCli(args(format, out), env()).exited;
+  watcher.close();
+  expect(done.code, done.stderr).toBe(0);
+  expect(done.stdout).toMatch(/wrote \d+ rows of trips/);
+  return {
+    complete: readFileSync(out),
+    took: Date.now() - t0,
+    tempLife: tempAt && finalAt ? finalAt - tempAt : 0,
+  };
 }
 
 describe('an export killed with SIGKILL', () => {
   for (const format of ['csv', 'parquet', 'arrow']) {
     it(`${format}: the final file is absent or complete, never half-written`, async () => {
-      const refDir = mkdtempSync(join(dir, `ref-${format}-`));
-      const ref = join(refDir, `trips.${format}`);
-      const t0 = Date.now();
-      const done = await runCli(args(format, ref), env());
-      const took = Date.now() - t0;
-      expect(done.code, done.stderr).toBe(0);
-      expect(done.stdout).toMatch(/wrote \d+ rows of trips/);
-      const complete = readFileSync(ref);
+      const { complete, took, tempLife } = await referenceExport(
+        format,
+        mkdtempSync(join(dir, `ref-${format}-`)),
+      );
 
       let killedMidWrite = 0;
-      // Kill points: before the database opens, as soon as the temp file exists, a little later,
-      // and (for Arrow, whose temp file lives only during one writeFile) spread over the run.
+      // Kill points: before the database opens, as soon as the temp file exists, halfway through
+      // its life, and (for Arrow, whose temp file lives only during one writeFile) spread over the run.
       const points =
         format === 'arrow'
           ? [300, 'temp' as const, 'final' as const, ...[0.7, 0.9].map((f) => Math.round(took * f))]
-          : [300, 'temp' as const, 'temp+150ms' as const, 'final' as const];
+          : [300, 'temp' as const, { tempPlusMs: Math.round(tempLife / 2) }, 'final' as const];
       for (const when of points) {
-        const sub = mkdtempSync(join(dir, `${format}-${when}-`));
-        const { out, killed, sawTemp } = await exportAndKill(format, sub, when);
-        if (killed && sawTemp && !existsSync(out)) killedMidWrite++;
+        const label = typeof when === 'object' ? `temp+${when.tempPlusMs}ms` : String(when);
+        const sub = mkdtempSync(join(dir, `${format}-${label}-`));
+        const killed = await exportAndKill(format, sub, when);
+        if (killed.killedMidWrite) killedMidWrite++;
+        const { out } = killed;
         if (existsSync(out)) {
-          expect(readFileSync(out).equals(complete), `${when}: a partial file under the final name`).toBe(
+          expect(readFileSync(out).equals(complete), `${label}: a partial file under the final name`).toBe(
             true,
           );
           // ... and never without the manifest that describes it.
-          expect(await verifyExport(out), `${when}`).toMatchObject({ ok: true });
+          expect(await verifyExport(out), label).toMatchObject({ ok: true });
         }
         // Only the hidden temp name may be left behind by a kill, never a visible partial file.
         for (const f of readdirSync(sub))
@@ -154,10 +228,8 @@ describe('an export killed with SIGKILL', () => {
       if (k !== 'fresh') utimesSync(join(sub, n), old, old);
     }
     const out = join(sub, 'trips.csv');
-    const r = await runCli(
-      ['export', 'trips', '--from', '2026-03-01', '--to', '2026-03-02', '--out', out],
-      env(),
-    );
+    // The command in this process: what is shown is what the export does, not the process.
+    const r = await exportHere('2026-03-02', out);
     expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(sub).sort()).toEqual(
       [names.fresh, names.otherReport, names.userFile, 'trips.csv', 'trips.csv.manifest.json'].sort(),
@@ -173,10 +245,7 @@ describe('the file and its manifest describe the same export', () => {
   it('a manifest carries the SHA-256 and size of its file (sha256sum -c agrees)', async () => {
     const sub = mkdtempSync(join(dir, 'digest-'));
     const out = join(sub, 'trips.csv');
-    const r = await runCli(
-      ['export', 'trips', '--from', '2026-03-01', '--to', '2026-03-02', '--out', out],
-      env(),
-    );
+    const r = await exportHere('2026-03-02', out);
     expect(r.code, r.stderr).toBe(0);
     const data = readFileSync(out);
     expect(manifestOf(out)).toMatchObject({ sha256: sha256(data), bytes: data.length });
@@ -189,7 +258,8 @@ describe('the file and its manifest describe the same export', () => {
   }, 60_000);
 
   it('overwriting an export killed at any moment: a whole file, and the hash tells whether the manifest is its own', async () => {
-    // Two complete exports: A (the one on disk) and B (the one being written over it).
+    // Two complete exports: A (the one on disk) and B (the one being written over it), by the
+    // command in this process (the CLI's file is byte-equal to it: "B" below is compared with it).
     const refDir = mkdtempSync(join(dir, 'pair-ref-'));
     const refA = join(refDir, 'a.csv');
     const refB = join(refDir, 'b.csv');
@@ -197,7 +267,7 @@ describe('the file and its manifest describe the same export', () => {
       [refA, '2026-03-20'],
       [refB, '2026-05-31'],
     ] as const) {
-      const r = await runCli(['export', 'trips', '--from', '2026-03-01', '--to', to, '--out', ref], env());
+      const r = await exportHere(to, ref);
       expect(r.code, r.stderr).toBe(0);
     }
     const [a, b] = [readFileSync(refA), readFileSync(refB)];
@@ -210,16 +280,18 @@ describe('the file and its manifest describe the same export', () => {
       writeFileSync(manifestPath(out), JSON.stringify({ ...manifestOf(refA), file: 'trips.csv' }));
       expect(await verifyExport(out)).toMatchObject({ ok: true });
       const inodeA = statSync(out).ino;
-      const cli = spawnCli([...argsB, '--out', out], env());
-      let gone = false;
-      void cli.exited.then(() => (gone = true));
       const isB = () => existsSync(manifestPath(out)) && manifestOf(out).to === '2026-05-31';
-      if (when === 'manifest') while (!gone && !isB()) await sleep(1);
-      // The rename of the new file: the final name's inode changes.
-      else if (when === 'final') while (!gone && statSync(out).ino === inodeA) await sleep(1);
-      else {
-        while (!gone && !readdirSync(sub).some((f) => f.includes('.tmp.'))) await sleep(2);
-      }
+      const { cli, stopped } = spawnWatched(
+        [...argsB, '--out', out],
+        sub,
+        when === 'manifest'
+          ? isB
+          : // The rename of the new file: the final name's inode changes.
+            when === 'final'
+            ? () => statSync(out).ino !== inodeA
+            : () => hasTemp(sub),
+      );
+      await stopped;
       cli.child.kill('SIGKILL');
       await cli.exited;
       const data = readFileSync(out);

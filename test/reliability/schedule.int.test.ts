@@ -3,6 +3,9 @@
  * writing, restart it, let a scheduled run finish, sync: the database equals an uninterrupted
  * sync's. And two ticks never overlap: with a slow sync on a one-second schedule only one run
  * is ever in flight, and the skipped ticks are logged.
+ *
+ * The servers are child processes (one is SIGKILLed); the reference sync and the sync after the
+ * restart go through `main` in this process (the same command; what they show is the database).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +21,8 @@ import { openDatabase } from '../../src/store/db.ts';
 import type { RunSummary } from '../../src/sync/types.ts';
 import { addDays, localDate } from '../../src/time.ts';
 import { dumpDatabase } from '../helpers/dbdump.ts';
-import { runCli, spawnCli } from '../helpers/cli-process.ts';
+import { spawnCli } from '../helpers/cli-process.ts';
+import { runMain } from '../helpers/cli.ts';
 
 const ZONE = 'Australia/Sydney';
 let sim: SimulatorHandle;
@@ -39,7 +43,7 @@ beforeAll(async () => {
   });
   sim = await startSimulator({ fleet, windowMs: 1000 });
   dir = mkdtempSync(join(tmpdir(), 'fleetsync-schedule-'));
-  const ref = await runCli(syncArgs(), env(join(dir, 'reference.duckdb')));
+  const ref = await runMain(env(join(dir, 'reference.duckdb')), ...syncArgs());
   expect(ref.code, ref.stderr).toBe(0);
   reference = await dumpDatabase(join(dir, 'reference.duckdb'));
 }, 60_000);
@@ -85,7 +89,7 @@ describe('fleetsync serve killed during a scheduled sync', () => {
       const stopped = await second.exited;
       expect(stopped.code, stopped.stderr).toBe(0);
 
-      const sync = await runCli(syncArgs(), env(dbPath));
+      const sync = await runMain(env(dbPath), ...syncArgs());
       expect(sync.code, sync.stderr).toBe(0);
       const dump = await dumpDatabase(dbPath);
       for (const t of Object.keys(reference)) expect(dump[t], t).toBe(reference[t]);
