@@ -41,7 +41,10 @@ export async function openDashboardAt(
  * session or the page clock keeps a page of its own. `release` hands the page back to the next
  * `open`; `close` ends the context (afterAll).
  */
-export function reusedPage(browser: () => Browser, opts: { acceptDownloads?: boolean } = {}) {
+export function reusedPage(
+  browser: () => Browser,
+  opts: { acceptDownloads?: boolean; viewport?: { width: number; height: number } } = {},
+) {
   let shared: Promise<{ ctx: BrowserContext; page: Page; problems: string[] }> | undefined;
   const get = () =>
     (shared ??= (async () => {
