@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
-import { openDashboard } from '../helpers/dashboard-page.ts';
+import { reusedPage } from '../helpers/dashboard-page.ts';
 import { loadHarnessPrices } from '../helpers/prices-file.ts';
 import { parseCsv } from '../helpers/report-fixture.ts';
 import { startSharedSync } from '../helpers/shared-sync.ts';
@@ -44,12 +44,15 @@ beforeAll(async () => {
   range = `from=${h.firstDay}&to=${h.lastDay}`;
 }, 180_000);
 afterAll(async () => {
+  await pages.close();
   await browser?.close();
   await srv?.close();
   await h?.close();
 });
 
-const open = (path: string) => openDashboard(browser, new URL(path, srv.url).href);
+/** One page for the file's tests (reusedPage). */
+const pages = reusedPage(() => browser);
+const open = (path: string) => pages.open(new URL(path, srv.url).href);
 
 /** Loads a prices file; `tariffs: false` gives no gantry a tariff (every passage unpriced). */
 const loadPrices = (o: { tariffs?: boolean } = {}) => loadHarnessPrices(h, o);
@@ -78,7 +81,7 @@ describe('the costs on the dashboard', () => {
     expect(await page.textContent('#kpi-fuel-cost .sub')).toContain('no prices file loaded');
     expect(await tileValue(page, 'co2')).toBe('—');
     expect(problems).toEqual([]);
-    await page.close();
+    await pages.release(page);
   });
 
   it('with prices: the tiles are the sums of the costs download', async () => {
@@ -109,7 +112,7 @@ describe('the costs on the dashboard', () => {
     expect(sum(deps, 'distance_km')).toBeCloseTo(sum(csv, 'distance_km'), 2);
     expect(await page.locator('#table-cost-departments tbody tr:not(.totals)').count()).toBe(deps.length);
     expect(problems).toEqual([]);
-    await page.close();
+    await pages.release(page);
   });
 
   it('no passage with a tariff: the toll-charges tile is blank with its reason, never 0.00 (issue 25)', async () => {
@@ -127,7 +130,7 @@ describe('the costs on the dashboard', () => {
         `unknown: ${new Intl.NumberFormat('en-US').format(passages)} passages, ${new Intl.NumberFormat('en-US').format(passages)} without a tariff`,
       );
       expect(problems).toEqual([]);
-      await page.close();
+      await pages.release(page);
     } finally {
       await loadPrices();
     }
@@ -144,7 +147,7 @@ describe('the costs on the dashboard', () => {
     );
     expect(cells.some((c) => c.includes('No tariff'))).toBe(true);
     expect(problems).toEqual([]);
-    await page.close();
+    await pages.release(page);
   });
 
   it('the fuel page: the refuels (the fill listed twice, once) and filled vs used', async () => {
@@ -162,7 +165,7 @@ describe('the costs on the dashboard', () => {
     );
     expect(await page.isVisible('#chart-reconciliation')).toBe(true);
     expect(problems).toEqual([]);
-    await page.close();
+    await pages.release(page);
   });
 
   it('filled vs used compares like with like: the used bar covers only the vehicle-months whose fills are known', async () => {
@@ -184,6 +187,6 @@ describe('the costs on the dashboard', () => {
     expect(chart[1]).toBeCloseTo(sum(known, 'used_l'), 2);
     expect(chart[1]).toBeLessThan(sum(csv, 'used_l'));
     expect(problems).toEqual([]);
-    await page.close();
+    await pages.release(page);
   });
 });

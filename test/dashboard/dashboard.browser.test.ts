@@ -27,13 +27,7 @@ import {
 import { haveChromium as checkChromium } from '../helpers/chromium.ts';
 import { runSync } from '../../src/sync/run.ts';
 import { formatIsoInZone, localDate } from '../../src/time.ts';
-import {
-  asPeopleWrite,
-  downloaded,
-  monthText,
-  openDashboard,
-  sectionRows,
-} from '../helpers/dashboard-page.ts';
+import { asPeopleWrite, downloaded, monthText, reusedPage, sectionRows } from '../helpers/dashboard-page.ts';
 import { startSharedSync } from '../helpers/shared-sync.ts';
 import { ACCOUNT as SYNCED_ACCOUNT, type Harness } from '../helpers/synced.ts';
 import { sharedChromium } from '../helpers/shared-chromium.ts';
@@ -59,13 +53,15 @@ beforeAll(async () => {
   browser = await sharedChromium();
 });
 afterAll(async () => {
+  await pages.close();
   await browser?.close();
   await srv?.close();
   fx?.close();
 });
 
-const open = (path: string, base = srv.url) =>
-  openDashboard(browser, new URL(path, base).href, { acceptDownloads: true });
+/** One page for the file's tests (reusedPage); the runs-page clock test opens its own. */
+const pages = reusedPage(() => browser, { acceptDownloads: true });
+const open = (path: string, base = srv.url) => pages.open(new URL(path, base).href);
 
 const chartData = (page: Page, id: string) =>
   page.evaluate((cid) => {
@@ -100,7 +96,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       }
       expect(problems).toEqual([]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -117,7 +113,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       const gantries = await chartData(page, 'chart-gantries');
       expect(gantries.datasets[0]!.data.reduce((a, b) => a + b, 0)).toBe(api.total);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -136,7 +132,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       expect(top.labels.slice(0, 2)).toEqual(['ab 123 gp', 'cd 456 gp']);
       expect(top.datasets[0]!.data.slice(0, 2)).toEqual([1750, 42]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -161,7 +157,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       await page.waitForSelector('body[data-loading="false"]');
       await expect.poll(() => page.locator('#csv-mileage').getAttribute('href')).toContain('from=2026-04-01');
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -177,7 +173,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       expect(res.rows).toBe(1);
       expect(got.equals(readFileSync(out))).toBe(true);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -196,7 +192,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
         ['2', ['synced', 'flagged', 'incomplete']],
       ]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
   it('the coverage calendar names the months of its days', async () => {
@@ -225,7 +221,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       ]);
       expect(problems).toEqual([]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -284,7 +280,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       expect(csv.map((r) => r[header!.indexOf('reason')])).toEqual(codes.map(([code]) => code));
       expect(problems).toEqual([]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -312,7 +308,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       expect(csv.map((r) => r[header!.indexOf('reason')])).toEqual(['fuel_counter_went_down']);
       expect(problems).toEqual([]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -394,7 +390,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       expect(page.url()).not.toContain('month=');
       expect(problems).toEqual([]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -433,7 +429,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
         }
       }
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -445,7 +441,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       );
       expect(await page.locator('#range-note').isHidden()).toBe(true);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -459,7 +455,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       expect(await future.page.locator('table.report').count()).toBe(0);
       expect(await future.page.locator('#table-tolls .failed button').textContent()).toBe('Retry');
     } finally {
-      await future.page.close();
+      await pages.release(future.page);
     }
     const past = await open('/mileage.html?from=2026-04-01&to=2026-05-31');
     try {
@@ -467,7 +463,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
         'Note: the range runs to 2026-05-31, past today (2026-05-02 in Australia/Sydney): it holds data up to now, complete through 11 Apr 2026 (local).',
       );
     } finally {
-      await past.page.close();
+      await pages.release(past.page);
     }
   });
 
@@ -496,7 +492,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       expect(await page.locator('#api-changes').count()).toBe(0);
       expect(problems).toEqual([]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -526,7 +522,7 @@ describe.skipIf(!haveChromium)('dashboard in Chromium', () => {
       expect(await page.locator('#sync-status').textContent()).toContain('Schedule: 30 2 * * *');
       expect(await page.locator('#sync-now').isEnabled()).toBe(true);
     } finally {
-      await page.close();
+      await pages.release(page);
       await s.close();
     }
   });
@@ -607,7 +603,7 @@ describe.skipIf(!haveChromium)('dashboard on a synced fleet: live run status, fu
       ).toBe('same page');
       expect(problems).toEqual([]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -801,7 +797,7 @@ describe.skipIf(!haveChromium)('dashboard on a synced fleet: live run status, fu
       expect(await page.locator('#breadcrumb').textContent()).toBe(`Fleet › ${reg}`);
       expect(problems).toEqual([]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 });

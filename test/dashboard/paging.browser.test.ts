@@ -13,7 +13,7 @@ import { requireReport, runReport } from '../../src/reports/run.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { appendRows } from '../../src/store/write.ts';
 import { haveChromium as checkChromium } from '../helpers/chromium.ts';
-import { openDashboard } from '../helpers/dashboard-page.ts';
+import { reusedPage } from '../helpers/dashboard-page.ts';
 import {
   ACCOUNT,
   APR_11,
@@ -79,6 +79,7 @@ beforeAll(async () => {
   browser = await sharedChromium();
 }, 120_000);
 afterAll(async () => {
+  await pages.close();
   await browser?.close();
   await srv?.close();
   fx?.close();
@@ -86,7 +87,9 @@ afterAll(async () => {
 
 const RANGE = '?from=2026-03-01&to=2026-04-30';
 
-const open = (path: string) => openDashboard(browser, new URL(path, srv.url).href);
+/** One page for the file's tests (reusedPage). */
+const pages = reusedPage(() => browser);
+const open = (path: string) => pages.open(new URL(path, srv.url).href);
 
 /** Every row of the mileage report for the range, straight from the query (no page). */
 async function mileageRows() {
@@ -107,7 +110,7 @@ describe.skipIf(!haveChromium)('dashboard over paged reports', () => {
       expect(await page.locator('#f-department option').allTextContents()).toContain('Depot');
       expect(problems).toEqual([]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -137,7 +140,7 @@ describe.skipIf(!haveChromium)('dashboard over paged reports', () => {
       );
       expect(problems).toEqual([]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -202,7 +205,7 @@ describe.skipIf(!haveChromium)('dashboard over paged reports', () => {
       await expect.poll(() => status.textContent()).toBe(`Rows 501–1,000 of ${n(rows.length)}`);
       expect(problems).toEqual([]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -226,7 +229,7 @@ describe.skipIf(!haveChromium)('dashboard over paged reports', () => {
       );
       expect(problems).toEqual([]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -253,7 +256,7 @@ describe.skipIf(!haveChromium)('dashboard over paged reports', () => {
       // the retried answer is the one for the filter that failed
       expect(new Set((await shownRows(page)).map((r) => r[0]))).toEqual(new Set(['ab 123 gp']));
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -273,7 +276,7 @@ describe.skipIf(!haveChromium)('dashboard over paged reports', () => {
         '1.0',
       );
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 });

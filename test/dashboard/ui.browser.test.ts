@@ -15,8 +15,8 @@ import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { appendRows } from '../../src/store/write.ts';
 import { haveChromium as checkChromium } from '../helpers/chromium.ts';
 import {
-  openDashboard,
   openDashboardAt,
+  reusedPage,
   seriousAxeViolations,
   type OpenedPage,
 } from '../helpers/dashboard-page.ts';
@@ -76,12 +76,16 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   for (const p of desktopPages.values()) await (await p).ctx.close();
+  await pages.close();
+  await phone.close();
   await browser?.close();
   await srv?.close();
   fx?.close();
 });
 
-const open = (path: string) => openDashboard(browser, new URL(path, srv.url).href);
+/** One page for the file's default-size tests, one at phone size for axe (reusedPage). */
+const pages = reusedPage(() => browser);
+const open = (path: string) => pages.open(new URL(path, srv.url).href);
 
 const DESKTOP = { width: 1400, height: 900 };
 /**
@@ -94,6 +98,7 @@ const PHONE_AXE_EXCLUDE: Record<string, string[]> = {
   'utilisation.html': ['#table-after-hours tbody tr:nth-child(n+101)'],
 };
 const PHONE = { width: 390, height: 844 };
+const phone = reusedPage(() => browser, { viewport: PHONE });
 const RANGE = '?from=2026-03-01&to=2026-04-30';
 /**
  * Each page over RANGE at desktop size, loaded once and read by the three tests that only read it
@@ -143,7 +148,7 @@ describe.skipIf(!haveChromium)('the dashboard people read', () => {
       expect(Math.abs(after.x - before.x)).toBeLessThan(1.5);
       expect(problems).toEqual([]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -222,7 +227,7 @@ describe.skipIf(!haveChromium)('the dashboard people read', () => {
       expect(await page.textContent('#kpi-tolls .sub')).toMatch(/^trips not synced, /);
       expect(problems).toEqual([]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -236,7 +241,7 @@ describe.skipIf(!haveChromium)('the dashboard people read', () => {
       expect(new Set(tops).size).toBe(1);
       expect(problems).toEqual([]);
     } finally {
-      await page.close();
+      await pages.release(page);
     }
   });
 
@@ -247,12 +252,13 @@ describe.skipIf(!haveChromium)('the dashboard people read', () => {
     ]),
   )(
     '%s at %i × %i: no serious or critical axe violation',
-    async (path, width, height) => {
-      // axe needs a page of its own browser context; at desktop size, the one the tests above read
+    async (path, width, _height) => {
+      // axe needs a page of a browser context (not browser.newPage()): at desktop size, the one the
+      // tests above read; at phone size, the file's one phone page, loaded again per page
       const atDesktop = width === DESKTOP.width;
-      const { ctx, page, problems } = await (atDesktop
+      const { page, problems } = await (atDesktop
         ? desktop(path)
-        : openDashboardAt(browser, new URL(`/${path}${RANGE}`, srv.url).href, { width, height }));
+        : phone.open(new URL(`/${path}${RANGE}`, srv.url).href));
       try {
         expect(await seriousAxeViolations(page, atDesktop ? [] : (PHONE_AXE_EXCLUDE[path] ?? []))).toEqual(
           [],
@@ -263,8 +269,11 @@ describe.skipIf(!haveChromium)('the dashboard people read', () => {
         }
         expect(problems).toEqual([]);
       } finally {
-        if (atDesktop) desktopPages.delete(path);
-        await ctx.close();
+        if (atDesktop) {
+          const opened = desktop(path);
+          desktopPages.delete(path);
+          await (await opened).ctx.close();
+        } else await phone.release(page);
       }
     },
     // axe on utilisation.html (1,000 vehicle-day rows, 14,000 elements) took 58–85 s at load 20–30
