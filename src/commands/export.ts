@@ -125,7 +125,7 @@ export const exportCommand: Command = {
         });
         const note = rangeNote(params, scope, res.meta.complete_through_text);
         ctx.stdout(
-          `wrote ${res.rows} rows of ${def.name} (${params.fromDay} to ${params.toDay}, ${zone}; ${res.meta.complete_through_text}) to ${out}\n` +
+          `wrote ${res.rows} ${res.rows === 1 ? 'row' : 'rows'} of ${def.name} (${params.fromDay} to ${params.toDay}, ${zone}; ${res.meta.complete_through_text}) to ${out}\n` +
             (note ? `note: ${note}\n` : ''),
         );
       } finally {
