@@ -51,7 +51,9 @@ export function formatSummary(s: RunSummary): string {
     `run ${s.run_id}: ${s.outcome.toUpperCase()} in ${fmt(s.ended_ms - s.started_ms)} — ${s.requests} requests, ${s.retries} retries` +
       (q429.length ? `, 429s: ${q429.map(([b, n]) => `${b}=${n}`).join(' ')}` : ', no 429s'),
     '',
-    table([['stream', 'rows', 'requests', 'done', 'incomplete', 'flagged', 'failed'], ...rows]),
+    rows.length
+      ? table([['stream', 'rows', 'requests', 'done', 'incomplete', 'flagged', 'failed'], ...rows])
+      : 'no stream ran',
     ...(s.skipped?.length
       ? [
           '',
@@ -63,7 +65,12 @@ export function formatSummary(s: RunSummary): string {
       ? [
           '',
           'failures:',
-          ...s.errors.slice(0, 10).map((e) => `  ${e.stream} ${e.scope} ${e.window}: ${e.reason}`),
+          ...s.errors
+            .slice(0, 10)
+            // a failure of the run itself (credentials, the API down) has no stream, scope or window
+            .map(
+              (e) => `  ${e.stream === '*' ? 'the run' : `${e.stream} ${e.scope} ${e.window}`}: ${e.reason}`,
+            ),
         ]
       : []),
   ].join('\n');
