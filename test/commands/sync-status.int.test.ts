@@ -81,7 +81,7 @@ describe('fleetsync sync / status', () => {
       const r = await cli('export', 'mileage', '--from', h.firstDay, '--to', h.lastDay, '--out', out);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/wrote [1-9]\d* rows of mileage .*Australia\/Sydney/);
+      expect(r.stdout).toMatch(/wrote [1-9]\d* rows? of mileage .*Australia\/Sydney/);
       env = { FLEETSYNC_DB: saved.FLEETSYNC_DB!, FLEETSYNC_ACCOUNT: 'nobody' };
       const bad = await cli('export', 'mileage', '--out', out);
       expect(bad.code).toBe(2);
