@@ -259,23 +259,34 @@ function orderOf(def: ReportDef, page: ReportPage): string {
   return ` ORDER BY ${key} ${page.desc ? 'DESC' : 'ASC'} NULLS LAST, ${ties}`;
 }
 
-/** The report's statement, paged (and sorted) when `page` says so, bound to `values`. */
-async function pageStatement(
+/** The report's statement and its bindings, on `con` with the models and the lookups it reads. */
+async function reportStatement(
   con: DuckDBConnection,
   def: ReportDef,
   scope: ReportScope,
   params: ReportParams,
-  page?: ReportPage,
 ) {
   await prepareModelConnection(con);
   const values = bindings(scope, params);
   const sql = loadSql(queryName(def));
-  const pagedSql = page
-    ? `SELECT * FROM (\n${stripStatement(sql)}\n) AS r${orderOf(def, page)} LIMIT $page_limit OFFSET $page_offset`
-    : sql;
-  if (page) Object.assign(values, { page_limit: page.limit, page_offset: page.offset });
   await prepareLookups(con, sql, values);
-  return { ps: await prepareBound(con, pagedSql, values), sql, values };
+  return { sql, values };
+}
+
+/** `sql` paged (and sorted) when `page` says so, bound to `values`. */
+function pagedStatement(
+  con: DuckDBConnection,
+  def: ReportDef,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+  page?: ReportPage,
+) {
+  if (!page) return prepareBound(con, sql, values);
+  return prepareBound(
+    con,
+    `SELECT * FROM (\n${stripStatement(sql)}\n) AS r${orderOf(def, page)} LIMIT $page_limit OFFSET $page_offset`,
+    { ...values, page_limit: page.limit, page_offset: page.offset },
+  );
 }
 
 const jsonRows = (columns: readonly string[], rows: Record<string, unknown>[]): JsonRow[] =>
@@ -329,40 +340,6 @@ export const isListReport = (def: ReportDef) => def.grain.startsWith('one ');
 
 let pageTables = 0;
 
-/** A page of an aggregating report and its totals from one run of its statement (isListReport). */
-async function aggregatePage(
-  con: DuckDBConnection,
-  def: ReportDef,
-  scope: ReportScope,
-  params: ReportParams,
-  page: ReportPage,
-): Promise<ReportResult> {
-  await prepareModelConnection(con);
-  const values = bindings(scope, params);
-  const sql = loadSql(queryName(def));
-  await prepareLookups(con, sql, values);
-  const table = ident(`report_page_${process.pid}_${++pageTables}`);
-  await (await prepareBound(con, `CREATE TEMP TABLE ${table} AS ${stripStatement(sql)}`, values)).run();
-  try {
-    // a scan of the temp table keeps the statement's row order
-    const reader = await (
-      await prepareBound(
-        con,
-        `SELECT * FROM ${table} AS r${orderOf(def, page)} LIMIT $page_limit OFFSET $page_offset`,
-        {
-          page_limit: page.limit,
-          page_offset: page.offset,
-        },
-      )
-    ).runAndReadAll();
-    const columns = reader.columnNames();
-    const rows = jsonRows(columns, reader.getRowObjectsJS());
-    return { report: def.name, columns, rows, ...(await sqlTotals(con, def, `SELECT * FROM ${table}`, {})) };
-  } finally {
-    await con.run(`DROP TABLE IF EXISTS ${table}`);
-  }
-}
-
 export async function runReport(
   con: DuckDBConnection,
   def: ReportDef,
@@ -370,9 +347,28 @@ export async function runReport(
   params: ReportParams,
   page?: ReportPage,
 ): Promise<ReportResult> {
-  if (page && !isListReport(def)) return aggregatePage(con, def, scope, params, page);
-  const { ps, sql, values } = await pageStatement(con, def, scope, params, page);
-  const reader = await ps.runAndReadAll();
+  const { sql, values } = await reportStatement(con, def, scope, params);
+  if (!page || isListReport(def)) return readPage(con, def, sql, values, page);
+  // an aggregating report's page: its statement run once into a temp table, the page and the
+  // totals read from there (a scan of the temp table keeps the statement's row order)
+  const table = ident(`report_page_${process.pid}_${++pageTables}`);
+  await (await prepareBound(con, `CREATE TEMP TABLE ${table} AS ${stripStatement(sql)}`, values)).run();
+  try {
+    return await readPage(con, def, `SELECT * FROM ${table}`, {}, page);
+  } finally {
+    await con.run(`DROP TABLE IF EXISTS ${table}`);
+  }
+}
+
+/** The rows of `sql` (a page of them when `page` says so) and the totals of all of its rows. */
+async function readPage(
+  con: DuckDBConnection,
+  def: ReportDef,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+  page?: ReportPage,
+): Promise<ReportResult> {
+  const reader = await (await pagedStatement(con, def, sql, values, page)).runAndReadAll();
   const columns = reader.columnNames();
   const rows = jsonRows(columns, reader.getRowObjectsJS());
   if (page && (page.offset > 0 || rows.length >= page.limit))
@@ -402,9 +398,9 @@ export async function streamReport(
   params: ReportParams,
   page: ReportPage,
 ): Promise<Totals & { rows: AsyncIterable<JsonRow[]> }> {
-  const { ps, sql, values } = await pageStatement(con, def, scope, params, page);
+  const { sql, values } = await reportStatement(con, def, scope, params);
   const totals = await sqlTotals(con, def, sql, values);
-  const result = await ps.stream();
+  const result = await (await pagedStatement(con, def, sql, values, page)).stream();
   const columns = result.columnNames();
   async function* rows() {
     for await (const chunk of result.yieldRowObjectJs()) yield jsonRows(columns, chunk);
