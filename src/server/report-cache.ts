@@ -112,26 +112,23 @@ export function filesWritten(path: string): () => string {
 export function createStampedVersions<T = string>(stamp: () => string | null, written?: () => string) {
   const kept = new Map<string, { stamp: string; version: T }>();
   const asking = new Map<string, { written: string; answer: Promise<T> }>();
+  /** The key's query already running since the files were last written, or a new one. */
+  const ask = (key: string, query: () => Promise<T>, w: string | undefined): Promise<T> => {
+    const running = asking.get(key);
+    if (w !== undefined && running?.written === w) return running.answer;
+    const answer = query();
+    if (w === undefined) return answer;
+    const mine = { written: w, answer };
+    asking.set(key, mine);
+    const done = () => void (asking.get(key) === mine && asking.delete(key));
+    void answer.then(done, done);
+    return answer;
+  };
   return async (key: string, query: () => Promise<T>): Promise<T> => {
     const now = stamp();
     const k = kept.get(key);
     if (now !== null && k?.stamp === now) return k.version;
-    let version: T;
-    const w = written?.();
-    const running = asking.get(key);
-    if (w !== undefined && running?.written === w) version = await running.answer;
-    else {
-      const answer = query();
-      if (w !== undefined) {
-        const mine = { written: w, answer };
-        asking.set(key, mine);
-        void answer.then(
-          () => asking.get(key) === mine && asking.delete(key),
-          () => asking.get(key) === mine && asking.delete(key),
-        );
-      }
-      version = await answer;
-    }
+    const version = await ask(key, query, written?.());
     if (now !== null) kept.set(key, { stamp: now, version });
     else kept.delete(key);
     return version;
