@@ -1,6 +1,7 @@
 /** Text a scheduler (or a person) reads: the plan, a run summary, a progress bar. */
 import { BUCKET_LIMITS } from '../api/buckets.ts';
 import { ACCESS_WORDS } from '../api/access.ts';
+import { formatLocal } from '../time.ts';
 import { fmt } from './stream.ts';
 import type { PlanSummary, RunSummary, SyncProgress } from './types.ts';
 
@@ -39,6 +40,27 @@ export function formatPlan(p: PlanSummary): string {
   ].join('\n');
 }
 
+/**
+ * A failed window's label (its UTC instants, `windowLabel`) in the account's wall time with the
+ * zone named, as `fleetsync status` and the pages show times (formatZoned):
+ * `2026-10-25 09:00–2026-10-26 10:00 (Australia/Sydney)`. Anything else (a snapshot) as is.
+ */
+function localWindow(label: string, zone: string | undefined): string {
+  const [a, b, more] = label.split('/');
+  const from = Date.parse(a ?? '');
+  const to = Date.parse(b ?? '');
+  if (
+    !zone ||
+    more !== undefined ||
+    !/Z$/.test(a!) ||
+    !/Z$/.test(b!) ||
+    Number.isNaN(from) ||
+    Number.isNaN(to)
+  )
+    return label;
+  return `${formatLocal(from, zone).slice(0, 16)}–${formatLocal(to, zone).slice(0, 16)} (${zone})`;
+}
+
 export function formatSummary(s: RunSummary): string {
   const rows = Object.entries(s.streams).map(([name, c]) => [
     name,
@@ -69,7 +91,8 @@ export function formatSummary(s: RunSummary): string {
             .slice(0, 10)
             // a failure of the run itself (credentials, the API down) has no stream, scope or window
             .map(
-              (e) => `  ${e.stream === '*' ? 'the run' : `${e.stream} ${e.scope} ${e.window}`}: ${e.reason}`,
+              (e) =>
+                `  ${e.stream === '*' ? 'the run' : `${e.stream} ${e.scope} ${localWindow(e.window, s.zone)}`}: ${e.reason}`,
             ),
         ]
       : []),

@@ -40,6 +40,7 @@ export const newMeter = (): RequestMeter => ({ requests: 0, retries: 0, http429:
 
 export function newRunLog(
   account: string,
+  zone: string,
   log: Logger,
   now: Clock,
   client: FleetClient,
@@ -52,6 +53,7 @@ export function newRunLog(
   const summary: RunSummary = {
     run_id: runId,
     account,
+    zone,
     outcome: 'ok',
     started_ms: startedMs,
     ended_ms: 0,

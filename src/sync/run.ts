@@ -87,7 +87,7 @@ async function runLocked(
     con.closeSync();
     throw e;
   }
-  const run = newRunLog(deps.account, log, now, deps.client);
+  const run = newRunLog(deps.account, deps.timezone, log, now, deps.client);
   handle.named(run.runId);
   const activity = trackActivity(deps, handle, now);
   const rules = modelRules(deps.db);

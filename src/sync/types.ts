@@ -112,7 +112,9 @@ export interface RunSummary {
    * storage, an interruption); also the first of `errors`. Absent when windows alone failed.
    */
   reason?: string;
-  /** First few failures: stream, scope, window, reason. */
+  /** The account's zone: the printed summary shows failed windows' times in it, as `status` does. */
+  zone?: string;
+  /** First few failures: stream, scope, window (its UTC instants, `windowLabel`), reason. */
   errors: { stream: string; scope: string; window: string; reason: string }[];
   /**
    * Streams left out of this run because an endpoint they need is not permitted for these

@@ -38,4 +38,26 @@ describe("the sync's printed summary", () => {
     expect(text).toMatch(/stream +rows +requests/);
     expect(text).toContain('failures:\n  trips * 2026-03-01/2026-03-02: E_INCOMPLETE: …');
   });
+
+  it("a failed window's times are the account's wall time with the zone named, as status shows them", () => {
+    // 2026-10-24T13:00Z is 00:00 on 25 Oct in Sydney (AEDT, +11:00), a local day's window
+    const text = formatSummary({
+      ...base,
+      zone: 'Australia/Sydney',
+      outcome: 'partial',
+      streams: { odometer: { rows: 0, requests: 1, windows: { failed: 1 } } },
+      errors: [
+        {
+          stream: 'odometer',
+          scope: '1002',
+          window: '2026-10-24T13:00:00.000Z/2026-10-25T13:00:00.000Z',
+          reason: 'E_HTTP: 500',
+        },
+      ],
+    });
+    expect(text).toContain(
+      'failures:\n  odometer 1002 2026-10-25 00:00–2026-10-26 00:00 (Australia/Sydney): E_HTTP: 500',
+    );
+    expect(text).not.toContain('Z/');
+  });
 });
