@@ -182,8 +182,12 @@ async function runStages(con: DuckDBConnection, s: Stages): Promise<unknown> {
  * The last run's requests (maybe another process's: a worker's job right after another's, or a
  * run killed before it could end its row: its last request is in the state file) may still
  * count in the API's windows: no bucket sends until a window has passed since the last of them.
+ * The API counts per account over a sliding window (fleet-api-contract.md, "Rate limits"), and
+ * which of the last run's requests still count is not known here: the wait is right, and it is
+ * said at warn (a terminal's sync shows warn and up) with its reason and the time left, before the
+ * silence it causes.
  */
-async function readyClient(
+export async function readyClient(
   con: DuckDBConnection,
   deps: SyncDeps,
   trusted: string[],
@@ -199,10 +203,14 @@ async function readyClient(
   if (!Number.isFinite(lastMs)) return;
   const waitMs = deps.client.holdWindowSince(now() - lastMs);
   // said before the silence, not after: the first request waits for the last run's rate window
-  if (waitMs > 0)
-    deps.log.info('waiting for the rate-limit window of the previous run before the first request', {
-      wait_s: Math.ceil(waitMs / 1000),
-    });
+  if (waitMs > 0) {
+    const waitS = Math.ceil(waitMs / 1000);
+    deps.log.warn(
+      `waiting for the rate-limit window of the previous run before the first request: ${waitS} s left ` +
+        `(its requests, the last ${Math.round((now() - lastMs) / 1000)} s ago, still count in the API's per-account limits)`,
+      { wait_s: waitS },
+    );
+  }
 }
 
 /**
