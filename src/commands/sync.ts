@@ -5,6 +5,7 @@
  * Exit 0 only when every window succeeded; 3 when some failed (everything finished is kept).
  * `--rezone` moves the account to the configured zone (src/sync/rezone.ts); exit 3 when not applied.
  */
+import { existsSync } from 'node:fs';
 import { createAlerter } from '../alerts/alerter.ts';
 import { alertsConfigured } from '../alerts/channels.ts';
 import { loadConfig, secretsOf } from '../config.ts';
@@ -130,7 +131,13 @@ export const syncCommand: Command = {
     const started = syncing ? accounts.map((a) => outcomes!.begin(a.account, 'cli', nowMs)) : [];
     let db: Database;
     try {
-      db = await openDatabase(config.dbPath);
+      // A plan creates and changes nothing: it reads the file read-only, or plans as for an empty
+      // database (in memory) when there is none yet.
+      db = args.planOnly
+        ? existsSync(config.dbPath)
+          ? await openDatabase(config.dbPath, { readOnly: true })
+          : await openDatabase(':memory:')
+        : await openDatabase(config.dbPath);
     } catch (e) {
       if (isFleetsyncError(e, 'E_DB_LOCKED')) started.forEach((h) => h.abandon());
       else {
@@ -200,10 +207,11 @@ export const syncCommand: Command = {
     } finally {
       await Promise.all(perAccount.map((p) => p.client.close()));
       db.close();
-      // An account whose run never began (a bad request before it) has no outcome to keep.
-      const doc = outcomes.read();
+      // An account whose run never began (a bad request before it) has no outcome to keep. Read
+      // only when runs were begun: reading creates the state file, which a plan must not.
+      const doc = started.length ? outcomes.read() : null;
       accounts.forEach((a, i) => {
-        const o = doc.accounts[a.account];
+        const o = doc?.accounts[a.account];
         if (o?.state === 'running' && o.pid === process.pid && o.run_id === null) started[i]?.abandon();
       });
     }
