@@ -109,7 +109,14 @@ async function calendar(result, { tableDiv, all, current }) {
   }
   const count = document.createElement('p');
   count.className = 'note cal-count';
-  count.textContent = `${byVehicle.size.toLocaleString('en-US')} vehicles × ${days.length} days.`;
+  // the report lists the range's local days that have ended (kpis' range_days): say so when the
+  // range runs on into today, or a day of the filter seems lost
+  const to = result.params.to ?? '';
+  const cut =
+    to && days.length && (days.at(-1) ?? '') < to
+      ? ' Today and later days are not listed: they have not ended.'
+      : '';
+  count.textContent = `${byVehicle.size.toLocaleString('en-US')} vehicles × ${days.length} days.${cut}`;
   tableDiv.replaceChildren(legend, count, scrollBox(table, 'Coverage calendar'));
 }
 

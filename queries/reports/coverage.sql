@@ -1,17 +1,11 @@
 -- Vehicle × local day coverage of the odometer stream (the basis of mileage): incomplete when an
 -- incomplete or failed window touches the day, flagged when a flagged window does, synced when
--- done/flagged windows cover the whole day (up to $now for today), else missing. Days after
--- $now are not listed.
+-- done/flagged windows cover the whole day, else missing. The days are the range's local days
+-- that have ended (ended_local_days, queries/models/coverage.sql: the days kpis' range_days
+-- counts): today, not yet ended, is neither synced nor missing and is not listed.
 WITH
 veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
-days AS (
-  SELECT
-    d::DATE AS day,
-    timezone($zone, d) AS d0,
-    least(timezone($zone, d + INTERVAL 1 DAY), $now::TIMESTAMPTZ) AS d1
-  FROM generate_series($from_day::DATE::TIMESTAMP, $to_day::DATE::TIMESTAMP, INTERVAL 1 DAY) AS g(d)
-  WHERE timezone($zone, d) < $now::TIMESTAMPTZ
-),
+days AS (SELECT * FROM ended_local_days($zone, $from_day, $to_day, $now::TIMESTAMPTZ)),
 led AS (
   SELECT scope, window_start, window_end, status
   FROM ledger WHERE account = $account AND stream = 'odometer'

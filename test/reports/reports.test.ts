@@ -366,6 +366,15 @@ describe('report SQL against a hand-filled Sydney database', () => {
     ]);
   });
 
+  it("coverage calendar and kpis count the same days: the range's local days that have ended", async () => {
+    // NOW is 2 May 10:00 in Sydney: of 29 Apr–2 May, 29 Apr, 30 Apr and 1 May have ended; 2 May
+    // (today) is neither synced nor missing, so neither lists nor counts it
+    const range = { from: '2026-04-29', to: '2026-05-02' };
+    const days = [...new Set((await run('coverage', range)).map((r) => r.day))];
+    expect(days).toEqual(['2026-04-29', '2026-04-30', '2026-05-01']);
+    expect((await run('kpis', range))[0]!.range_days).toBe(3);
+  });
+
   it('every registered report runs and returns exactly its registered columns', async () => {
     for (const name of REPORT_NAMES) {
       const def = getReport(name)!;
