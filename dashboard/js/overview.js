@@ -1,7 +1,7 @@
 import { hrefWith, NO_VEHICLE, NOT_SYNCED, startPage } from './page.js';
-import { dateTimeText, fmtQty } from './table.js';
+import { dateTimeText, dayText, fmtQty } from './table.js';
 import { costTiles } from './costs.js';
-import { spanNote, wholeMonthsNote } from './period.js';
+import { coverageNote, spanNote, wholeMonthsNote } from './period.js';
 import { tile as makeTile } from './tiles.js';
 
 const grainSelect = document.createElement('select');
@@ -69,11 +69,13 @@ function tiles(result, { tableDiv }) {
           : 'bookings not synced'
         : `${num(k.late_returns)} late of ${num(k.checked_out)} checked-out bookings`,
     ),
-    // The last complete local day, inclusive: in words and ISO (the tile's value).
+    // The last complete local day, inclusive, said once, in words.
     tile(
       'fresh',
-      result.complete_through_text ?? 'complete through',
-      k.complete_through_day ?? '',
+      k.complete_through_day
+        ? 'Complete through (local day)'
+        : (result.complete_through_text ?? 'complete through'),
+      k.complete_through_day ? dayText(k.complete_through_day) : '',
       k.last_run_id
         ? `last run ${k.last_run_outcome}, ended ${k.last_run_ended_at ? dateTimeText(k.last_run_ended_at) : '—'}`
         : 'never synced: run fleetsync sync',
@@ -93,12 +95,7 @@ function tiles(result, { tableDiv }) {
     a.id = 'kpi-coverage';
     a.className = 'coverage-note';
     a.href = hrefWith('quality.html', {});
-    // days still open for late data are synced (their figures are in the tiles) but not settled
-    const open = k.open_days ?? 0;
-    a.textContent =
-      `${k.coverage === 'not_synced' ? 'not synced' : 'partial'}: ` +
-      `${fmtQty((k.synced_days ?? 0) + open)} of ${fmtQty(k.range_days)} days synced` +
-      (open > 0 ? `, ${fmtQty(open)} still open for late data` : '');
+    a.textContent = coverageNote(k.coverage, k.synced_days, k.open_days, k.range_days);
     a.title = 'Which vehicle-days are synced: the data-quality page';
     tableDiv.prepend(a);
   }

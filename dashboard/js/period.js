@@ -39,7 +39,7 @@ export function wholeMonthsNote(from, to) {
 
 /**
  * How much of a figure's own days was synced, when not all: "partial: 12 of 30 days synced"
- * (", 3 still open for late data" when some are).
+ * (", 3 more pulled but still open for late data" when some are: the About sheet's words).
  * @param {string | null | undefined} coverage complete / partial / not_synced
  * @param {number | null | undefined} synced settled days
  * @param {number | null | undefined} open days still open for late data (counted)
@@ -48,11 +48,11 @@ export function wholeMonthsNote(from, to) {
 export function coverageNote(coverage, synced, open, days) {
   if (!coverage || coverage === 'complete' || coverage === 'no_vehicle' || !days) return '';
   const word = coverage === 'not_synced' ? 'not synced' : 'partial';
-  // a day open for late data is synced but not settled: say so, or "87 of 87 days synced" reads
-  // as complete beside the word partial
+  // a day open for late data is pulled (its figures are in) but not settled: counted apart, or
+  // "88 of 88 days synced, 3 still open" reads as complete beside the word partial
   return (
-    `${word}: ${fmtQty((synced ?? 0) + (open ?? 0))} of ${fmtQty(days)} days synced` +
-    (open ? `, ${fmtQty(open)} still open for late data` : '')
+    `${word}: ${fmtQty(synced ?? 0)} of ${fmtQty(days)} days synced` +
+    (open ? `, ${fmtQty(open)} more pulled but still open for late data` : '')
   );
 }
 
