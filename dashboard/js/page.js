@@ -454,7 +454,8 @@ export function emptyMessage(status, result) {
   const day = src.complete_through_day;
   const from = result.params.from;
   if (!day) return 'No rows: the sync has not completed any day yet (see Data quality and Sync runs).';
-  const through = `${src.complete_through_text}, ${day}`;
+  // the day said once, in words ("complete through 11 Apr 2026 (local)")
+  const through = src.complete_through_text;
   if (from && day < from) return `Not synced for this period: data is ${through}.`;
   return `No rows for this filter (data is ${through}).`;
 }

@@ -99,13 +99,7 @@ function createStatusBox() {
     const running = isRunning(st);
     state.dataset.state = running ? 'running' : 'idle';
     state.textContent = running ? 'a sync is running' : 'idle';
-    line.replaceChildren(
-      `${schedule} · `,
-      next,
-      ' · ',
-      state,
-      ` · ${st.complete_through_text}${st.complete_through_day ? ` (${st.complete_through_day})` : ''}`,
-    );
+    line.replaceChildren(`${schedule} · `, next, ' · ', state, ` · ${st.complete_through_text}`);
     const r = st.last_run;
     last.dataset.runId = r?.run_id ?? '';
     last.dataset.outcome = r?.outcome ?? '';

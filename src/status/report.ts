@@ -312,9 +312,7 @@ export function formatStatus(s: StatusReport, source?: string): string {
     '',
   ];
   for (const t of s.complete_through)
-    out.push(
-      `account ${t.account}: ${t.complete_through_text}${t.complete_through_day ? ` — ${t.complete_through_day}` : ''} (${t.zone})`,
-    );
+    out.push(`account ${t.account} (${t.zone}): ${t.complete_through_text}`);
   if (s.complete_through.length) out.push('');
   out.push('last runs:');
   out.push(

@@ -121,7 +121,7 @@ describe('complete through: the last complete local day, inclusive', () => {
     expect(manifest.range_note).toMatch(/^the range runs to 2026-04-30, past today \(2026-04-25/);
     const st = await cli('status');
     expect(st.stdout).toContain(
-      `account ${ACCOUNT}: complete through 20 Apr 2026 (local) — 2026-04-20 (Australia/Sydney)`,
+      `account ${ACCOUNT} (Australia/Sydney): complete through 20 Apr 2026 (local)`,
     );
     const js = JSON.parse((await cli('status', '--json')).stdout) as {
       complete_through: Record<string, unknown>[];
