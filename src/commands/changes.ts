@@ -36,7 +36,12 @@ export const changesCommand: Command = {
       secrets: secretsOf(config),
       write: (line) => ctx.stderr(`${line}\n`),
     });
-    const db = await openDatabase(config.dbPath);
+    const db = await openDatabase(config.dbPath, {
+      whileServing:
+        'For `fleetsync changes`: a running serve checks the release notes itself after each run; ' +
+        'GET /api/changes lists its flagged changes (the dashboard shows them as a banner) and ' +
+        'POST /api/changes/ack (with the header X-Fleetsync-Request: 1) acknowledges them, as --ack does.',
+    });
     const con = await db.connect();
     try {
       const check = await checkApiChanges({ db: con, baseUrl, feedUrl, log, now: ctx.now });

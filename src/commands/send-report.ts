@@ -104,7 +104,12 @@ const fileSubscriptions = (config: Readonly<Config>) =>
 
 async function list(config: Readonly<Config>, ctx: RunContext): Promise<void> {
   const subs = fileSubscriptions(config);
-  const db = await openDatabase(config.dbPath, { mustExist: true });
+  const db = await openDatabase(config.dbPath, {
+    mustExist: true,
+    whileServing:
+      'For `send-report --list`: GET /api/subscriptions on the running server lists the same ' +
+      'subscriptions with their last sends, and the server sends them on their schedules itself.',
+  });
   try {
     const con = await db.connect();
     try {

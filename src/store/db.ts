@@ -42,7 +42,7 @@ export interface Database {
   close(): void;
 }
 
-function lockError(path: string, cause: unknown): FleetsyncError {
+function lockError(path: string, cause: unknown, whileServing?: string): FleetsyncError {
   const text = cause instanceof Error ? cause.message : String(cause);
   const pid = /PID (\d+)/.exec(text)?.[1];
   return new FleetsyncError(
@@ -50,7 +50,8 @@ function lockError(path: string, cause: unknown): FleetsyncError {
     `the database ${path} is in use by another fleetsync process${pid ? ` (PID ${pid})` : ''}. ` +
       `Only one process may open it. If that is \`fleetsync serve\`, ask it instead: ` +
       `\`fleetsync status\` and GET /api/status on the running server show its status, POST /api/sync ` +
-      `(with the header X-Fleetsync-Request: 1) starts a sync, and GET /api/reports/<report>.csv exports.`,
+      `(with the header X-Fleetsync-Request: 1) starts a sync, and GET /api/reports/<report>.csv exports.` +
+      (whileServing ? ` ${whileServing}` : ''),
     { cause, details: { pid: pid ? Number(pid) : null } },
   );
 }
@@ -79,6 +80,11 @@ export interface OpenOptions {
   mustExist?: boolean;
   memoryLimit?: string;
   threads?: number;
+  /**
+   * What the command does instead while `serve` holds the file (DuckDB lets one process open it,
+   * read-only opens included): said in the lock error, after the server's general ways.
+   */
+  whileServing?: string;
   /** More of DuckDB's global settings, by name (e.g. allocator_flush_threshold). */
   settings?: Readonly<Record<string, string>>;
 }
@@ -127,7 +133,7 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
     });
   } catch (cause) {
     const text = cause instanceof Error ? cause.message : String(cause);
-    if (/lock/i.test(text)) throw lockError(path, cause);
+    if (/lock/i.test(text)) throw lockError(path, cause, opts.whileServing);
     throw new FleetsyncError('E_DB', `cannot open the database ${path}: ${text}`, { cause });
   }
   if (!opts.readOnly) {

@@ -172,7 +172,7 @@ describe('an export that cannot be written', () => {
 });
 
 describe('one process owns the database', () => {
-  it('sync, export and status exit 4 naming the running server (PID) and its API', async () => {
+  it('sync, export, status, changes and send-report --list exit 4 naming the running server (PID) and its API', async () => {
     const dbPath = join(dir, 'owned.duckdb');
     const serve = spawnCli(['serve'], { ...apiEnv(dbPath), FLEETSYNC_PORT: '0' });
     try {
@@ -181,6 +181,8 @@ describe('one process owns the database', () => {
         ['sync', '--from', h.firstDay, '--to', h.lastDay],
         ['export', 'mileage', '--out', join(dir, 'owned.csv')],
         ['status'],
+        ['changes'],
+        ['send-report', '--list'],
       ]) {
         // status as a process (what a scheduler sees); sync and export in this process, which
         // meets the server's lock as any other process does.
@@ -191,6 +193,10 @@ describe('one process owns the database', () => {
         expect(r.stderr).toContain('POST /api/sync');
         expect(r.stderr).toContain('GET /api/status');
         expect(r.stderr).not.toMatch(/\n\s+at /);
+        // a command with its own way through the server names it
+        if (args[0] === 'changes') expect(r.stderr).toContain('GET /api/changes lists its flagged changes');
+        if (args[0] === 'send-report')
+          expect(r.stderr).toContain('GET /api/subscriptions on the running server');
       }
       expect(existsSync(join(dir, 'owned.csv'))).toBe(false);
     } finally {
