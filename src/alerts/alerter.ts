@@ -222,6 +222,14 @@ export function createAlerter(opts: AlerterOptions): Alerter {
             logged.add(id);
             if (m.state === 'recovered')
               log.info('alert recovered', { account: m.account, incident: m.incident, text: m.text });
+            // a service due is news about a vehicle, not a failure of fleetsync: info, named so
+            else if (m.incident.startsWith('service:'))
+              log.info('service due', {
+                account: m.account,
+                incident: m.incident,
+                state: m.state,
+                text: m.text,
+              });
             else
               log.warn('alert', { account: m.account, incident: m.incident, state: m.state, text: m.text });
           }

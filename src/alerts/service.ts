@@ -26,7 +26,7 @@ export interface ServiceRow {
 /** The due list of each account (on a connection the models are prepared on: readAccountStates). */
 export async function readServiceRows(
   con: DuckDBConnection,
-  states: readonly AccountState[],
+  states: readonly Pick<AccountState, 'account' | 'zone'>[],
   nowMs: number,
   log: Logger,
 ): Promise<ServiceRow[]> {
@@ -55,6 +55,22 @@ export async function readServiceRows(
       log.debug('service due not readable', { account: s.account, error: describeError(e) });
     }
   return out;
+}
+
+/**
+ * The due list in a few words, for a console that starts with a fleet (the demo): "4 vehicles
+ * overdue for service, 3 due soon"; '' when none is due. Due services are news about vehicles,
+ * not failures: the service page lists them.
+ */
+export function serviceDueText(rows: readonly Pick<ServiceRow, 'status'>[]): string {
+  const n = (status: string) => rows.filter((r) => r.status === status).length;
+  const [overdue, due] = [n('overdue'), n('due')];
+  const vehicles = (k: number) => `${k} vehicle${k === 1 ? '' : 's'}`;
+  const parts = [
+    overdue ? `${vehicles(overdue)} overdue for service` : '',
+    due ? (overdue ? `${due} due soon` : `${vehicles(due)} due for service soon`) : '',
+  ].filter(Boolean);
+  return parts.join(', ');
 }
 
 export function judgeService(rows: readonly ServiceRow[]): Judgement[] {

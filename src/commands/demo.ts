@@ -19,6 +19,8 @@ import { loadPricesFile } from '../prices/store.ts';
 import { writeDemoServicePlan } from '../service/demo.ts';
 import { loadServicePlanFile } from '../service/store.ts';
 import { queryJs } from '../store/queries.ts';
+import { prepareModelConnection } from '../store/models.ts';
+import { readServiceRows, serviceDueText } from '../alerts/service.ts';
 import { openDatabase } from '../store/db.ts';
 import { formatSummary } from '../sync/report.ts';
 import { localDate } from '../time.ts';
@@ -125,6 +127,7 @@ export const demoCommand: Command = {
         config.servicePlanFile?.trim() ||
         writeDemoServicePlan(fleet, join(dirname(dbPath), 'demo-service-plan.json'));
       const scon = await db.connect();
+      let due = '';
       try {
         await loadServicePlanFile(
           scon,
@@ -133,10 +136,19 @@ export const demoCommand: Command = {
           fleet.timezone,
           ctx.now(),
         );
+        // the vehicles due for service, said once here as what they are (the alerts log them at info)
+        await prepareModelConnection(scon, ['alerts/service_due']);
+        const rows = await readServiceRows(
+          scon,
+          [{ account: DEMO_ACCOUNT, zone: fleet.timezone }],
+          ctx.now(),
+          log,
+        );
+        due = serviceDueText(rows);
       } finally {
         scon.closeSync();
       }
-      ctx.stdout(`service plan: ${planPath}\n`);
+      ctx.stdout(`service plan: ${planPath}${due ? ` — ${due}: see the service page` : ''}\n`);
       server = await startServer({
         now: ctx.now,
         db,

@@ -7,6 +7,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAlerter } from '../../src/alerts/alerter.ts';
+import { readServiceRows, serviceDueText } from '../../src/alerts/service.ts';
+import { prepareModelConnection } from '../../src/store/models.ts';
 import { memoryLogger } from '../../src/log.ts';
 import { recordServiceDone } from '../../src/service/store.ts';
 import {
@@ -37,7 +39,7 @@ const service = (posts: WebhookReceiver['posts']) =>
     .filter((b) => b.fleetsync.incident.startsWith('service:'))
     .map((b) => ({ incident: b.fleetsync.incident, state: b.fleetsync.state, text: b.text }));
 
-async function check(nowMs: number) {
+async function check(nowMs: number, log = memoryLogger()) {
   const alerter = createAlerter({
     db: fx.db,
     config: {
@@ -48,7 +50,7 @@ async function check(nowMs: number) {
       staleHours: 48,
       timezone: ZONE,
     },
-    log: memoryLogger(),
+    log,
     now: () => nowMs,
   });
   try {
@@ -59,6 +61,20 @@ async function check(nowMs: number) {
 }
 
 describe('service due alerts', () => {
+  it('a due service reads as news about a vehicle, not a failure: logged at info, in a few words on a console', async () => {
+    const log = memoryLogger('info');
+    await check(NOW, log);
+    // MONTHS due and BOTH overdue are sent (the test below): logged at info as "service due",
+    // nothing at warn (what a terminal shows) about them
+    expect(log.lines.filter((l) => / info +service due .*incident=service:[23] /.test(l))).toHaveLength(2);
+    expect(log.lines.filter((l) => / warn .*service/.test(l))).toEqual([]);
+    await prepareModelConnection(fx.con, ['alerts/service_due']);
+    const rows = await readServiceRows(fx.con, [{ account: ACCOUNT, zone: ZONE }], NOW, memoryLogger());
+    expect(serviceDueText(rows)).toBe('1 vehicle overdue for service, 1 due soon');
+    expect(serviceDueText(rows.filter((r) => r.status !== 'overdue'))).toBe('1 vehicle due for service soon');
+    expect(serviceDueText([])).toBe('');
+  });
+
   it('alert once per vehicle that becomes due or overdue, by webhook and e-mail', async () => {
     const first = await check(NOW);
     expect(first.opened.filter((o) => o.includes('service:')).sort()).toEqual([
