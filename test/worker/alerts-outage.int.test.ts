@@ -14,7 +14,6 @@
  * - `serve --lake` then shows the failed account and the never-published one: /healthz 503;
  * - the password fixed and the account queued again: one "recovered" alert.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,15 +25,13 @@ import { startSimulator, type SimulatorHandle } from '../../src/simulator/server
 import { runMain } from '../helpers/cli.ts';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/receivers.ts';
+import { workerProcesses, type WorkerProcess } from './worker-processes.ts';
 
-const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli.ts');
 const WRONG_PASSWORD = 'wrong-password-7731';
 
 type Line = Record<string, unknown> & { msg: string };
-interface Worker {
-  child: ChildProcess;
-  lines: Line[];
-  exit: Promise<number | null>;
+interface Worker extends WorkerProcess {
+  readonly lines: Line[];
 }
 
 let pg0: TestPostgres;
@@ -43,53 +40,22 @@ let sim: SimulatorHandle;
 let badSim: SimulatorHandle;
 let hook: WebhookReceiver;
 let env: Record<string, string>;
-const workers: Worker[] = [];
+const workers = workerProcesses(() => env);
 
+/** A worker whose stderr lines are read as the JSON log records they are (FLEETSYNC_LOG_FORMAT=json). */
 function startWorker(extra: Record<string, string> = {}): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'worker'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, ...extra },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const w: Worker = {
-    child,
-    lines: [],
-    exit: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
-  };
-  let buf = '';
-  child.stderr!.on('data', (c: Buffer) => {
-    buf += c.toString();
-    let i;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      const text = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      try {
-        w.lines.push(JSON.parse(text) as Line);
-      } catch {
-        w.lines.push({ msg: text });
-      }
+  const w = workers.start(extra);
+  const parse = (text: string): Line => {
+    try {
+      return JSON.parse(text) as Line;
+    } catch {
+      return { msg: text };
     }
-  });
-  workers.push(w);
-  return w;
+  };
+  return Object.defineProperty(w, 'lines', { get: () => w.log.map(parse) }) as Worker;
 }
 
-async function until(cond: () => boolean, ms: number, what: string) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end)
-      throw new Error(
-        `timed out waiting for ${what}\n${workers
-          .map((w) =>
-            w.lines
-              .slice(-20)
-              .map((l) => JSON.stringify(l))
-              .join('\n'),
-          )
-          .join('\n---\n')}`,
-      );
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = workers.until;
 
 const logged = (w: Worker, msg: string, fields: Record<string, unknown> = {}) =>
   w.lines.filter((l) => l.msg === msg && Object.entries(fields).every(([k, v]) => l[k] === v));
@@ -162,7 +128,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const w of workers) w.child.kill('SIGKILL');
+  workers.killAll();
   await sim?.close();
   await badSim?.close();
   await hook?.close();

@@ -1,6 +1,7 @@
 /**
- * `fleetsync worker` child processes for the worker tests (workers.int, schedule.int): each one's
- * stderr kept line by line, and a wait that shows the last lines of every worker when it times out.
+ * `fleetsync worker` child processes for the worker tests (workers.int, schedule.int,
+ * alerts-outage.int): each one's stderr kept line by line, its exit code, and a wait that shows the
+ * last lines of every worker when it times out.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -11,6 +12,8 @@ const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli.ts');
 export interface WorkerProcess {
   child: ChildProcess;
   log: string[];
+  /** The exit code (null: ended by a signal). */
+  exit: Promise<number | null>;
 }
 
 export interface WorkerProcesses {
@@ -33,7 +36,11 @@ export function workerProcesses(env: () => Record<string, string>): WorkerProces
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env(), ...extra },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
-      const w = { child, log: [] as string[] };
+      const w: WorkerProcess = {
+        child,
+        log: [],
+        exit: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
+      };
       let buf = '';
       child.stderr!.on('data', (c: Buffer) => {
         buf += c.toString();
