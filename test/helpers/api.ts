@@ -21,6 +21,48 @@ export interface FakeClock {
   pending(): number;
 }
 
+/** A sleeper waiting in a queue: until `at`, in the order it came (`seq`) among equal ends. */
+export interface Sleeper {
+  at: number;
+  seq: number;
+  wake: () => void;
+}
+
+/**
+ * The sleepers of a clock that moves time itself (fakeClock, instantSleep in synced.ts): `sleep`
+ * queues one until `at` and calls `kick` (the clock's pump); an abort takes it out of the queue and
+ * rejects with the signal's reason. `sorted()`: the queue by end, then by arrival.
+ */
+export function sleeperQueue() {
+  const queue: Sleeper[] = [];
+  let seq = 0;
+  return {
+    queue,
+    sorted: () => queue.sort((a, b) => a.at - b.at || a.seq - b.seq),
+    sleep(at: number, signal: AbortSignal | undefined, kick: () => void): Promise<void> {
+      signal?.throwIfAborted();
+      return new Promise<void>((resolve, reject) => {
+        const entry: Sleeper = {
+          at,
+          seq: seq++,
+          wake: () => {
+            signal?.removeEventListener('abort', abort);
+            resolve();
+          },
+        };
+        const abort = () => {
+          const i = queue.indexOf(entry);
+          if (i >= 0) queue.splice(i, 1);
+          reject(signal!.reason);
+        };
+        signal?.addEventListener('abort', abort, { once: true });
+        queue.push(entry);
+        kick();
+      });
+    },
+  };
+}
+
 /**
  * A discrete-event clock: `sleep` queues the sleeper; when nothing is in flight (`busy() === 0`)
  * and the clock is not held, time jumps to the earliest sleeper's wake-up and wakes it alone.
@@ -33,9 +75,9 @@ export function fakeClock(
   let t = startMs;
   let held = false;
   let scheduled = false;
-  let seq = 0;
   const sleeps: number[] = [];
-  const queue: { at: number; seq: number; resolve: () => void }[] = [];
+  const sleepers = sleeperQueue();
+  const queue = sleepers.queue;
   const schedule = () => {
     if (scheduled) return;
     scheduled = true;
@@ -48,10 +90,9 @@ export function fakeClock(
       setTimeout(schedule, 1);
       return;
     }
-    queue.sort((a, b) => a.at - b.at || a.seq - b.seq);
-    const s = queue.shift()!;
+    const s = sleepers.sorted().shift()!;
     t = Math.max(t, s.at);
-    s.resolve();
+    s.wake();
     if (queue.length) schedule();
   }
   return {
@@ -60,16 +101,7 @@ export function fakeClock(
     sleep(ms, signal) {
       signal?.throwIfAborted();
       sleeps.push(ms);
-      return new Promise<void>((resolve, reject) => {
-        const entry = { at: t + Math.max(0, ms), seq: seq++, resolve };
-        queue.push(entry);
-        signal?.addEventListener('abort', () => {
-          const i = queue.indexOf(entry);
-          if (i >= 0) queue.splice(i, 1);
-          reject(signal.reason);
-        });
-        schedule();
-      });
+      return sleepers.sleep(t + Math.max(0, ms), signal, schedule);
     },
     hold: () => void (held = true),
     release() {

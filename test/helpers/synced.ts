@@ -21,6 +21,7 @@ import type { SyncDeps } from '../../src/sync/run.ts';
 import { syncAccount } from '../../src/wiring.ts';
 import type { RunSummary, SyncRequest } from '../../src/sync/types.ts';
 import { localDate } from '../../src/time.ts';
+import { sleeperQueue } from './api.ts';
 
 export const ACCOUNT = 'test';
 
@@ -190,8 +191,8 @@ export async function startHarness(o: HarnessOptions = {}): Promise<Harness> {
  * still counts), and sleepers wake in the order of their ends, as they would in real time.
  */
 export function instantSleep(now: () => number, advance: (ms: number) => void, busy: () => number) {
-  const queue: { until: number; seq: number; wake: () => void }[] = [];
-  let seq = 0;
+  const sleepers = sleeperQueue();
+  const queue = sleepers.queue;
   let pumping: NodeJS.Timeout | NodeJS.Immediate | null = null;
   const schedule = (soon: boolean) => {
     if (pumping) return;
@@ -200,40 +201,21 @@ export function instantSleep(now: () => number, advance: (ms: number) => void, b
   function pump() {
     pumping = null;
     if (!queue.length) return;
-    queue.sort((a, b) => a.until - b.until || a.seq - b.seq);
+    sleepers.sorted();
     const t = now();
-    const due = queue.filter((q) => q.until <= t);
+    const due = queue.filter((q) => q.at <= t);
     if (due.length) {
       for (const q of due) queue.splice(queue.indexOf(q), 1);
       for (const q of due) q.wake();
     } else if (busy() === 0) {
       const q = queue.shift()!;
-      advance(q.until - t);
+      advance(q.at - t);
       q.wake();
     }
     if (queue.length) schedule(busy() === 0);
   }
-  return (ms: number, signal?: AbortSignal) => {
-    signal?.throwIfAborted();
-    return new Promise<void>((resolve, reject) => {
-      const entry = {
-        until: now() + Math.max(0, ms),
-        seq: seq++,
-        wake: () => {
-          signal?.removeEventListener('abort', abort);
-          resolve();
-        },
-      };
-      const abort = () => {
-        const i = queue.indexOf(entry);
-        if (i >= 0) queue.splice(i, 1);
-        reject(signal!.reason);
-      };
-      signal?.addEventListener('abort', abort, { once: true });
-      queue.push(entry);
-      schedule(true);
-    });
-  };
+  return (ms: number, signal?: AbortSignal) =>
+    sleepers.sleep(now() + Math.max(0, ms), signal, () => schedule(true));
 }
 
 /**
