@@ -136,7 +136,8 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
     if (/lock/i.test(text)) throw lockError(path, cause, opts.whileServing);
     throw new FleetsyncError('E_DB', `cannot open the database ${path}: ${text}`, { cause });
   }
-  if (!opts.readOnly) {
+  if (opts.readOnly) await refuseOldSchema(instance, path);
+  else {
     const con = await instance.connect();
     try {
       const applied = await migrate(con);
@@ -169,6 +170,31 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
       instance.closeSync();
     },
   };
+}
+
+/**
+ * A read-only open cannot upgrade the file: a database written by an older version is refused with
+ * what to do, rather than read through a schema the queries do not know.
+ */
+async function refuseOldSchema(instance: DuckDBInstance, path: string): Promise<void> {
+  const con = await instance.connect();
+  try {
+    const stored = await con.runAndReadAll(
+      "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'schema_migrations'",
+    );
+    const done = new Set<string>();
+    if (Number(stored.getRowObjectsJS()[0]?.n) > 0)
+      for (const r of (await con.runAndReadAll('SELECT name FROM schema_migrations')).getRowObjectsJS())
+        done.add(String(r.name));
+    const pending = listSchemaFiles().filter((name) => !done.has(name));
+    if (pending.length)
+      throw new FleetsyncError(
+        'E_DB',
+        `the database ${path} was written by an older fleetsync (${pending.length} upgrade(s) pending) and is opened read-only here; run \`fleetsync status\` once to upgrade it, then try again`,
+      );
+  } finally {
+    con.closeSync();
+  }
 }
 
 /** The migrations that add the daily facts and the day's coverage (queries/schema/). */

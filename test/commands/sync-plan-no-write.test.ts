@@ -38,4 +38,21 @@ describe('sync --plan', () => {
     expect(statSync(path).mtimeMs).toBe(mtime);
     expect(readdirSync(join(dir, 'old')).sort()).toEqual(files);
   }, 60_000);
+
+  it('with a database from an older version: says to upgrade it first, and leaves it as it was', async () => {
+    const path = join(dir, 'older', 'fleet.duckdb');
+    const db = await openDatabase(path);
+    const con = await db.connect();
+    // The newest migration's record removed: the file now reads as one an older version wrote.
+    await con.run('DELETE FROM schema_migrations WHERE name = (SELECT max(name) FROM schema_migrations)');
+    con.closeSync();
+    db.close();
+    const digest = () => createHash('sha256').update(readFileSync(path)).digest('hex');
+    const before = digest();
+    const r = await runMain(env(path), 'sync', '--plan', ...range);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/written by an older fleetsync \(1 upgrade\(s\) pending\)/);
+    expect(r.stderr).toContain('fleetsync status');
+    expect(digest()).toBe(before);
+  }, 60_000);
 });
