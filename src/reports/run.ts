@@ -329,6 +329,126 @@ export async function sqlTotals(
 }
 
 /**
+ * List reports whose rows the daily facts count day by day, in the same selection of vehicles
+ * (queries/reports/totals/<query>.sql: per local day of the range that has rows, `rows` and, for
+ * each column the report totals, its sum and `<column>_blank`), and whose rows are ordered by an
+ * instant whose local day is that day: their count and totals are the facts' (not a scan of the
+ * range: a year of toll_charges priced 4.6 M passages for them), and an unsorted page is read from
+ * the days it falls on only (issue 29). trips is not one: the facts keep the trips' distance
+ * summed, not each trip's rounded as the report sums it.
+ */
+const FACT_LISTS: ReadonlyMap<string, string> = new Map([
+  ['toll_charges', 'toll_passages'],
+  ['tolls', 'toll_passages'],
+]);
+
+const paramNames = (sql: string) => new Set([...sql.matchAll(/\$([a-z_][a-z0-9_]*)/gi)].map((m) => m[1]!));
+
+/** One local day of a list report from the facts: its rows, and its totalled columns' sums and blanks. */
+interface FactDay {
+  day: string;
+  rows: number;
+  row: Record<string, unknown>;
+}
+
+/**
+ * The report's rows per local day from the daily facts, in day order; null when the report has
+ * no such query, or a parameter it reads and the facts' query does not is set (a filter the
+ * facts cannot answer, e.g. a driver): then the rows themselves are counted.
+ */
+async function factDays(
+  con: DuckDBConnection,
+  def: ReportDef,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+): Promise<FactDay[] | null> {
+  const query = FACT_LISTS.get(def.name);
+  if (!query) return null;
+  const facts = loadSql(`reports/totals/${query}`);
+  const answered = paramNames(facts);
+  for (const name of paramNames(sql))
+    if (!answered.has(name) && values[name] !== null && values[name] !== undefined) return null;
+  const rows = (await (await prepareBound(con, facts, values)).runAndReadAll()).getRowObjectsJS();
+  return rows.map((r) => ({ day: String(toJsonCell(r.day)).slice(0, 10), rows: Number(r.rows), row: r }));
+}
+
+/** The count and totals of all the days' rows. */
+function factTotals(def: ReportDef, days: readonly FactDay[]): Totals {
+  const totals: Record<string, number | null> = {};
+  const unknown: Record<string, number> = {};
+  for (const c of def.columns.filter((c) => c.total).map((c) => c.name)) {
+    let s: number | null = null;
+    let blank = 0;
+    for (const { row } of days) {
+      if (!(c in row) || !(`${c}_blank` in row))
+        throw new FleetsyncError('E_DB', `the facts of ${def.name} give no ${c} or ${c}_blank`);
+      if (row[c] !== null && row[c] !== undefined) s = (s ?? 0) + Number(row[c]);
+      blank += Number(row[`${c}_blank`] ?? 0);
+    }
+    totals[c] = s === null ? null : round3(s);
+    unknown[c] = blank;
+  }
+  return { total: days.reduce((a, d) => a + d.rows, 0), totals, totals_blank: unknown };
+}
+
+/**
+ * The days an unsorted page falls on and its offset among their rows (rows are in day order, so
+ * the page is those days' rows from that offset); null when the page is past the last row.
+ */
+function pageDays(days: readonly FactDay[], page: ReportPage) {
+  let before = 0; // the rows of the days before the page's first
+  let seen = 0; // the rows of the days up to this one
+  let first: string | undefined;
+  for (const d of days) {
+    seen += d.rows;
+    if (first === undefined) {
+      if (seen <= page.offset) {
+        before = seen;
+        continue;
+      }
+      first = d.day;
+    }
+    if (seen >= page.offset + page.limit)
+      return { from_day: first, to_day: d.day, offset: page.offset - before };
+  }
+  // the last page: from its first day to the range's end
+  return first === undefined ? null : { from_day: first, offset: page.offset - before };
+}
+
+/**
+ * A list report's page statement and the totals of all its rows: from the daily facts when they
+ * hold them (FACT_LISTS; an unsorted page then reads only the days it falls on), else the
+ * statement as it is and no totals (the caller counts the rows).
+ */
+async function listPage(
+  con: DuckDBConnection,
+  def: ReportDef,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+  page: ReportPage,
+): Promise<{ ps: DuckDBPreparedStatement; totals: Totals | null }> {
+  const days = await factDays(con, def, sql, values);
+  if (!days) return { ps: await pagedStatement(con, def, sql, values, page), totals: null };
+  const totals = factTotals(def, days);
+  if (page.sort) return { ps: await pagedStatement(con, def, sql, values, page), totals };
+  const at = pageDays(days, page);
+  if (!at) return { ps: await pagedStatement(con, def, sql, values, { ...page, limit: 0 }), totals };
+  const range = { ...values, from_day: at.from_day, ...(at.to_day ? { to_day: at.to_day } : {}) };
+  return { ps: await pagedStatement(con, def, sql, range, { ...page, offset: at.offset }), totals };
+}
+
+/** The count and totals of a page's whole result: the daily facts' when they hold them, else sqlTotals. */
+export async function pageTotals(
+  con: DuckDBConnection,
+  def: ReportDef,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+): Promise<Totals> {
+  const days = await factDays(con, def, sql, values);
+  return days ? factTotals(def, days) : sqlTotals(con, def, sql, values);
+}
+
+/**
  * A report whose row is one record (grain 'one …': a trip, a passage, a window) is a list: its
  * page is a top-N over its keys (only the page's rows are formatted) and its totals a scan of the
  * columns they sum, so the two run apart. Any other report aggregates (a vehicle × month, a
@@ -368,9 +488,12 @@ async function readPage(
   values: Record<string, DuckDBValue>,
   page?: ReportPage,
 ): Promise<ReportResult> {
-  const reader = await (await pagedStatement(con, def, sql, values, page)).runAndReadAll();
+  const listed = page && isListReport(def) ? await listPage(con, def, sql, values, page) : null;
+  const ps = listed?.ps ?? (await pagedStatement(con, def, sql, values, page));
+  const reader = await ps.runAndReadAll();
   const columns = reader.columnNames();
   const rows = jsonRows(columns, reader.getRowObjectsJS());
+  if (listed?.totals) return { report: def.name, columns, rows, ...listed.totals };
   if (page && (page.offset > 0 || rows.length >= page.limit))
     // Not the whole result: count and sum over all rows in SQL, so totals tie to the CSV.
     return { report: def.name, columns, rows, ...(await sqlTotals(con, def, sql, values)) };
@@ -399,8 +522,9 @@ export async function streamReport(
   page: ReportPage,
 ): Promise<Totals & { rows: AsyncIterable<JsonRow[]> }> {
   const { sql, values } = await reportStatement(con, def, scope, params);
-  const totals = await sqlTotals(con, def, sql, values);
-  const result = await (await pagedStatement(con, def, sql, values, page)).stream();
+  const listed = isListReport(def) ? await listPage(con, def, sql, values, page) : null;
+  const totals = listed?.totals ?? (await sqlTotals(con, def, sql, values));
+  const result = await (listed?.ps ?? (await pagedStatement(con, def, sql, values, page))).stream();
   const columns = result.columnNames();
   async function* rows() {
     for await (const chunk of result.yieldRowObjectJs()) yield jsonRows(columns, chunk);
