@@ -329,51 +329,52 @@ export async function sqlTotals(
 }
 
 /**
- * List reports whose rows the daily facts count day by day, in the same selection of vehicles
- * (queries/reports/totals/<query>.sql: per local day of the range that has rows, `rows` and, for
- * each column the report totals, its sum and `<column>_blank`), and whose rows are ordered by an
- * instant whose local day is that day: their count and totals are the facts' (not a scan of the
- * range: a year of toll_charges priced 4.6 M passages for them), and an unsorted page is read from
- * the days it falls on only (issue 29). trips is not one: the facts keep the trips' distance
- * summed, not each trip's rounded as the report sums it.
+ * List reports whose count and totals a query of their own gives (queries/reports/totals/<query>.sql:
+ * `rows` and, for each column the report totals, its sum and `<column>_blank`), for the same
+ * selection of vehicles, instead of a scan of their whole statement (issue 29: a year of
+ * toll_charges priced 4.6 M passages for its totals). toll_charges and tolls read the daily facts,
+ * a row per local day, and their rows are ordered by an instant whose local day is that day, so an
+ * unsorted page is read from the days it falls on only; trips reads the range's trips narrowly
+ * (one row, `day` NULL: its page is read as it is).
  */
-const FACT_LISTS: ReadonlyMap<string, string> = new Map([
+const LIST_TOTALS: ReadonlyMap<string, string> = new Map([
   ['toll_charges', 'toll_passages'],
   ['tolls', 'toll_passages'],
+  ['trips', 'trips'],
 ]);
 
 const paramNames = (sql: string) => new Set([...sql.matchAll(/\$([a-z_][a-z0-9_]*)/gi)].map((m) => m[1]!));
 
-/** One local day of a list report from the facts: its rows, and its totalled columns' sums and blanks. */
-interface FactDay {
-  day: string;
+/** A local day of a list report (`day` null: the whole range): its rows, its totalled columns' sums and blanks. */
+interface ListDay {
+  day: string | null;
   rows: number;
   row: Record<string, unknown>;
 }
 
 /**
- * The report's rows per local day from the daily facts, in day order; null when the report has
- * no such query, or a parameter it reads and the facts' query does not is set (a filter the
- * facts cannot answer, e.g. a driver): then the rows themselves are counted.
+ * The report's rows per local day (LIST_TOTALS), in day order; null when the report has no such
+ * query, or a parameter it reads and that query does not is set (a filter it cannot answer, e.g.
+ * trips' driver): then the statement's own rows are counted.
  */
-async function factDays(
+async function listDays(
   con: DuckDBConnection,
   def: ReportDef,
   sql: string,
   values: Record<string, DuckDBValue>,
-): Promise<FactDay[] | null> {
-  const query = FACT_LISTS.get(def.name);
+): Promise<ListDay[] | null> {
+  const query = LIST_TOTALS.get(def.name);
   if (!query) return null;
   const facts = loadSql(`reports/totals/${query}`);
   const answered = paramNames(facts);
   for (const name of paramNames(sql))
     if (!answered.has(name) && values[name] !== null && values[name] !== undefined) return null;
   const rows = (await (await prepareBound(con, facts, values)).runAndReadAll()).getRowObjectsJS();
-  return rows.map((r) => ({ day: String(toJsonCell(r.day)).slice(0, 10), rows: Number(r.rows), row: r }));
+  return rows.map((r) => ({ day: r.day === null ? null : String(r.day), rows: Number(r.rows), row: r }));
 }
 
 /** The count and totals of all the days' rows. */
-function factTotals(def: ReportDef, days: readonly FactDay[]): Totals {
+function listDayTotals(def: ReportDef, days: readonly ListDay[]): Totals {
   const totals: Record<string, number | null> = {};
   const unknown: Record<string, number> = {};
   for (const c of def.columns.filter((c) => c.total).map((c) => c.name)) {
@@ -381,7 +382,7 @@ function factTotals(def: ReportDef, days: readonly FactDay[]): Totals {
     let blank = 0;
     for (const { row } of days) {
       if (!(c in row) || !(`${c}_blank` in row))
-        throw new FleetsyncError('E_DB', `the facts of ${def.name} give no ${c} or ${c}_blank`);
+        throw new FleetsyncError('E_DB', `the totals of ${def.name} give no ${c} or ${c}_blank`);
       if (row[c] !== null && row[c] !== undefined) s = (s ?? 0) + Number(row[c]);
       blank += Number(row[`${c}_blank`] ?? 0);
     }
@@ -395,11 +396,11 @@ function factTotals(def: ReportDef, days: readonly FactDay[]): Totals {
  * The days an unsorted page falls on and its offset among their rows (rows are in day order, so
  * the page is those days' rows from that offset); null when the page is past the last row.
  */
-function pageDays(days: readonly FactDay[], page: ReportPage) {
+function pageDays(days: readonly ListDay[], page: ReportPage) {
   let before = 0; // the rows of the days before the page's first
   let seen = 0; // the rows of the days up to this one
   let first: string | undefined;
-  for (const d of days) {
+  for (const d of days as readonly (ListDay & { day: string })[]) {
     seen += d.rows;
     if (first === undefined) {
       if (seen <= page.offset) {
@@ -416,9 +417,9 @@ function pageDays(days: readonly FactDay[], page: ReportPage) {
 }
 
 /**
- * A list report's page statement and the totals of all its rows: from the daily facts when they
- * hold them (FACT_LISTS; an unsorted page then reads only the days it falls on), else the
- * statement as it is and no totals (the caller counts the rows).
+ * A list report's page statement and the totals of all its rows: from its totals query when it
+ * has one (LIST_TOTALS; an unsorted page of day rows then reads only the days it falls on), else
+ * the statement as it is and no totals (the caller counts the rows).
  */
 async function listPage(
   con: DuckDBConnection,
@@ -427,25 +428,26 @@ async function listPage(
   values: Record<string, DuckDBValue>,
   page: ReportPage,
 ): Promise<{ ps: DuckDBPreparedStatement; totals: Totals | null }> {
-  const days = await factDays(con, def, sql, values);
+  const days = await listDays(con, def, sql, values);
   if (!days) return { ps: await pagedStatement(con, def, sql, values, page), totals: null };
-  const totals = factTotals(def, days);
-  if (page.sort) return { ps: await pagedStatement(con, def, sql, values, page), totals };
+  const totals = listDayTotals(def, days);
+  if (page.sort || days.some((d) => d.day === null))
+    return { ps: await pagedStatement(con, def, sql, values, page), totals };
   const at = pageDays(days, page);
   if (!at) return { ps: await pagedStatement(con, def, sql, values, { ...page, limit: 0 }), totals };
   const range = { ...values, from_day: at.from_day, ...(at.to_day ? { to_day: at.to_day } : {}) };
   return { ps: await pagedStatement(con, def, sql, range, { ...page, offset: at.offset }), totals };
 }
 
-/** The count and totals of a page's whole result: the daily facts' when they hold them, else sqlTotals. */
+/** The count and totals of a page's whole result: its totals query's (LIST_TOTALS), else sqlTotals. */
 export async function pageTotals(
   con: DuckDBConnection,
   def: ReportDef,
   sql: string,
   values: Record<string, DuckDBValue>,
 ): Promise<Totals> {
-  const days = await factDays(con, def, sql, values);
-  return days ? factTotals(def, days) : sqlTotals(con, def, sql, values);
+  const days = await listDays(con, def, sql, values);
+  return days ? listDayTotals(def, days) : sqlTotals(con, def, sql, values);
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
- * The list reports whose count and totals come from the daily facts (toll_charges, tolls; issue
- * 29): a page of them — from the days it falls on only, unsorted — is the same slice of the whole
- * result, and its count, totals and blanks are those of all the rows, as the rows themselves add
- * up (the whole result read and summed here, not through the facts). On the shared simulator sync
- * with a prices file (some gantries priced, one without a tariff: blank charges).
+ * The list reports whose count and totals come from a query of their own (src/reports/run.ts
+ * LIST_TOTALS; issue 29): toll_charges and tolls from the daily facts, trips from a narrow scan. A
+ * page of them — for the toll lists read from the days it falls on only — is the same slice of the
+ * whole result, and its count, totals and blanks are those of all the rows, as the rows themselves
+ * add up (the whole result read and summed here, not through the facts). On the shared simulator
+ * sync with a prices file (some gantries priced, one without a tariff: blank charges).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,6 +127,26 @@ describe('toll_charges and tolls: pages and totals from the daily facts', () => 
         expect(totalsOf(streamed)).toEqual(expected);
       }
     });
+
+  it('trips: the count and distance of a narrow scan; with a driver, the rows themselves', async () => {
+    const driver = s.h.fleet.drivers[0]!.driver_id;
+    const ranges = {
+      whole: { from: s.h.firstDay, to: s.h.lastDay },
+      vehicle: { from: s.h.firstDay, to: s.h.lastDay, vehicle: String(s.h.fleet.vehicles[2]!.vehicle_id) },
+      driver: { from: s.h.firstDay, to: s.h.lastDay, driver: String(driver) },
+    };
+    for (const [label, raw] of Object.entries(ranges)) {
+      const whole = await run('trips', raw);
+      const expected = added('trips', whole.rows);
+      expect(whole.rows.length, label).toBeGreaterThan(20);
+      expect(expected.totals.distance_km, label).toBeGreaterThan(0);
+      for (const offset of [0, 5, whole.rows.length - 3]) {
+        const page = await run('trips', raw, { limit: 7, offset });
+        expect(page.rows, `${label} ${offset}`).toEqual(whole.rows.slice(offset, offset + 7));
+        expect(totalsOf(page), `${label} ${offset}`).toEqual(expected);
+      }
+    }
+  });
 
   it('the page is read from the facts: a fact changed by hand moves its count (the check can fail)', async () => {
     const raw = { from: s.h.firstDay, to: s.h.lastDay };
