@@ -334,15 +334,18 @@ export async function sqlTotals(
  * selection of vehicles, instead of a scan of their whole statement (issue 29: a year of
  * toll_charges priced 4.6 M passages for its totals). toll_charges and tolls read the daily facts,
  * a row per local day, and their rows are ordered by an instant whose local day is that day, so an
- * unsorted page is read from the days it falls on only; trips reads the range's trips narrowly
- * (one row, `day` NULL: its page is read as it is).
+ * unsorted page is read from the days it falls on only; trips and logbook read the range's trips
+ * narrowly (one row, `day` NULL: the page is read as it is).
  */
 const LIST_TOTALS: ReadonlyMap<string, string> = new Map([
   ['toll_charges', 'toll_passages'],
   ['tolls', 'toll_passages'],
   ['trips', 'trips'],
+  ['logbook', 'logbook'],
 ]);
 
+/** The parameters that select rows (a report's filters; the others are settings, always set). */
+const FILTERS = ['vehicle', 'department', 'driver', 'site'];
 const paramNames = (sql: string) => new Set([...sql.matchAll(/\$([a-z_][a-z0-9_]*)/gi)].map((m) => m[1]!));
 
 /** A local day of a list report (`day` null: the whole range): its rows, its totalled columns' sums and blanks. */
@@ -354,8 +357,8 @@ interface ListDay {
 
 /**
  * The report's rows per local day (LIST_TOTALS), in day order; null when the report has no such
- * query, or a parameter it reads and that query does not is set (a filter it cannot answer, e.g.
- * trips' driver): then the statement's own rows are counted.
+ * query, or a filter the report reads and that query does not is set (trips' driver): then the
+ * statement's own rows are counted.
  */
 async function listDays(
   con: DuckDBConnection,
@@ -367,8 +370,10 @@ async function listDays(
   if (!query) return null;
   const facts = loadSql(`reports/totals/${query}`);
   const answered = paramNames(facts);
-  for (const name of paramNames(sql))
-    if (!answered.has(name) && values[name] !== null && values[name] !== undefined) return null;
+  const asked = paramNames(sql);
+  for (const name of FILTERS)
+    if (asked.has(name) && !answered.has(name) && values[name] !== null && values[name] !== undefined)
+      return null;
   const rows = (await (await prepareBound(con, facts, values)).runAndReadAll()).getRowObjectsJS();
   return rows.map((r) => ({ day: r.day === null ? null : String(r.day), rows: Number(r.rows), row: r }));
 }

@@ -36,6 +36,7 @@ afterAll(async () => {
   await s?.h.close();
 });
 
+const whole = () => ({ from: s.h.firstDay, to: s.h.lastDay });
 const run = (name: string, raw: Record<string, string>, page?: ReportPage) => {
   const def = requireReport(name);
   return runReport(con, def, scope, parseReportParams(raw, def, scope), page);
@@ -128,25 +129,27 @@ describe('toll_charges and tolls: pages and totals from the daily facts', () => 
       }
     });
 
-  it('trips: the count and distance of a narrow scan; with a driver, the rows themselves', async () => {
-    const driver = s.h.fleet.drivers[0]!.driver_id;
-    const ranges = {
-      whole: { from: s.h.firstDay, to: s.h.lastDay },
-      vehicle: { from: s.h.firstDay, to: s.h.lastDay, vehicle: String(s.h.fleet.vehicles[2]!.vehicle_id) },
-      driver: { from: s.h.firstDay, to: s.h.lastDay, driver: String(driver) },
-    };
-    for (const [label, raw] of Object.entries(ranges)) {
-      const whole = await run('trips', raw);
-      const expected = added('trips', whole.rows);
-      expect(whole.rows.length, label).toBeGreaterThan(20);
-      expect(expected.totals.distance_km, label).toBeGreaterThan(0);
-      for (const offset of [0, 5, whole.rows.length - 3]) {
-        const page = await run('trips', raw, { limit: 7, offset });
-        expect(page.rows, `${label} ${offset}`).toEqual(whole.rows.slice(offset, offset + 7));
-        expect(totalsOf(page), `${label} ${offset}`).toEqual(expected);
+  for (const name of ['trips', 'logbook'])
+    it(`${name}: the count and totals of a narrow scan; with a driver (trips), the rows themselves`, async () => {
+      const { vehicles, drivers } = s.h.fleet;
+      const ranges: Record<string, Record<string, string>> = {
+        whole: { from: s.h.firstDay, to: s.h.lastDay },
+        vehicle: { from: s.h.firstDay, to: s.h.lastDay, vehicle: String(vehicles[2]!.vehicle_id) },
+        department: { from: '2026-03-10', to: s.h.lastDay, department: String(vehicles[0]!.department) },
+        ...(name === 'trips' ? { driver: { ...whole(), driver: String(drivers[0]!.driver_id) } } : {}),
+      };
+      for (const [label, raw] of Object.entries(ranges)) {
+        const all = await run(name, raw);
+        const expected = added(name, all.rows);
+        expect(all.rows.length, label).toBeGreaterThan(20);
+        for (const v of Object.values(expected.totals)) expect(v, label).toBeGreaterThan(0);
+        for (const offset of [0, 5, all.rows.length - 3]) {
+          const page = await run(name, raw, { limit: 7, offset });
+          expect(page.rows, `${label} ${offset}`).toEqual(all.rows.slice(offset, offset + 7));
+          expect(totalsOf(page), `${label} ${offset}`).toEqual(expected);
+        }
       }
-    }
-  });
+    });
 
   it('the page is read from the facts: a fact changed by hand moves its count (the check can fail)', async () => {
     const raw = { from: s.h.firstDay, to: s.h.lastDay };
