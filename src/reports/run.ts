@@ -348,6 +348,25 @@ const LIST_TOTALS: ReadonlyMap<string, string> = new Map([
 const FILTERS = ['vehicle', 'department', 'driver', 'site'];
 const paramNames = (sql: string) => new Set([...sql.matchAll(/\$([a-z_][a-z0-9_]*)/gi)].map((m) => m[1]!));
 
+/**
+ * The rows of queries/reports/totals/<query>.sql; null without a query, or when a filter the
+ * report's statement reads and that query does not is set (one it cannot answer).
+ */
+async function answeredBy(
+  con: DuckDBConnection,
+  query: string | undefined,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+): Promise<Record<string, unknown>[] | null> {
+  if (!query) return null;
+  const text = loadSql(`reports/totals/${query}`);
+  const [asked, answered] = [paramNames(sql), paramNames(text)];
+  for (const name of FILTERS)
+    if (asked.has(name) && !answered.has(name) && values[name] !== null && values[name] !== undefined)
+      return null;
+  return (await (await prepareBound(con, text, values)).runAndReadAll()).getRowObjectsJS();
+}
+
 /** A local day of a list report (`day` null: the whole range): its rows, its totalled columns' sums and blanks. */
 interface ListDay {
   day: string | null;
@@ -366,15 +385,8 @@ async function listDays(
   sql: string,
   values: Record<string, DuckDBValue>,
 ): Promise<ListDay[] | null> {
-  const query = LIST_TOTALS.get(def.name);
-  if (!query) return null;
-  const facts = loadSql(`reports/totals/${query}`);
-  const answered = paramNames(facts);
-  const asked = paramNames(sql);
-  for (const name of FILTERS)
-    if (asked.has(name) && !answered.has(name) && values[name] !== null && values[name] !== undefined)
-      return null;
-  const rows = (await (await prepareBound(con, facts, values)).runAndReadAll()).getRowObjectsJS();
+  const rows = await answeredBy(con, LIST_TOTALS.get(def.name), sql, values);
+  if (!rows) return null;
   return rows.map((r) => ({ day: r.day === null ? null : String(r.day), rows: Number(r.rows), row: r }));
 }
 
@@ -419,6 +431,56 @@ function pageDays(days: readonly ListDay[], page: ReportPage) {
   }
   // the last page: from its first day to the range's end
   return first === undefined ? null : { from_day: first, offset: page.offset - before };
+}
+
+/** Lists read vehicle by vehicle (queries/reports/totals/<query>.sql: rows per vehicle, in the report's order). */
+const VEHICLE_PAGES: ReadonlyMap<string, string> = new Map([['logbook', 'logbook_vehicles']]);
+
+type PageRows = { columns: string[]; rows: JsonRow[] };
+
+async function readRows(ps: DuckDBPreparedStatement): Promise<PageRows> {
+  const reader = await ps.runAndReadAll();
+  const columns = reader.columnNames();
+  return { columns, rows: jsonRows(columns, reader.getRowObjectsJS()) };
+}
+
+/**
+ * An unsorted page of a list ordered by registration and vehicle first (VEHICLE_PAGES: the
+ * logbook), read vehicle by vehicle: the vehicles it falls on only, each with its vehicle as the
+ * filter (a page is a few vehicles' trips, where the statement sorted the range's every trip);
+ * null when a vehicle has no registration of its own (its trips' may differ: their order is then
+ * not by vehicle) or the report is not one.
+ */
+async function vehiclePage(
+  con: DuckDBConnection,
+  def: ReportDef,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+  page: ReportPage,
+): Promise<PageRows | null> {
+  if (page.sort) return null;
+  const vehicles = await answeredBy(con, VEHICLE_PAGES.get(def.name), sql, values);
+  if (!vehicles || vehicles.some((v) => v.registration === null)) return null;
+  const out: PageRows = { columns: [], rows: [] };
+  let before = 0;
+  for (const v of vehicles) {
+    const n = Number(v.rows);
+    if (before + n > page.offset && out.rows.length < page.limit) {
+      const at = { limit: page.limit - out.rows.length, offset: Math.max(0, page.offset - before) };
+      const part = await readRows(
+        await pagedStatement(con, def, sql, { ...values, vehicle: v.vehicle_id as bigint }, at),
+      );
+      out.columns = part.columns;
+      out.rows.push(...part.rows);
+    }
+    before += n;
+  }
+  // past the last row: no vehicle read, the columns from an empty page
+  if (!out.columns.length)
+    out.columns = (
+      await readRows(await pagedStatement(con, def, sql, values, { ...page, limit: 0 }))
+    ).columns;
+  return out;
 }
 
 /**
@@ -495,11 +557,10 @@ async function readPage(
   values: Record<string, DuckDBValue>,
   page?: ReportPage,
 ): Promise<ReportResult> {
+  const byVehicle = page && isListReport(def) ? await vehiclePage(con, def, sql, values, page) : null;
+  if (byVehicle) return { report: def.name, ...byVehicle, ...(await pageTotals(con, def, sql, values)) };
   const listed = page && isListReport(def) ? await listPage(con, def, sql, values, page) : null;
-  const ps = listed?.ps ?? (await pagedStatement(con, def, sql, values, page));
-  const reader = await ps.runAndReadAll();
-  const columns = reader.columnNames();
-  const rows = jsonRows(columns, reader.getRowObjectsJS());
+  const { columns, rows } = await readRows(listed?.ps ?? (await pagedStatement(con, def, sql, values, page)));
   if (listed?.totals) return { report: def.name, columns, rows, ...listed.totals };
   if (page && (page.offset > 0 || rows.length >= page.limit))
     // Not the whole result: count and sum over all rows in SQL, so totals tie to the CSV.

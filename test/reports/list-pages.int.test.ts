@@ -143,7 +143,15 @@ describe('toll_charges and tolls: pages and totals from the daily facts', () => 
         const expected = added(name, all.rows);
         expect(all.rows.length, label).toBeGreaterThan(20);
         for (const v of Object.values(expected.totals)) expect(v, label).toBeGreaterThan(0);
-        for (const offset of [0, 5, all.rows.length - 3]) {
+        // a page across two vehicles (the logbook is read vehicle by vehicle), the last, past the end
+        const next = all.rows.findIndex((r, k) => k > 0 && r.vehicle_id !== all.rows[k - 1]!.vehicle_id);
+        for (const offset of [
+          0,
+          5,
+          ...(next > 0 ? [Math.max(0, next - 3)] : []),
+          all.rows.length - 3,
+          all.rows.length + 2,
+        ]) {
           const page = await run(name, raw, { limit: 7, offset });
           expect(page.rows, `${label} ${offset}`).toEqual(all.rows.slice(offset, offset + 7));
           expect(totalsOf(page), `${label} ${offset}`).toEqual(expected);
