@@ -6,6 +6,8 @@
  * `node --import tsx bench/experiments/cold-calls.ts <db.duckdb> <report,report> [rounds] [period]`
  * period: last_3_months (default) | full_year | both. Opens the file read-only: give it a copy.
  * PROFILE=1: also DuckDB's JSON profile of each statement, its 8 slowest operators listed.
+ * SPLIT=1: a list report's page statement and its totals timed apart, each on a fresh instance
+ * (the totals as runReport reads them: `pageTotals`).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -15,7 +17,9 @@ import { getReport } from '../../src/reports/registry.ts';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ReportParams } from '../../src/reports/params.ts';
 import { queryName, type ReportDef } from '../../src/reports/registry.ts';
+import * as run from '../../src/reports/run.ts';
 import { bindings, prepareBound, prepareLookups, runReport } from '../../src/reports/run.ts';
+import { prepareModelConnection } from '../../src/store/models.ts';
 import { loadSql } from '../../src/store/queries.ts';
 import { DEFAULT_PAGE_ROWS } from '../../src/server/report-routes.ts';
 import { openDatabase, SERVING_DB } from '../../src/store/db.ts';
@@ -80,6 +84,46 @@ function slowest(dir: string): string[] {
   }
   return out;
 }
+/** The page statement alone, or the totals alone, on a fresh instance: wall and CPU. */
+async function split(
+  part: 'page' | 'totals',
+  r: number,
+  name: string,
+  p: string,
+  def: ReportDef,
+  params: ReportParams,
+) {
+  const db = await openDatabase(dbPath, { ...SERVING_DB, readOnly: true });
+  const con = await db.connect();
+  try {
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    await prepareModelConnection(con);
+    const values = bindings(scope, params);
+    const sql = loadSql(queryName(def)).trim().replace(/;\s*$/, '');
+    await prepareLookups(con, sql, values);
+    let what: string;
+    if (part === 'page') {
+      const q = `SELECT * FROM (\n${sql}\n) AS r LIMIT $page_limit OFFSET $page_offset`;
+      const ps = await prepareBound(con, q, { ...values, page_limit: DEFAULT_PAGE_ROWS, page_offset: 0 });
+      what = `${(await ps.runAndReadAll()).getRowObjectsJS().length} rows`;
+    } else {
+      // this branch's totals of a page (facts where they apply); main's: sqlTotals
+      const all = run as unknown as Record<string, typeof run.sqlTotals | undefined>;
+      const totals = all.pageTotals ?? run.sqlTotals;
+      const t = await totals(con, def, sql, values);
+      what = `total ${t.total} ${JSON.stringify(t.totals)} blank ${JSON.stringify(t.totals_blank)}`;
+    }
+    const ms = performance.now() - t0;
+    const c = process.cpuUsage(cpu0);
+    console.log(
+      `round ${r} ${name} ${p} ${part}: ${ms.toFixed(0)} ms, CPU ${((c.user + c.system) / 1000).toFixed(0)} ms, ${what}, load ${loadavg()[0]!.toFixed(1)}`,
+    );
+  } finally {
+    con.closeSync();
+    db.close();
+  }
+}
 const scope = { account: ACCOUNT, zone: sidecar.timezone, nowMs: sidecar.nowMs };
 const ranges = presets(localDate(sidecar.nowMs, sidecar.timezone));
 const periods = period === 'both' ? Object.keys(ranges) : [period];
@@ -90,6 +134,10 @@ for (let r = 0; r < Number(rounds); r++)
       if (!def) throw new Error(`no report ${name}`);
       const range = ranges[p]!;
       const params = parseReportParams({ from: range.from, to: range.to }, def, scope);
+      if (process.env.SPLIT) {
+        for (const part of ['page', 'totals'] as const) await split(part, r, name, p, def, params);
+        continue;
+      }
       const db = await openDatabase(dbPath, { ...SERVING_DB, readOnly: true });
       const con = await db.connect();
       try {

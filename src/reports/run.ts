@@ -329,6 +329,195 @@ export async function sqlTotals(
 }
 
 /**
+ * List reports whose count and totals a query of their own gives (queries/reports/totals/<query>.sql:
+ * `rows` and, for each column the report totals, its sum and `<column>_blank`), for the same
+ * selection of vehicles, instead of a scan of their whole statement (issue 29: a year of
+ * toll_charges priced 4.6 M passages for its totals). toll_charges and tolls read the daily facts,
+ * a row per local day, and their rows are ordered by an instant whose local day is that day, so an
+ * unsorted page is read from the days it falls on only; trips and logbook read the range's trips
+ * narrowly (one row, `day` NULL: the page is read as it is).
+ */
+const LIST_TOTALS: ReadonlyMap<string, string> = new Map([
+  ['toll_charges', 'toll_passages'],
+  ['tolls', 'toll_passages'],
+  ['trips', 'trips'],
+  ['logbook', 'logbook'],
+]);
+
+/** The parameters that select rows (a report's filters; the others are settings, always set). */
+const FILTERS = ['vehicle', 'department', 'driver', 'site'];
+const paramNames = (sql: string) => new Set([...sql.matchAll(/\$([a-z_][a-z0-9_]*)/gi)].map((m) => m[1]!));
+
+/**
+ * The rows of queries/reports/totals/<query>.sql; null without a query, or when a filter the
+ * report's statement reads and that query does not is set (one it cannot answer).
+ */
+async function answeredBy(
+  con: DuckDBConnection,
+  query: string | undefined,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+): Promise<Record<string, unknown>[] | null> {
+  if (!query) return null;
+  const text = loadSql(`reports/totals/${query}`);
+  const [asked, answered] = [paramNames(sql), paramNames(text)];
+  for (const name of FILTERS)
+    if (asked.has(name) && !answered.has(name) && values[name] !== null && values[name] !== undefined)
+      return null;
+  return (await (await prepareBound(con, text, values)).runAndReadAll()).getRowObjectsJS();
+}
+
+/** A local day of a list report (`day` null: the whole range): its rows, its totalled columns' sums and blanks. */
+interface ListDay {
+  day: string | null;
+  rows: number;
+  row: Record<string, unknown>;
+}
+
+/**
+ * The report's rows per local day (LIST_TOTALS), in day order; null when the report has no such
+ * query, or a filter the report reads and that query does not is set (trips' driver): then the
+ * statement's own rows are counted.
+ */
+async function listDays(
+  con: DuckDBConnection,
+  def: ReportDef,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+): Promise<ListDay[] | null> {
+  const rows = await answeredBy(con, LIST_TOTALS.get(def.name), sql, values);
+  if (!rows) return null;
+  return rows.map((r) => ({ day: r.day === null ? null : String(r.day), rows: Number(r.rows), row: r }));
+}
+
+/** The count and totals of all the days' rows. */
+function listDayTotals(def: ReportDef, days: readonly ListDay[]): Totals {
+  const totals: Record<string, number | null> = {};
+  const unknown: Record<string, number> = {};
+  for (const c of def.columns.filter((c) => c.total).map((c) => c.name)) {
+    let s: number | null = null;
+    let blank = 0;
+    for (const { row } of days) {
+      if (!(c in row) || !(`${c}_blank` in row))
+        throw new FleetsyncError('E_DB', `the totals of ${def.name} give no ${c} or ${c}_blank`);
+      if (row[c] !== null && row[c] !== undefined) s = (s ?? 0) + Number(row[c]);
+      blank += Number(row[`${c}_blank`] ?? 0);
+    }
+    totals[c] = s === null ? null : round3(s);
+    unknown[c] = blank;
+  }
+  return { total: days.reduce((a, d) => a + d.rows, 0), totals, totals_blank: unknown };
+}
+
+/**
+ * The days an unsorted page falls on and its offset among their rows (rows are in day order, so
+ * the page is those days' rows from that offset); null when the page is past the last row.
+ */
+function pageDays(days: readonly ListDay[], page: ReportPage) {
+  let before = 0; // the rows of the days before the page's first
+  let seen = 0; // the rows of the days up to this one
+  let first: string | undefined;
+  for (const d of days as readonly (ListDay & { day: string })[]) {
+    seen += d.rows;
+    if (first === undefined) {
+      if (seen <= page.offset) {
+        before = seen;
+        continue;
+      }
+      first = d.day;
+    }
+    if (seen >= page.offset + page.limit)
+      return { from_day: first, to_day: d.day, offset: page.offset - before };
+  }
+  // the last page: from its first day to the range's end
+  return first === undefined ? null : { from_day: first, offset: page.offset - before };
+}
+
+/** Lists read vehicle by vehicle (queries/reports/totals/<query>.sql: rows per vehicle, in the report's order). */
+const VEHICLE_PAGES: ReadonlyMap<string, string> = new Map([['logbook', 'logbook_vehicles']]);
+
+type PageRows = { columns: string[]; rows: JsonRow[] };
+
+async function readRows(ps: DuckDBPreparedStatement): Promise<PageRows> {
+  const reader = await ps.runAndReadAll();
+  const columns = reader.columnNames();
+  return { columns, rows: jsonRows(columns, reader.getRowObjectsJS()) };
+}
+
+/**
+ * An unsorted page of a list ordered by registration and vehicle first (VEHICLE_PAGES: the
+ * logbook), read vehicle by vehicle: the vehicles it falls on only, each with its vehicle as the
+ * filter (a page is a few vehicles' trips, where the statement sorted the range's every trip);
+ * null when a vehicle has no registration of its own (its trips' may differ: their order is then
+ * not by vehicle) or the report is not one.
+ */
+async function vehiclePage(
+  con: DuckDBConnection,
+  def: ReportDef,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+  page: ReportPage,
+): Promise<PageRows | null> {
+  if (page.sort) return null;
+  const vehicles = await answeredBy(con, VEHICLE_PAGES.get(def.name), sql, values);
+  if (!vehicles || vehicles.some((v) => v.registration === null)) return null;
+  const out: PageRows = { columns: [], rows: [] };
+  let before = 0;
+  for (const v of vehicles) {
+    const n = Number(v.rows);
+    if (before + n > page.offset && out.rows.length < page.limit) {
+      const at = { limit: page.limit - out.rows.length, offset: Math.max(0, page.offset - before) };
+      const part = await readRows(
+        await pagedStatement(con, def, sql, { ...values, vehicle: v.vehicle_id as bigint }, at),
+      );
+      out.columns = part.columns;
+      out.rows.push(...part.rows);
+    }
+    before += n;
+  }
+  // past the last row: no vehicle read, the columns from an empty page
+  if (!out.columns.length)
+    out.columns = (
+      await readRows(await pagedStatement(con, def, sql, values, { ...page, limit: 0 }))
+    ).columns;
+  return out;
+}
+
+/**
+ * A list report's page statement and the totals of all its rows: from its totals query when it
+ * has one (LIST_TOTALS; an unsorted page of day rows then reads only the days it falls on), else
+ * the statement as it is and no totals (the caller counts the rows).
+ */
+async function listPage(
+  con: DuckDBConnection,
+  def: ReportDef,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+  page: ReportPage,
+): Promise<{ ps: DuckDBPreparedStatement; totals: Totals | null }> {
+  const days = await listDays(con, def, sql, values);
+  if (!days) return { ps: await pagedStatement(con, def, sql, values, page), totals: null };
+  const totals = listDayTotals(def, days);
+  if (page.sort || days.some((d) => d.day === null))
+    return { ps: await pagedStatement(con, def, sql, values, page), totals };
+  const at = pageDays(days, page);
+  if (!at) return { ps: await pagedStatement(con, def, sql, values, { ...page, limit: 0 }), totals };
+  const range = { ...values, from_day: at.from_day, ...(at.to_day ? { to_day: at.to_day } : {}) };
+  return { ps: await pagedStatement(con, def, sql, range, { ...page, offset: at.offset }), totals };
+}
+
+/** The count and totals of a page's whole result: its totals query's (LIST_TOTALS), else sqlTotals. */
+export async function pageTotals(
+  con: DuckDBConnection,
+  def: ReportDef,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+): Promise<Totals> {
+  const days = await listDays(con, def, sql, values);
+  return days ? listDayTotals(def, days) : sqlTotals(con, def, sql, values);
+}
+
+/**
  * A report whose row is one record (grain 'one …': a trip, a passage, a window) is a list: its
  * page is a top-N over its keys (only the page's rows are formatted) and its totals a scan of the
  * columns they sum, so the two run apart. Any other report aggregates (a vehicle × month, a
@@ -368,9 +557,11 @@ async function readPage(
   values: Record<string, DuckDBValue>,
   page?: ReportPage,
 ): Promise<ReportResult> {
-  const reader = await (await pagedStatement(con, def, sql, values, page)).runAndReadAll();
-  const columns = reader.columnNames();
-  const rows = jsonRows(columns, reader.getRowObjectsJS());
+  const byVehicle = page && isListReport(def) ? await vehiclePage(con, def, sql, values, page) : null;
+  if (byVehicle) return { report: def.name, ...byVehicle, ...(await pageTotals(con, def, sql, values)) };
+  const listed = page && isListReport(def) ? await listPage(con, def, sql, values, page) : null;
+  const { columns, rows } = await readRows(listed?.ps ?? (await pagedStatement(con, def, sql, values, page)));
+  if (listed?.totals) return { report: def.name, columns, rows, ...listed.totals };
   if (page && (page.offset > 0 || rows.length >= page.limit))
     // Not the whole result: count and sum over all rows in SQL, so totals tie to the CSV.
     return { report: def.name, columns, rows, ...(await sqlTotals(con, def, sql, values)) };
@@ -399,8 +590,9 @@ export async function streamReport(
   page: ReportPage,
 ): Promise<Totals & { rows: AsyncIterable<JsonRow[]> }> {
   const { sql, values } = await reportStatement(con, def, scope, params);
-  const totals = await sqlTotals(con, def, sql, values);
-  const result = await (await pagedStatement(con, def, sql, values, page)).stream();
+  const listed = isListReport(def) ? await listPage(con, def, sql, values, page) : null;
+  const totals = listed?.totals ?? (await sqlTotals(con, def, sql, values));
+  const result = await (listed?.ps ?? (await pagedStatement(con, def, sql, values, page))).stream();
   const columns = result.columnNames();
   async function* rows() {
     for await (const chunk of result.yieldRowObjectJs()) yield jsonRows(columns, chunk);
