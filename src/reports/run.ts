@@ -344,8 +344,12 @@ const LIST_TOTALS: ReadonlyMap<string, string> = new Map([
   ['logbook', 'logbook'],
 ]);
 
-/** The parameters that select rows (a report's filters; the others are settings, always set). */
-const FILTERS = ['vehicle', 'department', 'driver', 'site'];
+/**
+ * The parameters a report reads that select no rows (settings of a column's value). Any other
+ * parameter the report reads and its totals query does not is taken as a filter that query cannot
+ * answer, so a filter added later falls back to counting the statement's rows, never is ignored.
+ */
+const NOT_FILTERS = new Set(['tax_year_start']);
 const paramNames = (sql: string) => new Set([...sql.matchAll(/\$([a-z_][a-z0-9_]*)/gi)].map((m) => m[1]!));
 
 /**
@@ -361,8 +365,8 @@ async function answeredBy(
   if (!query) return null;
   const text = loadSql(`reports/totals/${query}`);
   const [asked, answered] = [paramNames(sql), paramNames(text)];
-  for (const name of FILTERS)
-    if (asked.has(name) && !answered.has(name) && values[name] !== null && values[name] !== undefined)
+  for (const name of asked)
+    if (!NOT_FILTERS.has(name) && !answered.has(name) && values[name] !== null && values[name] !== undefined)
       return null;
   return (await (await prepareBound(con, text, values)).runAndReadAll()).getRowObjectsJS();
 }
