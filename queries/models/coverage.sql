@@ -330,7 +330,7 @@ CREATE OR REPLACE TEMP MACRO driver_month_counter_coverage(acct, zone, from_day,
       ['odometer', 'fuel_consumed'])
     WHERE synced AND day IN (SELECT day FROM tr)
     GROUP BY vehicle_id, day
-    HAVING count(DISTINCT stream) = 2
+    HAVING bool_or(stream = 'odometer') AND bool_or(stream = 'fuel_consumed')
   ),
   settled_months AS (
     SELECT vehicle_id, month_of_day(day) AS period, count(*) AS days FROM settled GROUP BY ALL
