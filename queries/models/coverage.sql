@@ -322,28 +322,42 @@ CREATE OR REPLACE TEMP MACRO driver_month_counter_coverage(acct, zone, from_day,
   months AS (
     SELECT period, count(*) AS range_days, count(*) FILTER (WHERE synced) AS trips_days FROM tr GROUP BY period
   ),
-  -- the ended vehicle-days whose odometer and fuel counter both settled (the stored rows: no row,
-  -- not settled)
+  -- the settled rows of the vehicles' odometer and fuel counter on the ended days (the stored
+  -- rows: no row, not settled), and per vehicle-month how many days each stream settled
   settled AS (
-    SELECT vehicle_id, day
+    SELECT r.vehicle_id, r.stream, r.day, tr.period
     FROM vehicle_stream_day_rows(acct, zone, months_first_day(from_day), months_last_day(to_day),
-      ['odometer', 'fuel_consumed'])
-    WHERE synced AND day IN (SELECT day FROM tr)
-    GROUP BY vehicle_id, day
-    HAVING bool_or(stream = 'odometer') AND bool_or(stream = 'fuel_consumed')
+      ['odometer', 'fuel_consumed']) AS r
+    JOIN tr ON tr.day = r.day
+    WHERE r.synced
   ),
   settled_months AS (
-    SELECT vehicle_id, month_of_day(day) AS period, count(*) AS days FROM settled GROUP BY ALL
+    SELECT vehicle_id, period, count(*) FILTER (WHERE stream = 'odometer') AS odometer_days,
+      count(*) FILTER (WHERE stream = 'fuel_consumed') AS counter_days
+    FROM settled
+    GROUP BY vehicle_id, period
   ),
-  -- the days a driven vehicle did not settle, of its months with such a day only
-  gaps AS (
-    SELECT vm.vehicle_id, vm.period, tr.day
+  -- the driven vehicle-months with a day not settled for both streams; their days settled for both
+  partial AS (
+    SELECT vm.vehicle_id, vm.period
     FROM (SELECT DISTINCT vehicle_id, period FROM dv) AS vm
     JOIN months AS m ON m.period = vm.period
     LEFT JOIN settled_months AS s ON s.vehicle_id = vm.vehicle_id AND s.period = vm.period
-    JOIN tr ON tr.period = vm.period
-    WHERE coalesce(s.days, 0) < m.range_days
-      AND NOT EXISTS (SELECT 1 FROM settled AS x WHERE x.vehicle_id = vm.vehicle_id AND x.day = tr.day)
+    WHERE coalesce(s.odometer_days, 0) < m.range_days OR coalesce(s.counter_days, 0) < m.range_days
+  ),
+  both_settled AS (
+    SELECT s.vehicle_id, s.day
+    FROM settled AS s
+    SEMI JOIN partial AS p ON p.vehicle_id = s.vehicle_id AND p.period = s.period
+    GROUP BY s.vehicle_id, s.day
+    HAVING bool_or(s.stream = 'odometer') AND bool_or(s.stream = 'fuel_consumed')
+  ),
+  -- the days a driven vehicle did not settle
+  gaps AS (
+    SELECT p.vehicle_id, p.period, tr.day
+    FROM partial AS p
+    JOIN tr ON tr.period = p.period
+    ANTI JOIN both_settled AS b ON b.vehicle_id = p.vehicle_id AND b.day = tr.day
   ),
   -- per driver-month, the trips' settled days on which a vehicle of theirs did not settle
   missed AS (

@@ -92,11 +92,18 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_driver_trips(acct, zone, from_day, 
     FROM fuel_efficiency_blocks(acct, zone, from_day, to_day)
     WHERE counted
   ),
+  -- each block once per UTC week it overlaps, so a trip is looked up by vehicle and week (the
+  -- blocks of its week) rather than against every block of its vehicle
+  weeks AS (
+    SELECT vehicle_id, block_start, block_end,
+      unnest(range(epoch_us(block_start) // 604800000000, epoch_us(block_end) // 604800000000 + 1)) AS week
+    FROM blocks
+  ),
   bt AS (
     SELECT b.vehicle_id, b.block_start, t.driver_id, count(*) AS trips, sum(t.trip_distance_m) AS trip_m
-    FROM blocks AS b
+    FROM weeks AS b
     JOIN trips AS t
-      ON t.account = acct AND t.vehicle_id = b.vehicle_id
+      ON t.account = acct AND t.vehicle_id = b.vehicle_id AND epoch_us(t.start_time) // 604800000000 = b.week
       AND t.start_time >= b.block_start AND t.start_time < b.block_end
     -- every block starts in a month the range touches: the first month's start as a constant
     -- bounds the scan of the trips (the join alone read every trip of the account)
