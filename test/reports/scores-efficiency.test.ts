@@ -247,7 +247,7 @@ beforeAll(async () => {
   // 8 in April (each 100 L over 1,000 km, a 500 km trip in each). The trips are settled 1–20 April;
   // vehicle 7's counter misses the 10th and 26–30 April, vehicle 8's odometer the 10th.
   const g = <T extends Row>(row: T) => ({ ...row, account: GAPS });
-  await appendRows(con, 'vehicles', [vehicle(GAPS, 7), vehicle(GAPS, 8)]);
+  await appendRows(con, 'vehicles', [vehicle(GAPS, 7), vehicle(GAPS, 8, { description: 'Sales' })]);
   await appendRows(
     con,
     'odometer_windows',
@@ -439,6 +439,20 @@ describe('fuel_efficiency', () => {
       ['dc', 2, 2, 100, 10],
     ]);
     expect(rows.map((r) => [r.coverage, r.covered_share])).toEqual([['partial', 0.6333]]);
+  });
+
+  it('drivers: the trips of the vehicles selected only', async () => {
+    const april = { month: '2026-04' };
+    const cy = async (sel: Record<string, string>) =>
+      (await run(GAPS, 'drivers', { ...april, ...sel }))
+        .filter((r) => r.driver_id === 'dc')
+        .map((r) => [r.distance_km, r.trips]);
+    // Cy's 500 km trips in vehicle 7 (Ops) and vehicle 8 (Sales)
+    expect(await cy({})).toEqual([[1000, 2]]);
+    expect(await cy({ vehicle: '7' })).toEqual([[500, 1]]);
+    expect(await cy({ department: 'Sales' })).toEqual([[500, 1]]);
+    // (Cy is no listed driver here: without a trip selected, no row)
+    expect(await cy({ department: 'Nobody' })).toEqual([]);
   });
 
   it('drills down to the trips behind a driver figure', async () => {
