@@ -8,8 +8,10 @@
  * PROFILE=1: also DuckDB's JSON profile of each statement, its 8 slowest operators listed.
  * SPLIT=1: a list report's page statement and its totals timed apart, each on a fresh instance
  * (the totals as runReport reads them: `pageTotals`).
+ * ROWS=<dir>: also the whole result (every row, unpaged) written to <dir>/<report>-<period>.json, to
+ * compare two versions of a report row for row (run this file from each checkout, then diff).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseReportParams } from '../../src/reports/params.ts';
@@ -150,6 +152,10 @@ for (let r = 0; r < Number(rounds); r++)
           `round ${r} ${name} ${p}: ${ms.toFixed(0)} ms, CPU ${((c.user + c.system) / 1000).toFixed(0)} ms, ${res.rows.length} rows of ${res.total}, load ${loadavg()[0]!.toFixed(1)}`,
         );
         if (process.env.PROFILE) for (const l of await profile(con, def, params)) console.log(l);
+        if (process.env.ROWS && r === 0) {
+          const all = await runReport(con, def, scope, params);
+          writeFileSync(join(process.env.ROWS, `${name}-${p}.json`), JSON.stringify(all.rows, null, 1));
+        }
       } finally {
         con.closeSync();
         db.close();

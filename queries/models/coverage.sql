@@ -69,11 +69,10 @@ CREATE OR REPLACE TEMP MACRO vehicle_stream_cells(acct, zone, from_day, to_day, 
 CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage(acct, zone, from_day, to_day, now_ts, streams) AS TABLE
   SELECT cells.*, coalesce(c.synced, false) AS synced, coalesce(c.pulled, false) AS pulled
   FROM vehicle_stream_cells(acct, zone, from_day, to_day, now_ts, streams) AS cells
-  LEFT JOIN day_coverage AS c
-    ON c.account = acct AND c.stream = cells.stream AND c.scope = cells.vehicle_id::VARCHAR AND c.day = cells.day
-    -- the cells' days and streams again as constants: the join then reads the range's stored
-    -- rows, not every stored row of the account (7.7 M at 5,000 vehicles × 2 years)
-    AND c.day >= from_day::DATE AND c.day <= to_day::DATE AND list_contains(streams, c.stream);
+  -- the range's stored rows of the streams only (not every stored row of the account: 7.7 M at
+  -- 5,000 vehicles × 2 years), joined on the vehicle as a number (not its id as text per cell)
+  LEFT JOIN vehicle_stream_day_rows(acct, zone, from_day, to_day, streams) AS c
+    ON c.vehicle_id = cells.vehicle_id AND c.stream = cells.stream AND c.day = cells.day;
 
 CREATE OR REPLACE TEMP MACRO vehicle_streams_day_coverage_raw(acct, zone, from_day, to_day, now_ts, streams) AS TABLE
   SELECT cells.*, coalesce(c.synced, false) AS synced, coalesce(c.pulled, false) AS pulled
@@ -259,11 +258,32 @@ CREATE OR REPLACE TEMP MACRO fleet_stream_month_coverage(acct, zone, from_day, t
 -- pulled for vehicles with a level sensor) and its fuel stream (vehicle_fuel_sources: the counter
 -- or the level estimate; none for a vehicle without one) are both settled that day.
 -- range_days: the month's ended days; synced_days: of them, those synced for both.
+-- Counted from the stored rows of the settled vehicle-days (vehicle_stream_day_rows, the vehicle key
+-- typed), not from a vehicle × day grid: every vehicle × month with an ended day is a row.
 CREATE OR REPLACE TEMP MACRO vehicle_month_fills_coverage(acct, zone, from_day, to_day, now_ts) AS TABLE
-  SELECT vehicle_id, month_of_day(day) AS period,
-    count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
-  FROM vehicle_fuel_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, 'fuel_fills')
-  GROUP BY vehicle_id, period;
+  WITH
+  days AS (SELECT * FROM ended_local_days(zone, months_first_day(from_day), months_last_day(to_day), now_ts)),
+  months AS (SELECT month_of_day(day) AS period, count(*) AS range_days FROM days GROUP BY period),
+  settled AS (
+    SELECT vehicle_id, stream, day
+    FROM vehicle_stream_day_rows(
+      acct, zone, months_first_day(from_day), months_last_day(to_day), ['fuel_fills', 'fuel_consumed', 'fuel_level']
+    )
+    WHERE synced AND day IN (SELECT day FROM days)
+  ),
+  -- a vehicle-day is synced when its fills and its fuel stream are (none: nothing more to wait for)
+  synced AS (
+    SELECT b.vehicle_id, month_of_day(b.day) AS period, count(*) AS synced_days
+    FROM settled AS b
+    LEFT JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = b.vehicle_id
+    LEFT JOIN settled AS f ON f.vehicle_id = b.vehicle_id AND f.day = b.day AND f.stream = fs.fuel_stream
+    WHERE b.stream = 'fuel_fills' AND (f.stream IS NOT NULL OR fs.fuel_stream IS NULL)
+    GROUP BY ALL
+  )
+  SELECT v.vehicle_id, m.period, m.range_days, coalesce(y.synced_days, 0) AS synced_days
+  FROM vehicle_departments(acct) AS v
+  CROSS JOIN months AS m
+  LEFT JOIN synced AS y ON y.vehicle_id = v.vehicle_id AND y.period = m.period;
 
 -- driver_month_counter_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department): per
 -- driver (NULL: the trips without a driver id) and local month of the range (whole months), the
@@ -271,35 +291,84 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_fills_coverage(acct, zone, from_day, 
 -- synced when the fleet's trips and, of every vehicle with a fuel counter that the driver drove
 -- in the month (a trip of theirs starts in it; vehicle / department filters, NULL = all), the
 -- odometer and the fuel counter (fuel_consumed) are settled that day. range_days: the month's
--- ended days; synced_days: of them, those synced for all.
+-- ended days; synced_days: of them, those synced for all. Counted from the stored rows of the
+-- settled vehicle-days (vehicle_stream_day_rows): the days a driven vehicle missed, taken off the
+-- trips' settled days, not every driver's vehicles × days (issue 29: the drivers each drive
+-- hundreds of vehicles).
 CREATE OR REPLACE TEMP MACRO driver_month_counter_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department) AS TABLE
   WITH
-  rng AS (SELECT * FROM local_months(zone, from_day, to_day)),
+  -- the counter vehicles each driver drove per month: the trips' (driver, month, vehicle) first,
+  -- the month from the months' bounds (not a local month computed per trip), then the vehicles
   dv AS (
-    SELECT DISTINCT t.driver_id, local_month(t.start_time, zone) AS period, t.vehicle_id
-    FROM trips AS t
-    JOIN rng ON t.start_time >= rng.t0 AND t.start_time < rng.t1
+    SELECT t.driver_id, t.period, t.vehicle_id
+    FROM (
+      SELECT DISTINCT t.driver_id, m.period, t.vehicle_id
+      FROM trips AS t
+      JOIN local_month_list(zone, from_day, to_day) AS m ON t.start_time >= m.t0 AND t.start_time < m.t1
+      WHERE t.account = acct
+        -- the months' bounds again as constants: the scan then reads only the range's row groups
+        AND t.start_time >= local_months_start(zone, from_day)
+        AND t.start_time < local_months_end(zone, to_day)
+    ) AS t
     JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = t.vehicle_id AND fs.fuel_stream = 'fuel_consumed'
     LEFT JOIN vehicle_departments(acct) AS v ON v.vehicle_id = t.vehicle_id
-    WHERE t.account = acct AND vehicle_selected(t.vehicle_id, v.department, vehicle, department)
-      -- rng's bounds again as constants: the scan then reads only the range's row groups
-      AND t.start_time >= local_months_start(zone, from_day)
-      AND t.start_time < local_months_end(zone, to_day)
+    WHERE vehicle_selected(t.vehicle_id, v.department, vehicle, department)
   ),
-  vdc AS (
-    SELECT * FROM vehicle_streams_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts,
-      ['odometer', 'fuel_consumed'])
-  ),
+  -- the months' ended days, and whether the fleet's trips settled each
   tr AS (
-    SELECT * FROM fleet_stream_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, 'trips')
+    SELECT day, month_of_day(day) AS period, synced
+    FROM fleet_stream_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, 'trips')
   ),
-  per_day AS (
-    SELECT dv.driver_id, dv.period, tr.day, bool_and(tr.synced AND coalesce(c.synced, false)) AS synced
-    FROM dv
-    JOIN tr ON month_of_day(tr.day) = dv.period
-    LEFT JOIN vdc AS c ON c.vehicle_id = dv.vehicle_id AND c.day = tr.day
-    GROUP BY dv.driver_id, dv.period, tr.day
+  months AS (
+    SELECT period, count(*) AS range_days, count(*) FILTER (WHERE synced) AS trips_days FROM tr GROUP BY period
+  ),
+  -- the settled rows of the vehicles' odometer and fuel counter on the ended days (the stored
+  -- rows: no row, not settled), and per vehicle-month how many days each stream settled
+  settled AS (
+    SELECT r.vehicle_id, r.stream, r.day, tr.period
+    FROM vehicle_stream_day_rows(acct, zone, months_first_day(from_day), months_last_day(to_day),
+      ['odometer', 'fuel_consumed']) AS r
+    JOIN tr ON tr.day = r.day
+    WHERE r.synced
+  ),
+  settled_months AS (
+    SELECT vehicle_id, period, count(*) FILTER (WHERE stream = 'odometer') AS odometer_days,
+      count(*) FILTER (WHERE stream = 'fuel_consumed') AS counter_days
+    FROM settled
+    GROUP BY vehicle_id, period
+  ),
+  -- the driven vehicle-months with a day not settled for both streams; their days settled for both
+  partial AS (
+    SELECT vm.vehicle_id, vm.period
+    FROM (SELECT DISTINCT vehicle_id, period FROM dv) AS vm
+    JOIN months AS m ON m.period = vm.period
+    LEFT JOIN settled_months AS s ON s.vehicle_id = vm.vehicle_id AND s.period = vm.period
+    WHERE coalesce(s.odometer_days, 0) < m.range_days OR coalesce(s.counter_days, 0) < m.range_days
+  ),
+  both_settled AS (
+    SELECT s.vehicle_id, s.day
+    FROM settled AS s
+    SEMI JOIN partial AS p ON p.vehicle_id = s.vehicle_id AND p.period = s.period
+    GROUP BY s.vehicle_id, s.day
+    HAVING bool_or(s.stream = 'odometer') AND bool_or(s.stream = 'fuel_consumed')
+  ),
+  -- the days a driven vehicle did not settle
+  gaps AS (
+    SELECT p.vehicle_id, p.period, tr.day
+    FROM partial AS p
+    JOIN tr ON tr.period = p.period
+    ANTI JOIN both_settled AS b ON b.vehicle_id = p.vehicle_id AND b.day = tr.day
+  ),
+  -- per driver-month, the trips' settled days on which a vehicle of theirs did not settle
+  missed AS (
+    SELECT g.driver_id, g.period, count(*) AS days
+    FROM (SELECT DISTINCT dv.driver_id, dv.period, gaps.day
+      FROM dv JOIN gaps ON gaps.vehicle_id = dv.vehicle_id AND gaps.period = dv.period) AS g
+    JOIN tr ON tr.day = g.day
+    WHERE tr.synced
+    GROUP BY ALL
   )
-  SELECT driver_id, period, count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days
-  FROM per_day
-  GROUP BY driver_id, period;
+  SELECT d.driver_id, d.period, m.range_days, m.trips_days - coalesce(x.days, 0) AS synced_days
+  FROM (SELECT DISTINCT driver_id, period FROM dv) AS d
+  JOIN months AS m ON m.period = d.period
+  LEFT JOIN missed AS x ON x.driver_id IS NOT DISTINCT FROM d.driver_id AND x.period = d.period;

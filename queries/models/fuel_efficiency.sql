@@ -69,43 +69,59 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_blocks(acct, zone, from_day, to_day
     AND abs(fuel_s - (epoch(block_end) - epoch(block_start))) < 1 AS ok) AS c
   WHERE b.block_start >= m.t0 AND b.block_start < m.t1;
 
--- fuel_efficiency_trips(acct, zone, from_day, to_day): the trips of counted blocks with the
--- litres they carry: a block's litres shared among the trips that start in it by their trip
--- distance, litres × trip km ÷ the block's odometer km, so each trip carries its block's L/100 km
--- and the litres of distance no trip covers are carried by nobody (never heaped on the trips there
--- are). The trips of a vehicle-month never carry more than the vehicle's counted litres of that
--- month (issue 27 item 3: the drivers' litres are shares of the vehicles'): where trips that run
--- on past their block's end (or trip distance measured longer than the odometer's) would carry
--- more, each trip of that vehicle-month carries its share and its km scaled down by one factor,
--- the month's counted litres ÷ what its trips would carry, so its L/100 km stays its block's.
---   trip_km        the trip's distance (as the API sends it)
+-- fuel_efficiency_driver_trips(acct, zone, from_day, to_day): the trips of counted blocks with the
+-- litres they carry, per vehicle, block and driver (NULL: the trips without a driver id): a
+-- block's litres shared among the trips that start in it by their trip distance, litres × trip km
+-- ÷ the block's odometer km, so each trip carries its block's L/100 km and the litres of distance
+-- no trip covers are carried by nobody (never heaped on the trips there are). The trips of a
+-- vehicle-month never carry more than the vehicle's counted litres of that month (issue 27 item
+-- 3: the drivers' litres are shares of the vehicles'): where trips that run on past their block's
+-- end (or trip distance measured longer than the odometer's) would carry more, each trip of that
+-- vehicle-month carries its share and its km scaled down by one factor, the month's counted litres
+-- ÷ what its trips would carry, so its L/100 km stays its block's. A share is linear in the trip's
+-- km, so the trips of a block are added up per driver first and shared once (issue 29: not one
+-- row per trip through the share's window).
+--   trips          the driver's trips that start in the block
+--   trip_km        their distance (as the API sends it)
 --   counted_km     the part of it that carries litres (trip_km, or less where scaled down)
---   litres_carried its litres; per driver, L/100 km is litres_carried over counted_km
+--   litres_carried their litres; per driver, L/100 km is litres_carried over counted_km
 -- A block without odometer km carries nothing.
-CREATE OR REPLACE TEMP MACRO fuel_efficiency_trips(acct, zone, from_day, to_day) AS TABLE
+CREATE OR REPLACE TEMP MACRO fuel_efficiency_driver_trips(acct, zone, from_day, to_day) AS TABLE
   WITH blocks AS (
     SELECT *, sum(litres) OVER (PARTITION BY vehicle_id, period) AS month_litres
     FROM fuel_efficiency_blocks(acct, zone, from_day, to_day)
     WHERE counted
   ),
+  -- each block once per UTC week it overlaps, so a trip is looked up by vehicle and week (the
+  -- blocks of its week) rather than against every block of its vehicle
+  weeks AS (
+    SELECT vehicle_id, block_start, block_end,
+      unnest(range(epoch_us(block_start) // 604800000000, epoch_us(block_end) // 604800000000 + 1)) AS week
+    FROM blocks
+  ),
   bt AS (
-    SELECT
-      b.vehicle_id, b.period, b.litres, b.km AS block_km, t.trip_id, t.driver_id,
-      t.trip_distance_m / 1000.0 AS trip_km, b.month_litres,
-      CASE WHEN b.km > 0 THEN b.litres * t.trip_distance_m / 1000.0 / b.km END AS share
-    FROM blocks AS b
+    SELECT b.vehicle_id, b.block_start, t.driver_id, count(*) AS trips, sum(t.trip_distance_m) AS trip_m
+    FROM weeks AS b
     JOIN trips AS t
-      ON t.account = acct AND t.vehicle_id = b.vehicle_id
+      ON t.account = acct AND t.vehicle_id = b.vehicle_id AND epoch_us(t.start_time) // 604800000000 = b.week
       AND t.start_time >= b.block_start AND t.start_time < b.block_end
     -- every block starts in a month the range touches: the first month's start as a constant
     -- bounds the scan of the trips (the join alone read every trip of the account)
     WHERE t.start_time >= local_months_start(zone, from_day)
+    GROUP BY ALL
+  ),
+  shared AS (
+    SELECT
+      b.vehicle_id, b.period, bt.driver_id, bt.trips, bt.trip_m / 1000.0 AS trip_km, b.month_litres,
+      CASE WHEN b.km > 0 THEN b.litres * bt.trip_m / 1000.0 / b.km END AS share
+    FROM bt
+    JOIN blocks AS b ON b.vehicle_id = bt.vehicle_id AND b.block_start = bt.block_start
   ),
   scaled AS (
     SELECT *, least(1, month_litres / nullif(sum(share) OVER (PARTITION BY vehicle_id, period), 0)) AS f
-    FROM bt
+    FROM shared
   )
-  SELECT * EXCLUDE (month_litres, share, f),
+  SELECT vehicle_id, period, driver_id, trips, trip_km,
     coalesce(f, 1) * trip_km AS counted_km,
     coalesce(f, 1) * share AS litres_carried
   FROM scaled;

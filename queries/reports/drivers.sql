@@ -18,15 +18,28 @@ WITH
 months AS (SELECT * FROM local_month_list($zone, $from_day, $to_day)),
 veh AS (SELECT * FROM vehicle_departments($account)),
 tr AS (
-  SELECT t.driver_id, months.period, sum(t.trip_distance_m) AS distance_m, count(*) AS trips
-  FROM trips AS t
-  JOIN months ON t.start_time >= months.t0 AND t.start_time < months.t1
+  SELECT t.driver_id, t.period, sum(t.distance_m) AS distance_m, sum(t.trips) AS trips
+  -- the trips added up per driver, vehicle and month first, then the vehicles selected (joining
+  -- the vehicles to every trip of a year cost more than the scan); the vehicle is kept apart only
+  -- when a selection needs it (else one group per driver and month: 108,752 groups of a year's
+  -- trips at 5,000 vehicles cost twice the 148)
+  FROM (
+    SELECT
+      t.driver_id,
+      CASE WHEN $vehicle::BIGINT IS NOT NULL OR $department::VARCHAR IS NOT NULL THEN t.vehicle_id END AS vehicle_id,
+      months.period,
+      sum(t.trip_distance_m) AS distance_m,
+      count(*) AS trips
+    FROM trips AS t
+    JOIN months ON t.start_time >= months.t0 AND t.start_time < months.t1
+    WHERE t.account = $account
+      -- the months' bounds again as constants: the scan then reads only the range's row groups
+      AND t.start_time >= local_months_start($zone, $from_day)
+      AND t.start_time < local_months_end($zone, $to_day)
+    GROUP BY ALL
+  ) AS t
   LEFT JOIN veh ON veh.vehicle_id = t.vehicle_id
-  WHERE t.account = $account
-    AND vehicle_selected(t.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
-    -- the months' bounds again as constants: the scan then reads only the range's row groups
-    AND t.start_time >= local_months_start($zone, $from_day)
-    AND t.start_time < local_months_end($zone, $to_day)
+  WHERE vehicle_selected(t.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
   GROUP BY ALL
 ),
 bk AS (

@@ -16,7 +16,7 @@ WITH
 veh AS (SELECT * FROM vehicle_departments($account)),
 ft AS (
   SELECT ft.*
-  FROM fuel_efficiency_trips($account, $zone, $from_day, $to_day) AS ft
+  FROM fuel_efficiency_driver_trips($account, $zone, $from_day, $to_day) AS ft
   LEFT JOIN veh ON veh.vehicle_id = ft.vehicle_id
   WHERE vehicle_selected(ft.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ),
@@ -29,7 +29,7 @@ SELECT
   ft.driver_id,
   CASE WHEN ft.driver_id IS NULL THEN 'no driver recorded' ELSE names.driver_name END AS driver_name,
   ft.period,
-  count(*)::INTEGER AS trips,
+  sum(ft.trips)::INTEGER AS trips,
   count(DISTINCT ft.vehicle_id)::INTEGER AS vehicles,
   round(sum(ft.trip_km), 3)::DOUBLE AS trip_km,
   round(sum(ft.litres_carried), 3)::DOUBLE AS carried_l,

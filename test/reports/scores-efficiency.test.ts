@@ -25,6 +25,7 @@ const NOW = Date.parse('2026-06-02T12:00:00Z');
 const SCORES = 'scores';
 const FUEL = 'fuel';
 const RESET = 'reset';
+const GAPS = 'gaps';
 
 let dir: string;
 let db: Database;
@@ -241,6 +242,35 @@ beforeAll(async () => {
     trip(RESET, 5, 'db', '2026-04-21', 80), // 120 km of trips in a block of 100 km
     trip(RESET, 5, 'da', '2026-04-22', 40),
   ]);
+
+  // The coverage of a driver-month with gaps that overlap (account GAPS): Cy drove vehicles 7 and
+  // 8 in April (each 100 L over 1,000 km, a 500 km trip in each). The trips are settled 1–20 April;
+  // vehicle 7's counter misses the 10th and 26–30 April, vehicle 8's odometer the 10th.
+  const g = <T extends Row>(row: T) => ({ ...row, account: GAPS });
+  await appendRows(con, 'vehicles', [vehicle(GAPS, 7), vehicle(GAPS, 8, { description: 'Sales' })]);
+  await appendRows(
+    con,
+    'odometer_windows',
+    [7, 8].map((v) => g(odo(v, '2026-04-01', '2026-05-01', 1000))),
+  );
+  await appendRows(
+    con,
+    'fuel_consumed',
+    [7, 8].map((v) => g(fuel(v, '2026-04-01', '2026-05-01', 0, 100))),
+  );
+  await appendRows(con, 'ledger', [
+    led(GAPS, 'trips', '*', '2026-04-01', '2026-04-21'),
+    led(GAPS, 'odometer', '7', '2026-04-01', '2026-05-01'),
+    led(GAPS, 'fuel_consumed', '7', '2026-04-01', '2026-04-10'),
+    led(GAPS, 'fuel_consumed', '7', '2026-04-11', '2026-04-26'),
+    led(GAPS, 'odometer', '8', '2026-04-01', '2026-04-10'),
+    led(GAPS, 'odometer', '8', '2026-04-11', '2026-05-01'),
+    led(GAPS, 'fuel_consumed', '8', '2026-04-01', '2026-05-01'),
+  ]);
+  await appendRows(con, 'trips', [
+    trip(GAPS, 7, 'dc', '2026-04-03', 500),
+    trip(GAPS, 8, 'dc', '2026-04-04', 500),
+  ]);
 });
 afterAll(() => {
   con?.closeSync();
@@ -399,6 +429,30 @@ describe('fuel_efficiency', () => {
       ['db', 'partial', 0.3],
       [null, 'complete', 1],
     ]);
+  });
+
+  it('per driver: a day counts once when its trips and every vehicle driven settled it', async () => {
+    const rows = await run(GAPS, 'fuel_efficiency_drivers', { month: '2026-04' });
+    // 30 ended days; the trips settled 20 (1–20 April), of which the 10th is a gap of both vehicles
+    // (counted once); 26–30 April, vehicle 7's gap, are days the trips missed already: 19 / 30
+    expect(rows.map((r) => [r.driver_id, r.trips, r.vehicles, r.carried_l, r.l_per_100km])).toEqual([
+      ['dc', 2, 2, 100, 10],
+    ]);
+    expect(rows.map((r) => [r.coverage, r.covered_share])).toEqual([['partial', 0.6333]]);
+  });
+
+  it('drivers: the trips of the vehicles selected only', async () => {
+    const april = { month: '2026-04' };
+    const cy = async (sel: Record<string, string>) =>
+      (await run(GAPS, 'drivers', { ...april, ...sel }))
+        .filter((r) => r.driver_id === 'dc')
+        .map((r) => [r.distance_km, r.trips]);
+    // Cy's 500 km trips in vehicle 7 (Ops) and vehicle 8 (Sales)
+    expect(await cy({})).toEqual([[1000, 2]]);
+    expect(await cy({ vehicle: '7' })).toEqual([[500, 1]]);
+    expect(await cy({ department: 'Sales' })).toEqual([[500, 1]]);
+    // (Cy is no listed driver here: without a trip selected, no row)
+    expect(await cy({ department: 'Nobody' })).toEqual([]);
   });
 
   it('drills down to the trips behind a driver figure', async () => {
