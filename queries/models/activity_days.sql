@@ -33,18 +33,16 @@ CREATE OR REPLACE TEMP MACRO activity_days(acct, zone, from_day, to_day) AS TABL
     SELECT DISTINCT a.vehicle_id, a.registration, NULL FROM vehicle_activity AS a
     WHERE a.account = acct AND a.vehicle_id NOT IN (SELECT vehicle_id FROM vehicle_departments(acct))
   ),
-  -- the day's activity row and the trips' after-hours, one row per vehicle-day
-  f AS (
-    SELECT vehicle_id, day,
-      any_value(driving_s) FILTER (WHERE stream = 'activity') AS driving_s,
-      any_value(idle_s) FILTER (WHERE stream = 'activity') AS idle_s,
-      any_value(first_ignition_on) FILTER (WHERE stream = 'activity') AS first_ignition_on,
-      any_value(last_ignition_off) FILTER (WHERE stream = 'activity') AS last_ignition_off,
-      bool_or(stream = 'activity') AS listed,
-      any_value(after_hours_s) FILTER (WHERE stream = 'trips') AS after_s
-    FROM vehicle_day_facts(acct, zone, from_day, to_day)
-    WHERE stream IN ('activity', 'trips')
-    GROUP BY vehicle_id, day
+  -- the day's activity row with the trips' after-hours (kept apart: one row each per vehicle-day;
+  -- the after-hours count only beside an activity row), joined before they meet the vehicles ×
+  -- days, so that join holds one table of a year's rows, not two (serve's 256 MB)
+  act AS (
+    SELECT a.vehicle_id, a.day, a.driving_s, a.idle_s, a.first_ignition_on, a.last_ignition_off,
+      coalesce(t.after_hours_s, 0) AS after_s
+    FROM vehicle_day_facts(acct, zone, from_day, to_day) AS a
+    LEFT JOIN vehicle_day_facts(acct, zone, from_day, to_day) AS t
+      ON t.stream = 'trips' AND t.vehicle_id = a.vehicle_id AND t.day = a.day
+    WHERE a.stream = 'activity'
   )
   SELECT
     veh.vehicle_id,
@@ -55,11 +53,11 @@ CREATE OR REPLACE TEMP MACRO activity_days(acct, zone, from_day, to_day) AS TABL
     cov.synced,
     NOT cov.synced AND cov.pulled_open AS open_late,
     cov.working_day,
-    CASE WHEN cov.synced THEN f.driving_s END AS driving_s,
-    CASE WHEN cov.synced THEN f.idle_s END AS idle_s,
-    CASE WHEN cov.synced THEN f.first_ignition_on END AS first_ignition_on,
-    CASE WHEN cov.synced THEN f.last_ignition_off END AS last_ignition_off,
-    CASE WHEN cov.synced AND cov.trips_synced AND f.listed THEN coalesce(f.after_s, 0) END AS after_hours_s
+    CASE WHEN cov.synced THEN a.driving_s END AS driving_s,
+    CASE WHEN cov.synced THEN a.idle_s END AS idle_s,
+    CASE WHEN cov.synced THEN a.first_ignition_on END AS first_ignition_on,
+    CASE WHEN cov.synced THEN a.last_ignition_off END AS last_ignition_off,
+    CASE WHEN cov.synced AND cov.trips_synced THEN a.after_s END AS after_hours_s
   FROM veh
   CROSS JOIN cov
-  LEFT JOIN f ON f.vehicle_id = veh.vehicle_id AND f.day = cov.day;
+  LEFT JOIN act AS a ON a.vehicle_id = veh.vehicle_id AND a.day = cov.day;
