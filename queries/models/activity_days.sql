@@ -27,11 +27,16 @@ CREATE OR REPLACE TEMP MACRO activity_days(acct, zone, from_day, to_day) AS TABL
     JOIN fleet_stream_day_coverage(acct, zone, from_day, to_day, 'infinity'::TIMESTAMPTZ, 'trips') AS t
       ON t.day = days.day
   ),
+  -- the vehicles the activity lists (each with each registration it gave), a few thousand rows
+  -- before they are compared with the known vehicles, not every vehicle-day
+  listed AS MATERIALIZED (
+    SELECT DISTINCT a.vehicle_id, a.registration FROM vehicle_activity AS a WHERE a.account = acct
+  ),
   veh AS (
     SELECT vehicle_id, registration, department FROM vehicle_departments(acct)
     UNION
-    SELECT DISTINCT a.vehicle_id, a.registration, NULL FROM vehicle_activity AS a
-    WHERE a.account = acct AND a.vehicle_id NOT IN (SELECT vehicle_id FROM vehicle_departments(acct))
+    SELECT l.vehicle_id, l.registration, NULL FROM listed AS l
+    WHERE l.vehicle_id NOT IN (SELECT vehicle_id FROM vehicle_departments(acct))
   ),
   -- the day's activity row with the trips' after-hours (kept apart: one row each per vehicle-day;
   -- the after-hours count only beside an activity row), joined before they meet the vehicles ×
