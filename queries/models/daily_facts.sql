@@ -17,6 +17,14 @@
 --                  (toll_passage_charges, queries/models/prices.sql): toll_no_tariff the passages
 --                  without a tariff, toll_charged the sum of the others' charges,
 --                  toll_charged_rounded the same of each charge rounded to the cent
+--   activity       driving_s, idle_s, first_ignition_on, last_ignition_off: the vehicle's row of
+--                  GET /vehicles/activity for the day (vehicle_activity), as the API gave it
+--   trips          also after_hours_s: the engine-on seconds of the day outside the working hours
+--                  (trip_after_hours, queries/models/working_hours.sql), on every day a trip
+--                  overlaps (a day a trip only runs into has a row without trips); computed again
+--                  for the whole account when the working hours change (src/sync/run-log.ts)
+-- (activity and the trips' after-hours are added by name: the columns the branches above leave
+-- out are NULL there)
 CREATE OR REPLACE TEMP MACRO daily_facts_of(acct, zone, stream_name, from_day, to_day) AS TABLE
   SELECT 'odometer' AS stream, o.vehicle_id, timezone(zone, o.window_start)::DATE AS day,
     count(*)::INTEGER AS windows, count(*) FILTER (WHERE NOT o.counted)::INTEGER AS left_out,
@@ -37,24 +45,37 @@ CREATE OR REPLACE TEMP MACRO daily_facts_of(acct, zone, stream_name, from_day, t
     AND f.window_start >= local_range_start(zone, from_day) AND f.window_start < local_range_end(zone, to_day)
   GROUP BY f.stream, f.vehicle_id, day
   UNION ALL
-  SELECT 'trips', t.vehicle_id, timezone(zone, t.start_time)::DATE AS day,
-    NULL::INTEGER, NULL::INTEGER, NULL::DOUBLE, NULL::DOUBLE, NULL::TIMESTAMPTZ,
-    count(*)::INTEGER, sum(t.trip_distance_m), NULL::INTEGER, NULL::INTEGER, NULL::DOUBLE, NULL::DOUBLE
-  FROM trips AS t
-  WHERE (stream_name IS NULL OR stream_name = 'trips') AND t.account = acct
-    AND t.start_time >= local_range_start(zone, from_day) AND t.start_time < local_range_end(zone, to_day)
-  GROUP BY t.vehicle_id, day
-  UNION ALL
   SELECT 'visits', gv.vehicle_id, gv.local_day AS day,
     NULL::INTEGER, NULL::INTEGER, NULL::DOUBLE, NULL::DOUBLE, NULL::TIMESTAMPTZ,
     NULL::INTEGER, NULL::DOUBLE, count(*)::INTEGER,
     count(*) FILTER (WHERE gv.charge IS NULL)::INTEGER, sum(gv.charge), sum(round(gv.charge, 2))
   FROM toll_passage_charges(acct, zone, from_day, to_day) AS gv
   WHERE (stream_name IS NULL OR stream_name = 'visits')
-  GROUP BY gv.vehicle_id, day;
+  GROUP BY gv.vehicle_id, day
+  UNION ALL BY NAME
+  SELECT 'trips' AS stream, coalesce(s.vehicle_id, h.vehicle_id) AS vehicle_id, coalesce(s.day, h.day) AS day,
+    s.trips, s.trip_distance_m, h.after_s AS after_hours_s
+  FROM (
+    SELECT t.vehicle_id, timezone(zone, t.start_time)::DATE AS day,
+      count(*)::INTEGER AS trips, sum(t.trip_distance_m) AS trip_distance_m
+    FROM trips AS t
+    WHERE (stream_name IS NULL OR stream_name = 'trips') AND t.account = acct
+      AND t.start_time >= local_range_start(zone, from_day) AND t.start_time < local_range_end(zone, to_day)
+    GROUP BY t.vehicle_id, day
+  ) AS s
+  FULL JOIN (
+    SELECT * FROM trip_after_hours(acct, zone, from_day, to_day)
+    WHERE stream_name IS NULL OR stream_name = 'trips'
+  ) AS h ON h.vehicle_id = s.vehicle_id AND h.day = s.day
+  UNION ALL BY NAME
+  SELECT 'activity' AS stream, a.vehicle_id, timezone(zone, a.day_start)::DATE AS day,
+    a.driving_s, a.idle_s, a.first_ignition_on, a.last_ignition_off
+  FROM vehicle_activity AS a
+  WHERE (stream_name IS NULL OR stream_name = 'activity') AND a.account = acct
+    AND a.day_start >= local_range_start(zone, from_day) AND a.day_start < local_range_end(zone, to_day);
 
 -- daily_facts_span(acct, zone): the instants an account's fact-bearing rows span (odometer and
--- fuel windows, trips, toll passages; first_start and last_end NULL without any): what a rebuild
+-- fuel windows, trips, toll passages, activity; first_start and last_end NULL without any): what a rebuild
 -- computes.
 CREATE OR REPLACE TEMP MACRO daily_facts_span(acct, zone) AS TABLE
   SELECT min(t0) AS first_start, max(t1) AS last_end FROM (
@@ -64,6 +85,9 @@ CREATE OR REPLACE TEMP MACRO daily_facts_span(acct, zone) AS TABLE
     FROM fuel_windows_sourced(acct, zone, DATE '1970-01-01', DATE '2999-12-31')
     UNION ALL SELECT min(start_time), max(start_time) FROM trips WHERE account = acct
     UNION ALL SELECT min(enter_time), max(enter_time) FROM toll_passages(acct)
+    -- a trip's after-hours count on every day it runs into; activity on its day
+    UNION ALL SELECT min(start_time), max(end_time) FROM trips WHERE account = acct
+    UNION ALL SELECT min(day_start), max(day_start) FROM vehicle_activity WHERE account = acct
   );
 
 -- vehicle_day_facts(acct, zone, from_day, to_day): the stored facts of the local days

@@ -1,6 +1,7 @@
 -- The facts of one ledger stream's local days [$4, $5], of the vehicles $6 (NULL: all), computed
--- from the rows by the model layer (queries/models/daily_facts.sql) in the zone $2.
-INSERT INTO daily_facts
-SELECT $1, f.*
+-- from the rows by the model layer (queries/models/daily_facts.sql) in the zone $2 (by name: the
+-- model adds some columns by name, not in the table's order).
+INSERT INTO daily_facts BY NAME
+SELECT $1 AS account, f.*
 FROM daily_facts_of($1, $2, $3, $4::DATE, $5::DATE) AS f
 WHERE $6::BIGINT[] IS NULL OR list_contains($6::BIGINT[], f.vehicle_id);

@@ -82,6 +82,11 @@ export const FACT_COLUMN_STREAMS: Readonly<Record<string, readonly string[]>> = 
   toll_no_tariff: VISITS,
   toll_charged: VISITS,
   toll_charged_rounded: VISITS,
+  after_hours_s: ['trips'], // trip_after_hours: the trips against the working hours
+  driving_s: ['activity'],
+  idle_s: ['activity'],
+  first_ignition_on: ['activity'],
+  last_ignition_off: ['activity'],
 };
 
 /**

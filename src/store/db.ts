@@ -200,7 +200,11 @@ async function refuseOldSchema(instance: DuckDBInstance, path: string): Promise<
 /** The migrations that add the daily facts and the day's coverage (queries/schema/). */
 const FACTS_MIGRATIONS = ['088_daily_facts.sql', '089_day_coverage.sql'];
 /** Migrations that add facts of one ledger stream: that stream's facts are computed again. */
-const STREAM_FACTS_MIGRATIONS: Record<string, string> = { '090_toll_charge_facts.sql': 'visits' };
+const STREAM_FACTS_MIGRATIONS: Record<string, string> = {
+  '090_toll_charge_facts.sql': 'visits',
+  '093_trip_after_hours_facts.sql': 'trips',
+  '094_activity_facts.sql': 'activity',
+};
 
 /** Applies every `queries/schema/NNN_*.sql` not yet recorded in `schema_migrations`, in order. */
 export async function migrate(con: DuckDBConnection): Promise<string[]> {

@@ -9,6 +9,8 @@ import { prepareModelConnection } from './models.ts';
 import { execute, queryJs } from './queries.ts';
 import { localDate } from '../time.ts';
 
+const DAY_MS = 86_400_000;
+
 /** The ledger streams whose commits keep facts (daily_facts_streams() in the model). */
 export const FACT_STREAMS: ReadonlySet<string> = new Set([
   'odometer',
@@ -16,6 +18,7 @@ export const FACT_STREAMS: ReadonlySet<string> = new Set([
   'fuel_level',
   'trips',
   'visits',
+  'activity',
 ]);
 
 /** The model queries of a commit's refresh (the macros a writer's connection defines: models.ts). */
@@ -61,6 +64,9 @@ export async function refreshFacts(
   }
   if (!(to > from)) return;
   await prepareModelConnection(con, FACT_STREAMS.has(x.stream) ? REFRESH : REFRESH_COVERAGE);
+  // a trip's after-hours count on the days it runs into: those after the range (and one more, for
+  // a trip pulled again shorter) are computed again too
+  if (x.stream === 'trips') to = await tripsReach(con, x.account, from, to);
   const days = [localDate(from, x.zone), localDate(to - 1, x.zone)] as const;
   const ids = vehicles === null ? null : [...vehicles];
   const scopes = ids === null ? null : listValue(ids.map(String));
@@ -70,6 +76,17 @@ export async function refreshFacts(
   const list = ids === null ? null : listValue(ids.map((v) => BigInt(v)));
   await execute(con, 'sync/facts_delete', [x.account, x.stream, ...days, list]);
   await execute(con, 'sync/facts_insert', [x.account, x.zone, x.stream, ...days, list]);
+}
+
+/** The end of the instants [from, to) a commit of trips changes facts in: see refreshFacts. */
+async function tripsReach(con: DuckDBConnection, account: string, from: number, to: number): Promise<number> {
+  const [r] = await queryJs(con, 'sync/facts_trips_reach', [
+    account,
+    new Date(from).toISOString(),
+    new Date(to).toISOString(),
+  ]);
+  const reach = r?.reach as Date | null | undefined;
+  return Math.max(to, reach?.getTime() ?? to) + DAY_MS;
 }
 
 /** The local days [first, last] a span query answers (first_start, last_end), or null. */
@@ -127,6 +144,25 @@ export async function keepingTollFacts<T>(
   const out = await write();
   if ((await signature()) !== before) await refreshTollChargeFacts(con, account);
   return out;
+}
+
+/**
+ * Runs `write` (the sync's record of the account's working hours, inside its transaction) and,
+ * when it changed the working hours in effect, computes the account's trips facts again in `zone`:
+ * their after-hours rest on the working hours (trip_after_hours), so new hours change days already
+ * stored.
+ */
+export async function keepingAfterHoursFacts(
+  con: DuckDBConnection,
+  account: string,
+  zone: string,
+  write: () => Promise<unknown>,
+): Promise<void> {
+  await prepareModelConnection(con, ['sync/working_hours_in_effect']);
+  const hours = async () => String((await queryJs(con, 'sync/working_hours_in_effect', [account]))[0]?.hours);
+  const before = await hours();
+  await write();
+  if ((await hours()) !== before) await rebuildFacts(con, account, zone, 'trips');
 }
 
 /**

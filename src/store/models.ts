@@ -34,7 +34,6 @@ export const MODELS = [
   'prices',
   'working_hours',
   'site_visits',
-  'activity_days',
   'coverage',
   'logbook',
   'fuel_drops',
@@ -43,6 +42,7 @@ export const MODELS = [
   'driver_scores',
   'fuel_efficiency',
   'daily_facts',
+  'activity_days',
   'service_due',
 ];
 /** One statement of the macro and model files, the names it defines and the names it calls. */

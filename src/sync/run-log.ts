@@ -12,6 +12,8 @@ import { refusalOf } from '../api/access.ts';
 import { describeError, type FleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { execute } from '../store/queries.ts';
+import { inTransaction } from '../store/db.ts';
+import { keepingAfterHoursFacts } from '../store/facts.ts';
 import { localDate, type Clock } from '../time.ts';
 import type { RunSummary, SkippedStream, StreamCounts, SyncRequest } from './types.ts';
 import type { Window } from './windows.ts';
@@ -162,13 +164,17 @@ export async function startRunLog(
   ]);
   await execute(con, 'sync/account_upsert', [who.account, who.baseUrl, who.timezone]);
   const wh = who.workingHours ?? DEFAULT_WORKING_HOURS;
-  await execute(con, 'sync/working_hours_upsert', [
-    who.account,
-    wh.spec,
-    wh.weekdays.join(','),
-    wh.startMin,
-    wh.endMin,
-  ]);
+  await inTransaction(con, () =>
+    keepingAfterHoursFacts(con, who.account, who.timezone, () =>
+      execute(con, 'sync/working_hours_upsert', [
+        who.account,
+        wh.spec,
+        wh.weekdays.join(','),
+        wh.startMin,
+        wh.endMin,
+      ]),
+    ),
+  );
   who.log.info('sync started', { run: run.runId, from, to, streams: [...streams].join(',') });
 }
 

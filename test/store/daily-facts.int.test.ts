@@ -59,7 +59,8 @@ async function facts(raw: boolean) {
     const r = await con.runAndReadAll(
       `SELECT stream, vehicle_id, strftime(day, '%Y-%m-%d') AS day, windows, left_out, distance_m, used_l,
          epoch_ms(last_window_end) AS last_window_end, trips, trip_distance_m, toll_passages,
-         toll_no_tariff, toll_charged, toll_charged_rounded
+         toll_no_tariff, toll_charged, toll_charged_rounded, after_hours_s, driving_s, idle_s,
+         epoch_ms(first_ignition_on) AS first_ignition_on, epoch_ms(last_ignition_off) AS last_ignition_off
        FROM vehicle_day_facts($1, $2, DATE '1970-01-01', DATE '2999-12-31')
        ORDER BY stream, vehicle_id, day`,
       [ACCOUNT, scope.zone],
@@ -75,7 +76,7 @@ describe('daily facts', () => {
     const raw = await facts(true);
     expect(stored.length).toBeGreaterThan(0);
     expect(new Set(stored.map((r) => r.stream))).toEqual(
-      new Set(['odometer', 'fuel_consumed', 'fuel_level', 'trips', 'visits']),
+      new Set(['odometer', 'fuel_consumed', 'fuel_level', 'trips', 'visits', 'activity']),
     );
     expect(stored).toEqual(raw);
   });
@@ -171,7 +172,16 @@ describe('toll charges in the daily facts', () => {
  * columns read the stored day's coverage (through queries/models/coverage.sql); each over the
  * whole history, kpis and trend also over the ranges that try their edges.
  */
-const FACT_READERS = ['kpis', 'trend', 'mileage', 'top_vehicles', 'costs', 'cost_departments'];
+const FACT_READERS = [
+  'kpis',
+  'trend',
+  'mileage',
+  'top_vehicles',
+  'costs',
+  'cost_departments',
+  'utilisation',
+  'utilisation_days',
+];
 const COVERAGE_READERS = [
   'carpool',
   'driver_scores',
@@ -201,6 +211,9 @@ describe('every report over the stored facts equals the same report over the raw
         midMonth: { from: '2026-03-10', to: '2026-03-20' },
         edge: { from: '2026-02-28', to: '2026-04-01' },
       };
+    if (name.startsWith('utilisation'))
+      // a range whose first day a trip of the day before runs into, and whose months are cut
+      return { whole, edge: { from: '2026-02-28', to: '2026-04-01' } };
     if (name === 'trend')
       return { whole, weeks: { ...whole, grain: 'week' }, months: { ...whole, grain: 'month' } };
     return { whole };
@@ -253,6 +266,29 @@ describe('the upgrade to migration 090', () => {
       for (const c of ['toll_no_tariff', 'toll_charged', 'toll_charged_rounded'])
         await con.run(`ALTER TABLE daily_facts DROP COLUMN ${c}`);
       await con.run(`DELETE FROM schema_migrations WHERE name = '090_toll_charge_facts.sql'`);
+    });
+    closeConnections();
+    s.h.db.close();
+    s.h.db = await openDatabase(s.h.dbPath);
+    expect(await facts(false)).toEqual(raw);
+  });
+});
+
+describe('the upgrade to migrations 093 and 094', () => {
+  it("computes the activity and the trips' after-hours of an existing database's stored rows", async () => {
+    const raw = await facts(true);
+    expect(raw.some((r) => r.stream === 'activity' && r.driving_s !== null)).toBe(true);
+    expect(raw.some((r) => r.stream === 'trips' && Number(r.after_hours_s) > 0)).toBe(true);
+    // a database as it was before 093: no activity rows, no after-hours, the migrations not recorded
+    await withCon(async (con) => {
+      await con.run(
+        `DELETE FROM daily_facts WHERE stream = 'activity' OR (stream = 'trips' AND trips IS NULL)`,
+      );
+      for (const c of ['after_hours_s', 'driving_s', 'idle_s', 'first_ignition_on', 'last_ignition_off'])
+        await con.run(`ALTER TABLE daily_facts DROP COLUMN ${c}`);
+      await con.run(
+        `DELETE FROM schema_migrations WHERE name IN ('093_trip_after_hours_facts.sql', '094_activity_facts.sql')`,
+      );
     });
     closeConnections();
     s.h.db.close();
