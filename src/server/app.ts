@@ -148,6 +148,7 @@ export function createApp(opts: AppOptions): Express {
       gate,
       scheduler: opts.scheduler ?? null,
       ...jobs,
+      ...(opts.warmUp ? { warmUp: opts.warmUp } : {}),
     }),
   );
   app.use(

@@ -32,6 +32,8 @@ export interface WarmUp {
     inFlight: () => number;
     idle: () => Promise<void>;
   }): void;
+  /** A step run first in each pass (the status the page asks before its reports). */
+  also(step: () => Promise<unknown>): void;
   /** Starts a pass (or marks the running one to start again). */
   trigger(reason: string): void;
   /** Resolves when no pass runs or is due. */
@@ -44,6 +46,7 @@ export interface WarmUp {
 
 export function createWarmUp(log: (msg: string, fields: LogFields) => void = () => {}): WarmUp {
   let route: Parameters<WarmUp['attach']>[0] | null = null;
+  const steps: (() => Promise<unknown>)[] = [];
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
@@ -55,8 +58,15 @@ export function createWarmUp(log: (msg: string, fields: LogFields) => void = () 
     const r = route;
     if (!r) return;
     const started = performance.now();
-    const calls = await r.calls();
     let n = 0;
+    for (const step of steps) {
+      if (stopped || again) return;
+      while (r.inFlight() > 0 && !stopped) await Promise.race([r.idle(), stopping]);
+      await step();
+      n++;
+      stats.calls++;
+    }
+    const calls = await r.calls();
     for (const call of calls) {
       // a paged list (the vehicles of the filter bar) is read whole, page after page, with the
       // first page's limit, as the dashboard's getAllRows reads it
@@ -102,6 +112,9 @@ export function createWarmUp(log: (msg: string, fields: LogFields) => void = () 
   return {
     attach(a) {
       route = a;
+    },
+    also(step) {
+      steps.push(step);
     },
     trigger(reason) {
       if (stopped) return;
