@@ -81,7 +81,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     : null;
   const runSync = opts.runSync;
   let checking: Promise<unknown> = Promise.resolve();
-  const warmUp = opts.warmUp && !opts.accounts ? createWarmUp((m, f) => opts.log.info(m, f)) : null;
+  const warmUp = opts.warmUp && !opts.accounts ? createWarmUp((level, m, f) => opts.log[level](m, f)) : null;
   // The check runs after the run, outside the gate: a slow mail server never delays the answer.
   // So does the warm-up of the overview's answers for the data the run committed.
   const gate =

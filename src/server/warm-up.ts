@@ -44,7 +44,9 @@ export interface WarmUp {
   stop(): Promise<void>;
 }
 
-export function createWarmUp(log: (msg: string, fields: LogFields) => void = () => {}): WarmUp {
+export function createWarmUp(
+  log: (level: 'info' | 'warn', msg: string, fields: LogFields) => void = () => {},
+): WarmUp {
   let route: Parameters<WarmUp['attach']>[0] | null = null;
   const steps: (() => Promise<unknown>)[] = [];
   let running: Promise<void> | null = null;
@@ -87,7 +89,7 @@ export function createWarmUp(log: (msg: string, fields: LogFields) => void = () 
       }
     }
     stats.passes++;
-    log('warm-up done', { reason, calls: n, ms: Math.round(performance.now() - started) });
+    log('info', 'warm-up done', { reason, calls: n, ms: Math.round(performance.now() - started) });
   }
 
   function start(reason: string) {
@@ -100,7 +102,7 @@ export function createWarmUp(log: (msg: string, fields: LogFields) => void = () 
             stats.lastError = undefined;
           } catch (e) {
             stats.lastError = e;
-            log('warm-up failed', { reason, error: e instanceof Error ? e.message : String(e) });
+            log('warn', 'warm-up failed', { reason, error: e instanceof Error ? e.message : String(e) });
           }
         } while (again && !stopped);
       } finally {
