@@ -228,6 +228,8 @@ export async function serveSeeded(
     schedule: null,
     port: 0,
     host: '127.0.0.1',
+    // as `fleetsync serve` (BENCH_WARM=0: without the overview's warm-up, for an A/B)
+    warmUp: env.BENCH_WARM !== '0',
     ...extra,
   });
   return { db, srv };

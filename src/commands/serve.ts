@@ -129,6 +129,7 @@ export const serveCommand: Command = {
         now: ctx.now,
         subscriptions,
         ...(runSync ? { runSync } : {}),
+        warmUp: true,
       });
       ctx.stdout(
         `fleetsync dashboard: ${server.url} — account ${account}, started ${formatZoned(ctx.now(), zone)}\n`,

@@ -24,6 +24,7 @@ import { hostGuard } from './hosts.ts';
 import { createServeTempDir } from './temp.ts';
 import type { HeavyQueue } from './heavy-queue.ts';
 import { reportRoutes } from './report-routes.ts';
+import type { WarmUp } from './warm-up.ts';
 import { serviceRoutes } from './service-routes.ts';
 import { statusRoutes } from './status-routes.ts';
 import { subscriptionRoutes } from './subscription-routes.ts';
@@ -62,6 +63,8 @@ export interface AppOptions {
   tempDir?: string;
   /** The queue of heavy downloads (default DEFAULT_HEAVY_QUEUE; heavy-queue.ts). */
   downloads?: HeavyQueue;
+  /** The overview's calls computed ahead of the first visit (warm-up.ts; startServer's). */
+  warmUp?: WarmUp;
 }
 
 export function createApp(opts: AppOptions): Express {
@@ -132,6 +135,7 @@ export function createApp(opts: AppOptions): Express {
       now,
       tempDir,
       ...(opts.downloads ? { downloads: opts.downloads } : {}),
+      ...(opts.warmUp ? { warmUp: opts.warmUp } : {}),
     }),
   );
   app.use(
@@ -144,6 +148,7 @@ export function createApp(opts: AppOptions): Express {
       gate,
       scheduler: opts.scheduler ?? null,
       ...jobs,
+      ...(opts.warmUp ? { warmUp: opts.warmUp } : {}),
     }),
   );
   app.use(

@@ -3,7 +3,8 @@
  * a rezone rewrites the ledger); the version is the fingerprint of the account's latest run and
  * ledger (queries/reports/meta_key.sql, the same one "complete through" is cached by). A key is
  * that version + account + zone + report + parameters + page; reports whose SQL reads `$now`
- * (coverage: today up to now) also key on the clock, so they are never served from another
+ * also key on the clock (nowKey): on the local day when they read it only as the coverage
+ * macros' "days ended by now", else on the instant, so they are never served from another
  * moment. Least recently used entries go first, bounded by entry count and by the bytes held
  * (answers are kept as their JSON text: a 1,000-row page of trips is ~0.4 MB as text and took
  * ~3× that as row objects).
@@ -15,6 +16,7 @@ import { loadSql } from '../store/queries.ts';
 import type { ReportParams } from '../reports/params.ts';
 import { queryName, type ReportDef } from '../reports/registry.ts';
 import { bindNamed, bindings, toJsonCell, type ReportPage, type ReportScope } from '../reports/run.ts';
+import { localDate, offsetMinutes } from '../time.ts';
 
 export interface ReportCacheOptions {
   maxEntries: number;
@@ -228,6 +230,69 @@ export function createConnectionPool(db: Database, idleMax = 4) {
   };
 }
 
+/**
+ * How a report's SQL reads `$now`: not at all, only as the coverage macros' `now_ts` (which say
+ * which local days have ended: ended_local_days, queries/models/coverage.sql), or otherwise.
+ */
+export type NowUse = 'none' | 'day' | 'instant';
+
+/** `sql` without its `--` comments. */
+const uncommented = (sql: string) => sql.replace(/--[^\n]*/g, '');
+
+/** The name of the call whose argument list holds position `at` of `sql`, or null. */
+function enclosingCall(sql: string, at: number): string | null {
+  let depth = 0;
+  for (let i = at - 1; i >= 0; i--) {
+    const ch = sql[i];
+    if (ch === ')') depth++;
+    else if (ch === '(' && depth-- === 0) return /([a-z_][a-z0-9_]*)\s*$/i.exec(sql.slice(0, i))?.[1] ?? null;
+  }
+  return null;
+}
+
+/** The macros of queries/models/coverage.sql (each reads its `now_ts` only through ended_local_days). */
+let coverageMacros: Set<string> | null = null;
+export function coverageMacroNames(): Set<string> {
+  coverageMacros ??= new Set(
+    [...loadSql('models/coverage').matchAll(/CREATE OR REPLACE TEMP MACRO (\w+)/g)].map((m) => m[1]!),
+  );
+  return coverageMacros;
+}
+
+/**
+ * 'day' when every `$now` of `sql` is an argument of a coverage macro: its answer then changes
+ * with the local day only (the days ended by now), so a kept answer serves the whole day;
+ * 'instant' for any other use (service_due's "as of now").
+ */
+export function nowUse(sql: string): NowUse {
+  const text = uncommented(sql);
+  const at = [...text.matchAll(/\$now\b/g)].map((m) => m.index);
+  if (!at.length) return 'none';
+  const macros = coverageMacroNames();
+  return at.every((i) => macros.has(enclosingCall(text, i) ?? '')) ? 'day' : 'instant';
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The part of an answer's key that the clock decides: for 'day' the local day in the account's
+ * zone (the days ended by now are those before it), except within two hours of a change of the
+ * zone's offset (a midnight that a DST change moves or skips), where the instant keys it as for
+ * 'instant', so no answer is served from another moment than the one it was computed for.
+ */
+export function nowKey(use: NowUse, scope: Pick<ReportScope, 'nowMs' | 'zone'>): string | number | null {
+  if (use === 'none') return null;
+  if (use === 'day') {
+    const off = offsetMinutes(scope.nowMs, scope.zone);
+    if (
+      offsetMinutes(scope.nowMs - 2 * HOUR_MS, scope.zone) === off &&
+      offsetMinutes(scope.nowMs + 2 * HOUR_MS, scope.zone) === off
+    )
+      return `day ${localDate(scope.nowMs, scope.zone)}`;
+  }
+  return scope.nowMs;
+}
+
 export function createReportCache<T>(
   opts: ReportCacheOptions = DEFAULT_REPORT_CACHE,
   /** The account's data version (default: dataVersion, asked on every call). */
@@ -237,10 +302,10 @@ export function createReportCache<T>(
   const computing = new Map<string, Promise<T>>();
   let bytesHeld = 0;
   let hits = 0;
-  const readsNow = new Map<string, boolean>();
+  const readsNow = new Map<string, NowUse>();
   const usesNow = (def: ReportDef) => {
     let v = readsNow.get(def.name);
-    if (v === undefined) readsNow.set(def.name, (v = /\$now\b/.test(loadSql(queryName(def)))));
+    if (v === undefined) readsNow.set(def.name, (v = nowUse(loadSql(queryName(def)))));
     return v;
   };
   return {
@@ -252,7 +317,7 @@ export function createReportCache<T>(
         def.name,
         params,
         page ?? null,
-        usesNow(def) ? scope.nowMs : null,
+        nowKey(usesNow(def), scope),
       ]);
       const hit = entries.get(key);
       if (hit) {

@@ -38,6 +38,8 @@ import { accountOf, withoutAccount } from './account-routes.ts';
 import type { EndpointRefusal, ReportAnswer, ReportsIndexAnswer } from './api-types.ts';
 import { unavailableFor } from '../reports/needs.ts';
 import { createHeavyQueue, type HeavyQueue } from './heavy-queue.ts';
+import type { WarmUp, WarmUpCall } from './warm-up.ts';
+import { localDate } from '../time.ts';
 import {
   createConnectionPool,
   createReportCache,
@@ -56,6 +58,8 @@ export interface ReportRouteDeps {
   tempDir: string;
   /** Downloads at once and in line (default DEFAULT_HEAVY_QUEUE); beyond it 503 + Retry-After. */
   downloads?: HeavyQueue;
+  /** The overview's calls computed ahead of the first visit (warm-up.ts); attached here. */
+  warmUp?: WarmUp;
 }
 
 function setMeta(res: Response, meta: ReportMeta, rows: number, note: string | null) {
@@ -252,6 +256,59 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     meta: ReportMeta;
   }>(DEFAULT_REPORT_CACHE, (con, scope) => versions(scope.account, () => dataVersion(con, scope)));
 
+  let inFlight = 0;
+  const idleWaiters: (() => void)[] = [];
+
+  /** A call's scope, page and parameters from its query (`format`: a download's). */
+  async function callOf(
+    con: DuckDBConnection,
+    account: string,
+    def: ReportDef,
+    query: Record<string, unknown>,
+    format: ExportFormat | undefined,
+  ) {
+    const zone = await zones(account, () => resolveZone(con, account, deps.config.timezone));
+    const scope = configuredScope(account, zone, deps.now(), deps.config);
+    // The export code (and its libraries: exceljs, apache-arrow, ~40 MB of RSS) is loaded by the
+    // first download, not by every server.
+    const exporter = format ? await import('../reports/export.ts') : null;
+    const { headers, rest: q } = headersOf(query, format, exporter?.HEADER_STYLES ?? []);
+    const { page, rest } = pageOf(
+      q,
+      !format && !def.extra.includes('limit'),
+      def.columns.map((c) => c.name),
+    );
+    return { scope, exporter, headers, page, params: parseReportParams(rest, def, scope) };
+  }
+
+  /** A JSON answer from the memo, or computed (`computing` is called then) and kept there. */
+  function answerOf(
+    con: DuckDBConnection,
+    def: ReportDef,
+    scope: ReportScope,
+    params: ReportParams,
+    page: ReportPage | undefined,
+    computing: () => void = () => {},
+  ) {
+    return answers.through(
+      con,
+      { def, scope, params, page },
+      async () => {
+        computing();
+        const result = await runReport(con, def, scope, params, page);
+        const { rows, ...rest } = result;
+        return {
+          result: rest,
+          rowsJson: JSON.stringify(rows),
+          rows: rows.length,
+          columns: describeColumns(def, await reasonCodes(con)),
+          meta: await reportMeta(con, scope, metaCache),
+        };
+      },
+      (v) => v.rowsJson.length + 4096,
+    );
+  }
+
   /**
    * Writes a large page as it is read (JSON equal to what runReport's answer would be). True when
    * sent whole or refused with 503; false when the client left midway (its connection is closed).
@@ -338,25 +395,19 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     const format = m[2] as ExportFormat | undefined;
     const started = Date.now();
     const con = await acquire();
+    // a dashboard call in flight: the warm-up waits for it (downloads queue on their own)
+    const json = !format;
+    if (json) inFlight++;
     let ok = false;
     try {
       const account = accountOf(res, deps.config);
-      const zone = await zones(account, () => resolveZone(con, account, deps.config.timezone));
-      const scope = configuredScope(account, zone, deps.now(), deps.config);
-      // The export code (and its libraries: exceljs, apache-arrow, ~40 MB of RSS) is loaded by the
-      // first download, not by every server.
-      const exporter = format ? await import('../reports/export.ts') : null;
-      const { headers, rest: query } = headersOf(
+      const { scope, exporter, headers, page, params } = await callOf(
+        con,
+        account,
+        def,
         withoutAccount(req.query as Record<string, unknown>),
         format,
-        exporter?.HEADER_STYLES ?? [],
       );
-      const { page, rest } = pageOf(
-        query,
-        !format && !def.extra.includes('limit'),
-        def.columns.map((c) => c.name),
-      );
-      const params = parseReportParams(rest, def, scope);
       if (!format) {
         if (page && page.limit > STREAM_PAGE_ROWS) {
           // A large page is streamed (never whole in memory) and takes a place in the queue of
@@ -364,28 +415,15 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
           ok = await streamedPage(res, con, { def, scope, params, page, started });
           return;
         }
-        const cached = await answers.through(
-          con,
-          { def, scope, params, page },
-          async () => {
-            const result = await runReport(con, def, scope, params, page);
-            const { rows, ...rest } = result;
-            return {
-              result: rest,
-              rowsJson: JSON.stringify(rows),
-              rows: rows.length,
-              columns: describeColumns(def, await reasonCodes(con)),
-              meta: await reportMeta(con, scope, metaCache),
-            };
-          },
-          (v) => v.rowsJson.length + 4096,
-        );
+        let computed = false;
+        const cached = await answerOf(con, def, scope, params, page, () => (computed = true));
         // The same data version, so the same run and "complete through"; generated now.
         const meta = { ...cached.meta, generated_at: new Date(scope.nowMs).toISOString() };
         ok = true;
         const note = rangeNote(params, scope, meta.complete_through_text);
         setMeta(res, meta, cached.result.total, note);
-        res.set('Cache-Control', 'no-store');
+        // kept: from the memo (or a computation another call had started, the warm-up's say)
+        res.set({ 'Cache-Control': 'no-store', 'X-Fleetsync-Answer': computed ? 'computed' : 'kept' });
         // The answer's JSON with the rows' text kept from when it was computed (rows come last).
         res.set('Content-Type', 'application/json');
         const unavailable = await refusals(JSON.stringify([scope.account, def.name, scope.zone]), () =>
@@ -447,8 +485,63 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       });
     } finally {
       release(con, ok);
+      if (json && --inFlight === 0) for (const w of idleWaiters.splice(0)) w();
     }
   });
 
+  deps.warmUp?.attach({
+    inFlight: () => inFlight,
+    idle: () => new Promise<void>((resolve) => idleWaiters.push(resolve)),
+    calls: async () => {
+      const con = await acquire();
+      let ok = false;
+      try {
+        const account = deps.config.account;
+        const zone = await zones(account, () => resolveZone(con, account, deps.config.timezone));
+        ok = true;
+        return overviewCalls(localDate(deps.now(), zone));
+      } finally {
+        release(con, ok);
+      }
+    },
+    run: async ({ report, query }) => {
+      const def = requireReport(report);
+      const con = await acquire();
+      let ok = false;
+      try {
+        const call = await callOf(con, deps.config.account, def, query, undefined);
+        const { result } = await answerOf(con, def, call.scope, call.params, call.page);
+        ok = true;
+        return { total: result.total, limit: call.page?.limit };
+      } finally {
+        release(con, ok);
+      }
+    },
+  });
+
   return r;
+}
+
+/** The dashboard's default period (filters.js' last_3_months): the month two before today's to today. */
+export function defaultPeriod(today: string): { from: string; to: string } {
+  const y = Number(today.slice(0, 4));
+  const m = Number(today.slice(5, 7));
+  const [yy, mm] = m <= 2 ? [y - 1, m + 10] : [y, m - 2];
+  return { from: `${yy}-${String(mm).padStart(2, '0')}-01`, to: today };
+}
+
+/**
+ * What the overview asks at its default period, in the page's order, as the dashboard's query
+ * strings say it (dashboard/js/overview.js, filters.js: the vehicle list first, every page of it).
+ */
+export function overviewCalls(today: string): WarmUpCall[] {
+  const period = defaultPeriod(today);
+  return [
+    { report: 'vehicles', query: {} },
+    { report: 'kpis', query: period },
+    { report: 'costs', query: period },
+    { report: 'cost_departments', query: period },
+    { report: 'trend', query: { ...period, grain: 'week' } },
+    { report: 'top_vehicles', query: period },
+  ];
 }

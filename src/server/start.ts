@@ -17,7 +17,8 @@ import { createApp } from './app.ts';
 import type { HeavyQueue } from './heavy-queue.ts';
 import { createSyncGate, type RunSyncFn } from './sync-gate.ts';
 import { createServeTempDir } from './temp.ts';
-import type { Clock } from '../time.ts';
+import { startOfNextLocalDay, type Clock } from '../time.ts';
+import { createWarmUp, type WarmUp } from './warm-up.ts';
 import type { Subscription } from '../reports/subscription-file.ts';
 
 export interface StartServerOptions {
@@ -46,6 +47,11 @@ export interface StartServerOptions {
   subscriptions?: readonly Subscription[];
   /** How often subscriptions are checked (default SUBSCRIPTION_CHECK_MS); also once at start. */
   subscriptionCheckMs?: number;
+  /**
+   * Compute the overview's calls at its default period into the answer memo at start, after each
+   * sync run and at the account's local midnight (warm-up.ts; `fleetsync serve`). Not in lake mode.
+   */
+  warmUp?: boolean;
 }
 
 export interface RunningServer {
@@ -55,6 +61,8 @@ export interface RunningServer {
   nextRun(): Date | null;
   /** Resolves when the subscriptions' check running now (the one at start, say) is done. */
   subscriptionsChecked(): Promise<unknown>;
+  /** Resolves when the overview's warm-up (if any) has no pass running or due. */
+  warmed(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -73,7 +81,9 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     : null;
   const runSync = opts.runSync;
   let checking: Promise<unknown> = Promise.resolve();
+  const warmUp = opts.warmUp && !opts.accounts ? createWarmUp((level, m, f) => opts.log[level](m, f)) : null;
   // The check runs after the run, outside the gate: a slow mail server never delays the answer.
+  // So does the warm-up of the overview's answers for the data the run committed.
   const gate =
     runSync && alerter
       ? createSyncGate(async (trigger) => {
@@ -81,6 +91,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
             return await runSync(trigger);
           } finally {
             checking = alerter.check();
+            warmUp?.trigger('sync');
           }
         })
       : null;
@@ -177,6 +188,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     ...(opts.jobs ? { jobs: opts.jobs } : {}),
     ...(opts.lake ? { lake: true } : {}),
     ...(opts.downloads ? { downloads: opts.downloads } : {}),
+    ...(warmUp ? { warmUp } : {}),
     subscriptions: subs,
   });
   const host = opts.host ?? opts.config.host;
@@ -192,6 +204,8 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     throw listenError(e, host, wanted);
   });
   const port = (server.address() as AddressInfo).port;
+  const midnight = warmUp ? warmAtMidnight(warmUp, opts) : null;
+  warmUp?.trigger('start');
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}/`,
@@ -199,7 +213,10 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     server,
     nextRun: scheduler.nextRun,
     subscriptionsChecked: () => subscriptions?.idle() ?? Promise.resolve(),
+    warmed: () => warmUp?.settled() ?? Promise.resolve(),
     close: async () => {
+      midnight?.stop();
+      await warmUp?.stop();
       if (task) await task.destroy();
       if (packTask) await packTask.destroy();
       await stopAlerts();
@@ -210,6 +227,28 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       temp.remove();
     },
   };
+}
+
+/**
+ * The overview's default period moves at the account's local midnight: a warm-up then (a minute
+ * after, on the server's clock), again every day.
+ */
+function warmAtMidnight(warmUp: WarmUp, opts: StartServerOptions) {
+  const zone = opts.zone ?? opts.config.timezone;
+  let timer: NodeJS.Timeout | null = null;
+  const arm = () => {
+    const wait = startOfNextLocalDay(opts.now(), zone) + 60_000 - opts.now();
+    timer = setTimeout(
+      () => {
+        warmUp.trigger('midnight');
+        arm();
+      },
+      Math.max(60_000, wait),
+    );
+    timer.unref();
+  };
+  arm();
+  return { stop: () => timer && clearTimeout(timer) };
 }
 
 async function subscriptionsOf(config: Readonly<Config>): Promise<readonly Subscription[]> {

@@ -23,6 +23,7 @@ import {
   statusVersion,
 } from './report-cache.ts';
 import type { SyncGate } from './sync-gate.ts';
+import type { WarmUp } from './warm-up.ts';
 import { formatIsoInZone, isoInZoneOrNull, type Clock } from '../time.ts';
 import type { ChangesAnswer, LastRunAnswer, StatusAnswer, SyncAnswer } from './api-types.ts';
 
@@ -39,6 +40,8 @@ export interface StatusDeps {
   } | null;
   /** Lake mode: each account's last worker job and publish time (src/lake/outcomes.ts). */
   jobs?: () => JobOutcome[];
+  /** The overview's calls computed ahead of the first visit (warm-up.ts): the status is one. */
+  warmUp?: WarmUp;
 }
 
 /** The run row's counters as objects (the runs report gives them as JSON text for CSV). */
@@ -84,6 +87,63 @@ export function statusRoutes(deps: StatusDeps): Router {
       .map(([a, o]) => `${a}:${o.run_id}:${o.state}:${o.recorded}`)
       .join(',');
 
+  // Everything but the sync state is a function of the data and the clock: reused while the
+  // data version is unchanged, for at most a minute (the status judges staleness and "today"
+  // by the clock). A status call was ~10 statements and the costliest overview call.
+  const compute = (account: string, n: number, version: string) =>
+    answers.through(
+      version,
+      JSON.stringify([account, n, Math.floor(deps.now() / 60_000)]),
+      async () => {
+        // its own connection: a caller answered from the memo meanwhile releases its own
+        const con = await connections.acquire();
+        let computed = false;
+        try {
+          const zone = await resolveZone(con, account, deps.config.timezone);
+          const scope = { account, zone, nowMs: deps.now() };
+          const meta = await reportMeta(con, scope);
+          const runsDef = requireReport('runs');
+          const runs = await runReport(
+            con,
+            runsDef,
+            scope,
+            parseReportParams({ limit: '1' }, runsDef, scope),
+          );
+          // What `fleetsync status` prints, so that it can ask this server while it holds the file.
+          const report = await buildStatus(con, {
+            database: deps.db.path,
+            zone,
+            runs: n,
+            nowMs: deps.now(),
+            outcomes: outcomes.read(),
+          });
+          computed = true;
+          return { meta, runs, report, zone };
+        } finally {
+          connections.release(con, computed);
+        }
+      },
+      JSON.stringify([account, n]),
+    );
+  // The data version on a connection of its own, then the status of that version (kept or computed).
+  const current = async (account: string, n: number) => {
+    const con = await connections.acquire();
+    let ok = false;
+    try {
+      const parts = await compute(
+        account,
+        n,
+        `${await versions('status', () => statusVersion(con))}|${outcomeVersion()}`,
+      );
+      ok = true;
+      return parts;
+    } finally {
+      connections.release(con, ok);
+    }
+  };
+  // The dashboard's first call (the default account, 10 runs) is part of the warm-up.
+  deps.warmUp?.also(() => current(deps.config.account, 10));
+
   r.get('/status', async (req, res) => {
     const n = req.query.runs === undefined ? 10 : Number(req.query.runs);
     if (
@@ -119,67 +179,15 @@ export function statusRoutes(deps: StatusDeps): Router {
         ...(deps.jobs ? { jobs: jobsAnswer(deps.jobs(), deps.now(), deps.config.staleHours) } : {}),
       } satisfies StatusAnswer);
     };
-    // Everything but the sync state is a function of the data and the clock: reused while the
-    // data version is unchanged, for at most a minute (the status judges staleness and "today"
-    // by the clock). A status call was ~10 statements and the costliest overview call.
-    const compute = (version: string) =>
-      answers.through(
-        version,
-        JSON.stringify([account, n, Math.floor(deps.now() / 60_000)]),
-        async () => {
-          // its own connection: a caller answered from the memo meanwhile releases its own
-          const con = await connections.acquire();
-          let computed = false;
-          try {
-            const zone = await resolveZone(con, account, deps.config.timezone);
-            const scope = { account, zone, nowMs: deps.now() };
-            const meta = await reportMeta(con, scope);
-            const runsDef = requireReport('runs');
-            const runs = await runReport(
-              con,
-              runsDef,
-              scope,
-              parseReportParams({ limit: '1' }, runsDef, scope),
-            );
-            // What `fleetsync status` prints, so that it can ask this server while it holds the file.
-            const report = await buildStatus(con, {
-              database: deps.db.path,
-              zone,
-              runs: n,
-              nowMs: deps.now(),
-              outcomes: outcomes.read(),
-            });
-            computed = true;
-            return { meta, runs, report, zone };
-          } finally {
-            connections.release(con, computed);
-          }
-        },
-        family,
-      );
     // While a sync runs, the version moves with every committed group and the sync's own work
     // keeps the event loop and DuckDB's threads busy: the status last computed answers at once,
     // without a statement, and one recomputation at a time runs behind it (the sync state
     // itself is always live).
-    // The data version on a connection of its own, then the status of that version (kept or computed).
-    const current = async () => {
-      const con = await connections.acquire();
-      let ok = false;
-      try {
-        const parts = await compute(
-          `${await versions('status', () => statusVersion(con))}|${outcomeVersion()}`,
-        );
-        ok = true;
-        return parts;
-      } finally {
-        connections.release(con, ok);
-      }
-    };
     const kept = answers.peek(family);
     if (kept) {
       if (!refreshing.has(family)) {
         refreshing.add(family);
-        current()
+        current(account, n)
           .catch((e: unknown) =>
             deps.log.warn('status: recomputing during a sync failed', { error: describeError(e) }),
           )
@@ -188,7 +196,7 @@ export function statusRoutes(deps: StatusDeps): Router {
       send(kept);
       return;
     }
-    send(await current());
+    send(await current(account, n));
   });
 
   // API release notes: open flagged changes to endpoints the sync uses (the dashboard's banner).

@@ -1,0 +1,136 @@
+/**
+ * The overview's first data (issue 29): the server computes the dashboard's first page of calls
+ * (the overview at its default period, and the vehicle list of the filter bar) into its answer
+ * memo when the data may have changed — at start, after each sync run, at the account's local
+ * midnight (the default period moves) — so the first visit after the nightly sync reads kept
+ * answers instead of computing five reports at once on the user's clock.
+ *
+ * One call at a time, and none while a dashboard call is in flight (the pass waits until the
+ * server has no report call running): it yields to users. A user's call that asks for the answer
+ * being computed shares it (the memo's one-computation-per-key). A trigger during a pass starts
+ * the pass again from its first call when the current call is done.
+ */
+import type { LogFields } from '../log.ts';
+
+export interface WarmUpCall {
+  report: string;
+  /** The query as the dashboard sends it (account left out). */
+  query: Record<string, string>;
+}
+
+/** One call of a pass: runs it and says how many rows the whole answer has (paged reports). */
+export type WarmUpRun = (call: WarmUpCall) => Promise<{ total: number; limit: number | undefined }>;
+
+export interface WarmUp {
+  /**
+   * The routes' side: the calls of a pass (from the account's today), how to run one, the
+   * dashboard calls in flight and a promise of the moment none is.
+   */
+  attach(a: {
+    calls: () => Promise<WarmUpCall[]>;
+    run: WarmUpRun;
+    inFlight: () => number;
+    idle: () => Promise<void>;
+  }): void;
+  /** A step run first in each pass (the status the page asks before its reports). */
+  also(step: () => Promise<unknown>): void;
+  /** Starts a pass (or marks the running one to start again). */
+  trigger(reason: string): void;
+  /** Resolves when no pass runs or is due. */
+  settled(): Promise<void>;
+  /** Passes done, calls run and the last pass's failure (if any), for the log and tests. */
+  readonly stats: { passes: number; calls: number; lastError: unknown };
+  /** Stops: the call running now finishes, no other starts. */
+  stop(): Promise<void>;
+}
+
+export function createWarmUp(
+  log: (level: 'info' | 'warn', msg: string, fields: LogFields) => void = () => {},
+): WarmUp {
+  let route: Parameters<WarmUp['attach']>[0] | null = null;
+  const steps: (() => Promise<unknown>)[] = [];
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+  let onStop = () => {};
+  const stopping = new Promise<void>((resolve) => (onStop = resolve));
+  const stats = { passes: 0, calls: 0, lastError: undefined as unknown };
+
+  async function pass(reason: string): Promise<void> {
+    const r = route;
+    if (!r) return;
+    const started = performance.now();
+    let n = 0;
+    for (const step of steps) {
+      if (stopped || again) return;
+      while (r.inFlight() > 0 && !stopped) await Promise.race([r.idle(), stopping]);
+      await step();
+      n++;
+      stats.calls++;
+    }
+    const calls = await r.calls();
+    for (const call of calls) {
+      // a paged list (the vehicles of the filter bar) is read whole, page after page, with the
+      // first page's limit, as the dashboard's getAllRows reads it
+      let page = call;
+      for (let offset = 0; ;) {
+        if (stopped || again) return;
+        while (r.inFlight() > 0 && !stopped) await Promise.race([r.idle(), stopping]);
+        if (stopped) return;
+        const { total, limit } = await r.run(page);
+        n++;
+        stats.calls++;
+        if (limit === undefined || offset + limit >= total) break;
+        offset += limit;
+        page = {
+          report: call.report,
+          query: { ...call.query, offset: String(offset), limit: String(limit) },
+        };
+      }
+    }
+    stats.passes++;
+    log('info', 'warm-up done', { reason, calls: n, ms: Math.round(performance.now() - started) });
+  }
+
+  function start(reason: string) {
+    running = (async () => {
+      try {
+        do {
+          again = false;
+          try {
+            await pass(reason);
+            stats.lastError = undefined;
+          } catch (e) {
+            stats.lastError = e;
+            log('warn', 'warm-up failed', { reason, error: e instanceof Error ? e.message : String(e) });
+          }
+        } while (again && !stopped);
+      } finally {
+        running = null;
+      }
+    })();
+  }
+
+  return {
+    attach(a) {
+      route = a;
+    },
+    also(step) {
+      steps.push(step);
+    },
+    trigger(reason) {
+      if (stopped) return;
+      if (running) again = true;
+      else start(reason);
+    },
+    settled: async () => {
+      while (running) await running;
+    },
+    stats,
+    async stop() {
+      stopped = true;
+      onStop();
+      while (running) await running;
+    },
+  };
+}
