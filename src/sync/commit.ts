@@ -143,16 +143,22 @@ export function replacedRanges(writes: readonly WindowWrite[]): Map<string, Fact
   return out;
 }
 
+/** Runs a transaction alone on its connection (committers sharing one connection take turns). */
+export type Exclusive = <T>(fn: () => Promise<T>) => Promise<T>;
+
 export function groupCommitter(
   con: DuckDBConnection,
   account: string,
   maxGroup = 64,
   afterWrites?: AfterWrites,
+  exclusive: Exclusive = (fn) => fn(),
 ): GroupCommitter {
   const apply = async (writes: readonly WindowWrite[]) => {
     await applyWrites(con, account, writes);
     await afterWrites?.(con, writes);
   };
+  const transaction = (writes: readonly WindowWrite[]) =>
+    exclusive(() => inTransaction(con, () => apply(writes)));
   const pending: Job[] = [];
   let draining = false;
   let transactions = 0;
@@ -172,7 +178,7 @@ export function groupCommitter(
     while (pending.length) {
       const group = pending.splice(0, maxGroup);
       try {
-        await inTransaction(con, () => apply(group.map((j) => j.write)));
+        await transaction(group.map((j) => j.write));
         transactions++;
         for (const j of group) j.resolve();
       } catch (e) {
@@ -187,7 +193,7 @@ export function groupCommitter(
         }
         for (const j of group) {
           try {
-            await inTransaction(con, () => apply([j.write]));
+            await transaction([j.write]);
             transactions++;
             j.resolve();
           } catch (e2) {
