@@ -16,7 +16,13 @@ import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import { storageFailure } from '../store/storage-error.ts';
 import type { Clock } from '../time.ts';
-import { groupCommitter, replacedRanges, type GroupCommitter, type WindowWrite } from './commit.ts';
+import {
+  groupCommitter,
+  replacedRanges,
+  sharedWriter,
+  type GroupCommitter,
+  type WindowWrite,
+} from './commit.ts';
 import { refreshFacts } from '../store/facts.ts';
 import {
   DEFAULT_CONCURRENCY,
@@ -122,11 +128,12 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
     x.definitions.filter((d) => d.maxInFlight).map((d) => [d.name, pLimit(d.maxInFlight!)] as const),
   );
   // One group committer per ledger stream (within a stream, windows are group-committed), all on
-  // one writer connection, taking turns: each connection reads its tables' columns and defines
-  // the refresh's macros once, so a connection per stream (~12) cost more CPU than their
-  // transactions running in parallel saved (issue 29). `x.writer`: the caller's connection.
+  // one writer connection, taking turns, and each turn writes every stream's waiting windows in
+  // one transaction (commit.ts sharedWriter): a connection per stream (~12) read its tables'
+  // columns and defined the refresh's macros once each, and each stream's commits cost their
+  // BEGIN, COMMIT and ledger delete (issue 29). `x.writer`: the caller's connection.
   const opened: { con: Promise<DuckDBConnection> | null } = { con: null };
-  const exclusive = pLimit(1);
+  const shared = sharedWriter();
   const writers = new Map<string, Promise<{ committer: GroupCommitter }>>();
   const committers = new Map<string, GroupCommitter>();
   const maxBacklog = x.maxWriteBacklogRows ?? MAX_WRITE_BACKLOG_ROWS;
@@ -141,7 +148,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
           for (const [ledgerStream, ranges] of replacedRanges(writes))
             await refreshFacts(con, { account: x.account, zone: ctx.zone, stream: ledgerStream, ranges });
         };
-        const committer = groupCommitter(c, x.account, undefined, refresh, exclusive);
+        const committer = groupCommitter(c, x.account, undefined, refresh, shared);
         committers.set(stream, committer);
         return { committer };
       });
