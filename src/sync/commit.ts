@@ -98,7 +98,7 @@ function markFresh(account: string, ins: TableRows, deletes: readonly RangeDelet
   }
 }
 
-export interface Job {
+interface Job {
   write: WindowWrite;
   resolve: () => void;
   reject: (e: unknown) => void;
@@ -143,43 +143,17 @@ export function replacedRanges(writes: readonly WindowWrite[]): Map<string, Fact
   return out;
 }
 
-/**
- * The committers of several streams on one connection (executor.ts): they take turns, and the
- * one whose turn it is writes the windows the others have waiting in the same transaction
- * (streams write disjoint rows: every table but the ledger is one stream's, and the ledger's
- * ranges are by stream). Fewer transactions: each costs its BEGIN, COMMIT and one ledger delete.
- */
-export interface SharedWriter {
-  turn: <T>(fn: () => Promise<T>) => Promise<T>;
-  queues: Job[][];
-}
-
-export function sharedWriter(): SharedWriter {
-  let last: Promise<unknown> = Promise.resolve();
-  return {
-    turn<T>(fn: () => Promise<T>): Promise<T> {
-      const out = last.then(fn);
-      last = out.catch(() => undefined);
-      return out;
-    },
-    queues: [],
-  };
-}
-
 export function groupCommitter(
   con: DuckDBConnection,
   account: string,
   maxGroup = 64,
   afterWrites?: AfterWrites,
-  shared: SharedWriter = sharedWriter(),
 ): GroupCommitter {
   const apply = async (writes: readonly WindowWrite[]) => {
     await applyWrites(con, account, writes);
     await afterWrites?.(con, writes);
   };
-  const transaction = (writes: readonly WindowWrite[]) => inTransaction(con, () => apply(writes));
   const pending: Job[] = [];
-  shared.queues.push(pending);
   let draining = false;
   let transactions = 0;
   let backlogRows = 0;
@@ -194,45 +168,34 @@ export function groupCommitter(
   // a broken disk only adds failing commits (DuckDB 1.5 can abort the process reverting one).
   let broken: unknown = null;
 
-  /** This committer's waiting windows first, then those of the others sharing the connection. */
-  const take = (): Job[] => {
-    const group = pending.splice(0, maxGroup);
-    for (const q of shared.queues)
-      if (q !== pending && group.length < maxGroup) group.push(...q.splice(0, maxGroup - group.length));
-    return group;
-  };
-
-  async function commitGroup(): Promise<void> {
-    const group = take();
-    if (group.length === 0) return;
-    try {
-      await transaction(group.map((j) => j.write));
-      transactions++;
-      for (const j of group) j.resolve();
-    } catch (e) {
-      if (storageFailure(e) !== null) {
-        broken = e;
-        for (const j of [...group, ...pending.splice(0)]) j.reject(e);
-        return;
-      }
-      if (group.length === 1) {
-        group[0]!.reject(e);
-        return;
-      }
-      for (const j of group) {
-        try {
-          await transaction([j.write]);
-          transactions++;
-          j.resolve();
-        } catch (e2) {
-          j.reject(e2);
+  async function drain(): Promise<void> {
+    while (pending.length) {
+      const group = pending.splice(0, maxGroup);
+      try {
+        await inTransaction(con, () => apply(group.map((j) => j.write)));
+        transactions++;
+        for (const j of group) j.resolve();
+      } catch (e) {
+        if (storageFailure(e) !== null) {
+          broken = e;
+          for (const j of [...group, ...pending.splice(0)]) j.reject(e);
+          return;
+        }
+        if (group.length === 1) {
+          group[0]!.reject(e);
+          continue;
+        }
+        for (const j of group) {
+          try {
+            await inTransaction(con, () => apply([j.write]));
+            transactions++;
+            j.resolve();
+          } catch (e2) {
+            j.reject(e2);
+          }
         }
       }
     }
-  }
-
-  async function drain(): Promise<void> {
-    while (pending.length) await shared.turn(commitGroup);
   }
 
   function kick() {

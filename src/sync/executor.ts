@@ -16,13 +16,7 @@ import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import { storageFailure } from '../store/storage-error.ts';
 import type { Clock } from '../time.ts';
-import {
-  groupCommitter,
-  replacedRanges,
-  sharedWriter,
-  type GroupCommitter,
-  type WindowWrite,
-} from './commit.ts';
+import { groupCommitter, replacedRanges, type GroupCommitter } from './commit.ts';
 import { refreshFacts } from '../store/facts.ts';
 import {
   DEFAULT_CONCURRENCY,
@@ -112,8 +106,6 @@ export interface ExecuteInput {
   afterCommit?: SyncDeps['afterCommit'];
   /** The run's stop, shared by the calls of one run: a stop seen by one stops the next (default: its own). */
   stop?: { by: unknown };
-  /** The connection the windows are written on (left open); default: one of its own, closed at the end. */
-  writer?: DuckDBConnection;
 }
 
 /** Runs every unit; returns the error that stopped the run, if one did. */
@@ -127,30 +119,23 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
   const own = new Map(
     x.definitions.filter((d) => d.maxInFlight).map((d) => [d.name, pLimit(d.maxInFlight!)] as const),
   );
-  // One group committer per ledger stream (within a stream, windows are group-committed), all on
-  // one writer connection, taking turns, and each turn writes every stream's waiting windows in
-  // one transaction (commit.ts sharedWriter): a connection per stream (~12) read its tables'
-  // columns and defined the refresh's macros once each, and each stream's commits cost their
-  // BEGIN, COMMIT and ledger delete (issue 29). `x.writer`: the caller's connection.
-  const opened: { con: Promise<DuckDBConnection> | null } = { con: null };
-  const shared = sharedWriter();
-  const writers = new Map<string, Promise<{ committer: GroupCommitter }>>();
+  // One writer connection per ledger stream: streams write disjoint rows, so their transactions
+  // never conflict and DuckDB commits them in parallel; within a stream, windows are group-committed.
+  const writers = new Map<string, Promise<{ con: DuckDBConnection; committer: GroupCommitter }>>();
   const committers = new Map<string, GroupCommitter>();
   const maxBacklog = x.maxWriteBacklogRows ?? MAX_WRITE_BACKLOG_ROWS;
   const writerFor = (stream: string) => {
     let w = writers.get(stream);
     if (!w) {
-      opened.con ??= x.writer ? Promise.resolve(x.writer) : x.db.connect();
-      w = opened.con.then((c) => {
+      w = x.db.connect().then((c) => {
         // The daily facts and coverage of the days its windows replaced, in the same transaction (issue 29).
         // (per ledger stream the windows recorded: a visits window records the sites' too)
-        const refresh = async (con: DuckDBConnection, writes: readonly WindowWrite[]) => {
+        const committer = groupCommitter(c, x.account, undefined, async (con, writes) => {
           for (const [ledgerStream, ranges] of replacedRanges(writes))
             await refreshFacts(con, { account: x.account, zone: ctx.zone, stream: ledgerStream, ranges });
-        };
-        const committer = groupCommitter(c, x.account, undefined, refresh, shared);
+        });
         committers.set(stream, committer);
-        return { committer };
+        return { con: c, committer };
       });
       writers.set(stream, w);
     }
@@ -282,8 +267,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
     await Promise.all(byCriticalPath(x.units, x.definitions).map((unit) => runUnit(unit)));
     for (const stream of totals.keys()) summarise(stream);
   } finally {
-    for (const w of writers.values()) await w.catch(() => undefined);
-    if (opened.con && !x.writer) await opened.con.then((c) => c.closeSync()).catch(() => undefined);
+    for (const w of writers.values()) await w.then((c) => c.con.closeSync()).catch(() => undefined);
   }
   return { stoppedBy: stop.by };
 }
@@ -303,19 +287,12 @@ export async function executePlan(
 ): Promise<unknown> {
   const { units, definitions, ctx, run } = x;
   const stop = { by: null as unknown };
-  // One writer connection for both calls, its own (a failed write never leaves the run's
-  // connection, which records the run, inside a transaction).
-  const writer = await deps.db.connect();
-  try {
-    await loadHorizons(con, ctx);
-    const horizons = units.filter((u) => HORIZON_STREAMS.has(u.stream));
-    await executeUnits({ ...deps, units: horizons, definitions, ctx, run, stop, writer });
-    if (stop.by || deps.signal?.aborted) return stop.by;
-    await loadHorizons(con, ctx);
-    const rest = units.filter((u) => !HORIZON_STREAMS.has(u.stream));
-    await executeUnits({ ...deps, units: rest, definitions, ctx, run, stop, writer });
-  } finally {
-    writer.closeSync();
-  }
+  await loadHorizons(con, ctx);
+  const horizons = units.filter((u) => HORIZON_STREAMS.has(u.stream));
+  await executeUnits({ ...deps, units: horizons, definitions, ctx, run, stop });
+  if (stop.by || deps.signal?.aborted) return stop.by;
+  await loadHorizons(con, ctx);
+  const rest = units.filter((u) => !HORIZON_STREAMS.has(u.stream));
+  await executeUnits({ ...deps, units: rest, definitions, ctx, run, stop });
   return stop.by;
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inTransaction, openDatabase, type Database } from '../../src/store/db.ts';
-import { applyWrites, groupCommitter, sharedWriter, type WindowWrite } from '../../src/sync/commit.ts';
+import { applyWrites, groupCommitter, type WindowWrite } from '../../src/sync/commit.ts';
 import { ledgerRange, ledgerRows } from '../../src/sync/ledger.ts';
 import { dumpDatabase } from '../helpers/dbdump.ts';
 
@@ -260,36 +260,6 @@ describe('group commit, set-based', () => {
     await Promise.all(writes);
     expect(committer.backlogRows).toBe(0);
     await committer.room(1); // nothing waits: at once
-    con.closeSync();
-  });
-
-  it("committers sharing a writer write each other's waiting windows in their turn; a bad window fails alone", async () => {
-    const { db } = await freshDb();
-    const con = await db.connect();
-    const shared = sharedWriter();
-    const odo = groupCommitter(con, 'a', 64, undefined, shared);
-    const level = groupCommitter(con, 'a', 64, undefined, shared);
-    // Two streams' windows finished in the same tick: one transaction for all five.
-    await Promise.all([
-      odo.submit(odometerWrite(1, 0, 10, 'r')),
-      level.submit(levelWrite(1, 0, 5)),
-      odo.submit(odometerWrite(2, 0, 20, 'r')),
-      level.submit(levelWrite(2, 0, 6)),
-      level.submit(levelWrite(1, 1, 7)),
-    ]);
-    expect(odo.transactions + level.transactions).toBe(1);
-    expect(odo.backlogRows + level.backlogRows).toBe(0);
-    expect(await countRows(con, 'odometer_windows')).toBe(2);
-    expect(await countRows(con, 'fuel_level_history')).toBe(3 * 4); // 4 distinct readings a window
-    // A bad window of one stream in a shared group: the others are stored, each alone.
-    const results = await Promise.allSettled([
-      odo.submit(odometerWrite(3, 0, 30, 'r')),
-      level.submit(failingWrite()),
-      level.submit(levelWrite(3, 0, 8)),
-    ]);
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect(await countRows(con, 'odometer_windows')).toBe(3);
-    expect(await countRows(con, 'fuel_level_history')).toBe(4 * 4);
     con.closeSync();
   });
 
