@@ -6,7 +6,7 @@
  * the whole history, timed. Requests actually sent per bucket come from the client's stats;
  * genuine 429s from the simulator's limiter counters.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -71,6 +71,18 @@ export interface SyncResult {
 const RSS_LOADED_MB = process.memoryUsage().rss / 2 ** 20;
 
 const sqlTimes = new Map<string, [number, number]>();
+/**
+ * BENCH_SQL_LOG=<file> (diagnostic): every statement's start and end (CLOCK_MONOTONIC seconds, as
+ * `perf record -k CLOCK_MONOTONIC` stamps its samples) and its first words, to give DuckDB's
+ * threads' samples to the statements that ran then; BENCH_PHASES=mono stamps the phases too.
+ */
+const sqlLog: string[] = [];
+const monoS = () => Number(process.hrtime.bigint()) / 1e9;
+/** The process's CPU so far (ms): BENCH_SQL_CPU=1 times statements by it, not by the wall. */
+const cpuNow = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
 
 /** Times every `run` of the connections the sync opens (diagnostic: where the wall time goes). */
 function timedDatabase(db: Database, acc: { commitMs: number; dbRunMs: number; commits: number }): Database {
@@ -82,11 +94,14 @@ function timedDatabase(db: Database, acc: { commitMs: number; dbRunMs: number; c
       const con = await db.connect();
       const run = con.run.bind(con);
       con.run = async (sql, values, types) => {
-        const t0 = performance.now();
+        const t0 = process.env.BENCH_SQL_CPU ? cpuNow() : performance.now();
+        const t0m = process.env.BENCH_SQL_LOG ? monoS() : 0;
         try {
           return await run(sql, values, types);
         } finally {
-          const ms = performance.now() - t0;
+          const ms = (process.env.BENCH_SQL_CPU ? cpuNow() : performance.now()) - t0;
+          if (process.env.BENCH_SQL_LOG)
+            sqlLog.push(`${t0m} ${monoS()} ${sql.replace(/\s+/g, ' ').slice(0, 70)}`);
           acc.dbRunMs += ms;
           if (process.env.BENCH_SQL_TIMES) {
             const k = sql.replace(/\s+/g, ' ').slice(0, 60);
@@ -204,21 +219,44 @@ export async function syncChild(
   // from the start of the measured run.
   const timeline: { t: number; msg: string; latency: number; stream?: string }[] = [];
   let tStart = Infinity;
-  const traced: Logger | undefined = process.env.BENCH_TIMELINE
-    ? (function tracer(): Logger {
-        const rec = (msg: string, f?: LogFields) => {
-          const t = performance.now() - tStart;
-          if (t >= 0)
-            timeline.push({
-              t,
-              msg,
-              latency: Number(f?.ms ?? 0),
-              stream: (f?.stream ?? f?.path) as string | undefined,
-            });
-        };
-        return { debug: rec, info: rec, warn: rec, error: rec, child: () => tracer() };
-      })()
-    : undefined;
+  // BENCH_PHASES=1 (diagnostic): the process's CPU at each info line of the measured run (what
+  // the snapshots, the plan and each stream cost), from the run's start.
+  const phases: { cpu: number; js: number; line: string }[] = [];
+  let phase0: { cpu: NodeJS.CpuUsage; js: number } | null = null;
+  const notePhase = (msg: string, f?: LogFields) => {
+    if (!phase0) return;
+    const c = process.cpuUsage(phase0.cpu);
+    phases.push({
+      cpu: (c.user + c.system) / 1000,
+      js: (threadCpuMs().get('js') ?? 0) - phase0.js,
+      line: `${msg} ${f?.stream ?? ''}`.trim() + (process.env.BENCH_PHASES === 'mono' ? ` @${monoS()}` : ''),
+    });
+  };
+  const traced: Logger | undefined =
+    process.env.BENCH_TIMELINE || process.env.BENCH_PHASES
+      ? (function tracer(): Logger {
+          const rec = (msg: string, f?: LogFields) => {
+            notePhase(msg, f);
+            if (!process.env.BENCH_TIMELINE) return;
+            const t = performance.now() - tStart;
+            if (t >= 0)
+              timeline.push({
+                t,
+                msg,
+                latency: Number(f?.ms ?? 0),
+                stream: (f?.stream ?? f?.path) as string | undefined,
+              });
+          };
+          return {
+            debug: () => {},
+            info: rec,
+            warn: rec,
+            error: rec,
+            child: () => tracer(),
+            ...(process.env.BENCH_TIMELINE ? { debug: rec } : {}),
+          };
+        })()
+      : undefined;
   const acc = { commitMs: 0, dbRunMs: 0, commits: 0 };
   // BENCH_DB_MEMORY (diagnostic): DuckDB's memory limit for the sync's instance, e.g. 96MB.
   const db = timedDatabase(
@@ -264,6 +302,7 @@ export async function syncChild(
     const before = client.stats();
     const simBefore = await simStats(a.simUrl);
     Object.assign(acc, { commitMs: 0, dbRunMs: 0, commits: 0 });
+    sqlTimes.clear(); // the measured run only
     const cpu0 = process.cpuUsage();
     const threads0 = threadCpuMs();
     const parsed0 = { ...parseCounts };
@@ -291,11 +330,15 @@ export async function syncChild(
     }, 250);
     const t0 = performance.now();
     tStart = t0;
+    if (process.env.BENCH_PHASES) phase0 = { cpu: process.cpuUsage(), js: threadCpuMs().get('js') ?? 0 };
     // The production path: the run, then the release-notes check beside it (a 304 here).
     const summary = await syncAccount(deps, req).finally(() => clearInterval(sampler));
     const wallMs = performance.now() - t0;
     probe.closeSync();
-    if (traced) sayTimeline(timeline, wallMs);
+    if (process.env.BENCH_TIMELINE) sayTimeline(timeline, wallMs);
+    phase0 = null;
+    if (process.env.BENCH_SQL_LOG) writeFileSync(process.env.BENCH_SQL_LOG, sqlLog.join('\n'));
+    for (const p of phases) say(`phase: CPU ${round(p.cpu)} ms (JS thread ${round(p.js)} ms) at ${p.line}`);
     if (process.env.BENCH_MEM)
       say(
         `rows (requests) by stream: ${Object.entries(summary.streams)

@@ -138,7 +138,8 @@ export async function keepingTollFacts<T>(
   account: string,
   write: () => Promise<T>,
 ): Promise<T> {
-  await prepareModelConnection(con, [...REBUILD, 'sync/facts_toll_geofences']);
+  // Only the signature's macro: the facts' models are defined when it changed (refreshTollChargeFacts).
+  await prepareModelConnection(con, ['sync/facts_toll_geofences']);
   const signature = async () => String((await queryJs(con, 'sync/facts_toll_geofences', [account]))[0]?.sig);
   const before = await signature();
   const out = await write();

@@ -8,7 +8,7 @@
  * (src/alerts/incidents.ts judgeEndpoints) opens one incident per refused endpoint and closes it
  * when it answers again, so the alert goes out on a change, not every night.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { ACCESS_WORDS, type AccessState, type AccessView } from '../api/access.ts';
 import type { Logger } from '../log.ts';
 import { execute, queryJs } from '../store/queries.ts';
@@ -82,22 +82,31 @@ export async function recordAccess(
     ...x.view.refused.map((r) => ({ ...r })),
     ...x.view.answered.map((endpoint) => ({ endpoint, state: 'ok' as const, status: 200, message: null })),
   ];
+  // One statement for all (an upsert each cost ~4 ms of CPU); an endpoint seen twice keeps its last state.
+  const last = [...new Map(seen.map((s) => [s.endpoint, s])).values()];
+  if (last.length) {
+    const rows = last.map((s) => {
+      const was = before.get(s.endpoint);
+      const { streams, ledgerStreams } = streamsNeeding(x.defs, s.endpoint);
+      const since = was && was.state === s.state ? was.sinceMs : x.nowMs;
+      return { s, since: iso(since), streams: streams.join(','), ledgerStreams: ledgerStreams.join(',') };
+    });
+    await execute(con, 'sync/endpoint_access_upsert', [
+      x.account,
+      listValue(rows.map((r) => r.s.endpoint)),
+      listValue(rows.map((r) => r.s.state)),
+      listValue(rows.map((r) => r.since)),
+      iso(x.nowMs),
+      listValue(rows.map((r) => r.s.status)),
+      listValue(rows.map((r) => r.s.message)),
+      listValue(rows.map((r) => r.streams)),
+      listValue(rows.map((r) => r.ledgerStreams)),
+    ]);
+  }
   const changes: AccessChange[] = [];
   for (const s of seen) {
     const was = before.get(s.endpoint);
-    const { streams, ledgerStreams } = streamsNeeding(x.defs, s.endpoint);
-    const since = was && was.state === s.state ? was.sinceMs : x.nowMs;
-    await execute(con, 'sync/endpoint_access_upsert', [
-      x.account,
-      s.endpoint,
-      s.state,
-      iso(since),
-      iso(x.nowMs),
-      s.status,
-      s.message,
-      streams.join(','),
-      ledgerStreams.join(','),
-    ]);
+    const { streams } = streamsNeeding(x.defs, s.endpoint);
     if (was?.state === s.state || (!was && s.state === 'ok')) continue;
     changes.push({ endpoint: s.endpoint, from: was?.state ?? null, to: s.state, streams });
     if (s.state === 'ok')
