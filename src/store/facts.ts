@@ -50,15 +50,21 @@ export interface FactsRange {
  */
 export async function refreshFacts(
   con: DuckDBConnection,
-  x: { account: string; zone: string; stream: string; ranges: readonly FactsRange[] },
+  x: {
+    account: string;
+    zone: string;
+    stream: string;
+    ranges: readonly FactsRange[];
+    /** storedTripsReach of the ranges before the commit deleted their trips (null: not read) */
+    replacedReachMs?: number | null;
+  },
 ): Promise<void> {
   if (x.ranges.length === 0) return;
-  let from = Infinity;
-  let to = -Infinity;
+  const span = spanOf(x.ranges);
+  const from = span.from;
+  let to = span.to;
   let vehicles: Set<number> | null = new Set();
   for (const r of x.ranges) {
-    from = Math.min(from, r.startMs);
-    to = Math.max(to, r.endMs);
     if (r.vehicleId === null) vehicles = null;
     else vehicles?.add(r.vehicleId);
   }
@@ -66,7 +72,8 @@ export async function refreshFacts(
   await prepareModelConnection(con, FACT_STREAMS.has(x.stream) ? REFRESH : REFRESH_COVERAGE);
   // a trip's after-hours count on the days it runs into: those after the range (and one more, for
   // a trip pulled again shorter) are computed again too
-  if (x.stream === 'trips') to = await tripsReach(con, x.account, from, to);
+  if (x.stream === 'trips')
+    to = Math.max(await tripsReach(con, x.account, from, to), x.replacedReachMs ?? to);
   const days = [localDate(from, x.zone), localDate(to - 1, x.zone)] as const;
   const ids = vehicles === null ? null : [...vehicles];
   const scopes = ids === null ? null : listValue(ids.map(String));
@@ -76,6 +83,31 @@ export async function refreshFacts(
   const list = ids === null ? null : listValue(ids.map((v) => BigInt(v)));
   await execute(con, 'sync/facts_delete', [x.account, x.stream, ...days, list]);
   await execute(con, 'sync/facts_insert', [x.account, x.zone, x.stream, ...days, list]);
+}
+
+/** The instants [from, to) the ranges span. */
+function spanOf(ranges: readonly FactsRange[]): { from: number; to: number } {
+  let from = Infinity;
+  let to = -Infinity;
+  for (const r of ranges) {
+    from = Math.min(from, r.startMs);
+    to = Math.max(to, r.endMs);
+  }
+  return { from, to };
+}
+
+/**
+ * The reach (tripsReach) of the stored trips a commit is about to replace, read before its
+ * deletes: a trip pulled again shorter (by more than a day) leaves after-hours on days its new
+ * version no longer reaches, which refreshFacts then computes again too.
+ */
+export async function storedTripsReach(
+  con: DuckDBConnection,
+  account: string,
+  ranges: readonly FactsRange[],
+): Promise<number | null> {
+  const { from, to } = spanOf(ranges);
+  return to > from ? tripsReach(con, account, from, to) : null;
 }
 
 /** The end of the instants [from, to) a commit of trips changes facts in: see refreshFacts. */

@@ -117,7 +117,7 @@ export interface GroupCommitter {
 
 const rowsOf = (w: WindowWrite): number => w.inserts.reduce((n, t) => n + t.rows.length, 0);
 
-/** Run inside each commit's transaction after its windows' writes (the daily facts: executor.ts). */
+/** Run inside each commit's transaction after (or before) its windows' writes (the daily facts: executor.ts). */
 export type AfterWrites = (con: DuckDBConnection, writes: readonly WindowWrite[]) => Promise<void>;
 
 /**
@@ -148,8 +148,10 @@ export function groupCommitter(
   account: string,
   maxGroup = 64,
   afterWrites?: AfterWrites,
+  beforeWrites?: AfterWrites,
 ): GroupCommitter {
   const apply = async (writes: readonly WindowWrite[]) => {
+    await beforeWrites?.(con, writes);
     await applyWrites(con, account, writes);
     await afterWrites?.(con, writes);
   };

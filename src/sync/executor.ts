@@ -17,7 +17,7 @@ import type { Database } from '../store/db.ts';
 import { storageFailure } from '../store/storage-error.ts';
 import type { Clock } from '../time.ts';
 import { groupCommitter, replacedRanges, type GroupCommitter } from './commit.ts';
-import { refreshFacts } from '../store/facts.ts';
+import { refreshFacts, storedTripsReach } from '../store/facts.ts';
 import {
   DEFAULT_CONCURRENCY,
   MAX_LATE_MS,
@@ -130,10 +130,27 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
       w = x.db.connect().then((c) => {
         // The daily facts and coverage of the days its windows replaced, in the same transaction (issue 29).
         // (per ledger stream the windows recorded: a visits window records the sites' too)
-        const committer = groupCommitter(c, x.account, undefined, async (con, writes) => {
-          for (const [ledgerStream, ranges] of replacedRanges(writes))
-            await refreshFacts(con, { account: x.account, zone: ctx.zone, stream: ledgerStream, ranges });
-        });
+        // the reach of the trips the commit replaces, read before they are deleted (refreshFacts)
+        let replacedReach: number | null = null;
+        const committer = groupCommitter(
+          c,
+          x.account,
+          undefined,
+          async (con, writes) => {
+            for (const [ledgerStream, ranges] of replacedRanges(writes))
+              await refreshFacts(con, {
+                account: x.account,
+                zone: ctx.zone,
+                stream: ledgerStream,
+                ranges,
+                replacedReachMs: ledgerStream === 'trips' ? replacedReach : null,
+              });
+          },
+          async (con, writes) => {
+            const trips = replacedRanges(writes).get('trips');
+            replacedReach = trips ? await storedTripsReach(con, x.account, trips) : null;
+          },
+        );
         committers.set(stream, committer);
         return { con: c, committer };
       });
