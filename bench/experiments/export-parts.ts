@@ -146,7 +146,7 @@ const noVehicle = (x: string) =>
 const noDriver = (x: string) =>
   x
     .replace(/getvariable\('trip_lookups'\)\.driver_name\[t\.d\]/, 'NULL')
-    .replace(/trip_key\(('d' \|\| )?driver_id\) AS d/, '0 AS d');
+    .replace(/trip_key\('d' \|\| driver_id\) AS d/, '0 AS d');
 const variantSql: Record<string, string> = {
   copy: copySelect,
   noguard: copySelect.replace(/xl_text\((r\.[^)]*)\)/g, '$1'),

@@ -78,7 +78,7 @@ FROM (
     trip_offset(t.start_time, t.start_qi, $zone) AS start_off,
     trip_offset(t.end_time, t.end_qi, $zone) AS end_off
   FROM (
-    SELECT *, trip_vehicle(vehicle_id) AS v, trip_key(driver_id) AS d,
+    SELECT *, trip_vehicle(vehicle_id) AS v, trip_key('d' || driver_id) AS d,
       trip_qi(start_time) AS start_qi, trip_qi(end_time) AS end_qi
     FROM trips
     WHERE account = $account

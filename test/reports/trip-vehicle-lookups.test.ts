@@ -3,9 +3,7 @@
  * lookups' lists (queries/reports/lookups/trip_lookups.sql): by id when the account's vehicle ids
  * lie close together (vdense), else by the ENUM of text keys. Both ways must name the same vehicle
  * a join would: the known ones with their department, an unknown id (in a gap of the ids, or
- * beyond them) with none and the registration the trip itself carries. Drivers are keyed by their
- * id as it is, so a driver whose id reads like a vehicle's key ('v1') shares that position: each
- * list still gives its own kind's value.
+ * beyond them) with none and the registration the trip itself carries.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReportParams } from '../../src/reports/params.ts';
@@ -28,13 +26,7 @@ const vehicle = (vehicle_id: number, registration: string, description: string) 
   electric_battery: false,
   electric_charging: false,
 });
-const trip = (
-  trip_id: string,
-  vehicle_id: number,
-  registration: string,
-  day: string,
-  driver_id?: string,
-) => ({
+const trip = (trip_id: string, vehicle_id: number, registration: string, day: string) => ({
   account: ACCOUNT,
   trip_id,
   vehicle_id,
@@ -42,7 +34,6 @@ const trip = (
   start_time: T(`${day}T02:00:00Z`),
   end_time: T(`${day}T03:00:00Z`),
   trip_distance_m: 1_000,
-  driver_id,
 });
 
 async function tripsByVehicle() {
@@ -56,9 +47,7 @@ async function tripsByVehicle() {
   const dense = (
     await fx.con.runAndReadAll(`SELECT getvariable('trip_lookups').vdense AS d`)
   ).getRowObjectsJS()[0]!.d;
-  const by = Object.fromEntries(
-    res.rows.map((r) => [String(r.trip_id), [r.registration, r.department, r.driver_name]]),
-  );
+  const by = Object.fromEntries(res.rows.map((r) => [String(r.trip_id), [r.registration, r.department]]));
   return { dense, by };
 }
 
@@ -66,22 +55,7 @@ beforeAll(async () => {
   fx = await openFixture();
   // vehicles 1-3 come with the fixture; 5 makes a gap at 4
   await appendRows(fx.con, 'vehicles', [vehicle(5, 'ef 5', 'Five')]);
-  await appendRows(fx.con, 'carpool_drivers', [
-    {
-      account: ACCOUNT,
-      synced_at: NOW,
-      driver_id: 'v1',
-      first_name: 'Vee',
-      last_name: 'One',
-      department: 'Ops',
-      can_book_carpool: true,
-      allow_system_auto_booking: false,
-      allow_specific_vehicle_booking: false,
-      setup_status: 'SETUP_INCOMPLETE',
-    },
-  ]);
   await appendRows(fx.con, 'trips', [
-    trip('vee', 1, 'ab 123 gp', '2026-04-05', 'v1'),
     trip('gap', 4, 'gh 4', '2026-04-05'),
     trip('five', 5, 'ef 5', '2026-04-05'),
     trip('beyond', 7, 'ij 7', '2026-04-05'),
@@ -89,14 +63,13 @@ beforeAll(async () => {
 });
 afterAll(() => fx?.close());
 
-describe('trips: each trip finds its vehicle and driver', () => {
+describe('trips: each trip finds its vehicle', () => {
   const expected = {
-    t1: ['ab 123 gp', 'Sales', null],
-    t2: ['=cmd()', '@x', null],
-    vee: ['ab 123 gp', 'Sales', 'Vee One'],
-    gap: ['gh 4', null, null],
-    five: ['ef 5', 'Five', null],
-    beyond: ['ij 7', null, null],
+    t1: ['ab 123 gp', 'Sales'],
+    t2: ['=cmd()', '@x'],
+    gap: ['gh 4', null],
+    five: ['ef 5', 'Five'],
+    beyond: ['ij 7', null],
   };
 
   it('by id when the ids lie close together', async () => {
@@ -110,6 +83,6 @@ describe('trips: each trip finds its vehicle and driver', () => {
     await appendRows(fx.con, 'trips', [trip('far', 900_000_001, 'far 1', '2026-04-06')]);
     const { dense, by } = await tripsByVehicle();
     expect(dense).toBe(false);
-    expect(by).toMatchObject({ ...expected, far: ['far 1', 'Far', null] });
+    expect(by).toMatchObject({ ...expected, far: ['far 1', 'Far'] });
   });
 });

@@ -28,7 +28,7 @@ SET VARIABLE trip_lookups = (
       FROM (SELECT enum_range(NULL::trip_lookup_key) AS r)
     ) AS e
     LEFT JOIN vehicle_departments($account) AS v ON 'v' || v.vehicle_id = e.k
-    LEFT JOIN driver_names($account) AS d ON d.driver_id = e.k
+    LEFT JOIN driver_names($account) AS d ON 'd' || d.driver_id = e.k
   )
   SELECT {
     account: $account::VARCHAR,

@@ -2,7 +2,7 @@
 -- made on the connection before the report runs; src/reports/trip-lookups.ts):
 --   trip_lookups_ready(acct, zone, t0, t1): true when they were made for this account and zone
 --       and cover [t0, t1); else the query fails (never another account's names, never a gap)
---   trip_key(k): a key's position in the lists ('v' || vehicle_id, driver_id), NULL
+--   trip_key(k): a key's position in the lists ('v' || vehicle_id, 'd' || driver_id), NULL
 --       when the account does not know it (as a LEFT JOIN finds no row)
 --   trip_vehicle(id): a vehicle's position in the vehicles' lists: by id when the lookups say
 --       the ids are dense (vdense), else trip_key('v' || id)
