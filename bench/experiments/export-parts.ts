@@ -6,7 +6,8 @@
  * `node --import tsx bench/experiments/export-parts.ts <db.duckdb> [rounds] [variant,variant] [rows]`
  * Variants: export (exportReport, the manifest included), copy (its COPY alone), bare (the bench's
  * reference), and the copy without the guard (noguard), the local times (notime), the lookups
- * (nolookup). PROFILE=1: DuckDB's JSON profile of each COPY, its slowest operators listed.
+ * (nolookup; nov, nod: the vehicle's, the driver's), the offsets (nooff), the km doubles (nodbl):
+ * bounds, not the export's bytes. THREADS=n: DuckDB's threads. PROFILE=1: DuckDB's JSON profile of each COPY, its slowest operators listed.
  * OUT=dir keeps the last export's file there (to compare bytes). Give it a copy of the seed.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, copyFileSync } from 'node:fs';
@@ -49,84 +50,6 @@ const query = loadSql(queryName(def));
 await prepareLookups(con, query, values);
 const { sql, streamed } = await inStoredOrder(con, query, values);
 const copySelect = csvSelect(def, sql);
-// candidate lookups: one ENUM per key kind, the offsets' text per quarter hour, dense vehicle ids
-for (const q of [
-  `CREATE OR REPLACE TEMP TYPE trip_vkey AS ENUM (SELECT DISTINCT k FROM (SELECT '' AS k UNION ALL SELECT vehicle_id::VARCHAR FROM vehicle_departments($account)) WHERE k IS NOT NULL ORDER BY k)`,
-  `CREATE OR REPLACE TEMP TYPE trip_dkey AS ENUM (SELECT DISTINCT k FROM (SELECT '' AS k UNION ALL SELECT driver_id FROM driver_names($account)) WHERE k IS NOT NULL ORDER BY k)`,
-  `SET VARIABLE trip_lk2 = (
-     WITH o AS (SELECT q, off FROM zone_offsets($zone, local_range_start($zone, $from_day), local_range_end($zone, $to_day) + INTERVAL 2 DAY)),
-     v AS (SELECT e.i, v.registration, v.department FROM (SELECT unnest(r) AS k, generate_subscripts(r, 1) AS i FROM (SELECT enum_range(NULL::trip_vkey) AS r)) AS e
-           LEFT JOIN vehicle_departments($account) AS v ON v.vehicle_id::VARCHAR = e.k),
-     dn AS (SELECT min(vehicle_id) AS vmin, max(vehicle_id) AS vmax FROM vehicle_departments($account)),
-     dv AS (SELECT r.id - dn.vmin + 1 AS i, v.registration, v.department FROM dn, range(dn.vmin, dn.vmax + 1) AS r(id) LEFT JOIN vehicle_departments($account) AS v ON v.vehicle_id = r.id),
-     d AS (SELECT e.i, d.driver_name FROM (SELECT unnest(r) AS k, generate_subscripts(r, 1) AS i FROM (SELECT enum_range(NULL::trip_dkey) AS r)) AS e
-           LEFT JOIN driver_names($account) AS d ON d.driver_id = e.k)
-     SELECT {
-       q0: (SELECT min(q) FROM o), q1: (SELECT max(q) FROM o),
-       off: (SELECT list(off ORDER BY q) FROM o),
-       offt: (SELECT list(tz_offset_text(off) ORDER BY q) FROM o),
-       registration: (SELECT list(registration ORDER BY i) FROM v),
-       department: (SELECT list(department ORDER BY i) FROM v),
-       vmin: (SELECT vmin FROM dn), vmax: (SELECT vmax FROM dn),
-       dregistration: (SELECT list(registration ORDER BY i) FROM dv),
-       ddepartment: (SELECT list(department ORDER BY i) FROM dv),
-       driver_name: (SELECT list(driver_name ORDER BY i) FROM d)
-     })`,
-])
-  await (await prepareBound(con, q, values)).run();
-const L = (f: string) => `getvariable('trip_lk2').${f}`;
-const enumLookups = (x: string) =>
-  x
-    .replaceAll("getvariable('trip_lookups').registration", L('registration'))
-    .replaceAll("getvariable('trip_lookups').department", L('department'))
-    .replaceAll("getvariable('trip_lookups').driver_name", L('driver_name'))
-    .replace(
-      "trip_key('v' || vehicle_id) AS v, trip_key('d' || driver_id) AS d",
-      'enum_code(TRY_CAST(vehicle_id::VARCHAR AS trip_vkey)) + 1 AS v, enum_code(TRY_CAST(driver_id AS trip_dkey)) + 1 AS d',
-    );
-const denseLookups = (x: string) =>
-  enumLookups(x)
-    .replaceAll(L('registration'), L('dregistration'))
-    .replaceAll(L('department'), L('ddepartment'))
-    .replace(
-      'enum_code(TRY_CAST(vehicle_id::VARCHAR AS trip_vkey)) + 1 AS v',
-      `CASE WHEN vehicle_id BETWEEN ${L('vmin')} AND ${L('vmax')} THEN vehicle_id - ${L('vmin')} + 1 END AS v`,
-    );
-const qi = (c: string) =>
-  `CASE WHEN epoch_us(t.${c}) // 900000000 BETWEEN ${L('q0')} AND ${L('q1')} THEN (epoch_us(t.${c}) // 900000000 - ${L('q0')})::BIGINT + 1 END`;
-const fastTimes = (x: string) =>
-  x
-    .replace(
-      'trip_offset(t.start_time, $zone) AS start_off,',
-      `trip_offset(t.start_time, $zone) AS start_off, ${qi('start_time')} AS start_qi,`,
-    )
-    .replace(
-      'trip_offset(t.end_time, $zone) AS end_off',
-      `trip_offset(t.end_time, $zone) AS end_off, ${qi('end_time')} AS end_qi`,
-    )
-    .replace(
-      'iso_local_at(s.start_time, s.start_off) AS start_time',
-      `strftime(local_at(s.start_time, s.start_off), '%Y-%m-%dT%H:%M:%S') || coalesce(${L('offt')}[s.start_qi], tz_offset_text(s.start_off)) AS start_time`,
-    )
-    .replace(
-      'iso_local_at(s.end_time, s.end_off) AS end_time',
-      `strftime(local_at(s.end_time, s.end_off), '%Y-%m-%dT%H:%M:%S') || coalesce(${L('offt')}[s.end_qi], tz_offset_text(s.end_off)) AS end_time`,
-    );
-const leftDate = (x: string) =>
-  x.replace(
-    "strftime(local_at(s.start_time, s.start_off), '%Y-%m-%d') AS local_date",
-    "left(strftime(local_at(s.start_time, s.start_off), '%Y-%m-%dT%H:%M:%S'), 10) AS local_date",
-  );
-const castUtc = (x: string) =>
-  x.replace(
-    "strftime(make_timestamp(epoch_us(s.start_time)), '%Y-%m-%d') AS utc_date",
-    'make_timestamp(epoch_us(s.start_time))::DATE::VARCHAR AS utc_date',
-  );
-const fastGuard = (x: string) =>
-  x.replace(
-    /xl_text\((r\.[^)]*)\)/g,
-    "CASE WHEN $1 >= 'A' OR ($1 >= '.' AND $1 < '=') THEN $1 ELSE xl_text($1) END",
-  );
 console.log(
   `range ${from}…${to}, streamed ${streamed}, load ${loadavg()
     .map((x) => x.toFixed(2))
@@ -162,12 +85,6 @@ const variantSql: Record<string, string> = {
   nov: csvSelect(def, noVehicle(sql)),
   nod: csvSelect(def, noDriver(sql)),
   nooff: csvSelect(def, sql.replace(/trip_offset\(t\.(\w+), (t\.\w+, )?\$zone\)/g, '36000')),
-  enumlk: csvSelect(def, enumLookups(sql)),
-  denselk: csvSelect(def, denseLookups(sql)),
-  offt: csvSelect(def, fastTimes(sql)),
-  dates: csvSelect(def, castUtc(leftDate(sql))),
-  guard: fastGuard(csvSelect(def, sql)),
-  all: fastGuard(csvSelect(def, castUtc(leftDate(fastTimes(denseLookups(sql)))))),
   nodbl: csvSelect(def, sql.replace(/round\(s\.(\w+) \/ 1000\.0, 3\)::DOUBLE/g, 's.$1')),
   bare: `SELECT * FROM trips WHERE account = '${ACCOUNT}'
            AND start_time >= timezone('${zone}', TIMESTAMP '${from} 00:00:00')
