@@ -5,8 +5,8 @@
 -- from mileage.sql (odometer windows), never from summing these.
 -- Exports run this at COPY speed (issues 16, 29): the range bounds are constants (a table filter
 -- the scan prunes by); one table is read and every other value is a scalar lookup
--- (macros/trip_lookups.sql: vehicle, department, driver name, the zone's offset per quarter
--- hour), never a join, so the rows leave in the scan's order; when the account's trips are
+-- (macros/trip_lookups.sql: vehicle, department, driver name, the zone's offset and its text per
+-- quarter hour), never a join, so the rows leave in the scan's order; when the account's trips are
 -- stored in start order (lookups/trips_stored_order.sql) the export drops the marked ORDER BY
 -- and streams them, else they are ordered on their keys before anything is formatted (the
 -- sort carries timestamps and ids, not text; a dashboard page is a top-N that formats only its
@@ -16,8 +16,8 @@ SELECT
   s.registration,
   s.vehicle_id,
   s.department,
-  iso_local_at(s.start_time, s.start_off) AS start_time,
-  iso_local_at(s.end_time, s.end_off) AS end_time,
+  trip_iso_local(s.start_time, s.start_off, s.start_qi) AS start_time,
+  trip_iso_local(s.end_time, s.end_off, s.end_qi) AS end_time,
   round(s.trip_distance_m / 1000.0, 3)::DOUBLE AS distance_km,
   round(s.start_odometer_m / 1000.0, 3)::DOUBLE AS start_odometer_km,
   round(s.end_odometer_m / 1000.0, 3)::DOUBLE AS end_odometer_km,
@@ -39,7 +39,9 @@ SELECT
   s.max_speed,
   s.start_geofence_name,
   s.end_geofence_name,
-  strftime(local_at(s.start_time, s.start_off), '%Y-%m-%d') AS local_date,
+  -- the start's local text's first ten characters (the same expression as start_time's, which
+  -- DuckDB's common-subexpression pass may share; no second strftime of its own)
+  left(trip_iso_local(s.start_time, s.start_off, s.start_qi), 10) AS local_date,
   strftime(make_timestamp(epoch_us(s.start_time)), '%Y-%m-%d') AS utc_date,
   $zone::VARCHAR AS zone
 FROM (
@@ -71,10 +73,13 @@ FROM (
     t.max_speed,
     t.start_geofence_name,
     t.end_geofence_name,
-    trip_offset(t.start_time, $zone) AS start_off,
-    trip_offset(t.end_time, $zone) AS end_off
+    t.start_qi,
+    t.end_qi,
+    trip_offset(t.start_time, t.start_qi, $zone) AS start_off,
+    trip_offset(t.end_time, t.end_qi, $zone) AS end_off
   FROM (
-    SELECT *, trip_key('v' || vehicle_id) AS v, trip_key('d' || driver_id) AS d
+    SELECT *, trip_vehicle(vehicle_id) AS v, trip_key('d' || driver_id) AS d,
+      trip_qi(start_time) AS start_qi, trip_qi(end_time) AS end_qi
     FROM trips
     WHERE account = $account
       AND start_time >= local_range_start($zone, $from_day)

@@ -91,7 +91,7 @@ export async function sweepStaleTemps(out: string, nowMs = Date.now()): Promise<
  * ISO times/days/months the queries format themselves (always starting with a digit) need no
  * neutralising, which saves a per-cell check on every such column.
  */
-function csvSelect(def: ReportDef, sql: string, headers: HeaderStyle = 'machine', bom = true): string {
+export function csvSelect(def: ReportDef, sql: string, headers: HeaderStyle = 'machine', bom = true): string {
   const name = (c: ReportDef['columns'][number]) =>
     headers === 'human' ? humanHeader(presentation(def.name, c), true) : c.name;
   const first = def.columns[0] ? name(def.columns[0]) : '';

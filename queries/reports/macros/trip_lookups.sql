@@ -4,8 +4,13 @@
 --       and cover [t0, t1); else the query fails (never another account's names, never a gap)
 --   trip_key(k): a key's position in the lists ('v' || vehicle_id, 'd' || driver_id), NULL
 --       when the account does not know it (as a LEFT JOIN finds no row)
---   trip_offset(ts, zone): the zone's offset of an instant from the quarter-hour list, its own
+--   trip_vehicle(id): a vehicle's position in the vehicles' lists: by id when the lookups say
+--       the ids are dense (vdense), else trip_key('v' || id)
+--   trip_qi(ts): an instant's position in the quarter-hour lists, NULL outside them
+--   trip_offset(ts, qi, zone): the zone's offset of an instant from the quarter-hour list, its own
 --       conversion outside it (as zone_offsets joined, with offset_in beyond its end)
+--   trip_iso_local(ts, off, qi): iso_local_at(ts, off) with the offset's text from the
+--       quarter-hour list (made once per quarter hour, not per trip; issue 29)
 -- (the key type as an empty placeholder until lookups/trip_keys.sql makes the account's)
 CREATE OR REPLACE TEMP TYPE trip_lookup_key AS ENUM ('');
 CREATE OR REPLACE TEMP MACRO trip_lookups_ready(acct, zone, t0, t1) AS
@@ -18,11 +23,20 @@ CREATE OR REPLACE TEMP MACRO trip_lookups_ready(acct, zone, t0, t1) AS
     ELSE error('trips: the lookups were not made for this account, zone and range (trip_lookups)')
   END;
 CREATE OR REPLACE TEMP MACRO trip_key(k) AS enum_code(TRY_CAST(k AS trip_lookup_key)) + 1;
-CREATE OR REPLACE TEMP MACRO trip_offset(ts, zone) AS
-  coalesce(
-    CASE
-      WHEN epoch_us(ts) // 900000000 BETWEEN getvariable('trip_lookups').q0 AND getvariable('trip_lookups').q1
-        THEN getvariable('trip_lookups').off[(epoch_us(ts) // 900000000 - getvariable('trip_lookups').q0)::BIGINT + 1]
-    END,
-    offset_in(ts, zone)
-  );
+CREATE OR REPLACE TEMP MACRO trip_vehicle(id) AS
+  CASE
+    WHEN getvariable('trip_lookups').vdense
+      THEN CASE WHEN id BETWEEN getvariable('trip_lookups').vmin AND getvariable('trip_lookups').vmax
+        THEN id - getvariable('trip_lookups').vmin + 1 END
+    ELSE trip_key('v' || id)
+  END;
+CREATE OR REPLACE TEMP MACRO trip_qi(ts) AS
+  CASE
+    WHEN epoch_us(ts) // 900000000 BETWEEN getvariable('trip_lookups').q0 AND getvariable('trip_lookups').q1
+      THEN (epoch_us(ts) // 900000000 - getvariable('trip_lookups').q0)::BIGINT + 1
+  END;
+CREATE OR REPLACE TEMP MACRO trip_offset(ts, qi, zone) AS
+  coalesce(getvariable('trip_lookups').off[qi], offset_in(ts, zone));
+CREATE OR REPLACE TEMP MACRO trip_iso_local(ts, off, qi) AS
+  strftime(local_at(ts, off), '%Y-%m-%dT%H:%M:%S')
+    || coalesce(getvariable('trip_lookups').off_text[qi], tz_offset_text(off));

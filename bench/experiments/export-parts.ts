@@ -1,0 +1,163 @@
+/**
+ * Where a trips CSV export's CPU goes, in process on a seeded database: the export's own COPY (the
+ * streamed query, spreadsheet guard and all) against variants with one part taken out, the whole
+ * `exportReport` and the bench's bare COPY of the same rows, rounds alternating, wall and CPU
+ * (process.cpuUsage: DuckDB's threads included) per run.
+ * `node --import tsx bench/experiments/export-parts.ts <db.duckdb> [rounds] [variant,variant] [rows]`
+ * Variants: export (exportReport, the manifest included), copy (its COPY alone), bare (the bench's
+ * reference), and the copy without the guard (noguard), the local times (notime), the lookups
+ * (nolookup; nov, nod: the vehicle's, the driver's), the offsets (nooff), the km doubles (nodbl):
+ * bounds, not the export's bytes. THREADS=n: DuckDB's threads. PROFILE=1: DuckDB's JSON profile of each COPY, its slowest operators listed.
+ * OUT=dir keeps the last export's file there (to compare bytes). Give it a copy of the seed.
+ */
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, copyFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { csvSelect, exportReport, inStoredOrder } from '../../src/reports/export.ts';
+import { parseReportParams } from '../../src/reports/params.ts';
+import { getReport, queryName } from '../../src/reports/registry.ts';
+import { bindings, prepareBound, prepareLookups } from '../../src/reports/run.ts';
+import { prepareModelConnection } from '../../src/store/models.ts';
+import { loadSql } from '../../src/store/queries.ts';
+import { openDatabase } from '../../src/store/db.ts';
+import { ACCOUNT } from '../seed.ts';
+
+const [dbPath = '', roundsArg = '3', variantsArg = 'export,copy,bare', rowsArg = '1000000'] =
+  process.argv.slice(2);
+const sidecar = JSON.parse(readFileSync(`${dbPath}.json`, 'utf8')) as { nowMs: number; timezone: string };
+
+const db = await openDatabase(dbPath);
+const con = await db.connect();
+if (process.env.THREADS) await con.run(`SET threads = ${Number(process.env.THREADS)}`);
+const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-exp-'));
+const zone = sidecar.timezone;
+const r = await con.runAndReadAll(
+  `WITH d AS (SELECT (start_time AT TIME ZONE $zone)::DATE AS day, count(*) AS n FROM trips WHERE account = $account GROUP BY 1),
+        c AS (SELECT day, sum(n) OVER (ORDER BY day DESC) AS cum FROM d)
+   SELECT strftime(coalesce(max(day) FILTER (WHERE cum >= $target), min(day)), '%Y-%m-%d') AS from_day,
+          strftime((SELECT max(day) FROM d), '%Y-%m-%d') AS to_day FROM c`,
+  { zone, account: ACCOUNT, target: Number(rowsArg) },
+);
+const row = r.getRowObjectsJS()[0]!;
+const from = String(row.from_day);
+const to = String(row.to_day);
+const def = getReport('trips')!;
+const scope = { account: ACCOUNT, zone, nowMs: sidecar.nowMs };
+const params = parseReportParams({ from, to }, def, scope);
+const values = bindings(scope, params);
+await prepareModelConnection(con);
+const query = loadSql(queryName(def));
+await prepareLookups(con, query, values);
+const { sql, streamed } = await inStoredOrder(con, query, values);
+const copySelect = csvSelect(def, sql);
+console.log(
+  `range ${from}…${to}, streamed ${streamed}, load ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
+
+/** The statement without the vehicles' lookups (registration as the trip has it, no department). */
+const noVehicle = (x: string) =>
+  x
+    .replace(
+      /coalesce\(getvariable\('trip_lookups'\)\.registration\[t\.v\], t\.registration\)/,
+      't.registration',
+    )
+    .replace(/getvariable\('trip_lookups'\)\.department\[t\.v\]/g, 'NULL')
+    .replace(/trip_(key\('v' \|\| vehicle_id\)|vehicle\(vehicle_id\)) AS v/, '0 AS v');
+/** … and without the driver's name. */
+const noDriver = (x: string) =>
+  x
+    .replace(/getvariable\('trip_lookups'\)\.driver_name\[t\.d\]/, 'NULL')
+    .replace(/trip_key\('d' \|\| driver_id\) AS d/, '0 AS d');
+const variantSql: Record<string, string> = {
+  copy: copySelect,
+  noguard: copySelect.replace(/xl_text\((r\.[^)]*)\)/g, '$1'),
+  notime: csvSelect(
+    def,
+    sql
+      .replace(/iso_local_at\(s\.(\w+), s\.\w+\)/g, 's.$1::VARCHAR')
+      .replace(/trip_iso_local\(s\.(\w+), s\.\w+, s\.\w+\)/g, 's.$1::VARCHAR')
+      .replace(/strftime\(local_at\(s\.start_time, s\.start_off\), '%Y-%m-%d'\)/, 'NULL')
+      .replace(/strftime\(make_timestamp\(epoch_us\(s\.start_time\)\), '%Y-%m-%d'\)/, 'NULL'),
+  ),
+  nolookup: csvSelect(def, noDriver(noVehicle(sql))),
+  nov: csvSelect(def, noVehicle(sql)),
+  nod: csvSelect(def, noDriver(sql)),
+  nooff: csvSelect(def, sql.replace(/trip_offset\(t\.(\w+), (t\.\w+, )?\$zone\)/g, '36000')),
+  nodbl: csvSelect(def, sql.replace(/round\(s\.(\w+) \/ 1000\.0, 3\)::DOUBLE/g, 's.$1')),
+  bare: `SELECT * FROM trips WHERE account = '${ACCOUNT}'
+           AND start_time >= timezone('${zone}', TIMESTAMP '${from} 00:00:00')
+           AND start_time < timezone('${zone}', TIMESTAMP '${to} 00:00:00' + INTERVAL 1 DAY)`,
+};
+for (const [k, v] of Object.entries(process.env))
+  if (k.startsWith('VARIANT_') && v) variantSql[k.slice(8).toLowerCase()] = v;
+
+interface ProfileNode {
+  operator_name?: string;
+  operator_timing?: number;
+  extra_info?: Record<string, unknown>;
+  children?: ProfileNode[];
+}
+const flatten = (n: ProfileNode, out: ProfileNode[] = []) => {
+  out.push(n);
+  for (const c of n.children ?? []) flatten(c, out);
+  return out;
+};
+
+async function copyOnce(name: string, out: string): Promise<number> {
+  const select = variantSql[name];
+  if (!select) throw new Error(`no variant ${name}`);
+  const ps = await prepareBound(con, `COPY (\n${select}\n) TO '${out}' (FORMAT csv, HEADER true)`, values);
+  return Number((await ps.runAndReadAll()).getRowObjectsJS()[0]?.Count ?? 0);
+}
+
+const variants = variantsArg.split(',');
+const times: Record<string, { ms: number; cpu: number }[]> = {};
+for (let round = 0; round < Number(roundsArg); round++) {
+  for (const name of variants) {
+    const out = join(dir, `${name}-${round}.csv`);
+    const profile = process.env.PROFILE === '1' && name !== 'export';
+    const prof = join(dir, `${name}-${round}.json`);
+    if (profile) await con.run(`PRAGMA enable_profiling = 'json'; PRAGMA profiling_output = '${prof}'`);
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    const rows =
+      name === 'export'
+        ? (await exportReport(con, def, scope, params, 'csv', out)).rows
+        : await copyOnce(name, out);
+    const ms = performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    if (profile) await con.run(`PRAGMA disable_profiling`);
+    const cpu = (c.user + c.system) / 1000;
+    (times[name] ??= []).push({ ms, cpu });
+    const bytes = statSync(out).size;
+    console.log(
+      `${round} ${name.padEnd(10)} rows ${rows} ${(bytes / 1e6).toFixed(1)} MB wall ${(ms / 1000).toFixed(2)} s cpu ${(cpu / 1000).toFixed(2)} s load ${loadavg()[0]!.toFixed(2)}`,
+    );
+    if (profile) {
+      const p = JSON.parse(readFileSync(prof, 'utf8')) as ProfileNode;
+      const ops = flatten(p)
+        .filter((n) => n.operator_name)
+        .sort((a, b) => (b.operator_timing ?? 0) - (a.operator_timing ?? 0))
+        .slice(0, 6);
+      for (const o of ops)
+        console.log(
+          `    ${String(o.operator_name).padEnd(20)} ${(o.operator_timing ?? 0).toFixed(3)} s ${JSON.stringify(o.extra_info ?? {}).slice(0, 160)}`,
+        );
+    }
+    if (process.env.OUT && round === Number(roundsArg) - 1)
+      copyFileSync(out, join(process.env.OUT, `${name}.csv`));
+    for (const f of readdirSync(dir))
+      if (f.startsWith(`${name}-${round}.csv`)) rmSync(join(dir, f), { force: true });
+  }
+}
+for (const [name, ts] of Object.entries(times)) {
+  const cpus = ts.map((t) => t.cpu / 1000);
+  console.log(
+    `${name.padEnd(10)} cpu ${cpus.map((x) => x.toFixed(2)).join(' ')} (least ${Math.min(...cpus).toFixed(2)}), wall ${ts.map((t) => (t.ms / 1000).toFixed(2)).join(' ')}`,
+  );
+}
+con.closeSync();
+db.close();
+rmSync(dir, { recursive: true, force: true });
