@@ -44,7 +44,9 @@ try {
         const res = await req.response();
         const size = (await req.sizes()).responseBodySize;
         rows.push(
-          `${Math.round(t.startTime - 0).toString().padStart(15)} +${Math.round(t.responseEnd).toString().padStart(5)} ms ` +
+          `${Math.round(t.startTime - 0)
+            .toString()
+            .padStart(15)} +${Math.round(t.responseEnd).toString().padStart(5)} ms ` +
             `${(res?.headers()['x-fleetsync-answer'] ?? '').padEnd(8)} ${String(size).padStart(8)} B  ${req.url().replace(/^http:\/\/[^/]+/, '')}`,
         );
       })();
