@@ -299,7 +299,9 @@ export async function serveChild(a: {
   iterations: number;
 }): Promise<ServeResult> {
   const baselineRssMb = peakRssMb();
-  const { db, srv } = await serveSeeded(a);
+  // No warm-up here: a call's cold figure is what computing its first answer costs (the pages
+  // part measures the overview's first visit with the warm-up, as `fleetsync serve` runs it).
+  const { db, srv } = await serveSeeded(a, { warmUp: false });
   const sampler = memorySampler(process.env.BENCH_MEM ? await db.connect() : null);
   sampler.phase('dashboard');
   const base = `http://127.0.0.1:${srv.port}`;
