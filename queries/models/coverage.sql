@@ -140,6 +140,29 @@ CREATE OR REPLACE TEMP MACRO fleet_day_coverage(acct, zone, from_day, to_day, no
   FROM ended_local_days(zone, from_day, to_day, now_ts) AS days
   LEFT JOIN cov ON cov.day = days.day;
 
+-- open_days_touched(acct, zone, from_day, to_day, now_ts, vehicle, department): the local days of
+-- [from_day, to_day] that have not ended by now_ts (today, days to come) and that a window
+-- touched, per stream a fleet-wide figure rests on: the selection's odometer (vehicle / department
+-- filters, NULL = all), the fleet's trips and toll visits. fleet_day_coverage counts ended days
+-- only, so a range (a period) of today alone has no row there: its figures are what a sync
+-- reaching now pulled so far when a window touched today ('partial'), and unknown (blank, never 0)
+-- when none did (issue 12: a range of today after a sync that ended yesterday showed 0 trips).
+-- A stored coverage row is written for every day a window overlaps (ledger_day_coverage).
+CREATE OR REPLACE TEMP MACRO open_days_touched(acct, zone, from_day, to_day, now_ts, vehicle, department) AS TABLE
+  WITH touched AS (
+    SELECT c.day, c.stream
+    FROM vehicle_stream_day_rows(acct, zone, from_day, to_day, ['odometer']) AS c
+    JOIN vehicle_departments(acct) AS v ON v.vehicle_id = c.vehicle_id
+    WHERE vehicle_selected(c.vehicle_id, v.department, vehicle, department)
+    UNION ALL
+    SELECT day, stream FROM fleet_stream_day_rows(acct, zone, from_day, to_day, ['trips', 'visits'])
+  )
+  SELECT t.day, bool_or(t.stream = 'odometer') AS odometer, bool_or(t.stream = 'trips') AS trips,
+    bool_or(t.stream = 'visits') AS visits
+  FROM touched AS t
+  ANTI JOIN ended_local_days(zone, from_day, to_day, now_ts) AS e ON e.day = t.day
+  GROUP BY t.day;
+
 -- vehicle_month_coverage(acct, zone, from_day, to_day, now_ts, stream): per vehicle and local
 -- month of the range (whole months), the month's ended days (range_days) and how many of them
 -- the stream synced (synced_days).
@@ -179,6 +202,20 @@ CREATE OR REPLACE TEMP MACRO fleet_stream_day_coverage(acct, zone, from_day, to_
   FROM ended_local_days(zone, from_day, to_day, now_ts) AS days
   LEFT JOIN day_coverage AS c
     ON c.account = acct AND c.stream = stream_name AND c.scope = '*' AND c.day = days.day;
+
+-- fleet_stream_day_rows(acct, zone, from_day, to_day, streams): the stored coverage rows of the
+-- fleet-wide streams of the list (scope '*') on the local days [from_day, to_day], ended or not:
+-- only the days a window overlaps. fleet_stream_day_rows_raw: the same from the ledger now.
+CREATE OR REPLACE TEMP MACRO fleet_stream_day_rows(acct, zone, from_day, to_day, streams) AS TABLE
+  SELECT c.stream, c.day, c.synced, c.pulled
+  FROM day_coverage AS c
+  WHERE c.account = acct AND list_contains(streams, c.stream) AND c.scope = '*'
+    AND c.day >= from_day::DATE AND c.day <= to_day::DATE;
+
+CREATE OR REPLACE TEMP MACRO fleet_stream_day_rows_raw(acct, zone, from_day, to_day, streams) AS TABLE
+  SELECT c.stream, c.day, c.synced, c.pulled
+  FROM ledger_day_coverage(acct, zone, NULL, ['*'], from_day, to_day) AS c
+  WHERE list_contains(streams, c.stream);
 
 CREATE OR REPLACE TEMP MACRO fleet_stream_day_coverage_raw(acct, zone, from_day, to_day, now_ts, stream_name) AS TABLE
   SELECT days.day, coalesce(c.synced, false) AS synced, coalesce(c.pulled, false) AS pulled

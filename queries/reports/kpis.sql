@@ -7,8 +7,10 @@
 -- ended, synced_days = those whose odometer (the selection's), trips and toll visits are all
 -- settled, open_days = those whose odometer was pulled but something is not settled yet; coverage
 -- is complete / partial / not_synced, or no_vehicle when the filter matches no vehicle. When not
--- one day of the range was synced, every figure is blank (unknown), never 0; trips (toll
--- passages) are blank when the range's trips (toll visits) were never pulled.
+-- one day of the range was pulled, every figure is blank (unknown), never 0; trips (toll
+-- passages) are blank when the range's trips (toll visits) were never pulled. A day that has not
+-- ended (today) counts as pulled when a window touched it (open_days_touched): a range of today
+-- alone shows what was pulled so far, or blanks when nothing of today was.
 -- One period per screen (issue 25): toll passages, toll charges, trips and bookings are the
 -- range's. Distance and fuel come from odometer and fuel windows, which are taken whole: when
 -- every window of the selection that overlaps the range lies inside it (the ledger holds the
@@ -28,8 +30,8 @@ cov AS (
     count(*) FILTER (WHERE f.pulled AND NOT (f.synced AND t.synced AND v.synced)) AS open_days,
     count(*) FILTER (WHERE f.synced) AS odo_synced_days,
     count(*) FILTER (WHERE f.pulled AND NOT f.synced) AS odo_open_days,
-    NOT (count(*) > 0 AND count(*) FILTER (WHERE t.pulled) = 0) AS trips_known,
-    NOT (count(*) > 0 AND count(*) FILTER (WHERE v.pulled) = 0) AS visits_known
+    count(*) FILTER (WHERE t.pulled) > 0 AS trips_pulled,
+    count(*) FILTER (WHERE v.pulled) > 0 AS visits_pulled
   FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR) AS f
   LEFT JOIN fleet_stream_day_coverage($account, $zone, $from_day, $to_day, $now, 'trips') AS t ON t.day = f.day
   LEFT JOIN fleet_stream_day_coverage($account, $zone, $from_day, $to_day, $now, 'visits') AS v ON v.day = f.day
@@ -41,9 +43,17 @@ mcov AS (
     $account, $zone, months_first_day($from_day), months_last_day($to_day), $now, $vehicle::BIGINT, $department::VARCHAR
   )
 ),
+-- the range's days that have not ended (today) a window touched: what a range of today alone rests on
+open_touched AS (
+  SELECT coalesce(bool_or(odometer), false) AS odometer, coalesce(bool_or(trips), false) AS trips,
+    coalesce(bool_or(visits), false) AS visits
+  FROM open_days_touched($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
+),
+-- known: a day of the range was pulled (an ended day whole, today by a window touching it)
 known AS (
-  SELECT NOT (range_days > 0 AND odo_synced_days + odo_open_days = 0) AS k, trips_known AS tk, visits_known AS vk
-  FROM cov
+  SELECT odo_synced_days + odo_open_days > 0 OR o.odometer AS k, trips_pulled OR o.trips AS tk,
+    visits_pulled OR o.visits AS vk
+  FROM cov, open_touched AS o
 ),
 rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),

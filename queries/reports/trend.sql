@@ -5,7 +5,9 @@
 -- coverage / covered_share (queries/models/coverage.sql): of the period's days in the range that
 -- have ended, the share the odometer stream settled (done or flagged) for every selected vehicle.
 -- A period of which not one day was pulled has blank values (unknown, a gap in the chart), never
--- 0; a day still open for late data shows what was pulled and reads 'partial'. Trips and toll
+-- 0; a day still open for late data shows what was pulled and reads 'partial'. A day that has not
+-- ended (today) counts as pulled when a window touched it (open_days_touched): a period of today
+-- alone shows what was pulled so far, or blanks when nothing of today was. Trips and toll
 -- passages rest on their own streams too: a period none of whose days the trips (toll visits)
 -- stream pulled — not synced, or its endpoint refused — has them blank, and a day counts as
 -- synced for coverage only when the odometer, the trips and the toll visits are all settled.
@@ -19,6 +21,13 @@ cov AS (
   FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR) AS f
   LEFT JOIN fleet_stream_day_coverage($account, $zone, $from_day, $to_day, $now, 'trips') AS t ON t.day = f.day
   LEFT JOIN fleet_stream_day_coverage($account, $zone, $from_day, $to_day, $now, 'visits') AS v ON v.day = f.day
+  GROUP BY 1
+),
+-- per period, its days that have not ended (today) a window touched: a period of today alone rests on them
+open_touched AS (
+  SELECT date_trunc($grain::VARCHAR, day)::DATE AS p, bool_or(odometer) AS odometer, bool_or(trips) AS trips,
+    bool_or(visits) AS visits
+  FROM open_days_touched($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
   GROUP BY 1
 ),
 veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
@@ -53,10 +62,10 @@ SELECT
     AS coverage,
   round(cov.synced_days / nullif(cov.range_days, 0), 4)::DOUBLE AS covered_share
 FROM (
-  SELECT periods.p, NOT (coalesce(cov.range_days, 0) > 0 AND cov.pulled_days = 0) AS known,
-    NOT (coalesce(cov.range_days, 0) > 0 AND cov.trips_pulled = 0) AS trips_known,
-    NOT (coalesce(cov.range_days, 0) > 0 AND cov.visits_pulled = 0) AS visits_known
-  FROM periods LEFT JOIN cov ON cov.p = periods.p
+  SELECT periods.p, coalesce(cov.pulled_days > 0 OR o.odometer, false) AS known,
+    coalesce(cov.trips_pulled > 0 OR o.trips, false) AS trips_known,
+    coalesce(cov.visits_pulled > 0 OR o.visits, false) AS visits_known
+  FROM periods LEFT JOIN cov ON cov.p = periods.p LEFT JOIN open_touched AS o ON o.p = periods.p
 ) AS periods
 LEFT JOIN cov ON cov.p = periods.p
 LEFT JOIN tr ON tr.p = periods.p

@@ -13,3 +13,6 @@ CREATE OR REPLACE TEMP MACRO fleet_stream_day_coverage(acct, zone, from_day, to_
 -- vehicle_month_coverage count) computed now from the ledger
 CREATE OR REPLACE TEMP MACRO vehicle_stream_day_rows(acct, zone, from_day, to_day, streams) AS TABLE
   SELECT * FROM vehicle_stream_day_rows_raw(acct, zone, from_day, to_day, streams);
+-- and the stored coverage rows of the fleet-wide streams (what open_days_touched reads)
+CREATE OR REPLACE TEMP MACRO fleet_stream_day_rows(acct, zone, from_day, to_day, streams) AS TABLE
+  SELECT * FROM fleet_stream_day_rows_raw(acct, zone, from_day, to_day, streams);

@@ -335,7 +335,9 @@ function mustBeUnknown(p: Pattern, report: string, r: JsonRow, params: ReportPar
       break;
     }
     case 'kpis': {
-      const ds = inRange(params).filter(ended);
+      // the range's days up to today: an ended day, or today when a window touched it (a sync
+      // reaching now), is what its figures rest on; a range of today alone is no exception
+      const ds = inRange(params).filter((d) => d <= today);
       if (!selected(params).some((v) => pulledAny(p, 'odometer', String(v.vehicle_id), ds)))
         out.push('distance_km', 'fuel_used_l', 'toll_passages', 'trips');
       if (ds.length && none('trips', null, ds)) out.push('trips');
@@ -344,7 +346,7 @@ function mustBeUnknown(p: Pattern, report: string, r: JsonRow, params: ReportPar
     }
     case 'trend': {
       const pr = String(r.period);
-      const ds = periodDays(pr, params).filter(ended);
+      const ds = periodDays(pr, params).filter((d) => d <= today);
       if (ds.length && !selected(params).some((v) => pulledAny(p, 'odometer', String(v.vehicle_id), ds)))
         out.push('trips', 'trip_distance_km', 'toll_passages', 'bookings');
       if (ds.length && none('trips', null, ds)) out.push('trips', 'trip_distance_km');
