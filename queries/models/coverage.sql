@@ -149,19 +149,28 @@ CREATE OR REPLACE TEMP MACRO fleet_day_coverage(acct, zone, from_day, to_day, no
 -- when none did (issue 12: a range of today after a sync that ended yesterday showed 0 trips).
 -- A stored coverage row is written for every day a window overlaps (ledger_day_coverage).
 CREATE OR REPLACE TEMP MACRO open_days_touched(acct, zone, from_day, to_day, now_ts, vehicle, department) AS TABLE
-  WITH touched AS (
+  WITH
+  -- the range's days not ended: none or a few, joined first so the stored rows read are theirs
+  -- only (a range of ended days reads none: not the range's rows again after fleet_day_coverage)
+  open_days AS (
+    SELECT a.day FROM ended_local_days(zone, from_day, to_day, 'infinity'::TIMESTAMPTZ) AS a
+    ANTI JOIN ended_local_days(zone, from_day, to_day, now_ts) AS e ON e.day = a.day
+  ),
+  touched AS (
     SELECT c.day, c.stream
     FROM vehicle_stream_day_rows(acct, zone, from_day, to_day, ['odometer']) AS c
+    JOIN open_days AS o ON o.day = c.day
     JOIN vehicle_departments(acct) AS v ON v.vehicle_id = c.vehicle_id
     WHERE vehicle_selected(c.vehicle_id, v.department, vehicle, department)
     UNION ALL
-    SELECT day, stream FROM fleet_stream_day_rows(acct, zone, from_day, to_day, ['trips', 'visits'])
+    SELECT c.day, c.stream
+    FROM fleet_stream_day_rows(acct, zone, from_day, to_day, ['trips', 'visits']) AS c
+    JOIN open_days AS o ON o.day = c.day
   )
-  SELECT t.day, bool_or(t.stream = 'odometer') AS odometer, bool_or(t.stream = 'trips') AS trips,
-    bool_or(t.stream = 'visits') AS visits
-  FROM touched AS t
-  ANTI JOIN ended_local_days(zone, from_day, to_day, now_ts) AS e ON e.day = t.day
-  GROUP BY t.day;
+  SELECT day, bool_or(stream = 'odometer') AS odometer, bool_or(stream = 'trips') AS trips,
+    bool_or(stream = 'visits') AS visits
+  FROM touched
+  GROUP BY day;
 
 -- vehicle_month_coverage(acct, zone, from_day, to_day, now_ts, stream): per vehicle and local
 -- month of the range (whole months), the month's ended days (range_days) and how many of them
