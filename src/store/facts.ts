@@ -170,13 +170,9 @@ export async function keepingTollFacts<T>(
   account: string,
   write: () => Promise<T>,
 ): Promise<T> {
-  // Only the signature's macro: the facts' models are defined when it changed (refreshTollChargeFacts).
-  await prepareModelConnection(con, ['sync/facts_toll_geofences']);
-  const signature = async () => String((await queryJs(con, 'sync/facts_toll_geofences', [account]))[0]?.sig);
-  const before = await signature();
-  const out = await write();
-  if ((await signature()) !== before) await refreshTollChargeFacts(con, account);
-  return out;
+  return recomputingWhenChanged(con, 'sync/facts_toll_geofences', account, write, () =>
+    refreshTollChargeFacts(con, account),
+  );
 }
 
 /**
@@ -191,11 +187,28 @@ export async function keepingAfterHoursFacts(
   zone: string,
   write: () => Promise<unknown>,
 ): Promise<void> {
-  await prepareModelConnection(con, ['sync/working_hours_in_effect']);
-  const hours = async () => String((await queryJs(con, 'sync/working_hours_in_effect', [account]))[0]?.hours);
-  const before = await hours();
-  await write();
-  if ((await hours()) !== before) await rebuildFacts(con, account, zone, 'trips');
+  await recomputingWhenChanged(con, 'sync/working_hours_in_effect', account, write, () =>
+    rebuildFacts(con, account, zone, 'trips'),
+  );
+}
+
+/**
+ * `write`, then `recompute` when the one value `query` answers for the account changed across it
+ * (only that query's macro is defined first: the facts' models are defined when they are needed).
+ */
+async function recomputingWhenChanged<T>(
+  con: DuckDBConnection,
+  query: string,
+  account: string,
+  write: () => Promise<T>,
+  recompute: () => Promise<unknown>,
+): Promise<T> {
+  await prepareModelConnection(con, [query]);
+  const value = async () => String(Object.values((await queryJs(con, query, [account]))[0] ?? {})[0]);
+  const before = await value();
+  const out = await write();
+  if ((await value()) !== before) await recompute();
+  return out;
 }
 
 /**
