@@ -68,7 +68,7 @@ export async function pageServeChild(a: {
 
 // Runs in the page before its scripts: the moment the first section drops aria-busy (its answer
 // shown) and the moment the page says it is done loading.
-const MARKS = `(() => {
+export const MARKS = `(() => {
   window.__marks = {};
   new MutationObserver((list) => {
     for (const m of list) {

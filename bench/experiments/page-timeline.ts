@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { chromium } from 'playwright-core';
 import { serveSeeded } from '../reports.ts';
+import { MARKS } from '../pages.ts';
 
 const [dbPath = '', visits = '2', path = '/'] = process.argv.slice(2);
 const sidecar = JSON.parse(readFileSync(`${dbPath}.json`, 'utf8')) as { nowMs: number; timezone: string };
@@ -25,18 +26,7 @@ try {
   for (let v = 0; v < Number(visits); v++) {
     const ctx = await browser.newContext({ locale: 'en-US' });
     const page = await ctx.newPage();
-    await page.addInitScript(`(() => {
-      window.__marks = {};
-      new MutationObserver((list) => {
-        for (const m of list) {
-          const t = m.target;
-          if (m.attributeName === 'aria-busy' && t.tagName === 'SECTION' && !t.hasAttribute('aria-busy'))
-            window.__marks.first ??= performance.now();
-          if (m.attributeName === 'data-loading' && t === document.body && t.dataset.loading === 'false')
-            window.__marks.all ??= performance.now();
-        }
-      }).observe(document, { attributes: true, subtree: true, attributeFilter: ['aria-busy', 'data-loading'] });
-    })();`);
+    await page.addInitScript(MARKS);
     const rows: string[] = [];
     page.on('requestfinished', (req) => {
       void (async () => {
