@@ -60,10 +60,15 @@ export function createWarmUp(
     const r = route;
     if (!r) return;
     const started = performance.now();
+    // waits while a dashboard call is in flight; false when the pass is to end (stopped, or asked again)
+    const mayGoOn = async () => {
+      if (stopped || again) return false;
+      while (r.inFlight() > 0 && !stopped) await Promise.race([r.idle(), stopping]);
+      return !stopped;
+    };
     let n = 0;
     for (const step of steps) {
-      if (stopped || again) return;
-      while (r.inFlight() > 0 && !stopped) await Promise.race([r.idle(), stopping]);
+      if (!(await mayGoOn())) return;
       await step();
       n++;
       stats.calls++;
@@ -74,9 +79,7 @@ export function createWarmUp(
       // first page's limit, as the dashboard's getAllRows reads it
       let page = call;
       for (let offset = 0; ;) {
-        if (stopped || again) return;
-        while (r.inFlight() > 0 && !stopped) await Promise.race([r.idle(), stopping]);
-        if (stopped) return;
+        if (!(await mayGoOn())) return;
         const { total, limit } = await r.run(page);
         n++;
         stats.calls++;

@@ -88,6 +88,8 @@ describe('the warm-up', () => {
   it('stop while waiting for the dashboard: no call starts, and a later trigger does nothing', async () => {
     const r = route([{ report: 'a', query: {} }]);
     const w = createWarmUp();
+    const steps: string[] = [];
+    w.also(async () => void steps.push('status'));
     w.attach(r.attach);
     r.setInFlight(2);
     w.trigger('start');
@@ -96,5 +98,6 @@ describe('the warm-up', () => {
     r.setInFlight(0);
     await w.settled();
     expect(r.ran).toEqual([]);
+    expect(steps).toEqual([]);
   });
 });
