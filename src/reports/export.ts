@@ -26,7 +26,7 @@ import {
   bindings,
   prepareBound,
   prepareLookups,
-  sqlTotals,
+  pageTotals,
   reportMeta,
   toJsonCell,
   type MetaCache,
@@ -275,7 +275,7 @@ export async function exportReport(
     if (digest) {
       // the totals of the columns a total means something for, and per column the rows with no
       // value: a total with unknown rows covers only the others (partial), as the API's totals say
-      const sums = def.columns.some((c) => c.total) ? await sqlTotals(con, def, sql, values) : null;
+      const sums = def.columns.some((c) => c.total) ? await pageTotals(con, def, sql, values) : null;
       const manifest = {
         report: def.name,
         file: basename(outPath),
