@@ -469,13 +469,14 @@ async function vehiclePage(
   let before = 0;
   for (const v of vehicles) {
     const n = Number(v.rows);
-    if (before + n > page.offset && out.rows.length < page.limit) {
+    if (before + n > page.offset) {
       const at = { limit: page.limit - out.rows.length, offset: Math.max(0, page.offset - before) };
       const part = await readRows(
         await pagedStatement(con, def, sql, { ...values, vehicle: v.vehicle_id as bigint }, at),
       );
       out.columns = part.columns;
       out.rows.push(...part.rows);
+      if (out.rows.length >= page.limit) break;
     }
     before += n;
   }
