@@ -42,14 +42,15 @@ export function accountRoutes(
   const runsSeen = () => `${gate?.running ?? false}\u0000${gate?.last?.run_id ?? ''}`;
   const stampOf = list ? () => null : fileStamp(db.path);
   const accounts = async (fresh = false) => {
-    const stamp = stampOf();
+    // the files are looked at only once the time bound has passed (a stat of two files a request)
     if (
       !fresh &&
       kept &&
       kept.runs === runsSeen() &&
-      (performance.now() - kept.atMs < ACCOUNTS_KEPT_MS || (stamp !== null && kept.stamp === stamp))
+      (performance.now() - kept.atMs < ACCOUNTS_KEPT_MS || (kept.stamp !== null && kept.stamp === stampOf()))
     )
       return kept.list;
+    const stamp = stampOf();
     const runs = runsSeen();
     const found = await (list ? list() : fileAccounts(db));
     const all = found.length ? found : [config.account];

@@ -65,6 +65,9 @@ interface StatusParts {
   zone: string;
 }
 
+/** The runs a status answer lists when the request names none (the dashboard asks so; the warm-up computes it). */
+const DEFAULT_STATUS_RUNS = 10;
+
 const jobsAnswer = (accounts: JobOutcome[], nowMs: number, staleHours: number) => ({
   accounts,
   problems: outcomeProblems(accounts, nowMs, staleHours),
@@ -142,10 +145,10 @@ export function statusRoutes(deps: StatusDeps): Router {
     }
   };
   // The dashboard's first call (the default account, 10 runs) is part of the warm-up.
-  deps.warmUp?.also(() => current(deps.config.account, 10));
+  deps.warmUp?.also(() => current(deps.config.account, DEFAULT_STATUS_RUNS));
 
   r.get('/status', async (req, res) => {
-    const n = req.query.runs === undefined ? 10 : Number(req.query.runs);
+    const n = req.query.runs === undefined ? DEFAULT_STATUS_RUNS : Number(req.query.runs);
     if (
       typeof req.query.runs !== 'undefined' &&
       (typeof req.query.runs !== 'string' || !/^\d{1,4}$/.test(req.query.runs) || n < 1 || n > 1000)
