@@ -83,10 +83,10 @@ CREATE OR REPLACE TEMP MACRO daily_facts_span(acct, zone) AS TABLE
     FROM odometer_windows_classified(acct, zone, DATE '1970-01-01', DATE '2999-12-31')
     UNION ALL SELECT min(window_start), max(window_start)
     FROM fuel_windows_sourced(acct, zone, DATE '1970-01-01', DATE '2999-12-31')
-    UNION ALL SELECT min(start_time), max(start_time) FROM trips WHERE account = acct
-    UNION ALL SELECT min(enter_time), max(enter_time) FROM toll_passages(acct)
-    -- a trip's after-hours count on every day it runs into; activity on its day
+    -- a trip counts on its start's day, its after-hours on every day it runs into
     UNION ALL SELECT min(start_time), max(end_time) FROM trips WHERE account = acct
+    UNION ALL SELECT min(enter_time), max(enter_time) FROM toll_passages(acct)
+    -- activity on its day
     UNION ALL SELECT min(day_start), max(day_start) FROM vehicle_activity WHERE account = acct
   );
 
