@@ -34,7 +34,7 @@ try {
         const res = await req.response();
         const size = (await req.sizes()).responseBodySize;
         rows.push(
-          `${Math.round(t.startTime - 0)
+          `${Math.round(t.startTime)
             .toString()
             .padStart(15)} +${Math.round(t.responseEnd).toString().padStart(5)} ms ` +
             `${(res?.headers()['x-fleetsync-answer'] ?? '').padEnd(8)} ${String(size).padStart(8)} B  ${req.url().replace(/^http:\/\/[^/]+/, '')}`,
