@@ -179,14 +179,7 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
 async function refuseOldSchema(instance: DuckDBInstance, path: string): Promise<void> {
   const con = await instance.connect();
   try {
-    const stored = await con.runAndReadAll(
-      "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'schema_migrations'",
-    );
-    const done = new Set<string>();
-    if (Number(stored.getRowObjectsJS()[0]?.n) > 0)
-      for (const r of (await con.runAndReadAll('SELECT name FROM schema_migrations')).getRowObjectsJS())
-        done.add(String(r.name));
-    const pending = listSchemaFiles().filter((name) => !done.has(name));
+    const pending = await pendingMigrations(con);
     if (pending.length)
       throw new FleetsyncError(
         'E_DB',
@@ -211,14 +204,8 @@ export async function migrate(con: DuckDBConnection): Promise<string[]> {
   await con.run(
     'CREATE TABLE IF NOT EXISTS schema_migrations (name VARCHAR PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL)',
   );
-  const done = new Set(
-    (await con.runAndReadAll('SELECT name FROM schema_migrations'))
-      .getRowObjectsJS()
-      .map((r) => String(r.name)),
-  );
   const applied: string[] = [];
-  for (const name of listSchemaFiles()) {
-    if (done.has(name)) continue;
+  for (const name of await pendingMigrations(con)) {
     await con.run('BEGIN');
     try {
       await con.run(loadSql(`schema/${name}`));
@@ -231,6 +218,18 @@ export async function migrate(con: DuckDBConnection): Promise<string[]> {
     applied.push(name);
   }
   return applied;
+}
+
+/** The schema files not yet applied to the database (every one when it has no schema_migrations table). */
+async function pendingMigrations(con: DuckDBConnection): Promise<string[]> {
+  const table = await con.runAndReadAll(
+    "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'schema_migrations'",
+  );
+  const done = new Set<string>();
+  if (Number(table.getRowObjectsJS()[0]?.n) > 0)
+    for (const r of (await con.runAndReadAll('SELECT name FROM schema_migrations')).getRowObjectsJS())
+      done.add(String(r.name));
+  return listSchemaFiles().filter((name) => !done.has(name));
 }
 
 /** Runs `fn` in one transaction on `con`: commits when it returns, rolls back when it throws. */
