@@ -310,6 +310,10 @@ export function localMonthBounds(month: string, zone: string): { startMs: number
 export const isCalendarDay = (s: string) =>
   /^\d{4}-\d{2}-\d{2}$/.test(s) && parseLocal(`${s} 00:00:00`, 'UTC') !== null;
 
+/** An hour and a day of instants in milliseconds (a local day across a clock change is 23 or 25 hours). */
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
+
 /** The one clock type: epoch milliseconds. Injected wherever time matters (tests fix it). */
 export type Clock = () => number;
 

@@ -16,7 +16,7 @@ import { prepareModelConnection } from '../store/models.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import { appendRows } from '../store/write.ts';
 import { MAX_LISTED_PROBLEMS, userFileSha } from '../text-file.ts';
-import { formatLocal, isCalendarDay, localDate, localDayBounds } from '../time.ts';
+import { DAY_MS, formatLocal, isCalendarDay, localDate, localDayBounds } from '../time.ts';
 import {
   checkServicePlan,
   readServicePlanFile,
@@ -180,7 +180,7 @@ async function odometerProblems(
   if (after && km > after.km + slack(after.km))
     out.push(`--odometer ${km} is far above ${read(after)}, after ${day}`);
   else if (!after && before) {
-    const days = (endMs - before.atMs) / 86_400_000;
+    const days = (endMs - before.atMs) / DAY_MS;
     if (km > before.km + MAX_KM_PER_DAY * days + slack(before.km))
       out.push(
         `--odometer ${km} is far above what the vehicle can have reached by the end of ${day}: ${read(before)}, ` +
