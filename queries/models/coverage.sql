@@ -172,6 +172,24 @@ CREATE OR REPLACE TEMP MACRO open_days_touched(acct, zone, from_day, to_day, now
   FROM touched
   GROUP BY day;
 
+-- fleet_days(acct, zone, from_day, to_day, now_ts, vehicle, department): what the fleet-wide
+-- figures of kpis and trend rest on, per local day of [from_day, to_day]: the selection's odometer
+-- (fleet_day_coverage; vehicle / department filters, NULL = all), the fleet's trips and toll visits
+-- (fleet_stream_day_coverage). Every ended day is a row (ended): odometer_synced, and synced when
+-- all three streams are settled; a day not ended is a row only when a window touched it
+-- (open_days_touched), never synced. *_known: the stream's figure for the day is known — an ended
+-- day's data was pulled, or a window touched a day not ended — so a range (a period) of today
+-- alone shows what was pulled so far, and is blank (never 0) when nothing of it was.
+CREATE OR REPLACE TEMP MACRO fleet_days(acct, zone, from_day, to_day, now_ts, vehicle, department) AS TABLE
+  SELECT f.day, true AS ended, f.synced AS odometer_synced, f.synced AND t.synced AND v.synced AS synced,
+    f.pulled AS odometer_known, t.pulled AS trips_known, v.pulled AS visits_known
+  FROM fleet_day_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department) AS f
+  LEFT JOIN fleet_stream_day_coverage(acct, zone, from_day, to_day, now_ts, 'trips') AS t ON t.day = f.day
+  LEFT JOIN fleet_stream_day_coverage(acct, zone, from_day, to_day, now_ts, 'visits') AS v ON v.day = f.day
+  UNION ALL
+  SELECT day, false, false, false, odometer, trips, visits
+  FROM open_days_touched(acct, zone, from_day, to_day, now_ts, vehicle, department);
+
 -- vehicle_month_coverage(acct, zone, from_day, to_day, now_ts, stream): per vehicle and local
 -- month of the range (whole months), the month's ended days (range_days) and how many of them
 -- the stream synced (synced_days).
