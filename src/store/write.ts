@@ -206,7 +206,7 @@ const cmpCell = (a: Cell, b: Cell): number => {
  * The rows in `table`'s stored order (STORED_ORDER): the same array when they are in it already
  * (one pass; an answer sorted by start costs no sort) or the table has none, else a sorted copy.
  */
-export function inStoredOrder(table: string, rows: readonly Row[]): readonly Row[] {
+export function sortedAsStored(table: string, rows: readonly Row[]): readonly Row[] {
   const order = STORED_ORDER[table];
   if (!order) return rows;
   const cmp = (a: Row, b: Row) => {
@@ -243,7 +243,7 @@ export async function upsertRows(
   if (!IDENT.test(table)) throw new FleetsyncError('E_DB', `bad table name ${table}`);
   const info = await columnsOf(con, table, 'main');
   for (const c of key) column(info, table, c);
-  const unique = inStoredOrder(table, lastPerKey(rows, key));
+  const unique = sortedAsStored(table, lastPerKey(rows, key));
   const append = fresh ? unique.filter((r) => fresh(r)) : [];
   const merge = append.length === 0 ? unique : unique.filter((r) => !fresh!(r));
   if (append.length) await appendRows(con, table, append);
