@@ -138,6 +138,9 @@ export function formatLocal(ms: number, zone: string): string {
   return `${w.year}-${pad(w.month)}-${pad(w.day)} ${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}`;
 }
 
+/** Local wall time in the zone to the minute (`YYYY-MM-DD HH:MM`), as messages and tables show it. */
+export const formatLocalMinute = (ms: number, zone: string): string => formatLocal(ms, zone).slice(0, 16);
+
 /** Parses a request-format local time (`YYYY-MM-DD HH:MM:SS`, `T` allowed, no offset) in the zone. */
 export function parseLocal(text: string, zone: string): number | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(text.trim());

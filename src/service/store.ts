@@ -16,7 +16,7 @@ import { prepareModelConnection } from '../store/models.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import { appendRows } from '../store/write.ts';
 import { MAX_LISTED_PROBLEMS, userFileSha } from '../text-file.ts';
-import { DAY_MS, formatLocal, isCalendarDay, localDate, localDayBounds } from '../time.ts';
+import { DAY_MS, formatLocalMinute, isCalendarDay, localDate, localDayBounds } from '../time.ts';
 import {
   checkServicePlan,
   readServicePlanFile,
@@ -171,7 +171,7 @@ async function odometerProblems(
     return r && r.crossed !== true ? { km: Number(r.km), atMs: Number(r.at_ms) } : null;
   };
   const read = (r: { km: number; atMs: number }) =>
-    `the ${kmText(r.km)} its synced odometer read at ${formatLocal(r.atMs, zone).slice(0, 16)}`;
+    `the ${kmText(r.km)} its synced odometer read at ${formatLocalMinute(r.atMs, zone)}`;
   const before = side('before');
   const after = side('after');
   const out: string[] = [];
