@@ -320,6 +320,9 @@ export const DAY_MS = 24 * HOUR_MS;
 /** The one clock type: epoch milliseconds. Injected wherever time matters (tests fix it). */
 export type Clock = () => number;
 
+/** An instant as a query hands it over (a Date, or epoch milliseconds) in epoch milliseconds. */
+export const msOf = (v: unknown): number => (v instanceof Date ? v.getTime() : Number(v));
+
 /** An instant as UTC ISO text (`2026-11-25T02:00:00.000Z`), as the ledger and the sync's queries bind it. */
 export const iso = (ms: number) => new Date(ms).toISOString();
 

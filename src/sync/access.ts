@@ -13,7 +13,7 @@ import { ACCESS_WORDS, type AccessState, type AccessView } from '../api/access.t
 import type { Logger } from '../log.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import type { StreamDefinition } from './stream.ts';
-import { iso } from '../time.ts';
+import { iso, msOf } from '../time.ts';
 
 export type EndpointState = AccessState | 'ok';
 
@@ -37,14 +37,13 @@ export interface AccessChange {
 }
 
 const list = (v: unknown) => (typeof v === 'string' && v !== '' ? v.split(',') : []);
-const ms = (v: unknown) => (v instanceof Date ? v.getTime() : Number(v));
 
 export async function readAccess(con: DuckDBConnection, account: string): Promise<EndpointAccess[]> {
   return (await queryJs(con, 'sync/endpoint_access_read', [account])).map((r) => ({
     endpoint: String(r.endpoint),
     state: String(r.state) as EndpointState,
-    sinceMs: ms(r.since),
-    lastProbedMs: ms(r.last_probed),
+    sinceMs: msOf(r.since),
+    lastProbedMs: msOf(r.last_probed),
     lastStatus: r.last_status === null ? null : Number(r.last_status),
     message: r.message === null ? null : String(r.message),
     streams: list(r.streams),
