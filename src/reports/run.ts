@@ -333,15 +333,16 @@ export async function sqlTotals(
  * `rows` and, for each column the report totals, its sum and `<column>_blank`), for the same
  * selection of vehicles, instead of a scan of their whole statement (issue 29: a year of
  * toll_charges priced 4.6 M passages for its totals). toll_charges and tolls read the daily facts,
- * a row per local day, and their rows are ordered by an instant whose local day is that day, so an
- * unsorted page is read from the days it falls on only; trips and logbook read the range's trips
- * narrowly (one row, `day` NULL: the page is read as it is).
+ * refuels the fills (not their trips), a row per local day, and their rows are ordered by an
+ * instant whose local day is that day, so an unsorted page is read from the days it falls on only;
+ * trips and logbook read the range's trips narrowly (one row, `day` NULL: the page is read as it is).
  */
 const LIST_TOTALS: ReadonlyMap<string, string> = new Map([
   ['toll_charges', 'toll_passages'],
   ['tolls', 'toll_passages'],
   ['trips', 'trips'],
   ['logbook', 'logbook'],
+  ['refuels', 'refuels'],
 ]);
 
 /**
