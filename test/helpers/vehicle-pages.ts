@@ -1,5 +1,5 @@
 /**
- * Pages of a report read vehicle by vehicle (src/reports/run.ts AGGREGATE_VEHICLE_PAGES) against
+ * Pages of a report read from the vehicles they fall on (src/reports/run.ts AGGREGATE_VEHICLE_PAGES) against
  * the whole result: pages that start, end and cross at each vehicle's first and last row, the
  * first page, the last and one past the end each equal the slice of the whole (unpaged) result at
  * their offset, and every page's count, totals and blank counts are the whole result's, worked out
