@@ -71,7 +71,11 @@ export const demoCommand: Command = {
       write: (l) => ctx.stderr(l + '\n'),
     });
     const dbPath = DEMO_DB;
-    if (fresh) for (const f of [dbPath, `${dbPath}.wal`]) if (existsSync(f)) renameSync(f, `${f}.old`);
+    if (fresh && existsSync(dbPath)) {
+      for (const f of [dbPath, `${dbPath}.wal`]) if (existsSync(f)) renameSync(f, `${f}.old`);
+      // the old file stays on disk (one per --fresh, replaced by the next): say where
+      ctx.stdout(`fresh start: the previous database is kept as ${dbPath}.old (delete it when not needed)\n`);
+    }
     const db = await openDatabase(dbPath);
     const optsPath = join(dirname(dbPath), 'demo.json');
     const fleetOptions = demoOptions(optsPath, fresh);
