@@ -17,7 +17,7 @@ import type { Database } from '../store/db.ts';
 import { storageFailure } from '../store/storage-error.ts';
 import type { Clock } from '../time.ts';
 import { groupCommitter, replacedRanges, type GroupCommitter } from './commit.ts';
-import { refreshFacts, storedTripsReach } from '../store/facts.ts';
+import { refreshFacts, refreshFactsOfStreams, storedTripsReach } from '../store/facts.ts';
 import {
   DEFAULT_CONCURRENCY,
   MAX_LATE_MS,
@@ -147,7 +147,17 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
           x.account,
           undefined,
           async (con, writes) => {
-            for (const [ledgerStream, ranges] of replacedRanges(writes))
+            const replaced = replacedRanges(writes);
+            // several streams' windows in one commit of a small run's one writer: refreshed together
+            // (not a large run's visits writer, whose windows record two: a stream's alone is cheaper there)
+            if (shared && replaced.size > 1)
+              return refreshFactsOfStreams(con, {
+                account: x.account,
+                zone: ctx.zone,
+                ranges: replaced,
+                replacedReachMs: replacedReach,
+              });
+            for (const [ledgerStream, ranges] of replaced)
               await refreshFacts(con, {
                 account: x.account,
                 zone: ctx.zone,
@@ -295,7 +305,8 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
     await Promise.all(byCriticalPath(x.units, x.definitions).map((unit) => runUnit(unit)));
     for (const stream of totals.keys()) summarise(stream);
   } finally {
-    if (!shared) for (const w of writers.values()) await w.then((c) => c.con.closeSync()).catch(() => undefined);
+    if (!shared)
+      for (const w of writers.values()) await w.then((c) => c.con.closeSync()).catch(() => undefined);
   }
   return { stoppedBy: stop.by };
 }
