@@ -287,6 +287,11 @@ export async function syncChild(
     limits: a.limits,
     log: traced ?? silentLogger,
     now,
+    // BENCH_SHARED_WRITER_MAX_UNITS=N (A/B): the units up to which the streams share a writer
+    // (SHARED_WRITER_MAX_UNITS, src/defaults.ts; 0: a writer per ledger stream, as before).
+    ...(process.env.BENCH_SHARED_WRITER_MAX_UNITS
+      ? { sharedWriterMaxUnits: Number(process.env.BENCH_SHARED_WRITER_MAX_UNITS) }
+      : {}),
   };
   // `streams` (diagnostics only): sync a subset, e.g. to see which stream holds the memory.
   const req = {

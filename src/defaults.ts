@@ -37,6 +37,15 @@ export const MAX_WINDOW_RECORDS = 20_000;
  * would otherwise pile up in memory (129 windows, 55,744 rows on one writer at 800 vehicles).
  */
 export const MAX_WRITE_BACKLOG_ROWS = 2 * MAX_WINDOW_RECORDS;
+/**
+ * A run of at most this many planned units writes every stream's windows on one writer
+ * connection, grouped across streams (src/sync/executor.ts); a larger one has a writer per ledger
+ * stream (50 veh × 7 d plans 168 units, 500 × 7 d 1,444). At a small fleet the writers' fixed work (a connection each, the
+ * refresh's macros defined on each, a BEGIN, COMMIT and ledger delete per stream's commit) was
+ * most of a run's CPU; at 5,000 vehicles one writer made the streams wait on each other (wall
+ * and peak RSS up, docs/performance.md "Sync CPU per request").
+ */
+export const SHARED_WRITER_MAX_UNITS = 2_000;
 /** Registrations per bulk POST (the API's maximum); longer lists are split. */
 export const BULK_MAX_VEHICLES = 100;
 

@@ -22,6 +22,7 @@ export const FACT_STREAMS: ReadonlySet<string> = new Set([
 /** The model queries of a commit's refresh (the macros a writer's connection defines: models.ts). */
 const REFRESH_COVERAGE = ['sync/coverage_facts_insert'];
 const REFRESH = [...REFRESH_COVERAGE, 'sync/facts_insert'];
+const REFRESH_STREAMS = ['sync/coverage_facts_insert_streams', 'sync/facts_insert_streams'];
 const REBUILD = [
   ...REFRESH,
   'sync/facts_span',
@@ -81,6 +82,50 @@ export async function refreshFacts(
   const list = ids === null ? null : listValue(ids.map((v) => BigInt(v)));
   await execute(con, 'sync/facts_delete', [x.account, x.stream, ...days, list]);
   await execute(con, 'sync/facts_insert', [x.account, x.zone, x.stream, ...days, list]);
+}
+
+/**
+ * refreshFacts for a commit that replaced windows of several ledger streams (a small run's one
+ * writer, src/sync/executor.ts), in one delete and one insert for the coverage and one each for
+ * the facts instead of those per stream: the days and vehicles computed again are those of every
+ * stream's ranges together (more than each stream needs: the same figures, as refreshFacts's days
+ * between its ranges), and the model computes the fact streams together (daily_facts_of with
+ * every stream), keeping those of the commit's streams.
+ */
+export async function refreshFactsOfStreams(
+  con: DuckDBConnection,
+  x: {
+    account: string;
+    zone: string;
+    ranges: ReadonlyMap<string, readonly FactsRange[]>;
+    replacedReachMs?: number | null;
+  },
+): Promise<void> {
+  const all = [...x.ranges.values()].flat();
+  if (all.length === 0) return;
+  const { from } = spanOf(all);
+  let { to } = spanOf(all);
+  if (!(to > from)) return;
+  const ids = all.some((r) => r.vehicleId === null) ? null : [...new Set(all.map((r) => r.vehicleId!))];
+  const streams = [...x.ranges.keys()].filter((s) => x.ranges.get(s)!.length > 0);
+  const facts = streams.filter((s) => FACT_STREAMS.has(s));
+  await prepareModelConnection(con, REFRESH_STREAMS);
+  if (facts.includes('trips'))
+    to = Math.max(await tripsReach(con, x.account, from, to), x.replacedReachMs ?? to);
+  const days = [localDate(from, x.zone), localDate(to - 1, x.zone)] as const;
+  const scopes = ids === null ? null : listValue(ids.map(String));
+  await execute(con, 'sync/coverage_facts_delete_streams', [x.account, listValue(streams), ...days, scopes]);
+  await execute(con, 'sync/coverage_facts_insert_streams', [
+    x.account,
+    x.zone,
+    listValue(streams),
+    ...days,
+    scopes,
+  ]);
+  if (facts.length === 0) return;
+  const list = ids === null ? null : listValue(ids.map((v) => BigInt(v)));
+  await execute(con, 'sync/facts_delete_streams', [x.account, listValue(facts), ...days, list]);
+  await execute(con, 'sync/facts_insert_streams', [x.account, x.zone, listValue(facts), ...days, list]);
 }
 
 /** The instants [from, to) the ranges span. */
@@ -215,7 +260,8 @@ async function recomputingWhenChanged<T>(
  * this. An account without a recorded zone (never synced) has no facts.
  */
 export async function refreshTollChargeFacts(con: DuckDBConnection, account: string): Promise<void> {
-  await prepareModelConnection(con);
+  // rebuildFacts defines the models it calls (not every report macro: ~100 statements, ~40 ms of
+  // CPU on a sync's first run, whose geofences snapshot comes here)
   const [z] = await queryJs(con, 'sync/account_zone', [account]);
   if (typeof z?.timezone === 'string') await rebuildFacts(con, account, z.timezone, 'visits');
 }

@@ -17,7 +17,7 @@ import type { Database } from '../store/db.ts';
 import { storageFailure } from '../store/storage-error.ts';
 import type { Clock } from '../time.ts';
 import { groupCommitter, replacedRanges, type GroupCommitter } from './commit.ts';
-import { refreshFacts, storedTripsReach } from '../store/facts.ts';
+import { refreshFacts, refreshFactsOfStreams, storedTripsReach } from '../store/facts.ts';
 import {
   DEFAULT_CONCURRENCY,
   MAX_LATE_MS,
@@ -25,6 +25,7 @@ import {
   MAX_WRITE_BACKLOG_ROWS,
   ODOMETER_LAG_MS,
   SETTLE_MS,
+  SHARED_WRITER_MAX_UNITS,
 } from '../defaults.ts';
 import { ledgerWrite, loadHorizons, recordFailedWindow } from './ledger.ts';
 import { newMeter, type RunLog } from './run-log.ts';
@@ -106,6 +107,12 @@ export interface ExecuteInput {
   afterCommit?: SyncDeps['afterCommit'];
   /** The run's stop, shared by the calls of one run: a stop seen by one stops the next (default: its own). */
   stop?: { by: unknown };
+  /**
+   * A small run's one writer (executePlan): every stream's windows are written on it, grouped
+   * across streams; it is opened on the first write and left open. Without it: a writer
+   * connection per ledger stream, closed at the end.
+   */
+  sharedWriter?: () => Promise<DuckDBConnection>;
 }
 
 /** Runs every unit; returns the error that stopped the run, if one did. */
@@ -121,13 +128,16 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
   );
   // One writer connection per ledger stream: streams write disjoint rows, so their transactions
   // never conflict and DuckDB commits them in parallel; within a stream, windows are group-committed.
+  // A small run writes every stream's windows on its one shared writer instead (executePlan).
+  const shared = x.sharedWriter !== undefined;
   const writers = new Map<string, Promise<{ con: DuckDBConnection; committer: GroupCommitter }>>();
   const committers = new Map<string, GroupCommitter>();
   const maxBacklog = x.maxWriteBacklogRows ?? MAX_WRITE_BACKLOG_ROWS;
-  const writerFor = (stream: string) => {
+  const writerFor = (ledgerStream: string) => {
+    const stream = shared ? '*' : ledgerStream;
     let w = writers.get(stream);
     if (!w) {
-      w = x.db.connect().then((c) => {
+      w = (x.sharedWriter?.() ?? x.db.connect()).then((c) => {
         // The daily facts and coverage of the days its windows replaced, in the same transaction (issue 29).
         // (per ledger stream the windows recorded: a visits window records the sites' too)
         // the reach of the trips the commit replaces, read before they are deleted (refreshFacts)
@@ -137,7 +147,17 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
           x.account,
           undefined,
           async (con, writes) => {
-            for (const [ledgerStream, ranges] of replacedRanges(writes))
+            const replaced = replacedRanges(writes);
+            // several streams' windows in one commit of a small run's one writer: refreshed together
+            // (not a large run's visits writer, whose windows record two: a stream's alone is cheaper there)
+            if (shared && replaced.size > 1)
+              return refreshFactsOfStreams(con, {
+                account: x.account,
+                zone: ctx.zone,
+                ranges: replaced,
+                replacedReachMs: replacedReach,
+              });
+            for (const [ledgerStream, ranges] of replaced)
               await refreshFacts(con, {
                 account: x.account,
                 zone: ctx.zone,
@@ -196,11 +216,12 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
       // bounded per window in flight: while its stream's writer has too many rows waiting, a unit
       // does not fetch; it gives its slot back and waits for the writer (other streams go on).
       const slot = own.get(unit.stream) ?? limit;
-      const backlog = () => committers.get(unit.ledgerStream)?.backlogRows ?? 0;
+      const committer = () => committers.get(shared ? '*' : unit.ledgerStream);
+      const backlog = () => committer()?.backlogRows ?? 0;
       let backlogRows = 0;
       let result: Awaited<ReturnType<Unit['fetch']>> | null = null;
       while (!result) {
-        await committers.get(unit.ledgerStream)?.room(maxBacklog);
+        await committer()?.room(maxBacklog);
         if (stop.by || x.signal?.aborted) {
           cut = true;
           return;
@@ -284,7 +305,8 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
     await Promise.all(byCriticalPath(x.units, x.definitions).map((unit) => runUnit(unit)));
     for (const stream of totals.keys()) summarise(stream);
   } finally {
-    for (const w of writers.values()) await w.then((c) => c.con.closeSync()).catch(() => undefined);
+    if (!shared)
+      for (const w of writers.values()) await w.then((c) => c.con.closeSync()).catch(() => undefined);
   }
   return { stoppedBy: stop.by };
 }
@@ -304,12 +326,25 @@ export async function executePlan(
 ): Promise<unknown> {
   const { units, definitions, ctx, run } = x;
   const stop = { by: null as unknown };
-  await loadHorizons(con, ctx);
-  const horizons = units.filter((u) => HORIZON_STREAMS.has(u.stream));
-  await executeUnits({ ...deps, units: horizons, definitions, ctx, run, stop });
-  if (stop.by || deps.signal?.aborted) return stop.by;
-  await loadHorizons(con, ctx);
-  const rest = units.filter((u) => !HORIZON_STREAMS.has(u.stream));
-  await executeUnits({ ...deps, units: rest, definitions, ctx, run, stop });
-  return stop.by;
+  // A small run writes every stream's windows, in both calls, on one connection: a writer per
+  // ledger stream (~12, each defining the refresh's macros, each commit its own BEGIN, COMMIT and
+  // ledger delete) was most of a small fleet's CPU; at 5,000 vehicles one writer made the streams
+  // wait on each other (docs/performance.md "Sync CPU per request").
+  let opened: Promise<DuckDBConnection> | undefined;
+  const sharedWriter =
+    units.length <= (deps.sharedWriterMaxUnits ?? SHARED_WRITER_MAX_UNITS)
+      ? () => (opened ??= deps.db.connect())
+      : undefined;
+  try {
+    await loadHorizons(con, ctx);
+    const horizons = units.filter((u) => HORIZON_STREAMS.has(u.stream));
+    await executeUnits({ ...deps, units: horizons, definitions, ctx, run, stop, sharedWriter });
+    if (stop.by || deps.signal?.aborted) return stop.by;
+    await loadHorizons(con, ctx);
+    const rest = units.filter((u) => !HORIZON_STREAMS.has(u.stream));
+    await executeUnits({ ...deps, units: rest, definitions, ctx, run, stop, sharedWriter });
+    return stop.by;
+  } finally {
+    await opened?.then((c) => c.closeSync()).catch(() => undefined);
+  }
 }

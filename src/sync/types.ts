@@ -41,6 +41,8 @@ export interface SyncDeps {
   maxWindowRecords?: number;
   /** Rows a stream's writer may have waiting before the stream fetches more (default MAX_WRITE_BACKLOG_ROWS). */
   maxWriteBacklogRows?: number;
+  /** Units up to which a run's streams share one writer connection (default SHARED_WRITER_MAX_UNITS). */
+  sharedWriterMaxUnits?: number;
   /** Units of work in flight at once (default DEFAULT_CONCURRENCY); the buckets pace the requests. */
   concurrency?: number;
   fuelPath?: 'per_vehicle_get' | 'bulk_post';
