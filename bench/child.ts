@@ -3,6 +3,7 @@
  * `node --import tsx bench/child.ts <task> '<json args>'`. Prints `RESULT <json>` as its last
  * stdout line; progress goes to stderr.
  */
+import { applyServingAllocator } from '../src/allocator.ts';
 import { applySyncHeap } from '../src/heap.ts';
 
 type Task = (args: never) => Promise<unknown>;
@@ -24,8 +25,12 @@ const TASKS: Record<string, () => Promise<Task>> = {
 const SERVERS = new Set(['serve', 'loadServe', 'pageServe']);
 
 const [task = '', raw = '{}'] = process.argv.slice(2);
-// A server child starts V8 as `fleetsync serve` does (FLEETSYNC_SYNC_HEAP, src/heap.ts).
-if (SERVERS.has(task)) applySyncHeap('serve', process.env);
+// A server child starts V8 and DuckDB's allocator as `fleetsync serve` does (FLEETSYNC_SYNC_HEAP,
+// src/heap.ts; src/allocator.ts: before any module loads DuckDB).
+if (SERVERS.has(task)) {
+  applySyncHeap('serve', process.env);
+  applyServingAllocator('serve', process.env);
+}
 const load = TASKS[task];
 if (!load) {
   process.stderr.write(`unknown bench task ${task}; one of ${Object.keys(TASKS).join(', ')}\n`);

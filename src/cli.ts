@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { FleetsyncError, describeError, isFleetsyncError, type ErrorCode } from './errors.ts';
 import type { Command, CommandContext } from './commands/command.ts';
 import { loadEnvFile } from './env-file.ts';
+import { applyServingAllocator } from './allocator.ts';
 import { applySyncHeap } from './heap.ts';
 
 /** Command table: one module per command, imported only when used. */
@@ -117,6 +118,7 @@ if (isEntry) {
     // `.env` (or FLEETSYNC_ENV_FILE) fills what the environment does not set; see env-file.ts.
     loadEnvFile({ env: process.env, cwd: process.cwd() });
     applySyncHeap(process.argv[2], process.env); // FLEETSYNC_SYNC_HEAP, see heap.ts
+    applyServingAllocator(process.argv[2], process.env); // before DuckDB loads, see allocator.ts
     process.exitCode = await main({
       argv: process.argv.slice(2),
       env: process.env,
