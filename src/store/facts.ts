@@ -23,9 +23,10 @@ export const FACT_STREAMS: ReadonlySet<string> = new Set([
 
 /** The model queries of a commit's refresh (the macros a writer's connection defines: models.ts). */
 const REFRESH_COVERAGE = ['sync/coverage_facts_insert'];
-const REFRESH = [...REFRESH_COVERAGE, 'sync/facts_insert'];
+const REFRESH = [...REFRESH_COVERAGE, 'sync/facts_insert', 'sync/trip_facts_insert'];
 const REBUILD = [
   ...REFRESH,
+  'sync/trip_facts_clear',
   'sync/facts_span',
   'sync/coverage_facts_span',
   'sync/facts_clear',
@@ -83,6 +84,11 @@ export async function refreshFacts(
   const list = ids === null ? null : listValue(ids.map((v) => BigInt(v)));
   await execute(con, 'sync/facts_delete', [x.account, x.stream, ...days, list]);
   await execute(con, 'sync/facts_insert', [x.account, x.zone, x.stream, ...days, list]);
+  // the trips' day facts per driver (trip_day_facts: scorecards, logbook) of the same days
+  if (x.stream === 'trips') {
+    await execute(con, 'sync/trip_facts_delete', [x.account, ...days, list]);
+    await execute(con, 'sync/trip_facts_insert', [x.account, x.zone, ...days, list]);
+  }
 }
 
 /** The instants [from, to) the ranges span. */
@@ -150,6 +156,7 @@ export async function rebuildFacts(
   await execute(con, 'sync/facts_clear', [account, stream]);
   const days = await spanDays(con, 'sync/facts_span', [account, zone], zone);
   if (days) await execute(con, 'sync/facts_insert', [account, zone, stream, ...days, null]);
+  if (stream === null || stream === 'trips') await rebuildTripDayFacts(con, account, zone, days);
   if (stream === null) {
     await execute(con, 'sync/coverage_facts_clear', [account]);
     const led = await spanDays(con, 'sync/coverage_facts_span', [account], zone);
@@ -157,6 +164,23 @@ export async function rebuildFacts(
   }
   const [n] = await queryJs(con, 'sync/facts_count', [account]);
   return Number(n?.n ?? 0);
+}
+
+/**
+ * Computes an account's trips' day facts per driver (trip_day_facts) again in `zone`, over the local
+ * days `days` (default: every day its fact-bearing rows span), inside the caller's transaction: what
+ * the upgrade that adds the table runs (src/store/db.ts), and part of every trips rebuild.
+ */
+export async function rebuildTripDayFacts(
+  con: DuckDBConnection,
+  account: string,
+  zone: string,
+  days?: [string, string] | null,
+): Promise<void> {
+  await prepareModelConnection(con, REBUILD);
+  await execute(con, 'sync/trip_facts_clear', [account]);
+  const span = days === undefined ? await spanDays(con, 'sync/facts_span', [account, zone], zone) : days;
+  if (span) await execute(con, 'sync/trip_facts_insert', [account, zone, ...span, null]);
 }
 
 /**
