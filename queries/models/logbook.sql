@@ -67,6 +67,19 @@ CREATE OR REPLACE TEMP MACRO logbook_left_out_windows(acct, zone, from_day, to_d
   FROM odometer_windows_classified(acct, zone, from_day, (to_day::DATE + INTERVAL 2 DAY)::DATE)
   WHERE NOT counted;
 
+-- logbook_left_out_trips(acct, zone, from_day, to_day): the trips that start on a local day of the
+-- range and overlap an odometer window left out (logbook_left_out_windows), with their readings and
+-- the window's reason code (the least, when two): the trips whose odometer_status is left_out
+-- unless their readings are missing or went down (logbook_trips).
+CREATE OR REPLACE TEMP MACRO logbook_left_out_trips(acct, zone, from_day, to_day) AS TABLE
+  SELECT t.trip_id, t.vehicle_id, t.start_odometer_m, t.end_odometer_m, min(l.reason) AS reason
+  FROM trips AS t JOIN logbook_left_out_windows(acct, zone, from_day, to_day) AS l
+    ON l.vehicle_id = t.vehicle_id AND l.window_start < t.end_time AND l.window_end > t.start_time
+  WHERE t.account = acct
+    AND t.start_time >= local_range_start(zone, from_day)
+    AND t.start_time < local_range_end(zone, to_day)
+  GROUP BY t.trip_id, t.vehicle_id, t.start_odometer_m, t.end_odometer_m;
+
 -- logbook_trips(acct, zone, from_day, to_day): every trip that starts on a local day of the range,
 -- with
 --   local_day       the local day it starts on
@@ -97,18 +110,12 @@ CREATE OR REPLACE TEMP MACRO logbook_trips_of(acct, zone, from_day, to_day, vehi
       AND start_time < local_range_end(zone, to_day)
       AND (vehicles IS NULL OR vehicle_id IN (SELECT unnest(vehicles)))
   ),
-  left_out AS (SELECT * FROM logbook_left_out_windows(acct, zone, from_day, to_day)),
   -- the same trips read again for their key and times only: t is then read once, so it is not
   -- materialized with every column (a tax year at 5,000 vehicles is ~9 M trips)
   marked AS (
-    SELECT t.trip_id, min(l.reason) AS reason
-    FROM trips AS t JOIN left_out AS l
-      ON l.vehicle_id = t.vehicle_id AND l.window_start < t.end_time AND l.window_end > t.start_time
-    WHERE t.account = acct
-      AND t.start_time >= local_range_start(zone, from_day)
-      AND t.start_time < local_range_end(zone, to_day)
-      AND (vehicles IS NULL OR t.vehicle_id IN (SELECT unnest(vehicles)))
-    GROUP BY t.trip_id
+    SELECT m.trip_id, m.reason
+    FROM logbook_left_out_trips(acct, zone, from_day, to_day) AS m
+    WHERE vehicles IS NULL OR m.vehicle_id IN (SELECT unnest(vehicles))
   ),
   c AS (
     SELECT
