@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { dayWindows, monthWindows, DAY_MS, type Window } from '../src/sync/windows.ts';
-import { formatLocal, localDayBounds } from '../src/time.ts';
+import { dayWindows, monthWindows, type Window } from '../src/sync/windows.ts';
+import { DAY_MS, formatLocal, localDayBounds } from '../src/time.ts';
 import { peakRssMb } from './lib.ts';
 import { simStats, type WorldArgs } from './world.ts';
 

@@ -7,6 +7,7 @@
  * minutes, and each run's CPU time (this process: Node and DuckDB's threads) is kept beside its
  * wall time.
  */
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +38,26 @@ export interface ExportResult {
   peakRssMb: number;
 }
 
+/**
+ * The latest local days holding `targetRows` trips: the latest day d such that the trips starting
+ * on d … the last day number at least that many (all days when fewer), as YYYY-MM-DD.
+ */
+export async function exportRange(
+  con: DuckDBConnection,
+  zone: string,
+  targetRows: number,
+): Promise<{ from: string; to: string }> {
+  const r = await con.runAndReadAll(
+    `WITH d AS (SELECT (start_time AT TIME ZONE $zone)::DATE AS day, count(*) AS n FROM trips WHERE account = $account GROUP BY 1),
+          c AS (SELECT day, sum(n) OVER (ORDER BY day DESC) AS cum FROM d)
+     SELECT strftime(coalesce(max(day) FILTER (WHERE cum >= $target), min(day)), '%Y-%m-%d') AS from_day,
+            strftime((SELECT max(day) FROM d), '%Y-%m-%d') AS to_day FROM c`,
+    { zone, account: ACCOUNT, target: targetRows },
+  );
+  const row = r.getRowObjectsJS()[0]!;
+  return { from: String(row.from_day), to: String(row.to_day) };
+}
+
 export async function exportChild(a: {
   dbPath: string;
   nowMs: number;
@@ -48,17 +69,7 @@ export async function exportChild(a: {
   const con = await db.connect();
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-export-'));
   try {
-    // The latest local day d such that trips starting on d … last day number ≥ targetRows.
-    const r = await con.runAndReadAll(
-      `WITH d AS (SELECT (start_time AT TIME ZONE $zone)::DATE AS day, count(*) AS n FROM trips WHERE account = $account GROUP BY 1),
-            c AS (SELECT day, sum(n) OVER (ORDER BY day DESC) AS cum FROM d)
-       SELECT strftime(coalesce(max(day) FILTER (WHERE cum >= $target), min(day)), '%Y-%m-%d') AS from_day,
-              strftime((SELECT max(day) FROM d), '%Y-%m-%d') AS to_day FROM c`,
-      { zone: a.timezone, account: ACCOUNT, target: a.targetRows },
-    );
-    const row = r.getRowObjectsJS()[0]!;
-    const from = String(row.from_day);
-    const to = String(row.to_day);
+    const { from, to } = await exportRange(con, a.timezone, a.targetRows);
     const def = getReport('trips')!;
     const scope = { account: ACCOUNT, zone: a.timezone, nowMs: a.nowMs };
     const params = parseReportParams({ from, to }, def, scope);

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateFleet } from '../src/simulator/generate.ts';
+import type { Fleet } from '../src/simulator/model.ts';
 import { inTransaction, openDatabase } from '../src/store/db.ts';
 import { appendRows, upsertRows, type Row } from '../src/store/write.ts';
 import { dayWindows } from '../src/sync/windows.ts';
@@ -33,11 +34,15 @@ export interface IngestResult {
   peakRssMb: number;
 }
 
-export async function ingestChild(a: { minTrips: number; pagedRows: number }): Promise<IngestResult> {
-  const days = 730;
-  // ~4.8 trips per vehicle-day (the generator's density); a few more vehicles than needed.
-  const vehicles = Math.max(1, Math.ceil(a.minTrips / (days * 4.3)));
-  const fleet = generateFleet({ seed: SEED, vehicles, days, endDay: END_DAY });
+/**
+ * The rows the ingest bench writes: trips of `fleet` as the trips stream writes them (the first
+ * `minTrips`) and its odometer windows per vehicle and local day (`grid`, dayWindows of the fleet).
+ */
+export function ingestRows(
+  fleet: Pick<Fleet, 'vehicles' | 'tripsOf' | 'odometerAt'>,
+  minTrips: number,
+  grid: readonly { startMs: number; endMs: number }[],
+): { trips: Row[]; odometer: Row[] } {
   const trips: Row[] = [];
   for (const v of fleet.vehicles)
     for (const t of fleet.tripsOf(v.vehicle_id))
@@ -55,8 +60,7 @@ export async function ingestChild(a: { minTrips: number; pagedRows: number }): P
         start_location: t.start_location,
         end_location: t.end_location,
       });
-  trips.length = Math.min(trips.length, Math.max(a.minTrips, 1));
-  const grid = dayWindows(fleet.startMs, fleet.endMs, fleet.timezone);
+  trips.length = Math.min(trips.length, Math.max(minTrips, 1));
   const odometer: Row[] = [];
   for (const v of fleet.vehicles) {
     let prev = fleet.odometerAt(v.vehicle_id, grid[0]!.startMs);
@@ -78,6 +82,26 @@ export async function ingestChild(a: { minTrips: number; pagedRows: number }): P
       prev = end;
     }
   }
+  return { trips, odometer };
+}
+
+/** Vehicles enough for `minTrips` over `days` (~4.8 trips per vehicle-day, the generator's density; a few more). */
+export const ingestVehicles = (minTrips: number, days: number) =>
+  Math.max(1, Math.ceil(minTrips / (days * 4.3)));
+
+export async function ingestChild(a: { minTrips: number; pagedRows: number }): Promise<IngestResult> {
+  const days = 730;
+  const fleet = generateFleet({
+    seed: SEED,
+    vehicles: ingestVehicles(a.minTrips, days),
+    days,
+    endDay: END_DAY,
+  });
+  const { trips, odometer } = ingestRows(
+    fleet,
+    a.minTrips,
+    dayWindows(fleet.startMs, fleet.endMs, fleet.timezone),
+  );
   say(`ingest: ${trips.length} trips, ${odometer.length} odometer windows in memory`);
 
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-ingest-'));

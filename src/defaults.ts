@@ -59,6 +59,8 @@ export const BOOKINGS_AHEAD_DAYS = 31;
 
 /** The DuckDB file; FLEETSYNC_DB. */
 export const DEFAULT_DB_PATH = 'data/fleet.duckdb';
+/** The demo's database (`npm start`), in the current directory. */
+export const DEMO_DB_PATH = 'data/demo.duckdb';
 /** The dashboard's address; FLEETSYNC_HOST, FLEETSYNC_PORT. */
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8080;

@@ -138,6 +138,9 @@ export function formatLocal(ms: number, zone: string): string {
   return `${w.year}-${pad(w.month)}-${pad(w.day)} ${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}`;
 }
 
+/** Local wall time in the zone to the minute (`YYYY-MM-DD HH:MM`), as messages and tables show it. */
+export const formatLocalMinute = (ms: number, zone: string): string => formatLocal(ms, zone).slice(0, 16);
+
 /** Parses a request-format local time (`YYYY-MM-DD HH:MM:SS`, `T` allowed, no offset) in the zone. */
 export function parseLocal(text: string, zone: string): number | null {
   const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(text.trim());
@@ -310,8 +313,15 @@ export function localMonthBounds(month: string, zone: string): { startMs: number
 export const isCalendarDay = (s: string) =>
   /^\d{4}-\d{2}-\d{2}$/.test(s) && parseLocal(`${s} 00:00:00`, 'UTC') !== null;
 
+/** An hour and a day of instants in milliseconds (a local day across a clock change is 23 or 25 hours). */
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
+
 /** The one clock type: epoch milliseconds. Injected wherever time matters (tests fix it). */
 export type Clock = () => number;
+
+/** An instant as a query hands it over (a Date, or epoch milliseconds) in epoch milliseconds. */
+export const msOf = (v: unknown): number => (v instanceof Date ? v.getTime() : Number(v));
 
 /** An instant as UTC ISO text (`2026-11-25T02:00:00.000Z`), as the ledger and the sync's queries bind it. */
 export const iso = (ms: number) => new Date(ms).toISOString();

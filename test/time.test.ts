@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatLocal,
+  formatLocalMinute,
   formatWireTimestamp,
   intlWallTime,
   localDayBounds,
@@ -26,6 +27,13 @@ describe('time in the account zone', () => {
     expect(formatLocal(ms, SYD)).toBe('2026-01-16 00:00:00');
     expect(formatWireTimestamp(ms, SYD)).toBe('2026-01-16 00:00:00+11');
     expect(formatWireTimestamp(ms, 'Asia/Kolkata')).toBe('2026-01-15 18:30:00+05:30');
+  });
+
+  it('formats wall time to the minute, both 02:30s of the night the clocks go back', () => {
+    // 5 April 2026, 03:00 AEDT (+11) → 02:00 AEST (+10), at 16:00 UTC on the 4th
+    expect(formatLocalMinute(Date.parse('2026-04-04T15:30:59Z'), SYD)).toBe('2026-04-05 02:30');
+    expect(formatLocalMinute(Date.parse('2026-04-04T16:30:00Z'), SYD)).toBe('2026-04-05 02:30');
+    expect(formatLocalMinute(Date.parse('2026-04-04T16:00:00Z'), 'UTC')).toBe('2026-04-04 16:00');
   });
 
   it('parses every wire timestamp variant to the same instant', () => {

@@ -1,7 +1,8 @@
 /**
  * The write path before and after issue 16 in one process, alternating (so both see the same
  * machine load): `node --import tsx bench/experiments/ab-write.ts <old write.ts> [rows] [rounds]`.
- * Times appendRows and upsertRows (one transaction) of trips into fresh files.
+ * Times appendRows and upsertRows (one transaction) of trips into fresh files: rows per second of
+ * wall time and of CPU time (process.cpuUsage, DuckDB's threads included).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -20,6 +21,7 @@ let k = 0;
 async function time(w: W, op: 'append' | 'upsert') {
   const db = await openDatabase(join(dir, `${k++}.duckdb`));
   const con = await db.connect();
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   await inTransaction(con, () =>
     op === 'append'
@@ -27,9 +29,10 @@ async function time(w: W, op: 'append' | 'upsert') {
       : w.upsertRows(con, 'trips', ['account', 'trip_id'], rows),
   );
   const ms = performance.now() - t0;
+  const c = process.cpuUsage(c0);
   con.closeSync();
   db.close();
-  return N / (ms / 1000);
+  return { wall: N / (ms / 1000), cpu: N / ((c.user + c.system) / 1e6) };
 }
 try {
   for (let r = 0; r < ROUNDS; r++)
@@ -37,7 +40,7 @@ try {
       const a = await time(old, op);
       const b = await time(fresh, op);
       console.log(
-        `${op}: before ${Math.round(a)} rows/s, after ${Math.round(b)} rows/s (${(b / a).toFixed(2)}×) load ${loadavg()[0]!.toFixed(1)}`,
+        `${op}: before ${Math.round(a.wall)} rows/s (${Math.round(a.cpu)} per CPU s), after ${Math.round(b.wall)} rows/s (${Math.round(b.cpu)} per CPU s): ${(b.wall / a.wall).toFixed(2)}× wall, ${(b.cpu / a.cpu).toFixed(2)}× CPU; load ${loadavg()[0]!.toFixed(1)}`,
       );
     }
 } finally {

@@ -10,6 +10,8 @@
  * (the totals as runReport reads them: `pageTotals`).
  * ROWS=<dir>: also the whole result (every row, unpaged) written to <dir>/<report>-<period>.json, to
  * compare two versions of a report row for row (run this file from each checkout, then diff).
+ * PAGES=<dir>: also the timed page (rows, count, totals) and pages at other offsets (OFFSETS, default
+ * 1000,250000,1819500) written to <dir>/<report>-<period>-page<offset>.json, compared the same way.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -152,6 +154,17 @@ for (let r = 0; r < Number(rounds); r++)
           `round ${r} ${name} ${p}: ${ms.toFixed(0)} ms, CPU ${((c.user + c.system) / 1000).toFixed(0)} ms, ${res.rows.length} rows of ${res.total}, load ${loadavg()[0]!.toFixed(1)}`,
         );
         if (process.env.PROFILE) for (const l of await profile(con, def, params)) console.log(l);
+        if (process.env.PAGES && r === 0)
+          for (const offset of [
+            0,
+            ...(process.env.OFFSETS ?? '1000,250000,1819500').split(',').map(Number),
+          ]) {
+            const pg = await runReport(con, def, scope, params, { limit: DEFAULT_PAGE_ROWS, offset });
+            writeFileSync(
+              join(process.env.PAGES, `${name}-${p}-page${offset}.json`),
+              JSON.stringify(pg, null, 1),
+            );
+          }
         if (process.env.ROWS && r === 0) {
           const all = await runReport(con, def, scope, params);
           writeFileSync(join(process.env.ROWS, `${name}-${p}.json`), JSON.stringify(all.rows, null, 1));

@@ -7,7 +7,8 @@
  * Variants: export (exportReport, the manifest included), copy (its COPY alone), bare (the bench's
  * reference), and the copy without the guard (noguard), the local times (notime), the lookups
  * (nolookup; nov, nod: the vehicle's, the driver's), the offsets (nooff), the km doubles (nodbl):
- * bounds, not the export's bytes. THREADS=n: DuckDB's threads. PROFILE=1: DuckDB's JSON profile of each COPY, its slowest operators listed.
+ * bounds, not the export's bytes; oldcols: the export's COPY without the 14 columns of the API's trip
+ * fields (5b7ac18), the width it had before them; bareold: the bare COPY of the table's 12 columns before them. THREADS=n: DuckDB's threads. PROFILE=1: DuckDB's JSON profile of each COPY, its slowest operators listed.
  * OUT=dir keeps the last export's file there (to compare bytes). Give it a copy of the seed.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, copyFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { bindings, prepareBound, prepareLookups } from '../../src/reports/run.ts
 import { prepareModelConnection } from '../../src/store/models.ts';
 import { loadSql } from '../../src/store/queries.ts';
 import { openDatabase } from '../../src/store/db.ts';
+import { exportRange } from '../exports.ts';
 import { ACCOUNT } from '../seed.ts';
 
 const [dbPath = '', roundsArg = '3', variantsArg = 'export,copy,bare', rowsArg = '1000000'] =
@@ -31,16 +33,7 @@ const con = await db.connect();
 if (process.env.THREADS) await con.run(`SET threads = ${Number(process.env.THREADS)}`);
 const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-exp-'));
 const zone = sidecar.timezone;
-const r = await con.runAndReadAll(
-  `WITH d AS (SELECT (start_time AT TIME ZONE $zone)::DATE AS day, count(*) AS n FROM trips WHERE account = $account GROUP BY 1),
-        c AS (SELECT day, sum(n) OVER (ORDER BY day DESC) AS cum FROM d)
-   SELECT strftime(coalesce(max(day) FILTER (WHERE cum >= $target), min(day)), '%Y-%m-%d') AS from_day,
-          strftime((SELECT max(day) FROM d), '%Y-%m-%d') AS to_day FROM c`,
-  { zone, account: ACCOUNT, target: Number(rowsArg) },
-);
-const row = r.getRowObjectsJS()[0]!;
-const from = String(row.from_day);
-const to = String(row.to_day);
+const { from, to } = await exportRange(con, zone, Number(rowsArg));
 const def = getReport('trips')!;
 const scope = { account: ACCOUNT, zone, nowMs: sidecar.nowMs };
 const params = parseReportParams({ from, to }, def, scope);
@@ -55,6 +48,24 @@ console.log(
     .map((x) => x.toFixed(2))
     .join(' ')}`,
 );
+
+/** The trips report's columns added with the API's trip fields (5b7ac18, migration 042). */
+const NEW_TRIP_COLUMNS = new Set([
+  'trip_type',
+  'is_private',
+  'trip_title',
+  'trip_extra_notes',
+  'harsh_braking_events',
+  'harsh_acceleration_events',
+  'harsh_cornering_events',
+  'road_speeding_events',
+  'road_speeding_duration_seconds',
+  'thresholds_speeding_events',
+  'thresholds_speeding_duration_seconds',
+  'max_speed',
+  'start_geofence_name',
+  'end_geofence_name',
+]);
 
 /** The statement without the vehicles' lookups (registration as the trip has it, no department). */
 const noVehicle = (x: string) =>
@@ -86,7 +97,15 @@ const variantSql: Record<string, string> = {
   nod: csvSelect(def, noDriver(sql)),
   nooff: csvSelect(def, sql.replace(/trip_offset\(t\.(\w+), (t\.\w+, )?\$zone\)/g, '36000')),
   nodbl: csvSelect(def, sql.replace(/round\(s\.(\w+) \/ 1000\.0, 3\)::DOUBLE/g, 's.$1')),
+  // the export as it was before the API's trip fields (5b7ac18): the 14 columns it added left out
+  oldcols: csvSelect({ ...def, columns: def.columns.filter((c) => !NEW_TRIP_COLUMNS.has(c.name)) }, sql),
   bare: `SELECT * FROM trips WHERE account = '${ACCOUNT}'
+           AND start_time >= timezone('${zone}', TIMESTAMP '${from} 00:00:00')
+           AND start_time < timezone('${zone}', TIMESTAMP '${to} 00:00:00' + INTERVAL 1 DAY)`,
+  // the bare COPY of the trips table's 12 columns before migration 042
+  bareold: `SELECT account, trip_id, vehicle_id, registration, start_time, end_time, trip_distance_m,
+             start_odometer_m, end_odometer_m, driver_id, start_location, end_location
+           FROM trips WHERE account = '${ACCOUNT}'
            AND start_time >= timezone('${zone}', TIMESTAMP '${from} 00:00:00')
            AND start_time < timezone('${zone}', TIMESTAMP '${to} 00:00:00' + INTERVAL 1 DAY)`,
 };

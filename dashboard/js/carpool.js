@@ -7,7 +7,10 @@ startPage({
       id: 'departments',
       title: 'By department',
       report: 'carpool_departments',
-      note: 'Late-return rate = late ÷ checked-out bookings, from booking_status only. Utilisation = booked hours ÷ available hours.',
+      note:
+        'Late-return rate = late ÷ checked-out bookings, from booking_status only. Utilisation = booked hours ÷ available hours. ' +
+        'Median approval time counts only bookings a sync saw waiting for approval before they were decided: ' +
+        'blank (unknown) while every booking was first synced already decided, as after a first sync of past months.',
       chart: {
         type: 'bar',
         x: 'department',

@@ -172,6 +172,24 @@ CREATE OR REPLACE TEMP MACRO open_days_touched(acct, zone, from_day, to_day, now
   FROM touched
   GROUP BY day;
 
+-- fleet_days(acct, zone, from_day, to_day, now_ts, vehicle, department): what the fleet-wide
+-- figures of kpis and trend rest on, per local day of [from_day, to_day]: the selection's odometer
+-- (fleet_day_coverage; vehicle / department filters, NULL = all), the fleet's trips and toll visits
+-- (fleet_stream_day_coverage). Every ended day is a row (ended): odometer_synced, and synced when
+-- all three streams are settled; a day not ended is a row only when a window touched it
+-- (open_days_touched), never synced. *_known: the stream's figure for the day is known — an ended
+-- day's data was pulled, or a window touched a day not ended — so a range (a period) of today
+-- alone shows what was pulled so far, and is blank (never 0) when nothing of it was.
+CREATE OR REPLACE TEMP MACRO fleet_days(acct, zone, from_day, to_day, now_ts, vehicle, department) AS TABLE
+  SELECT f.day, true AS ended, f.synced AS odometer_synced, f.synced AND t.synced AND v.synced AS synced,
+    f.pulled AS odometer_known, t.pulled AS trips_known, v.pulled AS visits_known
+  FROM fleet_day_coverage(acct, zone, from_day, to_day, now_ts, vehicle, department) AS f
+  LEFT JOIN fleet_stream_day_coverage(acct, zone, from_day, to_day, now_ts, 'trips') AS t ON t.day = f.day
+  LEFT JOIN fleet_stream_day_coverage(acct, zone, from_day, to_day, now_ts, 'visits') AS v ON v.day = f.day
+  UNION ALL
+  SELECT day, false, false, false, odometer, trips, visits
+  FROM open_days_touched(acct, zone, from_day, to_day, now_ts, vehicle, department);
+
 -- vehicle_month_coverage(acct, zone, from_day, to_day, now_ts, stream): per vehicle and local
 -- month of the range (whole months), the month's ended days (range_days) and how many of them
 -- the stream synced (synced_days).
@@ -231,21 +249,23 @@ CREATE OR REPLACE TEMP MACRO fleet_stream_day_coverage_raw(acct, zone, from_day,
   FROM ended_local_days(zone, from_day, to_day, now_ts) AS days
   LEFT JOIN ledger_day_coverage(acct, zone, stream_name, ['*'], from_day, to_day) AS c ON c.day = days.day;
 
--- vehicle_fuel_day_coverage(acct, zone, from_day, to_day, now_ts, base_stream): per vehicle and
--- ended local day of [from_day, to_day], synced when the per-vehicle stream base_stream and the
--- vehicle's fuel stream (vehicle_fuel_sources: the counter or the level estimate; none for an
--- electric vehicle or one without fuel sensors) are both settled that day: the part the cost and
--- the fills coverage below share.
-CREATE OR REPLACE TEMP MACRO vehicle_fuel_day_coverage(acct, zone, from_day, to_day, now_ts, base_stream) AS TABLE
-  WITH vdc AS (
-    SELECT * FROM vehicle_streams_day_coverage(acct, zone, from_day, to_day, now_ts,
-      [base_stream, 'fuel_consumed', 'fuel_level'])
+-- vehicle_fuel_settled_days(acct, zone, from_day, to_day, base_stream): the vehicle-days of
+-- [from_day, to_day], ended or not, on which the per-vehicle stream base_stream and the vehicle's
+-- fuel stream (vehicle_fuel_sources: the counter or the level estimate; none for an electric
+-- vehicle or one without fuel sensors: nothing more to wait for) are both settled: the part the
+-- cost and the fills coverage below share. From the stored rows of the settled vehicle-days
+-- (vehicle_stream_day_rows), not from a vehicle × day grid.
+CREATE OR REPLACE TEMP MACRO vehicle_fuel_settled_days(acct, zone, from_day, to_day, base_stream) AS TABLE
+  WITH settled AS (
+    SELECT vehicle_id, stream, day
+    FROM vehicle_stream_day_rows(acct, zone, from_day, to_day, [base_stream, 'fuel_consumed', 'fuel_level'])
+    WHERE synced
   )
-  SELECT b.vehicle_id, b.day, b.synced AND coalesce(f.synced, fs.fuel_stream IS NULL) AS synced
-  FROM vdc AS b
+  SELECT b.vehicle_id, b.day
+  FROM settled AS b
   LEFT JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = b.vehicle_id
-  LEFT JOIN vdc AS f ON f.vehicle_id = b.vehicle_id AND f.day = b.day AND f.stream = fs.fuel_stream
-  WHERE b.stream = base_stream;
+  LEFT JOIN settled AS f ON f.vehicle_id = b.vehicle_id AND f.day = b.day AND f.stream = fs.fuel_stream
+  WHERE b.stream = base_stream AND (f.stream IS NOT NULL OR fs.fuel_stream IS NULL);
 
 -- vehicle_month_cost_coverage(acct, zone, from_day, to_day, now_ts): per vehicle and local month
 -- of the range (whole months), the coverage of a cost figure (queries/models/prices.sql): a
@@ -271,17 +291,35 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_cost_coverage(acct, zone, from_day, t
     WHERE synced
   ),
   -- a vehicle-day is synced when its odometer and the fleet's toll visits are, and its fuel stream
-  -- (none: nothing more to wait for)
-  per_day AS (
-    SELECT o.vehicle_id, o.day
-    FROM settled AS o
-    LEFT JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = o.vehicle_id
-    LEFT JOIN settled AS f ON f.vehicle_id = o.vehicle_id AND f.day = o.day AND f.stream = fs.fuel_stream
-    WHERE o.stream = 'odometer' AND o.day IN (SELECT day FROM visits)
-      AND (f.stream IS NOT NULL OR fs.fuel_stream IS NULL)
+  -- (none: nothing more to wait for). Counted per vehicle and month from each stream's settled days
+  -- as bits (bit d: the month's day d), grouped by vehicle and month: matching the vehicle-days one
+  -- by one held a year's 1.8 M rows in a hash table (issue 29: a cold call at 5,000 vehicles).
+  stream_bits AS (
+    SELECT vehicle_id, stream, date_trunc('month', day) AS month, bit_or(1::BIGINT << dayofmonth(day)) AS bits
+    FROM settled
+    GROUP BY ALL
+  ),
+  day_bits AS (
+    SELECT vehicle_id, month_of_day(month) AS period,
+      any_value(bits) FILTER (WHERE stream = 'odometer') AS odometer,
+      any_value(bits) FILTER (WHERE stream = 'fuel_consumed') AS fuel_consumed,
+      any_value(bits) FILTER (WHERE stream = 'fuel_level') AS fuel_level
+    FROM stream_bits
+    GROUP BY ALL
+  ),
+  visit_bits AS (
+    SELECT month_of_day(day) AS period, bit_or(1::BIGINT << dayofmonth(day)) AS visits FROM visits GROUP BY ALL
   ),
   synced AS (
-    SELECT vehicle_id, month_of_day(day) AS period, count(*) AS synced_days FROM per_day GROUP BY ALL
+    SELECT b.vehicle_id, b.period,
+      bit_count(b.odometer & vb.visits & CASE
+        WHEN fs.fuel_stream IS NULL THEN -1::BIGINT
+        WHEN fs.fuel_stream = 'fuel_consumed' THEN b.fuel_consumed
+        WHEN fs.fuel_stream = 'fuel_level' THEN b.fuel_level
+      END) AS synced_days
+    FROM day_bits AS b
+    JOIN visit_bits AS vb ON vb.period = b.period
+    LEFT JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = b.vehicle_id
   )
   SELECT v.vehicle_id, m.period, m.range_days, coalesce(y.synced_days, 0) AS synced_days
   FROM vehicle_departments(acct) AS v
@@ -304,26 +342,17 @@ CREATE OR REPLACE TEMP MACRO fleet_stream_month_coverage(acct, zone, from_day, t
 -- pulled for vehicles with a level sensor) and its fuel stream (vehicle_fuel_sources: the counter
 -- or the level estimate; none for a vehicle without one) are both settled that day.
 -- range_days: the month's ended days; synced_days: of them, those synced for both.
--- Counted from the stored rows of the settled vehicle-days (vehicle_stream_day_rows, the vehicle key
--- typed), not from a vehicle × day grid: every vehicle × month with an ended day is a row.
+-- Counted from the settled vehicle-days (vehicle_fuel_settled_days), not from a vehicle × day
+-- grid: every vehicle × month with an ended day is a row.
 CREATE OR REPLACE TEMP MACRO vehicle_month_fills_coverage(acct, zone, from_day, to_day, now_ts) AS TABLE
   WITH
   days AS (SELECT * FROM ended_local_days(zone, months_first_day(from_day), months_last_day(to_day), now_ts)),
   months AS (SELECT month_of_day(day) AS period, count(*) AS range_days FROM days GROUP BY period),
-  settled AS (
-    SELECT vehicle_id, stream, day
-    FROM vehicle_stream_day_rows(
-      acct, zone, months_first_day(from_day), months_last_day(to_day), ['fuel_fills', 'fuel_consumed', 'fuel_level']
-    )
-    WHERE synced AND day IN (SELECT day FROM days)
-  ),
-  -- a vehicle-day is synced when its fills and its fuel stream are (none: nothing more to wait for)
+  -- a vehicle-day is synced when its fills and its fuel stream are (vehicle_fuel_settled_days)
   synced AS (
-    SELECT b.vehicle_id, month_of_day(b.day) AS period, count(*) AS synced_days
-    FROM settled AS b
-    LEFT JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = b.vehicle_id
-    LEFT JOIN settled AS f ON f.vehicle_id = b.vehicle_id AND f.day = b.day AND f.stream = fs.fuel_stream
-    WHERE b.stream = 'fuel_fills' AND (f.stream IS NOT NULL OR fs.fuel_stream IS NULL)
+    SELECT vehicle_id, month_of_day(day) AS period, count(*) AS synced_days
+    FROM vehicle_fuel_settled_days(acct, zone, months_first_day(from_day), months_last_day(to_day), 'fuel_fills')
+    WHERE day IN (SELECT day FROM days)
     GROUP BY ALL
   )
   SELECT v.vehicle_id, m.period, m.range_days, coalesce(y.synced_days, 0) AS synced_days

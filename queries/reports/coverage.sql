@@ -6,14 +6,19 @@
 WITH
 veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
 days AS (SELECT * FROM ended_local_days($zone, $from_day, $to_day, $now::TIMESTAMPTZ)),
--- the odometer windows that overlap the range, each cut at the range's local days it touches (an
--- equi-join on the vehicle follows: joining every vehicle × day to the windows by their bounds held
--- all the pairs at once, more than serve's memory at 5,000 vehicles × a year)
+-- the selected vehicles' odometer windows that overlap the range, each cut at the range's local
+-- days it touches (an equi-join on the vehicle follows: joining every vehicle × day to the windows
+-- by their bounds held all the pairs at once, more than serve's memory at 5,000 vehicles × a year;
+-- the vehicles selected before the cut, so a page read vehicle by vehicle cuts one vehicle's)
 led AS (
-  SELECT try_cast(scope AS BIGINT) AS vehicle_id, window_start, window_end, status
-  FROM ledger
-  WHERE account = $account AND stream = 'odometer'
-    AND window_start < (SELECT max(d1) FROM days) AND window_end > (SELECT min(d0) FROM days)
+  SELECT l.vehicle_id, l.window_start, l.window_end, l.status
+  FROM (
+    SELECT try_cast(scope AS BIGINT) AS vehicle_id, window_start, window_end, status
+    FROM ledger
+    WHERE account = $account AND stream = 'odometer'
+      AND window_start < (SELECT max(d1) FROM days) AND window_end > (SELECT min(d0) FROM days)
+  ) AS l
+  WHERE l.vehicle_id IN (SELECT vehicle_id FROM veh)
 ),
 pieces AS (
   SELECT l.vehicle_id, days.day,
@@ -23,7 +28,6 @@ pieces AS (
     count(l.status) FILTER (WHERE l.status IN ('incomplete', 'failed')) AS bad
   FROM led AS l
   JOIN days ON l.window_start < days.d1 AND l.window_end > days.d0
-  WHERE l.vehicle_id IN (SELECT vehicle_id FROM veh)
   GROUP BY l.vehicle_id, days.day
 ),
 cells AS (

@@ -9,7 +9,7 @@
 -- is complete / partial / not_synced, or no_vehicle when the filter matches no vehicle. When not
 -- one day of the range was pulled, every figure is blank (unknown), never 0; trips (toll
 -- passages) are blank when the range's trips (toll visits) were never pulled. A day that has not
--- ended (today) counts as pulled when a window touched it (open_days_touched): a range of today
+-- ended (today) counts as pulled when a window touched it (fleet_days): a range of today
 -- alone shows what was pulled so far, or blanks when nothing of today was.
 -- One period per screen (issue 25): toll passages, toll charges, trips and bookings are the
 -- range's. Distance and fuel come from odometer and fuel windows, which are taken whole: when
@@ -21,20 +21,20 @@
 -- that span's coverage, so a figure never borrows the range's "complete". months_* are the whole
 -- months' coverage (what the monthly costs report rests on).
 WITH
--- the range's days, one scan: by every stream the range's figures rest on (a day is synced when
--- the selection's odometer, the trips and the toll visits are all settled, as trend.sql counts
--- it), and by the odometer alone (odo_*: what distance and fuel rest on); trips or toll passages
--- of a range whose trips (visits) were never pulled — not synced, or the endpoint refused — are blank
+-- the range's days (fleet_days), one scan: by every stream the range's figures rest on (a day is
+-- synced when the selection's odometer, the trips and the toll visits are all settled, as trend.sql
+-- counts it), and by the odometer alone (odo_*: what distance and fuel rest on); trips or toll
+-- passages of a range whose trips (visits) were never pulled — not synced, or the endpoint refused —
+-- are blank
 cov AS (
-  SELECT count(*) AS range_days, count(*) FILTER (WHERE f.synced AND t.synced AND v.synced) AS synced_days,
-    count(*) FILTER (WHERE f.pulled AND NOT (f.synced AND t.synced AND v.synced)) AS open_days,
-    count(*) FILTER (WHERE f.synced) AS odo_synced_days,
-    count(*) FILTER (WHERE f.pulled AND NOT f.synced) AS odo_open_days,
-    count(*) FILTER (WHERE t.pulled) > 0 AS trips_pulled,
-    count(*) FILTER (WHERE v.pulled) > 0 AS visits_pulled
-  FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR) AS f
-  LEFT JOIN fleet_stream_day_coverage($account, $zone, $from_day, $to_day, $now, 'trips') AS t ON t.day = f.day
-  LEFT JOIN fleet_stream_day_coverage($account, $zone, $from_day, $to_day, $now, 'visits') AS v ON v.day = f.day
+  SELECT count(*) FILTER (WHERE ended) AS range_days, count(*) FILTER (WHERE synced) AS synced_days,
+    count(*) FILTER (WHERE ended AND odometer_known AND NOT synced) AS open_days,
+    count(*) FILTER (WHERE odometer_synced) AS odo_synced_days,
+    count(*) FILTER (WHERE ended AND odometer_known AND NOT odometer_synced) AS odo_open_days,
+    -- a day of the range was pulled (an ended day whole, today by a window touching it)
+    coalesce(bool_or(odometer_known), false) AS odometer_known, coalesce(bool_or(trips_known), false) AS trips_known,
+    coalesce(bool_or(visits_known), false) AS visits_known
+  FROM fleet_days($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
 ),
 mcov AS (
   SELECT count(*) AS range_days, count(*) FILTER (WHERE synced) AS synced_days,
@@ -43,18 +43,7 @@ mcov AS (
     $account, $zone, months_first_day($from_day), months_last_day($to_day), $now, $vehicle::BIGINT, $department::VARCHAR
   )
 ),
--- the range's days that have not ended (today) a window touched: what a range of today alone rests on
-open_touched AS (
-  SELECT coalesce(bool_or(odometer), false) AS odometer, coalesce(bool_or(trips), false) AS trips,
-    coalesce(bool_or(visits), false) AS visits
-  FROM open_days_touched($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
-),
--- known: a day of the range was pulled (an ended day whole, today by a window touching it)
-known AS (
-  SELECT odo_synced_days + odo_open_days > 0 OR o.odometer AS k, trips_pulled OR o.trips AS tk,
-    visits_pulled OR o.visits AS vk
-  FROM cov, open_touched AS o
-),
+known AS (SELECT odometer_known AS k, trips_known AS tk, visits_known AS vk FROM cov),
 rng AS (SELECT * FROM local_days($zone, $from_day, $to_day)),
 veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
 -- the daily facts of the selection in the whole months (queries/models/daily_facts.sql: the

@@ -6,28 +6,19 @@
 -- have ended, the share the odometer stream settled (done or flagged) for every selected vehicle.
 -- A period of which not one day was pulled has blank values (unknown, a gap in the chart), never
 -- 0; a day still open for late data shows what was pulled and reads 'partial'. A day that has not
--- ended (today) counts as pulled when a window touched it (open_days_touched): a period of today
+-- ended (today) counts as pulled when a window touched it (fleet_days): a period of today
 -- alone shows what was pulled so far, or blanks when nothing of today was. Trips and toll
 -- passages rest on their own streams too: a period none of whose days the trips (toll visits)
 -- stream pulled — not synced, or its endpoint refused — has them blank, and a day counts as
 -- synced for coverage only when the odometer, the trips and the toll visits are all settled.
 WITH
 cov AS (
-  SELECT date_trunc($grain::VARCHAR, f.day)::DATE AS p, count(*) AS range_days,
-    count(*) FILTER (WHERE f.synced AND t.synced AND v.synced) AS synced_days,
-    count(*) FILTER (WHERE f.pulled) AS pulled_days,
-    count(*) FILTER (WHERE t.pulled) AS trips_pulled,
-    count(*) FILTER (WHERE v.pulled) AS visits_pulled
-  FROM fleet_day_coverage($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR) AS f
-  LEFT JOIN fleet_stream_day_coverage($account, $zone, $from_day, $to_day, $now, 'trips') AS t ON t.day = f.day
-  LEFT JOIN fleet_stream_day_coverage($account, $zone, $from_day, $to_day, $now, 'visits') AS v ON v.day = f.day
-  GROUP BY 1
-),
--- per period, its days that have not ended (today) a window touched: a period of today alone rests on them
-open_touched AS (
-  SELECT date_trunc($grain::VARCHAR, day)::DATE AS p, bool_or(odometer) AS odometer, bool_or(trips) AS trips,
-    bool_or(visits) AS visits
-  FROM open_days_touched($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
+  SELECT date_trunc($grain::VARCHAR, day)::DATE AS p, count(*) FILTER (WHERE ended) AS range_days,
+    count(*) FILTER (WHERE synced) AS synced_days,
+    count(*) FILTER (WHERE ended AND odometer_known) AS pulled_days,
+    -- a day of the period was pulled (an ended day whole, today by a window touching it)
+    bool_or(odometer_known) AS known, bool_or(trips_known) AS trips_known, bool_or(visits_known) AS visits_known
+  FROM fleet_days($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT, $department::VARCHAR)
   GROUP BY 1
 ),
 veh AS (SELECT * FROM selected_vehicles($account, $vehicle::BIGINT, $department::VARCHAR)),
@@ -53,20 +44,15 @@ bk AS (
 )
 SELECT
   strftime(periods.p, CASE $grain::VARCHAR WHEN 'month' THEN '%Y-%m' ELSE '%Y-%m-%d' END) AS period,
-  CASE WHEN known AND trips_known THEN coalesce(tr.n, 0) END::INTEGER AS trips,
-  CASE WHEN known AND trips_known THEN round(coalesce(tr.m, 0) / 1000.0, 3) END::DOUBLE AS trip_distance_km,
-  CASE WHEN known AND visits_known THEN coalesce(tl.n, 0) END::INTEGER AS toll_passages,
-  CASE WHEN known THEN coalesce(bk.n, 0) END::INTEGER AS bookings,
-  CASE WHEN known THEN if(bk.n IS NULL, 0, bk.late) END::INTEGER AS late_returns,
+  CASE WHEN cov.known AND cov.trips_known THEN coalesce(tr.n, 0) END::INTEGER AS trips,
+  CASE WHEN cov.known AND cov.trips_known THEN round(coalesce(tr.m, 0) / 1000.0, 3) END::DOUBLE AS trip_distance_km,
+  CASE WHEN cov.known AND cov.visits_known THEN coalesce(tl.n, 0) END::INTEGER AS toll_passages,
+  CASE WHEN cov.known THEN coalesce(bk.n, 0) END::INTEGER AS bookings,
+  CASE WHEN cov.known THEN if(bk.n IS NULL, 0, bk.late) END::INTEGER AS late_returns,
   fleet_coverage_label(coalesce(cov.synced_days, 0), coalesce(cov.pulled_days, 0), coalesce(cov.range_days, 0))
     AS coverage,
   round(cov.synced_days / nullif(cov.range_days, 0), 4)::DOUBLE AS covered_share
-FROM (
-  SELECT periods.p, coalesce(cov.pulled_days > 0 OR o.odometer, false) AS known,
-    coalesce(cov.trips_pulled > 0 OR o.trips, false) AS trips_known,
-    coalesce(cov.visits_pulled > 0 OR o.visits, false) AS visits_known
-  FROM periods LEFT JOIN cov ON cov.p = periods.p LEFT JOIN open_touched AS o ON o.p = periods.p
-) AS periods
+FROM periods
 LEFT JOIN cov ON cov.p = periods.p
 LEFT JOIN tr ON tr.p = periods.p
 LEFT JOIN tl ON tl.p = periods.p

@@ -9,6 +9,7 @@ import { describeError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { queryJs } from '../store/queries.ts';
 import { stateWords, type EndpointState } from '../sync/access.ts';
+import { msOf } from '../time.ts';
 import type { Judgement } from './incidents.ts';
 
 export interface EndpointRow {
@@ -26,7 +27,7 @@ export async function readEndpointRows(con: DuckDBConnection, log: Logger): Prom
       account: String(r.account),
       endpoint: String(r.endpoint),
       state: String(r.state) as EndpointState,
-      sinceMs: r.since instanceof Date ? r.since.getTime() : Number(r.since),
+      sinceMs: msOf(r.since),
       lastStatus: r.last_status === null ? null : Number(r.last_status),
       streams: typeof r.streams === 'string' && r.streams ? r.streams.split(',') : [],
     }));

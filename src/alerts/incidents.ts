@@ -6,7 +6,7 @@
  */
 import type { StoredFlag } from '../changes/index.ts';
 import type { UnknownValue } from '../server/api-types.ts';
-import { formatIsoInZone } from '../time.ts';
+import { formatLocalMinute } from '../time.ts';
 import { failedIn, isStale, unchangedForMs, type AccountState } from './state.ts';
 
 /** `open`: the incident holds now; `closed`: it is known to be over; absent: no judgement (keep as is). */
@@ -32,8 +32,6 @@ export function causeOf(reason: string | undefined): string {
   return code ?? r.replace(/\d+/g, '#').slice(0, 200);
 }
 
-const local = (ms: number, zone: string) => formatIsoInZone(ms, zone).slice(0, 16).replace('T', ' ');
-
 export function judgeRun(s: AccountState): Judgement | null {
   const r = s.lastRun;
   if (!r || r.outcome === 'interrupted') return null; // no verdict: the next run decides
@@ -43,7 +41,7 @@ export function judgeRun(s: AccountState): Judgement | null {
       ...base,
       state: 'closed',
       cause: 'ok',
-      text: `fleetsync: recovered: the sync of account ${s.account} is ok again (run ${r.run_id}, ended ${local(r.endedMs, s.zone)}).`,
+      text: `fleetsync: recovered: the sync of account ${s.account} is ok again (run ${r.run_id}, ended ${formatLocalMinute(r.endedMs, s.zone)}).`,
     };
   const stop = r.errors.find((e) => e.stream === '*')?.reason;
   const first = r.errors.find((e) => e.stream !== '*');
@@ -57,14 +55,14 @@ export function judgeRun(s: AccountState): Judgement | null {
     ...base,
     state: 'open',
     cause: r.outcome === 'failed' ? `failed: ${died ? 'died' : causeOf(stop)}` : 'partial',
-    text: `fleetsync: the sync of account ${s.account} ${what}. Run ${r.run_id} (${r.trigger}), ended ${local(r.endedMs, s.zone)}.`,
+    text: `fleetsync: the sync of account ${s.account} ${what}. Run ${r.run_id} (${r.trigger}), ended ${formatLocalMinute(r.endedMs, s.zone)}.`,
   };
 }
 
 export function judgeStale(s: AccountState, nowMs: number, staleHours: number): Judgement | null {
   const u = unchangedForMs(s, nowMs);
   if (u === null || s.completeThroughMs === null) return null;
-  const through = local(s.completeThroughMs, s.zone);
+  const through = formatLocalMinute(s.completeThroughMs, s.zone);
   const base = { account: s.account, incident: 'stale' };
   return isStale(s, nowMs, staleHours)
     ? {

@@ -7,9 +7,8 @@
  * and a 25-hour local day passes the 24 h cap (its bounds read 00:00:00 … 23:59:59).
  */
 import { FleetsyncError } from '../errors.ts';
-import { formatLocal } from '../time.ts';
+import { DAY_MS, formatLocal } from '../time.ts';
 
-export const DAY_MS = 86_400_000;
 export const CAP_31_DAYS = 31 * DAY_MS;
 export const CAP_24_HOURS = DAY_MS;
 

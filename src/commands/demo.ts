@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadConfig } from '../config.ts';
-import { taxYearStartFor } from '../defaults.ts';
+import { DEMO_DB_PATH, taxYearStartFor } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import { createLogger } from '../log.ts';
 import { generateFleet, defaultEndDay } from '../simulator/generate.ts';
@@ -27,7 +27,7 @@ import { localDate } from '../time.ts';
 import { syncAccount, wireAccount } from '../wiring.ts';
 import type { Command } from './command.ts';
 
-export const DEMO_DB = 'data/demo.duckdb';
+export const DEMO_DB = DEMO_DB_PATH;
 const DEMO_ACCOUNT = 'demo';
 /** The simulator's limit window in the demo: the documented limits, 60× faster. */
 const DEMO_WINDOW_MS = 1000;
@@ -71,7 +71,11 @@ export const demoCommand: Command = {
       write: (l) => ctx.stderr(l + '\n'),
     });
     const dbPath = DEMO_DB;
-    if (fresh) for (const f of [dbPath, `${dbPath}.wal`]) if (existsSync(f)) renameSync(f, `${f}.old`);
+    if (fresh && existsSync(dbPath)) {
+      for (const f of [dbPath, `${dbPath}.wal`]) if (existsSync(f)) renameSync(f, `${f}.old`);
+      // the old file stays on disk (one per --fresh, replaced by the next): say where
+      ctx.stdout(`fresh start: the previous database is kept as ${dbPath}.old (delete it when not needed)\n`);
+    }
     const db = await openDatabase(dbPath);
     const optsPath = join(dirname(dbPath), 'demo.json');
     const fleetOptions = demoOptions(optsPath, fresh);

@@ -9,7 +9,25 @@ import { PAGE_FAULT_KINDS, type PageFault, type PageFaultKind } from '../simulat
 import type { Command } from './command.ts';
 
 const USAGE =
-  'fleetsync simulate [--port N] [--seed N] [--vehicles N] [--days N] [--timezone ZONE] [--end-day YYYY-MM-DD] [--window-ms N] [--page-fault KIND[:PAGE][@PATH]] [--page-limit N]';
+  'fleetsync simulate [--port N] [--seed N] [--vehicles N] [--days N] [--timezone ZONE] [--end-day YYYY-MM-DD] [--window-ms N] [--page-fault KIND[:PAGE][@PATH]] [--page-limit N] [--missing "GET /path,…"] [--subuser-forbidden "GET /path,…"]';
+
+/**
+ * `--missing "GET /vehicles/activity"` (a module the account lacks: 404 to everyone) and
+ * `--subuser-forbidden "GET /drivers,GET /carpool/vehicles"` (403 to the subuser's password): a
+ * list of the sync's endpoint templates, so a person can see a refused read without writing code.
+ */
+function endpointsOption(raw: unknown, name: string, known: readonly string[]): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const list = typeof raw === 'string' ? raw.split(',').map((e) => e.trim().replace(/\s+/g, ' ')) : [];
+  const bad = list.filter((e) => !known.includes(e));
+  if (!list.length || bad.length)
+    throw new FleetsyncError(
+      'E_USAGE',
+      `--${name} must be a comma-separated list of the sync's endpoints, e.g. "GET /drivers,GET /vehicles/activity" ` +
+        `(not one: ${JSON.stringify(bad.length ? bad.join(',') : raw)}); they are: ${known.join(', ')}`,
+    );
+  return list;
+}
 
 /**
  * `--page-fault short:2@/trips`: a page that does not add up (src/simulator/page-faults.ts), page 2
@@ -59,6 +77,8 @@ export const simulateCommand: Command = {
     'window-ms': { type: 'string' },
     'page-fault': { type: 'string' },
     'page-limit': { type: 'string' },
+    missing: { type: 'string' },
+    'subuser-forbidden': { type: 'string' },
   },
   run: async ({ values, positionals }, ctx) => {
     if (positionals.length)
@@ -88,7 +108,12 @@ export const simulateCommand: Command = {
       );
 
     const { generateFleet } = await import('../simulator/generate.ts');
-    const { startSimulator, DEFAULT_CREDENTIALS } = await import('../simulator/server.ts');
+    const { startSimulator, DEFAULT_CREDENTIALS, SYNC_ROUTES } = await import('../simulator/server.ts');
+    const endpoints = SYNC_ROUTES.filter((r) => r.method === 'GET' || r.method === 'POST').map(
+      (r) => `${r.method} ${r.path}`,
+    );
+    const missing = endpointsOption(values.missing, 'missing', endpoints);
+    const forbidden = endpointsOption(values['subuser-forbidden'], 'subuser-forbidden', endpoints);
     const fleet = generateFleet({
       seed,
       vehicles,
@@ -97,7 +122,8 @@ export const simulateCommand: Command = {
       ...(typeof endDayRaw === 'string' ? { endDay: endDayRaw } : {}),
     });
     const faults = { ...(pageFault ? { pageFault } : {}), ...(pageLimit ? { pageLimit } : {}) };
-    const sim = await startSimulator({ fleet, port, windowMs, faults });
+    const access = { ...(missing ? { missing } : {}), ...(forbidden ? { subuser: { forbidden } } : {}) };
+    const sim = await startSimulator({ fleet, port, windowMs, faults, access });
     ctx.stdout(
       [
         `Fleet API simulator listening: ${sim.baseUrl}`,
@@ -111,6 +137,8 @@ export const simulateCommand: Command = {
               `  page fault: ${pageFault.kind} on page ${pageFault.page ?? 2} of ${pageFault.path ?? 'every paged answer'}${pageLimit ? `, ${pageLimit} records a page` : ''}`,
             ]
           : []),
+        ...(missing ? [`  missing on this account (404): ${missing.join(', ')}`] : []),
+        ...(forbidden ? [`  refused to the subuser (403): ${forbidden.join(', ')}`] : []),
         'Stop with Ctrl-C.',
         '',
       ].join('\n'),

@@ -9,11 +9,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { Fleet } from '../simulator/model.ts';
-import { localMonth } from '../time.ts';
+import { DAY_MS, localMonth } from '../time.ts';
 
 export function demoPrices(fleet: Fleet) {
   const months: string[] = [];
-  for (let ms = fleet.startMs; ms < fleet.endMs; ms += 86_400_000) {
+  for (let ms = fleet.startMs; ms < fleet.endMs; ms += DAY_MS) {
     const m = localMonth(ms, fleet.timezone);
     if (!months.includes(m)) months.push(m);
   }

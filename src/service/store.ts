@@ -16,7 +16,7 @@ import { prepareModelConnection } from '../store/models.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import { appendRows } from '../store/write.ts';
 import { MAX_LISTED_PROBLEMS, userFileSha } from '../text-file.ts';
-import { formatLocal, isCalendarDay, localDate, localDayBounds } from '../time.ts';
+import { DAY_MS, formatLocalMinute, isCalendarDay, localDate, localDayBounds } from '../time.ts';
 import {
   checkServicePlan,
   readServicePlanFile,
@@ -171,7 +171,7 @@ async function odometerProblems(
     return r && r.crossed !== true ? { km: Number(r.km), atMs: Number(r.at_ms) } : null;
   };
   const read = (r: { km: number; atMs: number }) =>
-    `the ${kmText(r.km)} its synced odometer read at ${formatLocal(r.atMs, zone).slice(0, 16)}`;
+    `the ${kmText(r.km)} its synced odometer read at ${formatLocalMinute(r.atMs, zone)}`;
   const before = side('before');
   const after = side('after');
   const out: string[] = [];
@@ -180,7 +180,7 @@ async function odometerProblems(
   if (after && km > after.km + slack(after.km))
     out.push(`--odometer ${km} is far above ${read(after)}, after ${day}`);
   else if (!after && before) {
-    const days = (endMs - before.atMs) / 86_400_000;
+    const days = (endMs - before.atMs) / DAY_MS;
     if (km > before.km + MAX_KM_PER_DAY * days + slack(before.km))
       out.push(
         `--odometer ${km} is far above what the vehicle can have reached by the end of ${day}: ${read(before)}, ` +

@@ -26,7 +26,7 @@ import { prepareModelConnection } from '../store/models.ts';
 import { accountsIn } from '../store/accounts.ts';
 import { queryJs } from '../store/queries.ts';
 import { BUILTIN_STREAMS } from '../sync/streams/index.ts';
-import { formatIsoInZone, isValidTimeZone } from '../time.ts';
+import { formatIsoInZone, isValidTimeZone, msOf } from '../time.ts';
 
 export type { EndpointRefusal, FailedSnapshot, StatusReport, StatusRow, StatusVerdict, UnknownValue };
 
@@ -140,7 +140,7 @@ export async function endpointsRefused(con: DuckDBConnection, zone: string): Pro
   } catch {
     return []; // a lake published before endpoint_access existed: nothing recorded
   }
-  const at = (v: unknown) => formatIsoInZone(v instanceof Date ? v.getTime() : Number(v), zone);
+  const at = (v: unknown) => formatIsoInZone(msOf(v), zone);
   return rows.map((r) => {
     const state = r.state === 'not_permitted' ? 'not_permitted' : 'not_available';
     return {

@@ -7,7 +7,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { DEFAULT_DB_PATH } from '../defaults.ts';
+import { DEFAULT_DB_PATH, DEMO_DB_PATH } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import { accountZones, rebuildFacts, rebuildTripDayFacts } from './facts.ts';
 import { listSchemaFiles, loadSql } from './queries.ts';
@@ -68,9 +68,14 @@ function noDatabase(path: string): FleetsyncError {
     path === DEFAULT_DB_PATH
       ? `FLEETSYNC_DB is not set, so this is its default, ${DEFAULT_DB_PATH} in the current directory (${process.cwd()})`
       : 'the file FLEETSYNC_DB names';
+  // After `npm start` the only database is the demo's: say so, a first command's likeliest miss.
+  const demo =
+    path === DEFAULT_DB_PATH && existsSync(DEMO_DB_PATH)
+      ? `. The demo's database (npm start) is ${DEMO_DB_PATH}: set FLEETSYNC_DB=${DEMO_DB_PATH} to read it`
+      : '';
   return new FleetsyncError(
     'E_USAGE',
-    `no database at ${path}${where}: ${why}. Point FLEETSYNC_DB at the database to read (in the environment or the .env file), ` +
+    `no database at ${path}${where}: ${why}${demo}. Point FLEETSYNC_DB at the database to read (in the environment or the .env file), ` +
       `or run \`fleetsync sync\` first to create this one`,
   );
 }

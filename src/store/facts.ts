@@ -7,9 +7,7 @@
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { prepareModelConnection } from './models.ts';
 import { execute, queryJs } from './queries.ts';
-import { localDate } from '../time.ts';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, localDate } from '../time.ts';
 
 /** The ledger streams whose commits keep facts (daily_facts_streams() in the model). */
 export const FACT_STREAMS: ReadonlySet<string> = new Set([

@@ -8,16 +8,9 @@
  * (a trip seen by two windows, a fill listed twice) are stored once.
  */
 import { setImmediate } from 'node:timers/promises';
-import {
-  DuckDBDataChunk,
-  DuckDBTypeId,
-  dateValue,
-  timestampTZValue,
-  timestampValue,
-  type DuckDBConnection,
-  type DuckDBValue,
-} from '@duckdb/node-api';
+import { DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
+import { buildChunk } from './chunk.ts';
 
 export type Cell = string | number | bigint | boolean | Date | null | undefined;
 export type Row = Record<string, Cell>;
@@ -61,25 +54,28 @@ function toInt64(v: Cell): number | bigint {
   return Number.isSafeInteger(n) ? n : BigInt(n);
 }
 
-/** Converts one JS cell to the DuckDB value of its column's type. */
-function toValue(col: ColumnInfo, v: Cell, table: string): DuckDBValue {
+/**
+ * Converts one JS cell to what the chunk writer lays out for its column (chunk.ts): numbers
+ * (epoch microseconds for timestamps, days for dates), strings, booleans; for a column type the
+ * writer does not lay out itself (JSON where it has its own type id), a string.
+ */
+function toValue(col: ColumnInfo, v: Cell, table: string): unknown {
   if (v === null || v === undefined) return null;
   switch (col.typeId) {
     case DuckDBTypeId.VARCHAR:
       return typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : String(v);
     case DuckDBTypeId.BIGINT:
-      return BigInt(toInt64(v));
+      return toInt64(v);
     case DuckDBTypeId.INTEGER:
     case DuckDBTypeId.DOUBLE:
       return Number(v);
     case DuckDBTypeId.BOOLEAN:
       return Boolean(v);
     case DuckDBTypeId.TIMESTAMP_TZ:
-      return timestampTZValue(BigInt(toInt64(Math.round(toMs(v)) * 1000)));
     case DuckDBTypeId.TIMESTAMP:
-      return timestampValue(BigInt(toInt64(Math.round(toMs(v)) * 1000)));
+      return toInt64(Math.round(toMs(v)) * 1000);
     case DuckDBTypeId.DATE:
-      return dateValue(Math.floor(toMs(v) / 86_400_000));
+      return Math.floor(toMs(v) / 86_400_000);
     default:
       // JSON is a VARCHAR alias with its own type id in some versions.
       if (typeof v === 'string') return v;
@@ -90,28 +86,13 @@ function toValue(col: ColumnInfo, v: Cell, table: string): DuckDBValue {
   }
 }
 
-/**
- * One data chunk kept per kind of column vector the appends have used. V8 drops an optimized
- * function's code when an object shape it was specialised on dies, and under the small heap
- * (`--optimize-for-size`, src/heap.ts) every full collection lets unused shapes die: with no chunk
- * alive between two appends, the library's vector writers (`setItem`, `setColumnValues`) were
- * optimized again after nearly every collection (`setItem` 47 times in a 500-vehicle sync). A live
- * chunk of each vector class keeps those shapes, and costs a few chunks of memory.
- */
-const shapes = new Map<unknown, DuckDBDataChunk>();
-function keepShapes(chunk: DuckDBDataChunk, columns: number): void {
-  for (let ci = 0; ci < columns; ci++) {
-    const kind = chunk.getColumnVector(ci).constructor;
-    if (!shapes.has(kind)) shapes.set(kind, chunk);
-  }
-}
-
 /** Rows per data chunk: DuckDB's vector size. */
 const CHUNK_ROWS = 2048;
 
 /**
  * Appends rows to `table` (columns not present in a row are NULL). Returns the count. Rows go in
- * column-wise, one data chunk of 2,048 rows at a time, through the library's public data chunk.
+ * column-wise, one data chunk of 2,048 rows at a time, each column laid out in one buffer
+ * (chunk.ts).
  */
 export async function appendRows(
   con: DuckDBConnection,
@@ -128,16 +109,14 @@ export async function appendRows(
   const flush = () => {
     if (buffer.length === 0) return;
     const b = buffer;
-    // The library's public data chunk: a column at a time (its writer converts each value).
-    const chunk = DuckDBDataChunk.create(types, b.length);
-    cols.forEach((col, ci) =>
-      chunk.setColumnValues(
-        ci,
-        b.map((row) => toValue(col, row[col.name], table)),
-      ),
+    const chunk = buildChunk(
+      cols.map((col, ci) => ({
+        type: types[ci]!,
+        valueAt: (i: number) => toValue(col, b[i]![col.name], table),
+      })),
+      b.length,
     );
     ap.appendDataChunk(chunk);
-    keepShapes(chunk, cols.length);
     buffer = [];
   };
   try {
@@ -193,9 +172,8 @@ export const STORED_ORDER: Readonly<Record<string, readonly string[]>> = {
   trips: ['start_time', 'trip_id'],
 };
 
-const cmpCell = (a: Cell, b: Cell): number => {
-  const x = keyCell(a);
-  const y = keyCell(b);
+/** Two key values (keyCell's) in stored order: nulls last. */
+const cmpKey = (x: Cell, y: Cell): number => {
   if (x === y) return 0;
   if (x === null || x === undefined) return 1;
   if (y === null || y === undefined) return -1;
@@ -204,20 +182,35 @@ const cmpCell = (a: Cell, b: Cell): number => {
 
 /**
  * The rows in `table`'s stored order (STORED_ORDER): the same array when they are in it already
- * (one pass; an answer sorted by start costs no sort) or the table has none, else a sorted copy.
+ * (one pass; an answer sorted by start costs no sort) or the table has none, else a sorted copy
+ * (stable: rows of equal keys keep their order). The order's values are read once per row (a
+ * comparison of rows read and converted them again each time: 1.2 s of CPU per 1 M trips not in
+ * start order, issue 29's ingest bench).
  */
-export function inStoredOrder(table: string, rows: readonly Row[]): readonly Row[] {
+export function sortedAsStored(table: string, rows: readonly Row[]): readonly Row[] {
   const order = STORED_ORDER[table];
   if (!order) return rows;
-  const cmp = (a: Row, b: Row) => {
+  const cmpRows = (a: Row, b: Row) => {
     for (const c of order) {
-      const d = cmpCell(a[c], b[c]);
+      const d = cmpKey(keyCell(a[c]), keyCell(b[c]));
       if (d !== 0) return d;
     }
     return 0;
   };
-  for (let i = 1; i < rows.length; i++) if (cmp(rows[i - 1]!, rows[i]!) > 0) return [...rows].sort(cmp);
-  return rows;
+  let sorted = true;
+  for (let i = 1; sorted && i < rows.length; i++) sorted = cmpRows(rows[i - 1]!, rows[i]!) <= 0;
+  if (sorted) return rows;
+  const keys = order.map((c) => rows.map((r) => keyCell(r[c])));
+  const cmp = (i: number, j: number) => {
+    for (const k of keys) {
+      const d = cmpKey(k[i], k[j]);
+      if (d !== 0) return d;
+    }
+    return i - j;
+  };
+  return Array.from(rows, (_, k) => k)
+    .sort(cmp)
+    .map((k) => rows[k]!);
 }
 
 /**
@@ -243,7 +236,7 @@ export async function upsertRows(
   if (!IDENT.test(table)) throw new FleetsyncError('E_DB', `bad table name ${table}`);
   const info = await columnsOf(con, table, 'main');
   for (const c of key) column(info, table, c);
-  const unique = inStoredOrder(table, lastPerKey(rows, key));
+  const unique = sortedAsStored(table, lastPerKey(rows, key));
   const append = fresh ? unique.filter((r) => fresh(r)) : [];
   const merge = append.length === 0 ? unique : unique.filter((r) => !fresh!(r));
   if (append.length) await appendRows(con, table, append);

@@ -13,7 +13,7 @@ import { ACCESS_WORDS, type AccessState, type AccessView } from '../api/access.t
 import type { Logger } from '../log.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import type { StreamDefinition } from './stream.ts';
-import { iso } from '../time.ts';
+import { iso, msOf } from '../time.ts';
 
 export type EndpointState = AccessState | 'ok';
 
@@ -37,14 +37,13 @@ export interface AccessChange {
 }
 
 const list = (v: unknown) => (typeof v === 'string' && v !== '' ? v.split(',') : []);
-const ms = (v: unknown) => (v instanceof Date ? v.getTime() : Number(v));
 
 export async function readAccess(con: DuckDBConnection, account: string): Promise<EndpointAccess[]> {
   return (await queryJs(con, 'sync/endpoint_access_read', [account])).map((r) => ({
     endpoint: String(r.endpoint),
     state: String(r.state) as EndpointState,
-    sinceMs: ms(r.since),
-    lastProbedMs: ms(r.last_probed),
+    sinceMs: msOf(r.since),
+    lastProbedMs: msOf(r.last_probed),
     lastStatus: r.last_status === null ? null : Number(r.last_status),
     message: r.message === null ? null : String(r.message),
     streams: list(r.streams),
@@ -78,18 +77,18 @@ export async function recordAccess(
   x: { account: string; nowMs: number; view: AccessView; defs: readonly StreamDefinition[]; log: Logger },
 ): Promise<AccessChange[]> {
   const before = new Map((await readAccess(con, x.account)).map((a) => [a.endpoint, a]));
-  const seen: { endpoint: string; state: EndpointState; status: number | null; message: string | null }[] = [
-    ...x.view.refused.map((r) => ({ ...r })),
+  // each endpoint seen with the streams (and their ledger streams) it stops while refused
+  const seen = [
+    ...x.view.refused,
     ...x.view.answered.map((endpoint) => ({ endpoint, state: 'ok' as const, status: 200, message: null })),
-  ];
+  ].map((s) => ({ ...s, ...streamsNeeding(x.defs, s.endpoint) }));
   // One statement for all (an upsert each cost ~4 ms of CPU); an endpoint seen twice keeps its last state.
   const last = [...new Map(seen.map((s) => [s.endpoint, s])).values()];
   if (last.length) {
     const rows = last.map((s) => {
       const was = before.get(s.endpoint);
-      const { streams, ledgerStreams } = streamsNeeding(x.defs, s.endpoint);
       const since = was && was.state === s.state ? was.sinceMs : x.nowMs;
-      return { s, since: iso(since), streams: streams.join(','), ledgerStreams: ledgerStreams.join(',') };
+      return { s, since: iso(since), streams: s.streams.join(','), ledgerStreams: s.ledgerStreams.join(',') };
     });
     await execute(con, 'sync/endpoint_access_upsert', [
       x.account,
@@ -106,20 +105,19 @@ export async function recordAccess(
   const changes: AccessChange[] = [];
   for (const s of seen) {
     const was = before.get(s.endpoint);
-    const { streams } = streamsNeeding(x.defs, s.endpoint);
     if (was?.state === s.state || (!was && s.state === 'ok')) continue;
-    changes.push({ endpoint: s.endpoint, from: was?.state ?? null, to: s.state, streams });
+    changes.push({ endpoint: s.endpoint, from: was?.state ?? null, to: s.state, streams: s.streams });
     if (s.state === 'ok')
       x.log.info('endpoint available again', {
         endpoint: s.endpoint,
         was: was?.state,
-        streams: streams.join(','),
+        streams: s.streams.join(','),
       });
     else
       x.log.warn('endpoint refused', {
         endpoint: s.endpoint,
         state: s.state,
-        streams: streams.join(','),
+        streams: s.streams.join(','),
         message: s.message,
       });
   }

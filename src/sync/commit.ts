@@ -11,6 +11,7 @@ import { inTransaction } from '../store/db.ts';
 import { appendRows, deleteRanges, upsertRows, type RangeDelete, type Row } from '../store/write.ts';
 import { storageFailure } from '../store/storage-error.ts';
 import type { FactsRange } from '../store/facts.ts';
+import { msOf } from '../time.ts';
 
 /** Rows for one table: appended, or merged by `key` (a later row for a key replaces an earlier). */
 export interface TableRows {
@@ -60,8 +61,6 @@ export async function applyWrites(
     else await appendRows(con, t.table, t.rows);
   for (const w of writes) await w.custom?.(con);
 }
-
-const msOf = (v: unknown): number => (v instanceof Date ? v.getTime() : Number(v));
 
 /**
  * Adds to `fresh` the keyed rows that no stored row can share a key with: rows of the account

@@ -11,7 +11,7 @@ import type { ReadTally } from '../api/paginate.ts';
 import { describeError, isFleetsyncError } from '../errors.ts';
 import { execute, queryJs } from '../store/queries.ts';
 import { appendRows, type RangeDelete, type Row } from '../store/write.ts';
-import { iso, type Clock } from '../time.ts';
+import { DAY_MS, iso, type Clock } from '../time.ts';
 import type { TableRows } from './commit.ts';
 import { cutAt, settledCut, type Window } from './windows.ts';
 
@@ -240,8 +240,6 @@ export interface SettleContext {
   /** Odometer data this much older than the window's end (or now) means the window is incomplete. */
   odometerLagMs: number;
 }
-
-const DAY_MS = 86_400_000;
 
 /** Reads every vehicle's data horizon from the ledger into `ctx.horizons` (replacing what it held). */
 export async function loadHorizons(

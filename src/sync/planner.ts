@@ -12,7 +12,7 @@ import { limitFor } from '../api/buckets.ts';
 import { FIRST_RUN_DAYS, MAX_WINDOW_RECORDS, PAGE_LIMIT } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
 import { queryJs } from '../store/queries.ts';
-import { addDays, localDate } from '../time.ts';
+import { DAY_MS, addDays, localDate } from '../time.ts';
 import { readAccess } from './access.ts';
 import { isCovered, readLedger, type LedgerRowRead } from './ledger.ts';
 import type { SiteSelection } from '../sites.ts';
@@ -28,7 +28,7 @@ import {
 import { BUILTIN_STREAMS } from './streams/index.ts';
 import type { PlanSummary, SyncRequest } from './types.ts';
 import type { Unit } from './unit.ts';
-import { DAY_MS, cutAt, dayRange, dayWindows, monthWindows, settledCut, type Window } from './windows.ts';
+import { cutAt, dayRange, dayWindows, monthWindows, settledCut, type Window } from './windows.ts';
 
 export type { PlannedVehicle } from './stream.ts';
 

@@ -1,7 +1,7 @@
 /** Text a scheduler (or a person) reads: the plan, a run summary, a progress bar. */
 import { BUCKET_LIMITS } from '../api/buckets.ts';
 import { ACCESS_WORDS } from '../api/access.ts';
-import { formatLocal } from '../time.ts';
+import { formatLocalMinute } from '../time.ts';
 import { fmt } from './stream.ts';
 import type { PlanSummary, RunSummary, SyncProgress } from './types.ts';
 
@@ -58,7 +58,7 @@ function localWindow(label: string, zone: string | undefined): string {
     Number.isNaN(to)
   )
     return label;
-  return `${formatLocal(from, zone).slice(0, 16)}–${formatLocal(to, zone).slice(0, 16)} (${zone})`;
+  return `${formatLocalMinute(from, zone)}–${formatLocalMinute(to, zone)} (${zone})`;
 }
 
 export function formatSummary(s: RunSummary): string {

@@ -6,15 +6,21 @@
  * Grid windows are clipped to the wanted range, so a range that starts mid-month gives a
  * shorter first window.
  */
-import { addDays, localDate, localDayBounds, localMonth, localMonthBounds, parseLocal } from '../time.ts';
+import {
+  DAY_MS,
+  HOUR_MS,
+  addDays,
+  localDate,
+  localDayBounds,
+  localMonth,
+  localMonthBounds,
+  parseLocal,
+} from '../time.ts';
 
 export interface Window {
   startMs: number;
   endMs: number;
 }
-
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 24 * HOUR_MS;
 
 function clip(w: Window, fromMs: number, toMs: number): Window | null {
   const s = Math.max(w.startMs, fromMs);

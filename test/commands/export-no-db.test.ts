@@ -4,7 +4,15 @@
  * file FLEETSYNC_DB names) and how to point at another; exit 2, nothing created. The default: the
  * real CLI as a child process in an empty directory of its own (a relative path is that directory's).
  */
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -31,5 +39,19 @@ describe('export without a database', () => {
     );
     expect(existsSync(join(dir, 'data'))).toBe(false);
     expect(readdirSync(dir)).toEqual([]);
+  }, 60_000);
+
+  it('after `npm start` (only the demo database exists) it names the demo database and how to read it', async () => {
+    const cwd = join(dir, 'after-demo');
+    mkdirSync(join(cwd, 'data'), { recursive: true });
+    writeFileSync(join(cwd, 'data', 'demo.duckdb'), '');
+    const r = await runCli(['status'], {}, cwd);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `no database at data/fleet.duckdb (${cwd}/data/fleet.duckdb): FLEETSYNC_DB is not set, so this is its default, ` +
+        `data/fleet.duckdb in the current directory (${cwd}). The demo's database (npm start) is data/demo.duckdb: ` +
+        `set FLEETSYNC_DB=data/demo.duckdb to read it. Point FLEETSYNC_DB at the database to read`,
+    );
+    expect(readdirSync(join(cwd, 'data'))).toEqual(['demo.duckdb']);
   }, 60_000);
 });

@@ -17,6 +17,7 @@ import {
   openFixture,
   type FixtureDb,
 } from '../helpers/report-fixture.ts';
+import { expectVehiclePagesExact } from '../helpers/vehicle-pages.ts';
 
 let fx: FixtureDb;
 const scope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
@@ -71,6 +72,24 @@ describe('a page of an aggregating report', () => {
       const keys = sorted.rows.map((r) => r[col]).filter((v) => v !== null);
       const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v);
       for (let i = 1; i < keys.length; i++) expect(lower(keys[i - 1])! >= lower(keys[i])!).toBe(true);
+    },
+  );
+
+  it.each([
+    ['coverage', {}],
+    ['coverage', { department: 'Ops' }],
+    ['coverage', { vehicle: '3' }],
+    ['utilisation_days', {}],
+    ['utilisation_days', { department: 'Sales' }],
+  ] as const)(
+    '%s %j: a page read vehicle by vehicle is the slice of the whole result at any offset',
+    async (name, filter) => {
+      const def = getReport(name)!;
+      const params = parseReportParams({ ...RANGE, ...filter }, def, scope);
+      const got = await expectVehiclePagesExact(fx.con, def, scope, params);
+      // every selected vehicle × each of the range's 61 ended days
+      const vehicles = 'vehicle' in filter || 'department' in filter ? 1 : 3;
+      expect(got).toEqual({ rows: vehicles * 61, vehicles });
     },
   );
 

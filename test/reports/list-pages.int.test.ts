@@ -1,7 +1,8 @@
 /**
  * The list reports whose count and totals come from a query of their own (src/reports/run.ts
- * LIST_TOTALS; issue 29): toll_charges and tolls from the daily facts, trips from a narrow scan. A
- * page of them — for the toll lists read from the days it falls on only — is the same slice of the
+ * LIST_TOTALS; issue 29): toll_charges and tolls from the daily facts, refuels from the fills per
+ * day, trips from a narrow scan. A page of them — for the day lists read from the days it falls on
+ * only — is the same slice of the
  * whole result, and its count, totals and blanks are those of all the rows, as the rows themselves
  * add up (the whole result read and summed here, not through the facts). On the shared simulator
  * sync with a prices file (some gantries priced, one without a tariff: blank charges).
@@ -92,7 +93,11 @@ describe('toll_charges and tolls: pages and totals from the daily facts', () => 
       none: { from: '2025-01-01', to: '2025-01-31' },
     };
   };
-  for (const name of ['toll_charges', 'tolls'])
+  for (const [name, sortBy] of [
+    ['toll_charges', 'enter_time'],
+    ['tolls', 'enter_time'],
+    ['refuels', 'fill_time'],
+  ] as const)
     it(name, async () => {
       for (const [label, raw] of Object.entries(ranges())) {
         const whole = await run(name, raw);
@@ -114,7 +119,7 @@ describe('toll_charges and tolls: pages and totals from the daily facts', () => 
             expect(totalsOf(page), why).toEqual(expected);
           }
         // a sorted page: the whole result's totals; a streamed (100,000-row) page: the same
-        const sorted = await run(name, raw, { limit: 5, offset: 0, sort: 'enter_time', desc: true });
+        const sorted = await run(name, raw, { limit: 5, offset: 0, sort: sortBy, desc: true });
         expect(totalsOf(sorted)).toEqual(expected);
         expect(sorted.rows).toHaveLength(Math.min(5, whole.rows.length));
         const def = requireReport(name);

@@ -277,7 +277,8 @@ describe('what each report reads', () => {
       'trips',
       'visits',
     ]);
-    expect(await read(`SELECT * FROM vehicle_fuel_day_coverage(${cov}, 'odometer')`)).toEqual([
+    const days = "'a', 'UTC', DATE '2026-01-01', DATE '2026-01-31'";
+    expect(await read(`SELECT * FROM vehicle_fuel_settled_days(${days}, 'odometer')`)).toEqual([
       'fuel',
       'odometer',
     ]);

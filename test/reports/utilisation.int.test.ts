@@ -10,6 +10,9 @@ import { idleSecondsOf } from '../../src/simulator/gen/activity.ts';
 import type { SimTrip } from '../../src/simulator/model.ts';
 import { addDays, localDayBounds, parseLocal } from '../../src/time.ts';
 import { ACCOUNT, queryDb, startHarness, type Harness } from '../helpers/synced.ts';
+import { expectVehiclePagesExact } from '../helpers/vehicle-pages.ts';
+import { parseReportParams } from '../../src/reports/params.ts';
+import { requireReport, runReport } from '../../src/reports/run.ts';
 
 let h: Harness;
 /**
@@ -157,6 +160,23 @@ describe('vehicle activity and utilisation', () => {
     }
     expect(checked).toBe(h.fleet.vehicles.length * DAYS);
     expect(afterHoursDays).toBeGreaterThan(0); // the fleet does drive after hours
+  });
+
+  it('a page of utilisation_days read vehicle by vehicle is the slice of the whole result, with its totals', async () => {
+    const def = requireReport('utilisation_days');
+    const scope = { account: ACCOUNT, zone: h.fleet.timezone, nowMs: h.now() };
+    const params = parseReportParams({ from: h.firstDay, to: h.lastDay }, def, scope);
+    const con = await h.db.connect();
+    try {
+      const got = await expectVehiclePagesExact(con, def, scope, params);
+      expect(got).toEqual({ rows: h.fleet.vehicles.length * DAYS, vehicles: h.fleet.vehicles.length });
+      // the totals are of known hours: the simulator's fleet drove
+      const page = await runReport(con, def, scope, params, { limit: 5, offset: 0 });
+      expect(page.totals.driving_h).toBeGreaterThan(0);
+      expect(page.totals_blank.driving_h).toBe(0);
+    } finally {
+      con.closeSync();
+    }
   });
 
   it('utilisation per vehicle and month: hours, idle share, days used of days available, after hours', async () => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction, openDatabase, type Database } from '../../src/store/db.ts';
-import { inStoredOrder, upsertRows, type Row } from '../../src/store/write.ts';
+import { sortedAsStored, upsertRows, type Row } from '../../src/store/write.ts';
 
 let dir: string;
 let db: Database;
@@ -64,9 +64,9 @@ describe('trips stored in start order', () => {
 
   it('rows already in order are the same array (no sort); a table without an order is left as given', () => {
     const rows = [trip('a', 1), trip('b', 2), trip('c', 2)];
-    expect(inStoredOrder('trips', rows)).toBe(rows);
+    expect(sortedAsStored('trips', rows)).toBe(rows);
     const back = [...rows].reverse();
-    expect(inStoredOrder('trips', back).map((r) => r.trip_id)).toEqual(['a', 'b', 'c']);
-    expect(inStoredOrder('odometer_windows', back)).toBe(back);
+    expect(sortedAsStored('trips', back).map((r) => r.trip_id)).toEqual(['a', 'b', 'c']);
+    expect(sortedAsStored('odometer_windows', back)).toBe(back);
   });
 });

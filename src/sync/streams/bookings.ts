@@ -10,9 +10,9 @@ import { queryJs } from '../../store/queries.ts';
 import { upsertRows } from '../../store/write.ts';
 import { settledStatus } from '../ledger.ts';
 import { defineStream } from '../stream.ts';
-import { iso } from '../../time.ts';
+import { DAY_MS, iso } from '../../time.ts';
 import type { Unit } from '../unit.ts';
-import { DAY_MS, type Window } from '../windows.ts';
+import type { Window } from '../windows.ts';
 
 export function bookingsUnit(w: Window, estPages: number, runId: string): Unit {
   return {

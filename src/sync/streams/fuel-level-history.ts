@@ -7,13 +7,12 @@
  */
 import { defineStream } from '../stream.ts';
 import { PAGE_LIMIT } from '../../defaults.ts';
-import { iso } from '../../time.ts';
+import { DAY_MS, iso } from '../../time.ts';
 import { pointWindow, type Unit, type VehicleRef } from '../unit.ts';
 import type { Window } from '../windows.ts';
 
 /** Readings a level-sensor vehicle reports per day (hourly heartbeat, trips, fills), for the estimate. */
 const READINGS_PER_DAY = 40;
-const DAY_MS = 86_400_000;
 
 export function fuelLevelHistoryUnit(v: VehicleRef, w: Window, pageLimit: number): Unit {
   const days = Math.max(1, Math.ceil((w.endMs - w.startMs) / DAY_MS));

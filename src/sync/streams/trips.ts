@@ -8,9 +8,9 @@ import { TooManyRecords } from '../../api/paginate.ts';
 import type { Trip } from '../../api/types.ts';
 import { PAGE_LIMIT } from '../../defaults.ts';
 import { defineStream } from '../stream.ts';
-import { iso } from '../../time.ts';
+import { DAY_MS, iso } from '../../time.ts';
 import { pointWindow, type Unit } from '../unit.ts';
-import { DAY_MS, splitEvenly, type Window } from '../windows.ts';
+import { splitEvenly, type Window } from '../windows.ts';
 
 /** Pieces are sized for this share of the bound, so a busier day in a piece does not push it over. */
 const FILL = 0.8;
