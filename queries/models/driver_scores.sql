@@ -23,28 +23,22 @@ CREATE OR REPLACE TEMP MACRO known_sum(x, unknown) AS CASE WHEN unknown = 0 THEN
 -- local month of the trip's start, the trips' distance (trip_distance: the only per-driver
 -- distance the API gives), trips, and the event counts; speeding is over the road's limit
 -- (road_speeding_*), its minutes from road_speeding_duration_seconds. A count is NULL when one of
--- the month's trips lacks it (trips_without_counts says how many).
+-- the month's trips lacks it (trips_without_counts says how many). Added up from the trips' day
+-- facts per driver (queries/models/trip_day_facts.sql: each local day's sums and the trips lacking
+-- each count), not from every trip of the range.
 CREATE OR REPLACE TEMP MACRO driver_months(acct, zone, from_day, to_day, vehicle, department) AS TABLE
   SELECT
-    t.driver_id,
-    local_month(t.start_time, zone) AS period,
-    sum(t.trip_distance_m) / 1000.0 AS km,
-    count(*) AS trips,
-    count(*) FILTER (WHERE t.harsh_braking_events IS NULL OR t.harsh_acceleration_events IS NULL
-      OR t.harsh_cornering_events IS NULL OR t.road_speeding_events IS NULL
-      OR t.road_speeding_duration_seconds IS NULL) AS trips_without_counts,
-    known_sum(sum(t.harsh_braking_events), count(*) FILTER (WHERE t.harsh_braking_events IS NULL)) AS braking,
-    known_sum(sum(t.harsh_acceleration_events), count(*) FILTER (WHERE t.harsh_acceleration_events IS NULL))
-      AS acceleration,
-    known_sum(sum(t.harsh_cornering_events), count(*) FILTER (WHERE t.harsh_cornering_events IS NULL))
-      AS cornering,
-    known_sum(sum(t.road_speeding_events), count(*) FILTER (WHERE t.road_speeding_events IS NULL)) AS speeding,
-    known_sum(sum(t.road_speeding_duration_seconds) / 60.0,
-      count(*) FILTER (WHERE t.road_speeding_duration_seconds IS NULL)) AS speeding_min
-  FROM trips AS t
-  LEFT JOIN vehicle_departments(acct) AS veh ON veh.vehicle_id = t.vehicle_id
-  WHERE t.account = acct
-    AND t.start_time >= local_range_start(zone, from_day)
-    AND t.start_time < local_range_end(zone, to_day)
-    AND vehicle_selected(t.vehicle_id, veh.department, vehicle, department)
+    f.driver_id,
+    month_of_day(f.day) AS period,
+    sum(f.trip_distance_m) / 1000.0 AS km,
+    sum(f.trips) AS trips,
+    sum(f.trips_without_counts) AS trips_without_counts,
+    known_sum(sum(f.braking), sum(f.braking_unknown)) AS braking,
+    known_sum(sum(f.acceleration), sum(f.acceleration_unknown)) AS acceleration,
+    known_sum(sum(f.cornering), sum(f.cornering_unknown)) AS cornering,
+    known_sum(sum(f.speeding), sum(f.speeding_unknown)) AS speeding,
+    known_sum(sum(f.speeding_s) / 60.0, sum(f.speeding_s_unknown)) AS speeding_min
+  FROM trip_day_facts_in(acct, zone, from_day, to_day) AS f
+  LEFT JOIN vehicle_departments(acct) AS veh ON veh.vehicle_id = f.vehicle_id
+  WHERE vehicle_selected(f.vehicle_id, veh.department, vehicle, department)
   GROUP BY ALL;

@@ -30,6 +30,56 @@ CREATE OR REPLACE TEMP MACRO tax_years(start_mmdd, from_day, to_day) AS TABLE
     INTERVAL 1 YEAR
   )) AS g(d);
 
+-- The class, its note and the reading of one trip (what logbook_trips and the daily facts' logbook
+-- columns, queries/models/daily_facts.sql, both compute), from the trip's columns:
+-- logbook_trip_class(trip_type, is_private), logbook_class_note(trip_type, is_private),
+-- logbook_reading_km(start_odometer_m, end_odometer_m), and logbook_reading_status(start_odometer_m,
+-- end_odometer_m): missing | went_down, NULL when the readings are usable (reading_km not NULL).
+CREATE OR REPLACE TEMP MACRO logbook_trip_class(ttype, priv) AS
+  CASE
+    WHEN ttype = 'Business' AND priv IS NOT TRUE THEN 'business'
+    WHEN ttype = 'Private' AND priv IS NOT FALSE THEN 'private'
+    WHEN ttype IS NULL AND priv IS TRUE THEN 'private'
+    ELSE 'unclassified'
+  END;
+CREATE OR REPLACE TEMP MACRO logbook_class_note(ttype, priv) AS
+  CASE
+    WHEN ttype = 'Business' AND priv IS TRUE THEN 'type Business but marked private'
+    WHEN ttype = 'Private' AND priv IS FALSE THEN 'type Private but marked not private'
+    WHEN ttype = 'None' THEN 'the API says not classified'
+    WHEN ttype IS NULL AND priv IS NOT TRUE THEN 'the API sent no trip type'
+    WHEN ttype NOT IN ('Business', 'Private', 'None') THEN 'trip type not known to this version: ' || ttype
+  END;
+CREATE OR REPLACE TEMP MACRO logbook_reading_km(start_m, end_m) AS
+  CASE WHEN end_m >= start_m THEN (end_m - start_m) / 1000.0 END;
+CREATE OR REPLACE TEMP MACRO logbook_reading_status(start_m, end_m) AS
+  CASE
+    WHEN start_m IS NULL OR end_m IS NULL THEN 'missing'
+    WHEN end_m < start_m THEN 'went_down'
+  END;
+
+-- logbook_left_out_windows(acct, zone, from_day, to_day): the odometer windows the odometer rule
+-- leaves out (odometer_windows.sql: a reset or a tracker change) that a trip starting on a local
+-- day of the range can overlap (a trip that starts on the range's last day may end in the next
+-- local month). A trip overlapping one is left_out: its readings are not trusted.
+CREATE OR REPLACE TEMP MACRO logbook_left_out_windows(acct, zone, from_day, to_day) AS TABLE
+  SELECT vehicle_id, window_start, window_end, reason
+  FROM odometer_windows_classified(acct, zone, from_day, (to_day::DATE + INTERVAL 2 DAY)::DATE)
+  WHERE NOT counted;
+
+-- logbook_left_out_trips(acct, zone, from_day, to_day): the trips that start on a local day of the
+-- range and overlap an odometer window left out (logbook_left_out_windows), with their readings and
+-- the window's reason code (the least, when two): the trips whose odometer_status is left_out
+-- unless their readings are missing or went down (logbook_trips).
+CREATE OR REPLACE TEMP MACRO logbook_left_out_trips(acct, zone, from_day, to_day) AS TABLE
+  SELECT t.trip_id, t.vehicle_id, t.start_odometer_m, t.end_odometer_m, min(l.reason) AS reason
+  FROM trips AS t JOIN logbook_left_out_windows(acct, zone, from_day, to_day) AS l
+    ON l.vehicle_id = t.vehicle_id AND l.window_start < t.end_time AND l.window_end > t.start_time
+  WHERE t.account = acct
+    AND t.start_time >= local_range_start(zone, from_day)
+    AND t.start_time < local_range_end(zone, to_day)
+  GROUP BY t.trip_id, t.vehicle_id, t.start_odometer_m, t.end_odometer_m;
+
 -- logbook_trips(acct, zone, from_day, to_day): every trip that starts on a local day of the range,
 -- with
 --   local_day       the local day it starts on
@@ -49,61 +99,40 @@ CREATE OR REPLACE TEMP MACRO tax_years(start_mmdd, from_day, to_day) AS TABLE
 --   counted_km      the kilometres the totals count: reading_km of an ok trip, NULL otherwise (the
 --                   year's distance by the odometer rule is odometer_km of logbook_year_totals).
 --                   Never trip_distance.
-CREATE OR REPLACE TEMP MACRO logbook_trips(acct, zone, from_day, to_day) AS TABLE
+-- logbook_trips_of(acct, zone, from_day, to_day, vehicles): the same for the vehicles of the list
+-- only (NULL: every vehicle), chosen before anything is computed per trip.
+CREATE OR REPLACE TEMP MACRO logbook_trips_of(acct, zone, from_day, to_day, vehicles) AS TABLE
   WITH
   t AS (
     SELECT * FROM trips
     WHERE account = acct
       AND start_time >= local_range_start(zone, from_day)
       AND start_time < local_range_end(zone, to_day)
-  ),
-  left_out AS (
-    -- a trip that starts on the range's last day may end in the next local month
-    SELECT vehicle_id, window_start, window_end, reason
-    FROM odometer_windows_classified(acct, zone, from_day, (to_day::DATE + INTERVAL 2 DAY)::DATE)
-    WHERE NOT counted
+      AND (vehicles IS NULL OR vehicle_id IN (SELECT unnest(vehicles)))
   ),
   -- the same trips read again for their key and times only: t is then read once, so it is not
   -- materialized with every column (a tax year at 5,000 vehicles is ~9 M trips)
   marked AS (
-    SELECT t.trip_id, min(l.reason) AS reason
-    FROM trips AS t JOIN left_out AS l
-      ON l.vehicle_id = t.vehicle_id AND l.window_start < t.end_time AND l.window_end > t.start_time
-    WHERE t.account = acct
-      AND t.start_time >= local_range_start(zone, from_day)
-      AND t.start_time < local_range_end(zone, to_day)
-    GROUP BY t.trip_id
+    SELECT m.trip_id, m.reason
+    FROM logbook_left_out_trips(acct, zone, from_day, to_day) AS m
+    WHERE vehicles IS NULL OR m.vehicle_id IN (SELECT unnest(vehicles))
   ),
   c AS (
     SELECT
       t.*,
       timezone(zone, t.start_time)::DATE AS local_day,
-      CASE
-        WHEN t.trip_type = 'Business' AND t.is_private IS NOT TRUE THEN 'business'
-        WHEN t.trip_type = 'Private' AND t.is_private IS NOT FALSE THEN 'private'
-        WHEN t.trip_type IS NULL AND t.is_private IS TRUE THEN 'private'
-        ELSE 'unclassified'
-      END AS trip_class,
-      CASE
-        WHEN t.trip_type = 'Business' AND t.is_private IS TRUE THEN 'type Business but marked private'
-        WHEN t.trip_type = 'Private' AND t.is_private IS FALSE THEN 'type Private but marked not private'
-        WHEN t.trip_type = 'None' THEN 'the API says not classified'
-        WHEN t.trip_type IS NULL AND t.is_private IS NOT TRUE THEN 'the API sent no trip type'
-        WHEN t.trip_type NOT IN ('Business', 'Private', 'None') THEN 'trip type not known to this version: ' || t.trip_type
-      END AS class_note,
-      CASE WHEN t.end_odometer_m >= t.start_odometer_m THEN (t.end_odometer_m - t.start_odometer_m) / 1000.0 END
-        AS reading_km,
-      CASE
-        WHEN t.start_odometer_m IS NULL OR t.end_odometer_m IS NULL THEN 'missing'
-        WHEN t.end_odometer_m < t.start_odometer_m THEN 'went_down'
-        WHEN marked.reason IS NOT NULL THEN 'left_out'
-        ELSE 'ok'
-      END AS odometer_status,
+      logbook_trip_class(t.trip_type, t.is_private) AS trip_class,
+      logbook_class_note(t.trip_type, t.is_private) AS class_note,
+      logbook_reading_km(t.start_odometer_m, t.end_odometer_m) AS reading_km,
+      coalesce(logbook_reading_status(t.start_odometer_m, t.end_odometer_m),
+        CASE WHEN marked.reason IS NOT NULL THEN 'left_out' ELSE 'ok' END) AS odometer_status,
       marked.reason AS odometer_reason
     FROM t LEFT JOIN marked ON marked.trip_id = t.trip_id
   )
   SELECT c.*, CASE WHEN c.odometer_status = 'ok' THEN c.reading_km END AS counted_km
   FROM c;
+CREATE OR REPLACE TEMP MACRO logbook_trips(acct, zone, from_day, to_day) AS TABLE
+  SELECT * FROM logbook_trips_of(acct, zone, from_day, to_day, NULL);
 
 -- logbook_year_totals(acct, zone, start_mmdd, from_day, to_day): per vehicle × tax year the range
 -- touches (whole years), the year's trips (logbook_trips, read once for both parts; a vehicle-year
@@ -133,17 +162,24 @@ CREATE OR REPLACE TEMP MACRO logbook_trips(acct, zone, from_day, to_day) AS TABL
 -- vehicle moved only on trips.
 CREATE OR REPLACE TEMP MACRO logbook_year_totals(acct, zone, start_mmdd, from_day, to_day) AS TABLE
   WITH y AS (SELECT * FROM tax_years(start_mmdd, from_day, to_day)),
-  -- the years' trips, and those of the two days before (the last one of the year before may end
-  -- in the first year's first window)
+  -- the days read are the years' and the two days before (the last trip of the year before may
+  -- end in the first year's first window).
+  -- the vehicles with an odometer window left out near those days: a trip of theirs may overlap
+  -- it (left_out, logbook_trips), so their trips are read one by one; every other vehicle's trips
+  -- are ok or without a usable reading, which the trips' day facts (trip_day_facts) add up by day
+  lo AS (
+    SELECT l.vehicle_id
+    FROM logbook_left_out_windows(acct, zone, (tax_year_first_day(from_day, start_mmdd) - INTERVAL 2 DAY)::DATE, tax_year_last_day(tax_year_first_day(to_day, start_mmdd))) AS l
+  ),
   lt AS (
     SELECT *, tax_year_first_day(local_day, start_mmdd) AS year_first_day
-    FROM logbook_trips(
+    FROM logbook_trips_of(
       acct, zone,
       (tax_year_first_day(from_day, start_mmdd) - INTERVAL 2 DAY)::DATE,
-      tax_year_last_day(tax_year_first_day(to_day, start_mmdd)))
+      tax_year_last_day(tax_year_first_day(to_day, start_mmdd)),
+      (SELECT coalesce(list(DISTINCT vehicle_id), []) FROM lo))
   ),
-  -- one pass over the trips (lt is then read once, not materialized): per vehicle and year, the
-  -- year's totals and its last counted trip
+  -- per vehicle and year, the year's totals and its last counted trip
   per_year AS (
     SELECT
       vehicle_id,
@@ -158,6 +194,22 @@ CREATE OR REPLACE TEMP MACRO logbook_year_totals(acct, zone, start_mmdd, from_da
       max(end_time) FILTER (WHERE odometer_status = 'ok') AS end_at,
       arg_max(trip_id, end_time) FILTER (WHERE odometer_status = 'ok') AS trip_id
     FROM lt
+    GROUP BY ALL
+    UNION ALL
+    SELECT
+      f.vehicle_id,
+      tax_year_first_day(f.day, start_mmdd) AS year_first_day,
+      sum(f.trips),
+      coalesce(sum(f.business_km), 0),
+      coalesce(sum(f.private_km), 0),
+      coalesce(sum(f.unclassified_km), 0),
+      sum(f.unclassified_trips),
+      sum(f.unread_trips),
+      arg_max(f.last_end_m, f.last_end),
+      max(f.last_end),
+      arg_max(f.last_trip, f.last_end)
+    FROM trip_day_facts_in(acct, zone, (tax_year_first_day(from_day, start_mmdd) - INTERVAL 2 DAY)::DATE, tax_year_last_day(tax_year_first_day(to_day, start_mmdd))) AS f
+    WHERE f.vehicle_id NOT IN (SELECT vehicle_id FROM lo)
     GROUP BY ALL
   ),
   trip_totals AS (

@@ -17,22 +17,31 @@ veh AS (SELECT * FROM vehicle_departments($account)),
 yt AS (
   SELECT * FROM logbook_year_totals($account, $zone, $tax_year_start, $from_day, $to_day)
 ),
-cov AS (
-  SELECT
-    c.vehicle_id,
-    tax_year_first_day(c.day, $tax_year_start) AS year_first_day,
-    count(*) AS range_days,
-    count(*) FILTER (WHERE c.synced AND td.synced) AS synced_days
-  FROM vehicle_streams_day_coverage(
+-- the ended days of the years, with the fleet's trips coverage (fleet_stream_day_coverage), and
+-- per vehicle the days its odometer was synced too (the stored rows only: vehicle_stream_day_rows,
+-- not every vehicle × day); every vehicle of the account has each year's days in range_days
+td AS (
+  SELECT day, synced, tax_year_first_day(day, $tax_year_start) AS year_first_day
+  FROM fleet_stream_day_coverage(
       $account, $zone,
       tax_year_first_day($from_day, $tax_year_start),
-      tax_year_last_day(tax_year_first_day($to_day, $tax_year_start)), $now, ['odometer']) AS c
-  JOIN fleet_stream_day_coverage(
+      tax_year_last_day(tax_year_first_day($to_day, $tax_year_start)), $now, 'trips')
+),
+vs AS (
+  SELECT c.vehicle_id, td.year_first_day, count(*) AS synced_days
+  FROM vehicle_stream_day_rows(
       $account, $zone,
       tax_year_first_day($from_day, $tax_year_start),
-      tax_year_last_day(tax_year_first_day($to_day, $tax_year_start)), $now, 'trips') AS td
-    ON td.day = c.day
+      tax_year_last_day(tax_year_first_day($to_day, $tax_year_start)), ['odometer']) AS c
+  JOIN td ON td.day = c.day
+  WHERE c.synced AND td.synced
   GROUP BY ALL
+),
+cov AS (
+  SELECT veh.vehicle_id, d.year_first_day, d.range_days, coalesce(vs.synced_days, 0) AS synced_days
+  FROM veh
+  CROSS JOIN (SELECT year_first_day, count(*) AS range_days FROM td GROUP BY ALL) AS d
+  LEFT JOIN vs ON vs.vehicle_id = veh.vehicle_id AND vs.year_first_day = d.year_first_day
 ),
 k AS (
   SELECT veh.vehicle_id, y.year_first_day FROM veh, y

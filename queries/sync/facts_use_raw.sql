@@ -16,3 +16,6 @@ CREATE OR REPLACE TEMP MACRO vehicle_stream_day_rows(acct, zone, from_day, to_da
 -- and the stored coverage rows of the fleet-wide streams (what open_days_touched reads)
 CREATE OR REPLACE TEMP MACRO fleet_stream_day_rows(acct, zone, from_day, to_day, streams) AS TABLE
   SELECT * FROM fleet_stream_day_rows_raw(acct, zone, from_day, to_day, streams);
+-- and the trips' day facts per driver (trip_day_facts) computed now from the trips
+CREATE OR REPLACE TEMP MACRO trip_day_facts_in(acct, zone, from_day, to_day) AS TABLE
+  SELECT * FROM trip_day_facts_in_raw(acct, zone, from_day, to_day);

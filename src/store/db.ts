@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DEFAULT_DB_PATH, DEMO_DB_PATH } from '../defaults.ts';
 import { FleetsyncError } from '../errors.ts';
-import { accountZones, rebuildFacts } from './facts.ts';
+import { accountZones, rebuildFacts, rebuildTripDayFacts } from './facts.ts';
 import { listSchemaFiles, loadSql } from './queries.ts';
 
 export const DEFAULT_DB_MEMORY = '256MB';
@@ -159,6 +159,11 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
             for (const a of await accountZones(con))
               for (const stream of streams) await rebuildFacts(con, a.account, a.zone, stream);
           });
+        // the upgrade that adds the trips' day facts per driver computes them (a trips rebuild does)
+        if (applied.includes(TRIP_DAY_FACTS_MIGRATION) && !streams.has('trips'))
+          await inTransaction(con, async () => {
+            for (const a of await accountZones(con)) await rebuildTripDayFacts(con, a.account, a.zone);
+          });
       }
     } finally {
       con.closeSync();
@@ -197,6 +202,8 @@ async function refuseOldSchema(instance: DuckDBInstance, path: string): Promise<
 
 /** The migrations that add the daily facts and the day's coverage (queries/schema/). */
 const FACTS_MIGRATIONS = ['088_daily_facts.sql', '089_day_coverage.sql'];
+/** The migration that adds the trips' day facts per driver (trip_day_facts). */
+const TRIP_DAY_FACTS_MIGRATION = '054_trip_day_facts.sql';
 /** Migrations that add facts of one ledger stream: that stream's facts are computed again. */
 const STREAM_FACTS_MIGRATIONS: Record<string, string> = {
   '090_toll_charge_facts.sql': 'visits',

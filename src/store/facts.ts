@@ -21,10 +21,15 @@ export const FACT_STREAMS: ReadonlySet<string> = new Set([
 
 /** The model queries of a commit's refresh (the macros a writer's connection defines: models.ts). */
 const REFRESH_COVERAGE = ['sync/coverage_facts_insert'];
-const REFRESH = [...REFRESH_COVERAGE, 'sync/facts_insert'];
-const REFRESH_STREAMS = ['sync/coverage_facts_insert_streams', 'sync/facts_insert_streams'];
+const REFRESH = [...REFRESH_COVERAGE, 'sync/facts_insert', 'sync/trip_facts_insert'];
+const REFRESH_STREAMS = [
+  'sync/coverage_facts_insert_streams',
+  'sync/facts_insert_streams',
+  'sync/trip_facts_insert',
+];
 const REBUILD = [
   ...REFRESH,
+  'sync/trip_facts_clear',
   'sync/facts_span',
   'sync/coverage_facts_span',
   'sync/facts_clear',
@@ -82,6 +87,20 @@ export async function refreshFacts(
   const list = ids === null ? null : listValue(ids.map((v) => BigInt(v)));
   await execute(con, 'sync/facts_delete', [x.account, x.stream, ...days, list]);
   await execute(con, 'sync/facts_insert', [x.account, x.zone, x.stream, ...days, list]);
+  // the trips' day facts per driver (trip_day_facts: scorecards, logbook) of the same days
+  if (x.stream === 'trips') await refreshTripDayFacts(con, x.account, x.zone, days, list);
+}
+
+/** The trips' day facts per driver (trip_day_facts: scorecards, logbook) of the days [first, last]. */
+async function refreshTripDayFacts(
+  con: DuckDBConnection,
+  account: string,
+  zone: string,
+  days: readonly [string, string],
+  list: ReturnType<typeof listValue> | null,
+): Promise<void> {
+  await execute(con, 'sync/trip_facts_delete', [account, ...days, list]);
+  await execute(con, 'sync/trip_facts_insert', [account, zone, ...days, list]);
 }
 
 /**
@@ -126,6 +145,7 @@ export async function refreshFactsOfStreams(
   const list = ids === null ? null : listValue(ids.map((v) => BigInt(v)));
   await execute(con, 'sync/facts_delete_streams', [x.account, listValue(facts), ...days, list]);
   await execute(con, 'sync/facts_insert_streams', [x.account, x.zone, listValue(facts), ...days, list]);
+  if (facts.includes('trips')) await refreshTripDayFacts(con, x.account, x.zone, days, list);
 }
 
 /** The instants [from, to) the ranges span. */
@@ -193,6 +213,7 @@ export async function rebuildFacts(
   await execute(con, 'sync/facts_clear', [account, stream]);
   const days = await spanDays(con, 'sync/facts_span', [account, zone], zone);
   if (days) await execute(con, 'sync/facts_insert', [account, zone, stream, ...days, null]);
+  if (stream === null || stream === 'trips') await rebuildTripDayFacts(con, account, zone, days);
   if (stream === null) {
     await execute(con, 'sync/coverage_facts_clear', [account]);
     const led = await spanDays(con, 'sync/coverage_facts_span', [account], zone);
@@ -200,6 +221,23 @@ export async function rebuildFacts(
   }
   const [n] = await queryJs(con, 'sync/facts_count', [account]);
   return Number(n?.n ?? 0);
+}
+
+/**
+ * Computes an account's trips' day facts per driver (trip_day_facts) again in `zone`, over the local
+ * days `days` (default: every day its fact-bearing rows span), inside the caller's transaction: what
+ * the upgrade that adds the table runs (src/store/db.ts), and part of every trips rebuild.
+ */
+export async function rebuildTripDayFacts(
+  con: DuckDBConnection,
+  account: string,
+  zone: string,
+  days?: [string, string] | null,
+): Promise<void> {
+  await prepareModelConnection(con, REBUILD);
+  await execute(con, 'sync/trip_facts_clear', [account]);
+  const span = days === undefined ? await spanDays(con, 'sync/facts_span', [account, zone], zone) : days;
+  if (span) await execute(con, 'sync/trip_facts_insert', [account, zone, ...span, null]);
 }
 
 /**

@@ -35,6 +35,7 @@ export const MODELS = [
   'working_hours',
   'site_visits',
   'coverage',
+  'trip_day_facts',
   'logbook',
   'fuel_drops',
   'booking_status',

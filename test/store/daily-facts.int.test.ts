@@ -69,6 +69,19 @@ async function facts(raw: boolean) {
   }, raw);
 }
 
+/** Every trips' day fact per driver (trip_day_facts) of the account, stored or (raw) computed now. */
+async function tripFacts(raw: boolean) {
+  return withCon(async (con) => {
+    const r = await con.runAndReadAll(
+      `SELECT * EXCLUDE (day, last_end), strftime(day, '%Y-%m-%d') AS day, epoch_ms(last_end) AS last_end
+       FROM trip_day_facts_in($1, $2, DATE '1970-01-01', DATE '2999-12-31')
+       ORDER BY vehicle_id, day, driver_id NULLS FIRST`,
+      [ACCOUNT, scope.zone],
+    );
+    return r.getRowObjectsJS();
+  }, raw);
+}
+
 describe('daily facts', () => {
   it('kept at commit equal the facts computed from the raw rows', async () => {
     expect(s.first.outcome).toBe('ok');
@@ -79,6 +92,28 @@ describe('daily facts', () => {
       new Set(['odometer', 'fuel_consumed', 'fuel_level', 'trips', 'visits', 'activity']),
     );
     expect(stored).toEqual(raw);
+  });
+
+  it("the trips' day facts per driver kept at commit equal those computed from the trips", async () => {
+    const stored = await tripFacts(false);
+    expect(stored).toEqual(await tripFacts(true));
+    // what the scorecards and the logbook add up is there to compare: drivers and trips without
+    // one, known event counts, each logbook class (trips without a usable reading: the hand
+    // fixture of test/reports/logbook-tax-year.test.ts)
+    const trips = stored.reduce((a, r) => a + Number(r.trips), 0);
+    const [n] = await withCon(async (con) =>
+      (
+        await con.runAndReadAll('SELECT count(*)::INTEGER AS n FROM trips WHERE account = $1', [ACCOUNT])
+      ).getRowObjectsJS(),
+    );
+    expect(trips).toBe(Number(n?.n));
+    expect(stored.some((r) => r.driver_id === null)).toBe(true);
+    expect(stored.some((r) => r.driver_id !== null && r.braking !== null)).toBe(true);
+    for (const c of ['business_km', 'private_km', 'unclassified_km'])
+      expect(
+        stored.some((r) => r[c] !== null),
+        c,
+      ).toBe(true);
   });
 
   it('a later run that pulls windows again replaces their facts, never adds to them', async () => {
@@ -105,6 +140,7 @@ describe('daily facts', () => {
     expect(after.trips).toBeGreaterThanOrEqual(before.trips);
     expect(after.fact_trips).toBe(after.trips);
     expect(await facts(false)).toEqual(await facts(true));
+    expect(await tripFacts(false)).toEqual(await tripFacts(true));
   });
 
   it("the day's coverage kept at commit equals the coverage computed from the ledger", async () => {
@@ -229,6 +265,7 @@ describe('fleetsync sync --rebuild-facts', () => {
   it('computes facts and coverage that went wrong again from the rows, and says so', async () => {
     const before = await report('kpis', { from: s.h.firstDay, to: s.h.lastDay }, false);
     const raw = await facts(true);
+    const rawTrips = await tripFacts(true);
     const rows = await withCon(
       async (con) => (await con.runAndReadAll('SELECT count(*)::INTEGER FROM daily_facts')).getRows()[0]![0],
     );
@@ -236,6 +273,7 @@ describe('fleetsync sync --rebuild-facts', () => {
       await con.run(`DELETE FROM daily_facts WHERE stream = 'trips'`);
       await con.run(`UPDATE daily_facts SET distance_m = distance_m * 2 WHERE stream = 'odometer'`);
       await con.run(`DELETE FROM day_coverage WHERE stream = 'visits'`);
+      await con.run(`UPDATE trip_day_facts SET trips = trips + 1`);
     });
     expect(await report('kpis', { from: s.h.firstDay, to: s.h.lastDay }, false)).not.toEqual(before);
     closeConnections();
@@ -253,6 +291,7 @@ describe('fleetsync sync --rebuild-facts', () => {
     expect(done).toMatchObject({ account: ACCOUNT, zone: scope.zone, fact_rows: rows });
     s.h.db = await openDatabase(s.h.dbPath);
     expect(await facts(false)).toEqual(raw);
+    expect(await tripFacts(false)).toEqual(rawTrips);
     expect(await report('kpis', { from: s.h.firstDay, to: s.h.lastDay }, false)).toEqual(before);
   });
 });
@@ -294,5 +333,21 @@ describe('the upgrade to migrations 093 and 094', () => {
     s.h.db.close();
     s.h.db = await openDatabase(s.h.dbPath);
     expect(await facts(false)).toEqual(raw);
+  });
+});
+
+describe('the upgrade to migration 054', () => {
+  it("computes the trips' day facts per driver of an existing database's stored trips", async () => {
+    const raw = await tripFacts(true);
+    expect(raw.length).toBeGreaterThan(0);
+    // a database as it was before 054: no table, the migration not recorded
+    await withCon(async (con) => {
+      await con.run('DROP TABLE trip_day_facts');
+      await con.run(`DELETE FROM schema_migrations WHERE name = '054_trip_day_facts.sql'`);
+    });
+    closeConnections();
+    s.h.db.close();
+    s.h.db = await openDatabase(s.h.dbPath);
+    expect(await tripFacts(false)).toEqual(raw);
   });
 });
