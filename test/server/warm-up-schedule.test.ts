@@ -1,6 +1,6 @@
 /**
  * The warm-up's order of work (src/server/warm-up.ts): it starts no call while a dashboard call is
- * in flight, reads a paged list whole as the dashboard does, starts again from its first call when
+ * in flight, reads a paged list whole where the dashboard does (the first page only elsewhere), starts again from its first call when
  * triggered meanwhile, and stops without starting another call. The calls here are recorded, not
  * run: what is checked is the order and the timing of the warm-up's own decisions.
  */
@@ -38,13 +38,15 @@ function route(calls: WarmUpCall[], totals: Record<string, number> = {}) {
 }
 
 describe('the warm-up', () => {
-  it('starts no call while a dashboard call is in flight, then runs the pass in order, a paged list whole', async () => {
+  it('starts no call while a dashboard call is in flight, then runs the pass in order, a list the page reads whole page by page', async () => {
     const r = route(
       [
-        { report: 'vehicles', query: {} },
+        { report: 'vehicles', query: {}, allPages: true },
         { report: 'kpis', query: { from: '2026-08-01', to: '2026-10-05' } },
+        // the page reads its first page only (a section drawn from it): the others are not computed
+        { report: 'costs', query: { from: '2026-08-01', to: '2026-10-05' } },
       ],
-      { vehicles: 2500 },
+      { vehicles: 2500, costs: 15000 },
     );
     const w = createWarmUp();
     const status: string[] = [];
@@ -62,8 +64,9 @@ describe('the warm-up', () => {
       'vehicles@1000/1000',
       'vehicles@2000/1000',
       'kpis',
+      'costs',
     ]);
-    expect(w.stats).toMatchObject({ passes: 1, calls: 5 });
+    expect(w.stats).toMatchObject({ passes: 1, calls: 6 });
   });
 
   it('a trigger during a pass starts it again from its first call once the running call is done', async () => {

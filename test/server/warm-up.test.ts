@@ -83,19 +83,28 @@ describe('the overview’s calls warmed at start', () => {
     return j;
   };
 
+  const callOf = (today: string, report: string) => overviewCalls(today).find((c) => c.report === report)!;
+
   it('the default period is the dashboard’s last 3 months, through today in the account’s zone', () => {
     const calls = overviewCalls('2026-05-02');
+    // the vehicle list first (the page asks it before any section), then the sections cheapest first
     expect(calls.map((c) => c.report)).toEqual([
       'vehicles',
-      'kpis',
-      'costs',
-      'cost_departments',
-      'trend',
       'top_vehicles',
+      'trend',
+      'kpis',
+      'cost_departments',
+      'costs',
     ]);
-    expect(calls[1]!.query).toEqual({ from: '2026-03-01', to: '2026-05-02' });
-    expect(overviewCalls('2026-02-10')[1]!.query).toEqual({ from: '2025-12-01', to: '2026-02-10' });
-    expect(overviewCalls('2026-01-31')[4]!.query).toEqual({
+    // read whole where the page reads every page (the filter bar's list, the charts)
+    expect(calls.filter((c) => c.allPages).map((c) => c.report)).toEqual([
+      'vehicles',
+      'top_vehicles',
+      'trend',
+    ]);
+    expect(callOf('2026-05-02', 'kpis').query).toEqual({ from: '2026-03-01', to: '2026-05-02' });
+    expect(callOf('2026-02-10', 'costs').query).toEqual({ from: '2025-12-01', to: '2026-02-10' });
+    expect(callOf('2026-01-31', 'trend').query).toEqual({
       from: '2025-11-01',
       to: '2026-01-31',
       grain: 'week',
@@ -118,7 +127,7 @@ describe('the overview’s calls warmed at start', () => {
   });
 
   it('an answer that reads the clock only for the days ended is kept through the local day, not into the next', async () => {
-    const kpis = overviewCalls('2026-05-02')[1]!;
+    const kpis = callOf('2026-05-02', 'kpis');
     const rangeDays = async (r: Response) =>
       ((await r.json()) as { rows: { range_days: number }[] }).rows[0]!.range_days;
     try {
