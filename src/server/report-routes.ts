@@ -394,6 +394,10 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     const def = requireReport(m[1]!);
     const format = m[2] as ExportFormat | undefined;
     const started = Date.now();
+    // A call the warm-up's running pass is yet to make waits for it (a visit in a server's first
+    // seconds), holding no connection and not counted in flight; it then reads the kept answer.
+    if (!format && accountOf(res, deps.config) === deps.config.account)
+      await deps.warmUp?.join(def.name, withoutAccount(req.query as Record<string, unknown>));
     const con = await acquire();
     // a dashboard call in flight: the warm-up waits for it (downloads queue on their own)
     const json = !format;

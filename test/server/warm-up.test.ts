@@ -56,18 +56,18 @@ describe('the overview’s calls warmed at start', () => {
   let warm: RunningServer;
   let cold: RunningServer;
   let clock = NOW;
+  const base = () => ({
+    db: fx.db,
+    config: config(),
+    log: silentLogger,
+    now: () => clock,
+    port: 0,
+    schedule: null,
+  });
   beforeAll(async () => {
     fx = await openFixture();
-    const base = {
-      db: fx.db,
-      config: config(),
-      log: silentLogger,
-      now: () => clock,
-      port: 0,
-      schedule: null,
-    };
-    warm = await startServer({ ...base, warmUp: true });
-    cold = await startServer(base);
+    warm = await startServer({ ...base(), warmUp: true });
+    cold = await startServer(base());
   });
   afterAll(async () => {
     await warm?.close();
@@ -124,6 +124,24 @@ describe('the overview’s calls warmed at start', () => {
     // a call the warm-up does not make is computed
     const other = await call(warm, 'kpis', { from: '2026-04-01', to: '2026-04-30' });
     expect(other.headers.get('x-fleetsync-answer')).toBe('computed');
+  });
+
+  it('a visit in the server’s first moments waits for the warm-up’s calls instead of computing them beside it', async () => {
+    const fresh = await startServer({ ...base(), warmUp: true });
+    try {
+      // at once, as the page asks its sections (the warm-up has just started its pass)
+      const calls = overviewCalls('2026-05-02');
+      const answers = await Promise.all(calls.map((c) => call(fresh, c.report, c.query)));
+      for (const [i, { report, query }] of calls.entries()) {
+        const a = answers[i]!;
+        expect(a.status, report).toBe(200);
+        expect(a.headers.get('x-fleetsync-answer'), report).toBe('kept');
+        expect(await body(a), report).toEqual(await body(await call(cold, report, query)));
+      }
+      await fresh.warmed();
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('an answer that reads the clock only for the days ended is kept through the local day, not into the next', async () => {
