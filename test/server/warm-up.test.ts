@@ -56,18 +56,18 @@ describe('the overview’s calls warmed at start', () => {
   let warm: RunningServer;
   let cold: RunningServer;
   let clock = NOW;
+  const base = () => ({
+    db: fx.db,
+    config: config(),
+    log: silentLogger,
+    now: () => clock,
+    port: 0,
+    schedule: null,
+  });
   beforeAll(async () => {
     fx = await openFixture();
-    const base = {
-      db: fx.db,
-      config: config(),
-      log: silentLogger,
-      now: () => clock,
-      port: 0,
-      schedule: null,
-    };
-    warm = await startServer({ ...base, warmUp: true });
-    cold = await startServer(base);
+    warm = await startServer({ ...base(), warmUp: true });
+    cold = await startServer(base());
   });
   afterAll(async () => {
     await warm?.close();
@@ -83,19 +83,28 @@ describe('the overview’s calls warmed at start', () => {
     return j;
   };
 
+  const callOf = (today: string, report: string) => overviewCalls(today).find((c) => c.report === report)!;
+
   it('the default period is the dashboard’s last 3 months, through today in the account’s zone', () => {
     const calls = overviewCalls('2026-05-02');
+    // the vehicle list first (the page asks it before any section), then the sections cheapest first
     expect(calls.map((c) => c.report)).toEqual([
       'vehicles',
-      'kpis',
-      'costs',
-      'cost_departments',
-      'trend',
       'top_vehicles',
+      'trend',
+      'kpis',
+      'cost_departments',
+      'costs',
     ]);
-    expect(calls[1]!.query).toEqual({ from: '2026-03-01', to: '2026-05-02' });
-    expect(overviewCalls('2026-02-10')[1]!.query).toEqual({ from: '2025-12-01', to: '2026-02-10' });
-    expect(overviewCalls('2026-01-31')[4]!.query).toEqual({
+    // read whole where the page reads every page (the filter bar's list, the charts)
+    expect(calls.filter((c) => c.allPages).map((c) => c.report)).toEqual([
+      'vehicles',
+      'top_vehicles',
+      'trend',
+    ]);
+    expect(callOf('2026-05-02', 'kpis').query).toEqual({ from: '2026-03-01', to: '2026-05-02' });
+    expect(callOf('2026-02-10', 'costs').query).toEqual({ from: '2025-12-01', to: '2026-02-10' });
+    expect(callOf('2026-01-31', 'trend').query).toEqual({
       from: '2025-11-01',
       to: '2026-01-31',
       grain: 'week',
@@ -117,8 +126,26 @@ describe('the overview’s calls warmed at start', () => {
     expect(other.headers.get('x-fleetsync-answer')).toBe('computed');
   });
 
+  it('a visit in the server’s first moments waits for the warm-up’s calls instead of computing them beside it', async () => {
+    const fresh = await startServer({ ...base(), warmUp: true });
+    try {
+      // at once, as the page asks its sections (the warm-up has just started its pass)
+      const calls = overviewCalls('2026-05-02');
+      const answers = await Promise.all(calls.map((c) => call(fresh, c.report, c.query)));
+      for (const [i, { report, query }] of calls.entries()) {
+        const a = answers[i]!;
+        expect(a.status, report).toBe(200);
+        expect(a.headers.get('x-fleetsync-answer'), report).toBe('kept');
+        expect(await body(a), report).toEqual(await body(await call(cold, report, query)));
+      }
+      await fresh.warmed();
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('an answer that reads the clock only for the days ended is kept through the local day, not into the next', async () => {
-    const kpis = overviewCalls('2026-05-02')[1]!;
+    const kpis = callOf('2026-05-02', 'kpis');
     const rangeDays = async (r: Response) =>
       ((await r.json()) as { rows: { range_days: number }[] }).rows[0]!.range_days;
     try {
