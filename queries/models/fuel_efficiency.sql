@@ -69,24 +69,34 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_blocks(acct, zone, from_day, to_day
     AND abs(fuel_s - (epoch(block_end) - epoch(block_start))) < 1 AS ok) AS c
   WHERE b.block_start >= m.t0 AND b.block_start < m.t1;
 
--- fuel_efficiency_driver_trips(acct, zone, from_day, to_day): the trips of counted blocks with the
--- litres they carry, per vehicle, block and driver (NULL: the trips without a driver id): a
--- block's litres shared among the trips that start in it by their trip distance, litres × trip km
--- ÷ the block's odometer km, so each trip carries its block's L/100 km and the litres of distance
--- no trip covers are carried by nobody (never heaped on the trips there are). The trips of a
--- vehicle-month never carry more than the vehicle's counted litres of that month (issue 27 item
--- 3: the drivers' litres are shares of the vehicles'): where trips that run on past their block's
--- end (or trip distance measured longer than the odometer's) would carry more, each trip of that
--- vehicle-month carries its share and its km scaled down by one factor, the month's counted litres
--- ÷ what its trips would carry, so its L/100 km stays its block's. A share is linear in the trip's
--- km, so the trips of a block are added up per driver first and shared once (issue 29: not one
--- row per trip through the share's window).
+-- fuel_efficiency_driver_months(acct, zone, from_day, to_day, now_ts, vehicle, department): per
+-- vehicle, local month and driver (NULL: the trips without a driver id), the trips of counted
+-- blocks with the litres they carry, and the coverage of the driver-month's figure.
+-- The litres: a block's litres shared among the trips that start in it by their trip distance,
+-- litres × trip km ÷ the block's odometer km, so each trip carries its block's L/100 km and the
+-- litres of distance no trip covers are carried by nobody (never heaped on the trips there are).
+-- The trips of a vehicle-month never carry more than the vehicle's counted litres of that month
+-- (issue 27 item 3: the drivers' litres are shares of the vehicles'): where trips that run on past
+-- their block's end (or trip distance measured longer than the odometer's) would carry more, each
+-- trip of that vehicle-month carries its share and its km scaled down by one factor, the month's
+-- counted litres ÷ what its trips would carry, so its L/100 km stays its block's. A share is linear
+-- in the trip's km, so the trips of a block are added up per driver first and shared once (issue
+-- 29: not one row per trip through the share's window).
 --   trips          the driver's trips that start in the block
 --   trip_km        their distance (as the API sends it)
 --   counted_km     the part of it that carries litres (trip_km, or less where scaled down)
 --   litres_carried their litres; per driver, L/100 km is litres_carried over counted_km
 -- A block without odometer km carries nothing.
-CREATE OR REPLACE TEMP MACRO fuel_efficiency_driver_trips(acct, zone, from_day, to_day) AS TABLE
+-- The coverage (range_days, synced_days, the same on every row of a driver-month): of the month's
+-- ended local days (whole months), those on which the fleet's trips and, of every vehicle with a
+-- fuel counter that the driver drove in the month (a trip of theirs starts in it; vehicle /
+-- department filters, NULL = all), the odometer and the fuel counter (fuel_consumed) are settled.
+-- Counted from the stored rows of the settled vehicle-days (vehicle_stream_day_rows): the days a
+-- driven vehicle missed, taken off the trips' settled days, not every driver's vehicles × days
+-- (issue 29: the drivers each drive hundreds of vehicles).
+-- The range's trips are read once for both (issue 29): grouped per vehicle, driver, the local month
+-- they start in and the counted block they start in.
+CREATE OR REPLACE TEMP MACRO fuel_efficiency_driver_months(acct, zone, from_day, to_day, now_ts, vehicle, department) AS TABLE
   WITH blocks AS (
     SELECT *, sum(litres) OVER (PARTITION BY vehicle_id, period) AS month_litres
     FROM fuel_efficiency_blocks(acct, zone, from_day, to_day)
@@ -99,15 +109,25 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_driver_trips(acct, zone, from_day, 
       unnest(range(epoch_us(block_start) // 604800000000, epoch_us(block_end) // 604800000000 + 1)) AS week
     FROM blocks
   ),
-  bt AS (
-    SELECT b.vehicle_id, b.block_start, t.driver_id, count(*) AS trips, sum(t.trip_distance_m) AS trip_m
-    FROM weeks AS b
-    JOIN trips AS t
-      ON t.account = acct AND t.vehicle_id = b.vehicle_id AND epoch_us(t.start_time) // 604800000000 = b.week
+  -- the trips from the range's first month on: the local month they start in (NULL past the
+  -- range: a block of the last month can run on after it) and the counted block they start in
+  -- (NULL: none)
+  tg AS (
+    SELECT t.vehicle_id, t.driver_id, m.period, b.block_start, count(*) AS trips, sum(t.trip_distance_m) AS trip_m
+    FROM trips AS t
+    LEFT JOIN local_month_list(zone, from_day, to_day) AS m ON t.start_time >= m.t0 AND t.start_time < m.t1
+    LEFT JOIN weeks AS b
+      ON b.vehicle_id = t.vehicle_id AND b.week = epoch_us(t.start_time) // 604800000000
       AND t.start_time >= b.block_start AND t.start_time < b.block_end
     -- every block starts in a month the range touches: the first month's start as a constant
     -- bounds the scan of the trips (the join alone read every trip of the account)
-    WHERE t.start_time >= local_months_start(zone, from_day)
+    WHERE t.account = acct AND t.start_time >= local_months_start(zone, from_day)
+    GROUP BY ALL
+  ),
+  bt AS (
+    SELECT vehicle_id, block_start, driver_id, sum(trips) AS trips, sum(trip_m) AS trip_m
+    FROM tg
+    WHERE block_start IS NOT NULL
     GROUP BY ALL
   ),
   shared AS (
@@ -120,11 +140,81 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_driver_trips(acct, zone, from_day, 
   scaled AS (
     SELECT *, least(1, month_litres / nullif(sum(share) OVER (PARTITION BY vehicle_id, period), 0)) AS f
     FROM shared
+  ),
+  -- the counter vehicles each driver drove per month
+  dv AS (
+    SELECT t.driver_id, t.period, t.vehicle_id
+    FROM (SELECT DISTINCT driver_id, period, vehicle_id FROM tg WHERE period IS NOT NULL) AS t
+    JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = t.vehicle_id AND fs.fuel_stream = 'fuel_consumed'
+    LEFT JOIN vehicle_departments(acct) AS v ON v.vehicle_id = t.vehicle_id
+    WHERE vehicle_selected(t.vehicle_id, v.department, vehicle, department)
+  ),
+  -- the months' ended days, and whether the fleet's trips settled each
+  tr AS (
+    SELECT day, month_of_day(day) AS period, synced
+    FROM fleet_stream_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, 'trips')
+  ),
+  months AS (
+    SELECT period, count(*) AS range_days, count(*) FILTER (WHERE synced) AS trips_days FROM tr GROUP BY period
+  ),
+  -- the settled rows of the vehicles' odometer and fuel counter on the ended days (the stored
+  -- rows: no row, not settled), and per vehicle-month how many days each stream settled
+  settled AS (
+    SELECT r.vehicle_id, r.stream, r.day, tr.period
+    FROM vehicle_stream_day_rows(acct, zone, months_first_day(from_day), months_last_day(to_day),
+      ['odometer', 'fuel_consumed']) AS r
+    JOIN tr ON tr.day = r.day
+    WHERE r.synced
+  ),
+  settled_months AS (
+    SELECT vehicle_id, period, count(*) FILTER (WHERE stream = 'odometer') AS odometer_days,
+      count(*) FILTER (WHERE stream = 'fuel_consumed') AS counter_days
+    FROM settled
+    GROUP BY vehicle_id, period
+  ),
+  -- the driven vehicle-months with a day not settled for both streams; their days settled for both
+  partial AS (
+    SELECT vm.vehicle_id, vm.period
+    FROM (SELECT DISTINCT vehicle_id, period FROM dv) AS vm
+    JOIN months AS m ON m.period = vm.period
+    LEFT JOIN settled_months AS s ON s.vehicle_id = vm.vehicle_id AND s.period = vm.period
+    WHERE coalesce(s.odometer_days, 0) < m.range_days OR coalesce(s.counter_days, 0) < m.range_days
+  ),
+  both_settled AS (
+    SELECT s.vehicle_id, s.day
+    FROM settled AS s
+    SEMI JOIN partial AS p ON p.vehicle_id = s.vehicle_id AND p.period = s.period
+    GROUP BY s.vehicle_id, s.day
+    HAVING bool_or(s.stream = 'odometer') AND bool_or(s.stream = 'fuel_consumed')
+  ),
+  -- the days a driven vehicle did not settle
+  gaps AS (
+    SELECT p.vehicle_id, p.period, tr.day
+    FROM partial AS p
+    JOIN tr ON tr.period = p.period
+    ANTI JOIN both_settled AS b ON b.vehicle_id = p.vehicle_id AND b.day = tr.day
+  ),
+  -- per driver-month, the trips' settled days on which a vehicle of theirs did not settle
+  missed AS (
+    SELECT g.driver_id, g.period, count(*) AS days
+    FROM (SELECT DISTINCT dv.driver_id, dv.period, gaps.day
+      FROM dv JOIN gaps ON gaps.vehicle_id = dv.vehicle_id AND gaps.period = dv.period) AS g
+    JOIN tr ON tr.day = g.day
+    WHERE tr.synced
+    GROUP BY ALL
+  ),
+  cov AS (
+    SELECT d.driver_id, d.period, m.range_days, m.trips_days - coalesce(x.days, 0) AS synced_days
+    FROM (SELECT DISTINCT driver_id, period FROM dv) AS d
+    JOIN months AS m ON m.period = d.period
+    LEFT JOIN missed AS x ON x.driver_id IS NOT DISTINCT FROM d.driver_id AND x.period = d.period
   )
-  SELECT vehicle_id, period, driver_id, trips, trip_km,
-    coalesce(f, 1) * trip_km AS counted_km,
-    coalesce(f, 1) * share AS litres_carried
-  FROM scaled;
+  SELECT s.vehicle_id, s.period, s.driver_id, s.trips, s.trip_km,
+    coalesce(s.f, 1) * s.trip_km AS counted_km,
+    coalesce(s.f, 1) * s.share AS litres_carried,
+    c.range_days, c.synced_days
+  FROM scaled AS s
+  LEFT JOIN cov AS c ON c.driver_id IS NOT DISTINCT FROM s.driver_id AND c.period = s.period;
 
 -- fuel_efficiency_outlier(l_per_100km, baseline, pct): true when a month's L/100 km is more than
 -- pct percent above the baseline, false when not, NULL when either is unknown.

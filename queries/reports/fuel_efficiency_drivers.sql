@@ -11,20 +11,17 @@
 -- row (unknown, never 0).
 -- coverage / covered_share: of the month's ended local days, those on which the trips and the
 -- odometer and fuel counter of every counter vehicle the driver drove in the month are settled
--- (driver_month_counter_coverage, queries/models/coverage.sql).
+-- (fuel_efficiency_driver_months, queries/models/fuel_efficiency.sql).
 WITH
 veh AS (SELECT * FROM vehicle_departments($account)),
 ft AS (
   SELECT ft.*
-  FROM fuel_efficiency_driver_trips($account, $zone, $from_day, $to_day) AS ft
+  FROM fuel_efficiency_driver_months($account, $zone, $from_day, $to_day, $now, $vehicle::BIGINT,
+    $department::VARCHAR) AS ft
   LEFT JOIN veh ON veh.vehicle_id = ft.vehicle_id
   WHERE vehicle_selected(ft.vehicle_id, veh.department, $vehicle::BIGINT, $department::VARCHAR)
 ),
-names AS (SELECT * FROM driver_names($account)),
-cov AS (
-  SELECT * FROM driver_month_counter_coverage($account, $zone, $from_day, $to_day, $now,
-    $vehicle::BIGINT, $department::VARCHAR)
-)
+names AS (SELECT * FROM driver_names($account))
 SELECT
   ft.driver_id,
   CASE WHEN ft.driver_id IS NULL THEN 'no driver recorded' ELSE names.driver_name END AS driver_name,
@@ -35,10 +32,9 @@ SELECT
   round(sum(ft.litres_carried), 3)::DOUBLE AS carried_l,
   round(sum(ft.litres_carried) / nullif(sum(ft.counted_km), 0) * 100, 2)::DOUBLE AS l_per_100km,
   $zone::VARCHAR AS zone,
-  coverage_label(coalesce(any_value(cov.synced_days), 0), coalesce(any_value(cov.range_days), 0)) AS coverage,
-  round(any_value(cov.synced_days) / nullif(any_value(cov.range_days), 0), 4)::DOUBLE AS covered_share
+  coverage_label(coalesce(any_value(ft.synced_days), 0), coalesce(any_value(ft.range_days), 0)) AS coverage,
+  round(any_value(ft.synced_days) / nullif(any_value(ft.range_days), 0), 4)::DOUBLE AS covered_share
 FROM ft
 LEFT JOIN names ON names.driver_id = ft.driver_id
-LEFT JOIN cov ON cov.driver_id IS NOT DISTINCT FROM ft.driver_id AND cov.period = ft.period
 GROUP BY ft.driver_id, names.driver_name, ft.period
 ORDER BY ft.period, ft.driver_id IS NULL, names.driver_name NULLS LAST, ft.driver_id;
