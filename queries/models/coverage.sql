@@ -295,12 +295,12 @@ CREATE OR REPLACE TEMP MACRO vehicle_month_cost_coverage(acct, zone, from_day, t
   -- as bits (bit d: the month's day d), grouped by vehicle and month: matching the vehicle-days one
   -- by one held a year's 1.8 M rows in a hash table (issue 29: a cold call at 5,000 vehicles).
   stream_bits AS (
-    SELECT vehicle_id, stream, date_trunc('month', day) AS month, bit_or(1::BIGINT << dayofmonth(day)) AS bits
+    SELECT vehicle_id, stream, month_of_day(day) AS period, bit_or(1::BIGINT << dayofmonth(day)) AS bits
     FROM settled
     GROUP BY ALL
   ),
   day_bits AS (
-    SELECT vehicle_id, month_of_day(month) AS period,
+    SELECT vehicle_id, period,
       any_value(bits) FILTER (WHERE stream = 'odometer') AS odometer,
       any_value(bits) FILTER (WHERE stream = 'fuel_consumed') AS fuel_consumed,
       any_value(bits) FILTER (WHERE stream = 'fuel_level') AS fuel_level
