@@ -25,13 +25,10 @@ import { formatRezone, rezoneAccount } from '../sync/rezone.ts';
 import { loadAccounts, selectAccounts } from '../accounts.ts';
 import { formatPlan, formatSummary, progressPrinter } from '../sync/report.ts';
 import { STREAMS, type StreamName } from '../sync/streams/index.ts';
-import { checkpointProblem } from '../store/checkpoint.ts';
+import { EXIT_NOT_CHECKPOINTED, checkpointProblem } from '../store/checkpoint.ts';
 import { isCalendarDay } from '../time.ts';
 import { accountStreams, syncAccount, wireAccount } from '../wiring.ts';
 import type { Command, RunContext } from './command.ts';
-
-/** Exit code of a sync whose data are safe in the write-ahead log but not in the database file. */
-export const EXIT_NOT_CHECKPOINTED = 5;
 
 export function parseSyncArgs(values: Record<string, string | boolean | undefined>) {
   const problems: string[] = [];

@@ -8,6 +8,9 @@
 import type { Database } from './db.ts';
 import { execute } from './queries.ts';
 
+/** Exit code of a sync (or status) whose data are safe in the write-ahead log but not in the database file. */
+export const EXIT_NOT_CHECKPOINTED = 5;
+
 /** Null when the database file holds everything; otherwise what the user must be told. */
 export async function checkpointProblem(db: Pick<Database, 'connect' | 'path'>): Promise<string | null> {
   const con = await db.connect();

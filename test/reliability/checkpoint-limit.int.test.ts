@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { addDays } from '../../src/time.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT_NOT_CHECKPOINTED } from '../../src/commands/sync.ts';
+import { EXIT_NOT_CHECKPOINTED } from '../../src/store/checkpoint.ts';
 import { CLI, cliEnv, runCli } from '../helpers/cli-process.ts';
 import { harnessCliEnv, startHarness, type Harness } from '../helpers/synced.ts';
 
@@ -63,9 +63,17 @@ describe('a database file that cannot grow (ulimit -f)', () => {
     expect(statSync(db).size).toBeLessThanOrEqual(1 << 20); // the file stopped at the limit
     expect(statSync(`${db}.wal`).size).toBeGreaterThan(0); // the data are there
 
+    // status, still under the limit: not "ok" while the file lacks what the log holds
+    const status = await cliWithFileLimit(1024, ['status'], env);
+    expect(status.code, status.stderr).toBe(EXIT_NOT_CHECKPOINTED);
+    expect(status.stderr).toContain(`warning: the database file ${db} could not grow`);
+
     const free = await runCli(['sync', '--from', h.firstDay, '--to', h.lastDay], env);
     expect(free.code, free.stderr).toBe(0);
     expect(free.stderr).not.toContain('could not grow');
     expect(statSync(db).size).toBeGreaterThan(1 << 20);
+    const fine = await runCli(['status'], env);
+    expect(fine.code, fine.stderr).toBe(0);
+    expect(fine.stderr).not.toContain('could not grow');
   }, 120_000);
 });
