@@ -8,6 +8,7 @@ import { loadConfig } from '../config.ts';
 import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
 import { readOutcomes } from '../outcome/outcomes.ts';
 import { openDatabase } from '../store/db.ts';
+import { EXIT_NOT_CHECKPOINTED, checkpointProblem } from '../store/checkpoint.ts';
 import { buildStatus, formatStatus, outsideOf, type StatusReport } from '../status/report.ts';
 import { askRunningServer } from '../status/remote.ts';
 import type { Command } from './command.ts';
@@ -35,6 +36,8 @@ export const statusCommand: Command = {
           .map((r) => `state file: account ${r.account}: run ${r.run_id} ${r.outcome}: ${r.reason ?? ''}\n`)
           .join(''),
       );
+    // a database file that cannot take the write-ahead log (src/store/checkpoint.ts): exit 5
+    let unwritten: string | null = null;
     try {
       const db = await openDatabase(config.dbPath, { mustExist: true });
       const con = await db.connect();
@@ -46,6 +49,7 @@ export const statusCommand: Command = {
           nowMs: ctx.now(),
           outcomes,
         });
+        unwritten = await checkpointProblem(db);
       } finally {
         con.closeSync();
         db.close();
@@ -62,6 +66,7 @@ export const statusCommand: Command = {
       ({ report, url: source } = await askRunningServer(config, n, e));
     }
     ctx.stdout(values.json === true ? JSON.stringify(report, null, 2) + '\n' : formatStatus(report, source));
-    return report.verdict.exit_code;
+    if (unwritten) ctx.stderr(`warning: ${unwritten}\n`);
+    return report.verdict.exit_code || (unwritten ? EXIT_NOT_CHECKPOINTED : 0);
   },
 };

@@ -171,7 +171,7 @@ export function createApp(opts: AppOptions): Express {
     }
     opts.log.error('request failed', { error: describeError(err) });
     if (res.headersSent) return;
-    res.status(500).json({
+    res.status(isFleetsyncError(err, 'E_DB_MEMORY') ? 503 : 500).json({
       error: isFleetsyncError(err) ? err.code : 'E_INTERNAL',
       message: isFleetsyncError(err) ? err.message : 'internal error (see the server log)',
     });

@@ -230,6 +230,79 @@ async function enterHeavy(res: Response, queue: HeavyQueue): Promise<(() => void
   return null;
 }
 
+/** JSON report computations (answers not kept yet) that run at once; the others wait in line. */
+export const COMPUTING_AT_ONCE = 2;
+
+/** DuckDB's buffer pool was full ("Out of Memory Error: … used"). */
+export const outOfMemory = (e: unknown) => e instanceof Error && /Out of Memory Error/i.test(e.message);
+
+/**
+ * The line of JSON report computations (session 13, `edge`). On a server's first seconds the
+ * overview's burst (15 calls of 5 reports, beside the warm-up) asked DuckDB's pool for every
+ * report's joins at once and 4 of 15 answered 500 "internal error" (Out of Memory). Now at most
+ * `limit` computations run at once (`compute`; answers kept in the memo never wait), and a call
+ * that still ran out of memory runs once more `alone`: after the computations running finish,
+ * with no new one started until it is done (its own computations pass). Out of memory alone, the
+ * call says so in words (E_DB_MEMORY, 503), never "internal error".
+ */
+export function createComputeGate(limit = COMPUTING_AT_ONCE) {
+  let running = 0;
+  let solo = false;
+  const line: { alone: boolean; go: () => void }[] = [];
+  const admits = (alone: boolean) => !solo && (alone ? running === 0 : running < limit);
+  const wake = () => {
+    // first come, first served: a call waiting to run alone holds back the computations behind it
+    while (line.length > 0 && admits(line[0]!.alone)) {
+      const next = line.shift()!;
+      if (next.alone) solo = true;
+      else running++;
+      next.go();
+    }
+  };
+  async function pass<T>(fn: () => Promise<T>, alone: boolean): Promise<T> {
+    await new Promise<void>((go) => {
+      line.push({ alone, go });
+      wake();
+    });
+    try {
+      return await fn();
+    } finally {
+      if (alone) solo = false;
+      else running--;
+      wake();
+    }
+  }
+  return {
+    /** A report computation: at most `limit` at once (`alone`: the call runs alone already). */
+    compute: <T>(fn: () => Promise<T>, alone = false): Promise<T> => (alone ? fn() : pass(fn, false)),
+    /** A call (`fn(alone)`), run once more alone when it ran out of DuckDB's memory beside others. */
+    async call<T>(fn: (alone: boolean) => Promise<T>): Promise<T> {
+      try {
+        return await fn(false);
+      } catch (e) {
+        if (!outOfMemory(e)) throw e;
+      }
+      try {
+        return await pass(() => fn(true), true);
+      } catch (e) {
+        if (!outOfMemory(e)) throw e;
+        throw new FleetsyncError(
+          'E_DB_MEMORY',
+          'the report needs more memory than the database may use (its memory_limit), even with no other report ' +
+            'running; ask for a shorter period or fewer vehicles',
+          { cause: e },
+        );
+      }
+    },
+    get running() {
+      return running;
+    },
+    get waiting() {
+      return line.length;
+    },
+  };
+}
+
 export function reportRoutes(deps: ReportRouteDeps): Router {
   const r = Router();
   // Report connections are kept (a few idle ones) so their macros are defined once, and
@@ -239,6 +312,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
   const acquire = pool.acquire;
   const release = pool.release;
   const downloads = deps.downloads ?? createHeavyQueue();
+  const computations = createComputeGate();
   // JSON answers (rows, total, totals, described columns) by data version (report-cache.ts),
   // the version asked again only when the database's files changed; so are the account's zone
   // (fixed at its first sync; a re-zone writes the database), which was the slowest part of a
@@ -289,21 +363,23 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     params: ReportParams,
     page: ReportPage | undefined,
     computing: () => void = () => {},
+    alone = false,
   ) {
     return answers.through(
       con,
       { def, scope, params, page },
       async () => {
         computing();
-        const result = await runReport(con, def, scope, params, page);
-        const { rows, ...rest } = result;
-        return {
-          result: rest,
-          rowsJson: JSON.stringify(rows),
-          rows: rows.length,
-          columns: describeColumns(def, await reasonCodes(con)),
-          meta: await reportMeta(con, scope, metaCache),
-        };
+        return computations.compute(async () => {
+          const { rows, ...rest } = await runReport(con, def, scope, params, page);
+          return {
+            result: rest,
+            rowsJson: JSON.stringify(rows),
+            rows: rows.length,
+            columns: describeColumns(def, await reasonCodes(con)),
+            meta: await reportMeta(con, scope, metaCache),
+          };
+        }, alone);
       },
       (v) => v.rowsJson.length + 4096,
     );
@@ -405,22 +481,26 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     let ok = false;
     try {
       const account = accountOf(res, deps.config);
-      const { scope, exporter, headers, page, params } = await callOf(
-        con,
-        account,
-        def,
-        withoutAccount(req.query as Record<string, unknown>),
-        format,
-      );
+      const query = withoutAccount(req.query as Record<string, unknown>);
       if (!format) {
+        // each part once more alone if DuckDB ran out of memory beside other calls (computeGate)
+        const { scope, page, params } = await computations.call(() =>
+          callOf(con, account, def, query, undefined),
+        );
         if (page && page.limit > STREAM_PAGE_ROWS) {
           // A large page is streamed (never whole in memory) and takes a place in the queue of
           // heavy work, as a download does.
           ok = await streamedPage(res, con, { def, scope, params, page, started });
           return;
         }
-        let computed = false;
-        const cached = await answerOf(con, def, scope, params, page, () => (computed = true));
+        const { cached, computed, unavailable } = await computations.call(async (alone) => {
+          let computed = false;
+          const cached = await answerOf(con, def, scope, params, page, () => (computed = true), alone);
+          const unavailable = await refusals(JSON.stringify([scope.account, def.name, scope.zone]), () =>
+            unavailableFor(con, scope.account, def.name, scope.zone),
+          );
+          return { cached, computed, unavailable };
+        });
         // The same data version, so the same run and "complete through"; generated now.
         const meta = { ...cached.meta, generated_at: new Date(scope.nowMs).toISOString() };
         ok = true;
@@ -430,9 +510,6 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
         res.set({ 'Cache-Control': 'no-store', 'X-Fleetsync-Answer': computed ? 'computed' : 'kept' });
         // The answer's JSON with the rows' text kept from when it was computed (rows come last).
         res.set('Content-Type', 'application/json');
-        const unavailable = await refusals(JSON.stringify([scope.account, def.name, scope.zone]), () =>
-          unavailableFor(con, scope.account, def.name, scope.zone),
-        );
         res.send(
           answerHead(
             def,
@@ -451,6 +528,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
         deps.log.debug('report json', { report: def.name, rows: cached.rows, ms: Date.now() - started });
         return;
       }
+      const { scope, exporter, headers, params } = await callOf(con, account, def, query, format);
       // Downloads take a place in the queue first: a full line answers 503 with Retry-After.
       const leave = await enterHeavy(res, downloads);
       if (!leave) {
@@ -513,10 +591,13 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       const con = await acquire();
       let ok = false;
       try {
-        const call = await callOf(con, deps.config.account, def, query, undefined);
-        const { result } = await answerOf(con, def, call.scope, call.params, call.page);
+        const answer = await computations.call(async (alone) => {
+          const call = await callOf(con, deps.config.account, def, query, undefined);
+          const { result } = await answerOf(con, def, call.scope, call.params, call.page, undefined, alone);
+          return { total: result.total, limit: call.page?.limit };
+        });
         ok = true;
-        return { total: result.total, limit: call.page?.limit };
+        return answer;
       } finally {
         release(con, ok);
       }

@@ -1,0 +1,79 @@
+/**
+ * A database file that cannot grow, as a user meets it: `fleetsync sync` (a real child process)
+ * under `ulimit -f 1024` (1 MiB per file). The commits reach the write-ahead log, the checkpoint
+ * cannot write the file: the run says so (cause and fix) and exits 5, not "OK" and 0 as before.
+ * Without the limit the next run checkpoints and exits 0.
+ */
+import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { addDays } from '../../src/time.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_NOT_CHECKPOINTED } from '../../src/store/checkpoint.ts';
+import { CLI, cliEnv, runCli } from '../helpers/cli-process.ts';
+import { harnessCliEnv, startHarness, type Harness } from '../helpers/synced.ts';
+
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+/** The CLI under a file-size limit of `kib` KiB (the shell's ulimit -f counts 1024-byte blocks). */
+function cliWithFileLimit(kib: number, args: string[], env: Record<string, string>) {
+  const child = spawn(
+    'sh',
+    ['-c', `ulimit -f ${kib} && exec "$@"`, 'sh', process.execPath, '--import', TSX, CLI, ...args],
+    {
+      env: cliEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
+}
+
+let h: Harness;
+let env: Record<string, string>;
+beforeAll(async () => {
+  h = await startHarness({ fleet: { vehicles: 5, days: 20 }, realClock: true });
+  env = harnessCliEnv(h, { FLEETSYNC_DB: join(h.dir, 'limited.duckdb') });
+}, 60_000);
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('a database file that cannot grow (ulimit -f)', () => {
+  it('the sync says the checkpoint failed, why and what to do, and exits 5; the next run without the limit exits 0', async () => {
+    const db = env.FLEETSYNC_DB!;
+    const limited = await cliWithFileLimit(
+      1024,
+      ['sync', '--from', h.firstDay, '--to', addDays(h.firstDay, 2)],
+      env,
+    );
+    expect(limited.code, limited.stderr).toBe(EXIT_NOT_CHECKPOINTED);
+    expect(EXIT_NOT_CHECKPOINTED).toBe(5);
+    expect(limited.stderr).toContain(`warning: the database file ${db} could not grow`);
+    expect(limited.stderr).toMatch(/File too large/);
+    expect(limited.stderr).toContain(`kept in the write-ahead log ${db}.wal`);
+    expect(limited.stderr).toMatch(/free space on its disk or raise the file-size limit/);
+    expect(statSync(db).size).toBeLessThanOrEqual(1 << 20); // the file stopped at the limit
+    expect(statSync(`${db}.wal`).size).toBeGreaterThan(0); // the data are there
+
+    // status, still under the limit: not "ok" while the file lacks what the log holds
+    const status = await cliWithFileLimit(1024, ['status'], env);
+    expect(status.code, status.stderr).toBe(EXIT_NOT_CHECKPOINTED);
+    expect(status.stderr).toContain(`warning: the database file ${db} could not grow`);
+
+    const free = await runCli(['sync', '--from', h.firstDay, '--to', h.lastDay], env);
+    expect(free.code, free.stderr).toBe(0);
+    expect(free.stderr).not.toContain('could not grow');
+    expect(statSync(db).size).toBeGreaterThan(1 << 20);
+    const fine = await runCli(['status'], env);
+    expect(fine.code, fine.stderr).toBe(0);
+    expect(fine.stderr).not.toContain('could not grow');
+  }, 120_000);
+});
