@@ -18,6 +18,7 @@ import { SYNC_DB_THREADS, openDatabase, setDatabaseThreads, type Database } from
 import { planSync, type SyncDeps } from '../src/sync/run.ts';
 import { syncAccount } from '../src/wiring.ts';
 import type { StreamName } from '../src/sync/streams/index.ts';
+import type { FillsPath } from '../src/sync/stream.ts';
 import { fig, peakRssMb, round, runChild, say, type Figure } from './lib.ts';
 import { clockOf, scaledLimits, simStats, startWorld, type Limits, type WorldArgs } from './world.ts';
 
@@ -292,6 +293,8 @@ export async function syncChild(
     ...(process.env.BENCH_SHARED_WRITER_MAX_UNITS
       ? { sharedWriterMaxUnits: Number(process.env.BENCH_SHARED_WRITER_MAX_UNITS) }
       : {}),
+    // BENCH_FILLS_PATH=per_vehicle|fleet_day (A/B): the fuel fills' path forced, as a test may.
+    ...(process.env.BENCH_FILLS_PATH ? { fillsPath: process.env.BENCH_FILLS_PATH as FillsPath } : {}),
   };
   // `streams` (diagnostics only): sync a subset, e.g. to see which stream holds the memory.
   const req = {

@@ -8,7 +8,7 @@
  * (a trip seen by two windows, a fill listed twice) are stored once.
  */
 import { setImmediate } from 'node:timers/promises';
-import { DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBTypeId, listValue, type DuckDBConnection, type DuckDBListValue } from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
 import { buildChunk } from './chunk.ts';
 
@@ -311,8 +311,8 @@ export async function deleteRanges(
       ? [column(cols, table, first.at), column(cols, table, first.at)]
       : [column(cols, table, first.within![0]), column(cols, table, first.within![1])];
     const hiOp = first.at ? '<' : '<=';
-    const params: (string | number)[] = [account];
-    const p = (v: string | number) => {
+    const params: (string | number | DuckDBListValue)[] = [account];
+    const p = (v: string | number | DuckDBListValue) => {
       params.push(v);
       return `$${params.length}`;
     };
@@ -327,29 +327,36 @@ export async function deleteRanges(
       await con.run(`DELETE FROM main.${table} AS t WHERE ${where}`, params);
       continue;
     }
+    // The ranges as one list per column, unnested side by side into rows (a VALUES list of a
+    // group's ranges — 800 a fleet-wide fills day, 51,200 in a commit of 64 — made DuckDB build
+    // an expression per value: ~7 s of CPU and ~1 GB of memory outside its pool per statement).
     const keyNames = [...eqCols.map((_, i) => `k${i}`), 'ks', 'ke'];
-    const values = group
-      .map(
-        (d) =>
-          `(${[
-            ...eqCols.map((c) => `${p(d.eq[c]!)}::${cast(d.eq[c]!)}`),
-            `${p(isoTs(d.startMs))}::TIMESTAMPTZ`,
-            `${p(isoTs(d.endMs))}::TIMESTAMPTZ`,
-          ].join(', ')})`,
-      )
-      .join(', ');
+    const lists = [
+      ...eqCols.map((c) => {
+        const vs = group.map((d) => d.eq[c]!);
+        return vs.every((v) => Number.isSafeInteger(v))
+          ? `unnest(${p(listValue(vs.map((v) => BigInt(v))))}::BIGINT[])`
+          : `unnest(${p(listValue(vs.map(String)))}::VARCHAR[])`;
+      }),
+      `unnest(${p(listValue(group.map((d) => isoTs(d.startMs))))}::VARCHAR[])::TIMESTAMPTZ`,
+      `unnest(${p(listValue(group.map((d) => isoTs(d.endMs))))}::VARCHAR[])::TIMESTAMPTZ`,
+    ];
+    const keys = lists.map((l, i) => `${l} AS ${keyNames[i]}`).join(', ');
     // The overall span as plain filters too (times; a value every window shares, such as the
     // ledger stream; the range of numeric keys such as the vehicle), pushed into the scan, so
     // DuckDB skips row groups by their min/max and joins only the rows left.
+    // (reduce, not Math.min(...): a commit of fleet-wide days can hold more ranges than a call takes arguments)
     const span = [
-      `t.${lo} >= ${p(isoTs(Math.min(...group.map((d) => d.startMs))))}::TIMESTAMPTZ`,
-      `t.${hi} ${hiOp} ${p(isoTs(Math.max(...group.map((d) => d.endMs))))}::TIMESTAMPTZ`,
+      `t.${lo} >= ${p(isoTs(group.reduce((m, d) => Math.min(m, d.startMs), Infinity)))}::TIMESTAMPTZ`,
+      `t.${hi} ${hiOp} ${p(isoTs(group.reduce((m, d) => Math.max(m, d.endMs), -Infinity)))}::TIMESTAMPTZ`,
       ...eqCols.flatMap((c) => {
         const vs = group.map((d) => d.eq[c]!);
         if (vs.every((v) => v === vs[0])) return [`t.${c} = ${p(vs[0]!)}::${cast(vs[0]!)}`];
         if (!vs.every((v) => typeof v === 'number')) return [];
         const nums = vs as number[];
-        return [`t.${c} BETWEEN ${p(Math.min(...nums))}::BIGINT AND ${p(Math.max(...nums))}::BIGINT`];
+        const least = nums.reduce((m, v) => Math.min(m, v), Infinity);
+        const most = nums.reduce((m, v) => Math.max(m, v), -Infinity);
+        return [`t.${c} BETWEEN ${p(least)}::BIGINT AND ${p(most)}::BIGINT`];
       }),
     ].join(' AND ');
     const where = [
@@ -359,9 +366,6 @@ export async function deleteRanges(
       `t.${hi} ${hiOp} k.ke`,
       span,
     ].join(' AND ');
-    await con.run(
-      `DELETE FROM main.${table} AS t USING (VALUES ${values}) AS k(${keyNames.join(', ')}) WHERE ${where}`,
-      params,
-    );
+    await con.run(`DELETE FROM main.${table} AS t USING (SELECT ${keys}) AS k WHERE ${where}`, params);
   }
 }

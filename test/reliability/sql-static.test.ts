@@ -24,8 +24,8 @@ const SCANNED = [
 const ALLOWED: Record<string, string[]> = {
   // Column and table names of the store's own tables (code constants; table, schema and catalog
   // checked against IDENT before the LIMIT 0 read of their columns; `cols` the table's own column
-  // names from that read); deleteRanges' WHERE and VALUES lists hold only names checked against
-  // the table's columns and `$n` placeholders (every value is bound).
+  // names from that read); deleteRanges' WHERE and its ranges' unnested lists (`keys`) hold only
+  // names checked against the table's columns and `$n` placeholders (every value is bound).
   'src/store/write.ts': [
     'stage',
     'table',
@@ -34,8 +34,7 @@ const ALLOWED: Record<string, string[]> = {
     "cols.join(', ')",
     "catalog ? `${catalog}.` : ''",
     'where',
-    'values',
-    "keyNames.join(', ')",
+    'keys',
     'on',
   ],
   // Registry column names (quoted by ident), the named query text, a generated temp path

@@ -120,6 +120,46 @@ function levelWrite(vehicle: number, d: number, level: number, edge = false): Wi
   };
 }
 
+/**
+ * A fleet-wide fills day (fuelFillsDayUnit's write): day d of the vehicles 1..n, each vehicle's
+ * range and ledger range replaced, a fill at noon for every vehicle whose id is a multiple of `every`.
+ */
+function fleetFillsWrite(n: number, d: number, every: number, run: string): WindowWrite {
+  const w = { startMs: T0 + d * DAY, endMs: T0 + (d + 1) * DAY };
+  const ids = Array.from({ length: n }, (_, i) => i + 1);
+  return {
+    deletes: [
+      ...ids.map((v) => ({ table: 'fuel_fills', eq: { vehicle_id: v }, at: 'fill_time', ...w })),
+      ...ids.map((v) => ledgerRange('fuel_fills', String(v), w)),
+    ],
+    inserts: [
+      {
+        table: 'fuel_fills',
+        key: ['account', 'vehicle_id', 'fill_time'],
+        rows: ids
+          .filter((v) => v % every === 0)
+          .map((v) => ({ account: 'a', vehicle_id: v, fill_time: w.startMs + DAY / 2, amount_l: v + d })),
+      },
+      {
+        table: 'ledger',
+        rows: ledgerRows(
+          'a',
+          run,
+          T0 + 40 * DAY,
+          ids.map((v) => ({
+            stream: 'fuel_fills' as const,
+            scope: String(v),
+            ...w,
+            status: 'done' as const,
+            rows: 0,
+            requests: 0,
+          })),
+        ),
+      },
+    ],
+  };
+}
+
 /** A window whose write fails inside the transaction (a table that does not exist). */
 const failingWrite = (): WindowWrite => ({
   deletes: [],
@@ -211,6 +251,22 @@ describe('group commit, set-based', () => {
     const stored = JSON.parse(da.fuel_level_history!) as { vehicle_id: number; reading_time: string }[];
     expect(new Set(stored.map((r) => `${r.vehicle_id} ${r.reading_time}`)).size).toBe(stored.length);
     expect(da.fuel_level_history).toContain('"level_l":50');
+  });
+
+  it('fleet-wide fills days (a range per vehicle in each) leave what they leave one by one', async () => {
+    // 300 vehicles × 4 days in one group (1,200 ranges of each table in one statement each); then
+    // two days pulled again, where other vehicles filled.
+    const round1 = [0, 1, 2, 3].map((d) => fleetFillsWrite(300, d, 7, 'r1'));
+    const round2 = [fleetFillsWrite(300, 1, 11, 'r2'), fleetFillsWrite(300, 3, 13, 'r2')];
+    const [da, dbb] = await oneByOneAndGrouped([round1, round2]);
+    expect(dbb).toEqual(da);
+    const fills = JSON.parse(da.fuel_fills!) as { vehicle_id: number; fill_time: string }[];
+    // day 0 and 2: every 7th of 300 (42 each); day 1: every 11th (27); day 3: every 13th (23)
+    expect(fills.length).toBe(42 + 27 + 42 + 23);
+    const day1 = fills.filter((f) => f.fill_time.startsWith('2026-03-02'));
+    expect(day1.map((f) => Number(f.vehicle_id))).toEqual(Array.from({ length: 27 }, (_, i) => 11 * (i + 1)));
+    // one ledger row per vehicle-day, the days pulled again replaced, not added to
+    expect((JSON.parse(da.ledger!) as unknown[]).length).toBe(4 * 300);
   });
 
   it('one bad window in a group fails alone; the others are stored', async () => {

@@ -302,6 +302,13 @@ export function fuelFillsDayUnit(
           fills: unplaced,
         });
       const rows = kept.map(({ id, f }) => fillRow(ctx.account, id, f));
+      // each vehicle's fill times once (a filter of every kept fill per vehicle was need × fills)
+      const timesOf = new Map<number, number[]>();
+      for (const { id, f } of kept) {
+        const times = timesOf.get(id);
+        if (times) times.push(f.fill_ms);
+        else timesOf.set(id, [f.fill_ms]);
+      }
       return {
         ledger: need.flatMap((v, i) =>
           pointLedger(
@@ -309,7 +316,7 @@ export function fuelFillsDayUnit(
             'fuel_fills',
             String(v.vehicle_id),
             w,
-            kept.filter((k) => k.id === v.vehicle_id).map((k) => k.f.fill_ms),
+            timesOf.get(v.vehicle_id) ?? [],
             i === 0 ? meter.requests : 0,
           ),
         ),
