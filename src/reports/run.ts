@@ -467,27 +467,7 @@ async function vehiclePage(
   if (page.sort) return null;
   const vehicles = await answeredBy(con, VEHICLE_PAGES.get(def.name), sql, values);
   if (!vehicles || vehicles.some((v) => v.registration === null)) return null;
-  const out: PageRows = { columns: [], rows: [] };
-  let before = 0;
-  for (const v of vehicles) {
-    const n = Number(v.rows);
-    if (before + n > page.offset) {
-      const at = { limit: page.limit - out.rows.length, offset: Math.max(0, page.offset - before) };
-      const part = await readRows(
-        await pagedStatement(con, def, sql, { ...values, vehicle: v.vehicle_id as bigint }, at),
-      );
-      out.columns = part.columns;
-      out.rows.push(...part.rows);
-      if (out.rows.length >= page.limit) break;
-    }
-    before += n;
-  }
-  // past the last row: no vehicle read, the columns from an empty page
-  if (!out.columns.length)
-    out.columns = (
-      await readRows(await pagedStatement(con, def, sql, values, { ...page, limit: 0 }))
-    ).columns;
-  return out;
+  return rowsOfVehicles(con, def, sql, values, page, vehicles, true);
 }
 
 /**
@@ -577,7 +557,7 @@ async function aggregateVehiclePage(
 }
 
 /**
- * The page's rows of an AGGREGATE_VEHICLE_PAGES report: the statement's rows of the vehicles the
+ * The page's rows of a report read by vehicle (AGGREGATE_VEHICLE_PAGES, VEHICLE_PAGES): the statement's rows of the vehicles the
  * page falls on only (`vehicles`: the result's, in its order, with their rows; a vehicle's rows lie
  * together), from the page's offset among theirs; in one statement, or one per vehicle with the
  * vehicle as the report's filter (`eachVehicle`).
