@@ -159,10 +159,10 @@ for (let round = 0; round < Number(roundsArg); round++) {
       const ops = flatten(p)
         .filter((n) => n.operator_name)
         .sort((a, b) => (b.operator_timing ?? 0) - (a.operator_timing ?? 0))
-        .slice(0, 6);
+        .slice(0, Number(process.env.TOP ?? 6));
       for (const o of ops)
         console.log(
-          `    ${String(o.operator_name).padEnd(20)} ${(o.operator_timing ?? 0).toFixed(3)} s ${JSON.stringify(o.extra_info ?? {}).slice(0, 160)}`,
+          `    ${String(o.operator_name).padEnd(20)} ${(o.operator_timing ?? 0).toFixed(3)} s ${JSON.stringify(o.extra_info ?? {}).slice(0, Number(process.env.INFO ?? 160))}`,
         );
     }
     if (process.env.OUT && round === Number(roundsArg) - 1)
