@@ -8,7 +8,11 @@
  * reference), and the copy without the guard (noguard), the local times (notime), the lookups
  * (nolookup; nov, nod: the vehicle's, the driver's), the offsets (nooff), the km doubles (nodbl):
  * bounds, not the export's bytes; oldcols: the export's COPY without the 14 columns of the API's trip
- * fields (5b7ac18), the width it had before them; bareold: the bare COPY of the table's 12 columns before them. THREADS=n: DuckDB's threads. PROFILE=1: DuckDB's JSON profile of each COPY, its slowest operators listed.
+ * fields (5b7ac18), the width it had before them; bareold: the bare COPY of the table's 12 columns before them.
+ * Parquet: export_pq (exportReport to Parquet), pq (its COPY alone), pq_unc, pq_lz4, pq_zstd1, pq_rg,
+ * pq_v2, pq_nodict (the same COPY with other writer options; PQ_<name>=options adds one, PQ_SQL=a
+ * statement replaces the report's). THREADS=n: DuckDB's threads. PROFILE=1: DuckDB's JSON profile of
+ * each COPY, its slowest operators listed (TOP=n of them, INFO=n characters of each one's details).
  * OUT=dir keeps the last export's file there (to compare bytes). Give it a copy of the seed.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, copyFileSync } from 'node:fs';
@@ -124,10 +128,28 @@ const flatten = (n: ProfileNode, out: ProfileNode[] = []) => {
   return out;
 };
 
+/** Parquet variants: the export's Parquet COPY (its statement as it is) with these options. */
+const parquetOptions: Record<string, string> = {
+  pq: 'FORMAT parquet',
+  pq_unc: 'FORMAT parquet, COMPRESSION uncompressed',
+  pq_lz4: 'FORMAT parquet, COMPRESSION lz4_raw',
+  pq_zstd1: 'FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1',
+  pq_rg: 'FORMAT parquet, ROW_GROUP_SIZE 1000000',
+  pq_v2: 'FORMAT parquet, PARQUET_VERSION v2',
+  pq_nodict: 'FORMAT parquet, STRING_DICTIONARY_PAGE_SIZE_LIMIT 1',
+};
+for (const [k, v] of Object.entries(process.env))
+  if (k.startsWith('PQ_') && v) parquetOptions[k.toLowerCase()] = v;
+
 async function copyOnce(name: string, out: string): Promise<number> {
-  const select = variantSql[name];
+  const pq = parquetOptions[name];
+  const select = pq ? (process.env.PQ_SQL ?? sql).trim().replace(/;\s*$/, '') : variantSql[name];
   if (!select) throw new Error(`no variant ${name}`);
-  const ps = await prepareBound(con, `COPY (\n${select}\n) TO '${out}' (FORMAT csv, HEADER true)`, values);
+  const ps = await prepareBound(
+    con,
+    `COPY (\n${select}\n) TO '${out}' (${pq ?? 'FORMAT csv, HEADER true'})`,
+    values,
+  );
   return Number((await ps.runAndReadAll()).getRowObjectsJS()[0]?.Count ?? 0);
 }
 
@@ -142,8 +164,8 @@ for (let round = 0; round < Number(roundsArg); round++) {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     const rows =
-      name === 'export'
-        ? (await exportReport(con, def, scope, params, 'csv', out)).rows
+      name === 'export' || name === 'export_pq'
+        ? (await exportReport(con, def, scope, params, name === 'export' ? 'csv' : 'parquet', out)).rows
         : await copyOnce(name, out);
     const ms = performance.now() - t0;
     const c = process.cpuUsage(c0);

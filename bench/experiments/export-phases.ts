@@ -1,0 +1,67 @@
+/**
+ * The CPU of each phase of a trips export (`exportReport`'s steps, run one after another in one
+ * process on a seeded database, as exportReport runs them), rounds repeated:
+ * `node --import tsx bench/experiments/export-phases.ts <db.duckdb> [rounds] [rows] [csv|parquet]`
+ * Phases: the lookups (trip_keys, trip_lookups), the stored-order check, the COPY, the file's
+ * SHA-256 read back (exportReport hashes while COPY writes; here apart, to see its cost), the
+ * meta, the totals. CPU is process.cpuUsage (DuckDB's threads included). THREADS=n: DuckDB's
+ * threads. Give it a copy of the seed.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { csvSelect, fileDigest, inStoredOrder } from '../../src/reports/export.ts';
+import { parseReportParams } from '../../src/reports/params.ts';
+import { getReport, queryName } from '../../src/reports/registry.ts';
+import { bindings, pageTotals, prepareBound, prepareLookups, reportMeta } from '../../src/reports/run.ts';
+import { prepareModelConnection } from '../../src/store/models.ts';
+import { loadSql } from '../../src/store/queries.ts';
+import { openDatabase } from '../../src/store/db.ts';
+import { exportRange } from '../exports.ts';
+import { ACCOUNT } from '../seed.ts';
+
+const [dbPath = '', roundsArg = '3', rowsArg = '1000000', format = 'csv'] = process.argv.slice(2);
+const sidecar = JSON.parse(readFileSync(`${dbPath}.json`, 'utf8')) as { nowMs: number; timezone: string };
+const db = await openDatabase(dbPath);
+const con = await db.connect();
+if (process.env.THREADS) await con.run(`SET threads = ${Number(process.env.THREADS)}`);
+const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-exp-phases-'));
+const zone = sidecar.timezone;
+const { from, to } = await exportRange(con, zone, Number(rowsArg));
+const def = getReport('trips')!;
+const scope = { account: ACCOUNT, zone, nowMs: sidecar.nowMs };
+const params = parseReportParams({ from, to }, def, scope);
+const values = bindings(scope, params);
+await prepareModelConnection(con);
+const query = loadSql(queryName(def));
+console.log(`range ${from}…${to}, ${format}, load ${loadavg()[0]!.toFixed(2)}`);
+const cpu: Record<string, number[]> = {};
+const phase = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+  const c0 = process.cpuUsage();
+  const r = await run();
+  const c = process.cpuUsage(c0);
+  (cpu[name] ??= []).push((c.user + c.system) / 1e6);
+  return r;
+};
+for (let round = 0; round < Number(roundsArg); round++) {
+  const out = join(dir, `t-${round}.${format}`);
+  await phase('lookups', () => prepareLookups(con, query, values));
+  const { sql } = await phase('order check', () => inStoredOrder(con, query, values));
+  await phase('COPY', async () => {
+    const select = format === 'csv' ? csvSelect(def, sql) : sql.trim().replace(/;\s*$/, '');
+    const opts = format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT parquet';
+    await (await prepareBound(con, `COPY (\n${select}\n) TO '${out}' (${opts})`, values)).run();
+  });
+  await phase('SHA-256', () => fileDigest(out));
+  await phase('meta', () => reportMeta(con, scope));
+  await phase('totals', () => pageTotals(con, def, sql, values));
+  rmSync(out, { force: true });
+}
+for (const [name, xs] of Object.entries(cpu))
+  console.log(
+    `${name.padEnd(12)} cpu ${xs.map((x) => x.toFixed(3)).join(' ')} s (least ${Math.min(...xs).toFixed(3)})`,
+  );
+console.log(`load ${loadavg()[0]!.toFixed(2)}`);
+con.closeSync();
+db.close();
+rmSync(dir, { recursive: true, force: true });
