@@ -75,15 +75,15 @@ const NEW_TRIP_COLUMNS = new Set([
 const noVehicle = (x: string) =>
   x
     .replace(
-      /coalesce\(getvariable\('trip_lookups'\)\.registration\[t\.v\], t\.registration\)/,
+      /coalesce\((?:getvariable\('trip_lookups'\)|t\.lk)\.registration\[t\.v\], t\.registration\)/,
       't.registration',
     )
-    .replace(/getvariable\('trip_lookups'\)\.department\[t\.v\]/g, 'NULL')
+    .replace(/(?:getvariable\('trip_lookups'\)|t\.lk)\.department\[t\.v\]/g, 'NULL')
     .replace(/trip_(key\('v' \|\| vehicle_id\)|vehicle\(vehicle_id\)) AS v/, '0 AS v');
 /** … and without the driver's name. */
 const noDriver = (x: string) =>
   x
-    .replace(/getvariable\('trip_lookups'\)\.driver_name\[t\.d\]/, 'NULL')
+    .replace(/(?:getvariable\('trip_lookups'\)|t\.lk)\.driver_name\[t\.d\]/, 'NULL')
     .replace(/trip_key\('d' \|\| driver_id\) AS d/, '0 AS d');
 const variantSql: Record<string, string> = {
   copy: copySelect,
@@ -99,7 +99,7 @@ const variantSql: Record<string, string> = {
   nolookup: csvSelect(def, noDriver(noVehicle(sql))),
   nov: csvSelect(def, noVehicle(sql)),
   nod: csvSelect(def, noDriver(sql)),
-  nooff: csvSelect(def, sql.replace(/trip_offset\(t\.(\w+), (t\.\w+, )?\$zone\)/g, '36000')),
+  nooff: csvSelect(def, sql.replace(/trip_offset\((t\.lk, )?t\.(\w+), (t\.\w+, )?\$zone\)/g, '36000')),
   nodbl: csvSelect(def, sql.replace(/round\(s\.(\w+) \/ 1000\.0, 3\)::DOUBLE/g, 's.$1')),
   // the export as it was before the API's trip fields (5b7ac18): the 14 columns it added left out
   oldcols: csvSelect({ ...def, columns: def.columns.filter((c) => !NEW_TRIP_COLUMNS.has(c.name)) }, sql),
