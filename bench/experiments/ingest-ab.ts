@@ -19,20 +19,21 @@ interface Timing {
 
 async function child(root: string, minTrips: number): Promise<Record<string, unknown>> {
   const imp = (p: string) => import(pathToFileURL(join(root, p)).href);
-  const { generateFleet } = await imp('src/simulator/generate.ts');
-  const { inTransaction, openDatabase } = await imp('src/store/db.ts');
-  const { appendRows, upsertRows } = await imp('src/store/write.ts');
-  const { dayWindows } = await imp('src/sync/windows.ts');
-  const { END_DAY, SEED } = await imp('bench/world.ts');
-  const checkout = {
-    generateFleet,
-    dayWindows,
-    SEED,
-    END_DAY,
-    inTransaction,
-    upsertRows,
-    appendRows,
-  } as IngestCheckout;
+  // that checkout's generator, write path, windows and world
+  const loaded = await Promise.all(
+    [
+      'src/simulator/generate.ts',
+      'src/store/db.ts',
+      'src/store/write.ts',
+      'src/sync/windows.ts',
+      'bench/world.ts',
+    ].map(imp),
+  );
+  // each name IngestCheckout takes is exported by one of them only
+  const checkout = Object.assign({}, ...loaded) as IngestCheckout & {
+    openDatabase: typeof import('../../src/store/db.ts').openDatabase;
+  };
+  const { openDatabase } = checkout;
   // The rows and write calls bench/ingest.ts makes (this checkout's builder, that checkout's
   // generator and write path).
   const { trips, odometer } = benchRows(minTrips, checkout);
