@@ -3,7 +3,7 @@
  * connection first gets the report macros and the model layer (src/store/models.ts): the business
  * rules the reports select from, each written once.
  */
-import type { ColumnInfo, ReasonCodeInfo, ReportSettings } from '../server/api-types.ts';
+import type { ColumnInfo, ReasonCodeInfo, ReportMeta, ReportSettings } from '../server/api-types.ts';
 import { presentation } from './columns.ts';
 import {
   listValue,
@@ -625,17 +625,8 @@ export async function streamReport(
   return { ...totals, rows: rows() };
 }
 
-export interface ReportMeta {
-  generated_at: string;
-  zone: string;
-  /** The instant (ISO, local offset) up to which every stream is synced: an exclusive end. */
-  complete_through: string | null;
-  /** The last complete local day, inclusive (YYYY-MM-DD); null before anything is complete. */
-  complete_through_day: string | null;
-  /** The same in words: `complete through 19 Nov 2026 (local)`. */
-  complete_through_text: string;
-  run_id: string | null;
-}
+/** Declared with the API's answers (src/server/api-types.ts: every answer states it). */
+export type { ReportMeta };
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
