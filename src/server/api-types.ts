@@ -54,8 +54,21 @@ export type ReportRow<N extends ReportName> = {
 /** A column name of report N. */
 export type ColumnOf<N extends ReportName> = ColumnsOf<N>['name'];
 
-/** `GET /api/reports/<name>`: a page of rows with the report's sidecar facts. */
-export interface ReportAnswer<Row = Record<string, Cell>> {
+/** When a report's figures were made and how far its data reach (every answer and export states it). */
+export interface ReportMeta {
+  generated_at: string;
+  zone: string;
+  /** The instant (ISO, local offset) up to which every stream is synced: an exclusive end. */
+  complete_through: string | null;
+  /** The last complete local day, inclusive (YYYY-MM-DD); null before anything is complete. */
+  complete_through_day: string | null;
+  /** The same in words: `complete through 19 Nov 2026 (local)`. */
+  complete_through_text: string;
+  run_id: string | null;
+}
+
+/** `GET /api/reports/<name>`: a page of rows with the report's sidecar facts (ReportMeta's among them). */
+export interface ReportAnswer<Row = Record<string, Cell>> extends ReportMeta {
   report: string;
   title: string;
   /** The parameters as validated (local days, inclusive). */
@@ -69,15 +82,6 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
     driver?: string | null;
     site?: string | null;
   };
-  generated_at: string;
-  zone: string;
-  /** The instant up to which every stream is synced (ISO, local offset): an exclusive end. */
-  complete_through: string | null;
-  /** The last complete local day, inclusive (YYYY-MM-DD). */
-  complete_through_day: string | null;
-  /** `complete through 19 Nov 2026 (local)`. */
-  complete_through_text: string;
-  run_id: string | null;
   /** For a range that reaches past today: up to when it holds data (null otherwise). */
   range_note: string | null;
   /**

@@ -32,9 +32,12 @@ interface Entry<T> {
 }
 
 export interface ReportCache<T> {
-  /** The cached answer for this call, or compute (and keep) it. `sizeOf` sizes the entry in bytes. */
+  /**
+   * The cached answer for this call at the account's data `version` (dataVersion), or compute (and
+   * keep) it. `sizeOf` sizes the entry in bytes.
+   */
   through(
-    con: DuckDBConnection,
+    version: string,
     key: { def: ReportDef; scope: ReportScope; params: ReportParams; page: ReportPage | undefined },
     compute: () => Promise<T>,
     sizeOf: (v: T) => number,
@@ -293,11 +296,7 @@ export function nowKey(use: NowUse, scope: Pick<ReportScope, 'nowMs' | 'zone'>):
   return scope.nowMs;
 }
 
-export function createReportCache<T>(
-  opts: ReportCacheOptions = DEFAULT_REPORT_CACHE,
-  /** The account's data version (default: dataVersion, asked on every call). */
-  versionOf: (con: DuckDBConnection, scope: ReportScope) => Promise<string> = dataVersion,
-): ReportCache<T> {
+export function createReportCache<T>(opts: ReportCacheOptions = DEFAULT_REPORT_CACHE): ReportCache<T> {
   const entries = new Map<string, Entry<T>>();
   const computing = new Map<string, Promise<T>>();
   let bytesHeld = 0;
@@ -309,9 +308,9 @@ export function createReportCache<T>(
     return v;
   };
   return {
-    async through(con, { def, scope, params, page }, compute, sizeOf) {
+    async through(version, { def, scope, params, page }, compute, sizeOf) {
       const key = JSON.stringify([
-        await versionOf(con, scope),
+        version,
         scope.account,
         scope.zone,
         def.name,
