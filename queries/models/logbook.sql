@@ -67,6 +67,11 @@ CREATE OR REPLACE TEMP MACRO logbook_left_out_windows(acct, zone, from_day, to_d
   FROM odometer_windows_classified(acct, zone, from_day, (to_day::DATE + INTERVAL 2 DAY)::DATE)
   WHERE NOT counted;
 
+-- logbook_overlaps(window_start, window_end, start_time, end_time): whether a trip overlaps a
+-- window (the trip's readings are not trusted when the window is left out).
+CREATE OR REPLACE TEMP MACRO logbook_overlaps(w_start, w_end, t_start, t_end) AS
+  w_start < t_end AND w_end > t_start;
+
 -- logbook_left_out_trips(acct, zone, from_day, to_day): the trips that start on a local day of the
 -- range and overlap an odometer window left out (logbook_left_out_windows), with their readings and
 -- the window's reason code (the least, when two): the trips whose odometer_status is left_out
@@ -85,7 +90,7 @@ CREATE OR REPLACE TEMP MACRO logbook_left_out_trips(acct, zone, from_day, to_day
     any_value(t.end_odometer_m) AS end_odometer_m,
     min(l.reason) AS reason
   FROM trips AS t JOIN logbook_left_out_windows(acct, zone, from_day, to_day) AS l
-    ON l.vehicle_id = t.vehicle_id AND l.window_start < t.end_time AND l.window_end > t.start_time
+    ON l.vehicle_id = t.vehicle_id AND logbook_overlaps(l.window_start, l.window_end, t.start_time, t.end_time)
   WHERE t.account = acct
     AND t.start_time >= local_range_start(zone, from_day)
     AND t.start_time < local_range_end(zone, to_day)
@@ -180,26 +185,63 @@ CREATE OR REPLACE TEMP MACRO logbook_year_totals(acct, zone, start_mmdd, from_da
   ry AS (
     SELECT * FROM tax_years(start_mmdd, (tax_year_first_day(from_day, start_mmdd) - INTERVAL 2 DAY)::DATE, to_day)
   ),
-  -- the trips starting on those days with a usable reading that overlap an odometer window left
-  -- out (logbook_left_out_trips): the trips' day facts (trip_day_facts) count their kilometres,
-  -- logbook_trips does not (left_out), so they are taken off below
+  -- the trips starting on those days that overlap an odometer window left out
+  -- (logbook_left_out_trips; their vehicle and times only): the trips' day facts (trip_day_facts)
+  -- count the kilometres of those with a usable reading, logbook_trips does not (left_out), so
+  -- they are taken off below
   xt AS (
-    SELECT
-      m.vehicle_id, m.start_time, m.end_time,
-      timezone(zone, m.start_time)::DATE AS day,
-      logbook_trip_class(m.trip_type, m.is_private) AS trip_class,
-      logbook_reading_km(m.start_odometer_m, m.end_odometer_m) AS km
+    SELECT m.vehicle_id, m.start_time, m.end_time, timezone(zone, m.start_time)::DATE AS day
     FROM logbook_left_out_trips(acct, zone, (tax_year_first_day(from_day, start_mmdd) - INTERVAL 2 DAY)::DATE, tax_year_last_day(tax_year_first_day(to_day, start_mmdd))) AS m
-    WHERE logbook_reading_km(m.start_odometer_m, m.end_odometer_m) IS NOT NULL
   ),
-  -- per vehicle and local day: how many, their kilometres by class, and their latest end
+  -- the facts of the vehicles' days with such a trip, with how many of the day's trips are
+  -- (left_out): a day all of whose trips are is taken off whole
+  fd AS (
+    SELECT d.*, ry.year_first_day
+    FROM (
+      SELECT
+        f.vehicle_id, f.day, any_value(xd.n) AS left_out,
+        sum(f.trips) AS trips,
+        sum(f.trips - f.unread_trips) AS usable,
+        sum(f.business_km) AS business_km,
+        sum(f.private_km) AS private_km,
+        sum(f.unclassified_km) AS unclassified_km
+      FROM trip_day_facts_in(acct, zone, (tax_year_first_day(from_day, start_mmdd) - INTERVAL 2 DAY)::DATE, tax_year_last_day(tax_year_first_day(to_day, start_mmdd))) AS f
+      JOIN (SELECT vehicle_id, day, count(*) AS n FROM xt GROUP BY ALL) AS xd
+        ON xd.vehicle_id = f.vehicle_id AND xd.day = f.day
+      GROUP BY f.vehicle_id, f.day
+    ) AS d
+    JOIN ry ON d.day >= ry.year_first_day AND d.day <= ry.year_last_day
+  ),
+  -- of a day only some of whose trips are left out, those with a usable reading, read trip by
+  -- trip (few: a trip across the edge of a window)
+  xp AS (
+    SELECT
+      p.vehicle_id, p.year_first_day,
+      logbook_trip_class(t.trip_type, t.is_private) AS trip_class,
+      logbook_reading_km(t.start_odometer_m, t.end_odometer_m) AS km
+    FROM trips AS t JOIN (SELECT * FROM fd WHERE trips > left_out) AS p
+      ON p.vehicle_id = t.vehicle_id
+      AND t.start_time >= local_range_start(zone, p.day) AND t.start_time < local_range_end(zone, p.day)
+    WHERE t.account = acct
+      AND logbook_reading_km(t.start_odometer_m, t.end_odometer_m) IS NOT NULL
+      AND EXISTS (
+        SELECT 1 FROM logbook_left_out_windows(acct, zone, (tax_year_first_day(from_day, start_mmdd) - INTERVAL 2 DAY)::DATE, tax_year_last_day(tax_year_first_day(to_day, start_mmdd))) AS l
+        WHERE l.vehicle_id = t.vehicle_id AND logbook_overlaps(l.window_start, l.window_end, t.start_time, t.end_time))
+  ),
+  -- per vehicle and year: how many trips with a usable reading are left out, and their kilometres
   x AS (
-    SELECT vehicle_id, day, ry.year_first_day,
-      count(*) AS n,
-      sum(km) FILTER (WHERE trip_class = 'business') AS business_km,
-      sum(km) FILTER (WHERE trip_class = 'private') AS private_km,
-      sum(km) FILTER (WHERE trip_class = 'unclassified') AS unclassified_km
-    FROM xt JOIN ry ON xt.day >= ry.year_first_day AND xt.day <= ry.year_last_day
+    SELECT vehicle_id, year_first_day, sum(n) AS n, sum(business_km) AS business_km,
+      sum(private_km) AS private_km, sum(unclassified_km) AS unclassified_km
+    FROM (
+      SELECT vehicle_id, year_first_day, usable AS n, business_km, private_km, unclassified_km
+      FROM fd WHERE trips = left_out
+      UNION ALL
+      SELECT vehicle_id, year_first_day, 1,
+        CASE WHEN trip_class = 'business' THEN km END,
+        CASE WHEN trip_class = 'private' THEN km END,
+        CASE WHEN trip_class = 'unclassified' THEN km END
+      FROM xp
+    )
     GROUP BY ALL
   ),
   -- per vehicle and year, the facts' totals less the left-out trips, and the facts' last trip with
@@ -232,17 +274,12 @@ CREATE OR REPLACE TEMP MACRO logbook_year_totals(acct, zone, start_mmdd, from_da
       JOIN ry ON f.day >= ry.year_first_day AND f.day <= ry.year_last_day
       GROUP BY ALL
     ) AS f
-    LEFT JOIN (
-      SELECT vehicle_id, year_first_day, sum(n) AS n, sum(business_km) AS business_km,
-        sum(private_km) AS private_km, sum(unclassified_km) AS unclassified_km
-      FROM x
-      GROUP BY ALL
-    ) AS xy ON xy.vehicle_id = f.vehicle_id AND xy.year_first_day = f.year_first_day
+    LEFT JOIN x AS xy ON xy.vehicle_id = f.vehicle_id AND xy.year_first_day = f.year_first_day
   ),
   -- the years whose facts' last trip may be left out (a left-out trip ends when it does): their
   -- last counted trip is found again from their days in the facts, each with its left-out trips:
   -- the day's last trip with a usable reading when no left-out trip ends when it does ('facts'),
-  -- none when every trip of the day with a usable reading is left out ('none'), else from the
+  -- none when every trip of the day is left out ('none'), else from the
   -- day's trips ('trips') when it may be the year's last (its last one ends no earlier than the
   -- last of the days known)
   relast AS (
@@ -253,23 +290,22 @@ CREATE OR REPLACE TEMP MACRO logbook_year_totals(acct, zone, start_mmdd, from_da
     SELECT
       d.vehicle_id, d.year_first_day, d.day, d.last_end, d.last_end_m, d.last_trip,
       CASE
-        WHEN x.n IS NULL THEN 'facts'
-        WHEN x.n = d.usable THEN 'none'
+        WHEN fd.vehicle_id IS NULL THEN 'facts'
+        WHEN fd.trips = fd.left_out THEN 'none'
         WHEN NOT EXISTS (
           SELECT 1 FROM xt WHERE xt.vehicle_id = d.vehicle_id AND xt.day = d.day AND xt.end_time = d.last_end)
           THEN 'facts'
         ELSE 'trips'
       END AS last_from
     FROM (
-      SELECT f.vehicle_id, mv.year_first_day, f.day, sum(f.trips - f.unread_trips) AS usable,
-        max(f.last_end) AS last_end, arg_max(f.last_end_m, f.last_end) AS last_end_m,
+      SELECT f.vehicle_id, mv.year_first_day, f.day, max(f.last_end) AS last_end, arg_max(f.last_end_m, f.last_end) AS last_end_m,
         arg_max(f.last_trip, f.last_end) AS last_trip
       FROM trip_day_facts_in(acct, zone, (tax_year_first_day(from_day, start_mmdd) - INTERVAL 2 DAY)::DATE, tax_year_last_day(tax_year_first_day(to_day, start_mmdd))) AS f
       JOIN relast AS mv ON mv.vehicle_id = f.vehicle_id
         AND f.day >= mv.year_first_day AND f.day <= tax_year_last_day(mv.year_first_day)
       GROUP BY ALL
     ) AS d
-    LEFT JOIN x ON x.vehicle_id = d.vehicle_id AND x.day = d.day
+    LEFT JOIN fd ON fd.vehicle_id = d.vehicle_id AND fd.day = d.day
     WHERE d.last_end IS NOT NULL
   ),
   reread_days AS (
