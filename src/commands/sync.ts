@@ -25,7 +25,7 @@ import { formatRezone, rezoneAccount } from '../sync/rezone.ts';
 import { loadAccounts, selectAccounts } from '../accounts.ts';
 import { formatPlan, formatSummary, progressPrinter } from '../sync/report.ts';
 import { STREAMS, type StreamName } from '../sync/streams/index.ts';
-import { EXIT_NOT_CHECKPOINTED, checkpointProblem } from '../store/checkpoint.ts';
+import { EXIT_NOT_CHECKPOINTED, recordCheckpoint } from '../store/checkpoint.ts';
 import { isCalendarDay } from '../time.ts';
 import { accountStreams, syncAccount, wireAccount } from '../wiring.ts';
 import type { Command, RunContext } from './command.ts';
@@ -206,7 +206,8 @@ export const syncCommand: Command = {
           : 0;
       // Every commit is in the write-ahead log; the file is written at a checkpoint, whose failure
       // at close DuckDB keeps silent (src/store/checkpoint.ts): checked here, said, exit 5.
-      const unwritten = await checkpointProblem(db);
+      // Kept in the state file until a checkpoint succeeds: status, serve and /healthz say it too.
+      const unwritten = (await recordCheckpoint(db, ctx.now(), log))?.problem;
       if (unwritten) {
         log.warn('checkpoint failed', { problem: unwritten });
         ctx.stderr(`warning: ${unwritten}\n`);

@@ -13,6 +13,7 @@ import type { JobOutcome } from '../lake/outcomes.ts';
 import type { Database } from '../store/db.ts';
 import { createAlerter, type Alerter } from '../alerts/alerter.ts';
 import { ALERT_CHECK_MS, SUBSCRIPTION_CHECK_MS } from '../defaults.ts';
+import { noteCheckpointed } from '../store/checkpoint.ts';
 import { createApp } from './app.ts';
 import type { HeavyQueue } from './heavy-queue.ts';
 import { createSyncGate, type RunSyncFn } from './sync-gate.ts';
@@ -90,6 +91,8 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
           try {
             return await runSync(trigger);
           } finally {
+            // a checkpoint failure kept from before, cleared once DuckDB's own checkpoint succeeded
+            noteCheckpointed(opts.db.path, opts.log);
             checking = alerter.check();
             warmUp?.trigger('sync');
           }
