@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { createAlerter } from '../alerts/alerter.ts';
 import { alertsConfigured } from '../alerts/channels.ts';
-import { loadConfig, secretsOf } from '../config.ts';
+import { loadConfig, secretsOf, untouchedExample } from '../config.ts';
 import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
 import { outcomesFor, type RunOutcomes } from '../outcome/outcomes.ts';
 import { createLogger } from '../log.ts';
@@ -87,6 +87,15 @@ export const syncCommand: Command = {
     const args = parseSyncArgs(values);
     if (values['rebuild-facts'] === true) return rebuildFacts(values, ctx);
     const config = loadConfig(ctx.env, { needApi: !args.planOnly });
+    // A plan needs no credentials, but an untouched copy of .env.example is a setup not finished.
+    const untouched = args.planOnly ? untouchedExample(ctx.env) : [];
+    if (untouched.length)
+      throw new FleetsyncError(
+        'E_CONFIG',
+        `invalid configuration: these values are still .env.example's: ${untouched.join(', ')}. ` +
+          "Set your account's FLEET_COUNTRY (or FLEET_BASE_URL), FLEET_USERNAME, FLEET_PASSWORD and FLEET_TIMEZONE " +
+          '(docs/configuration.md), then plan again',
+      );
     const accounts = selectAccounts(
       args.planOnly && !config.accountsFile
         ? [
