@@ -199,8 +199,13 @@ export const syncCommand: Command = {
       }
       await setDatabaseThreads(db, SYNC_DB_THREADS);
       // Accounts have their own rate limits and rows: they sync side by side.
-      const summaries = await Promise.all(perAccount.map((p, i) => syncAccount(p.deps, reqOf(i)))).finally(
-        () => alert(db),
+      // The alert check after the checkpoint (below), so that a failed one alerts too; after a
+      // failed run, at once.
+      const summaries = await Promise.all(perAccount.map((p, i) => syncAccount(p.deps, reqOf(i)))).catch(
+        async (e: unknown) => {
+          await alert(db);
+          throw e;
+        },
       );
       if (tty) ctx.stderr('\n');
       ctx.stdout(
@@ -221,6 +226,8 @@ export const syncCommand: Command = {
         log.warn('checkpoint failed', { problem: unwritten });
         ctx.stderr(`warning: ${unwritten}\n`);
       }
+      // (a failed checkpoint leaves the database unreadable: the alerter judges the state file alone)
+      await alert(unwritten ? null : db);
       return worst || (unwritten ? EXIT_NOT_CHECKPOINTED : 0);
     } finally {
       await Promise.all(perAccount.map((p) => p.client.close()));
