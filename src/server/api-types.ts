@@ -13,6 +13,7 @@ import type { JobOutcome } from '../lake/outcome-types.ts';
 import type { Display, Presentation } from '../reports/columns.ts';
 import type { ColumnDef, ColumnKind, ReportDefs } from '../reports/registry.ts';
 import type { ScoreWeights } from '../defaults.ts';
+import type { CheckpointFailure } from '../outcome/checkpoint-types.ts';
 
 export type { ColumnDef, ColumnKind, Display };
 
@@ -184,8 +185,11 @@ export interface EndpointRefusal {
 
 /** What `fleetsync status` concludes, with its exit code. */
 export interface StatusVerdict {
-  /** 0: every account's last run ok and no window or snapshot failed; 3: partial; 1: a last run failed. */
-  exit_code: 0 | 1 | 3;
+  /**
+   * 0: every account's last run ok and no window or snapshot failed; 3: partial; 1: a last run
+   * failed; 5: the runs were ok but the database file could not take them (kept in its .wal).
+   */
+  exit_code: 0 | 1 | 3 | 5;
   problems: string[];
 }
 
@@ -233,6 +237,8 @@ export interface StatusReport {
   /** Endpoints not permitted or not available, per account (not failures: the verdict ignores them). */
   endpoints_refused: EndpointRefusal[];
   verdict: StatusVerdict;
+  /** The last checkpoint failed: the data wait in the write-ahead log (null: the file holds everything). */
+  checkpoint: CheckpointFailure | null;
 }
 
 /**

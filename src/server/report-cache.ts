@@ -12,6 +12,7 @@
 import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { statSync } from 'node:fs';
 import type { Database } from '../store/db.ts';
+import { isServerDatabase } from './drain.ts';
 import { loadSql } from '../store/queries.ts';
 import type { ReportParams } from '../reports/params.ts';
 import { queryName, type ReportDef } from '../reports/registry.ts';
@@ -223,11 +224,18 @@ export function createVersionedMemo<T>(
  */
 export function createConnectionPool(db: Database, idleMax = 4) {
   const idle: DuckDBConnection[] = [];
+  // The server's drain (drain.ts): the idle ones closed, and every one released after it.
+  let draining = false;
+  if (isServerDatabase(db))
+    db.onDrain(() => {
+      draining = true;
+      for (const con of idle.splice(0)) con.closeSync();
+    });
   return {
     acquire: async () => idle.pop() ?? (await db.connect()),
     /** `ok` false: the connection may be in a failed state; it is closed. */
     release(con: DuckDBConnection, ok: boolean) {
-      if (ok && idle.length < idleMax) idle.push(con);
+      if (ok && !draining && idle.length < idleMax) idle.push(con);
       else con.closeSync();
     },
   };
