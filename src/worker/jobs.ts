@@ -222,7 +222,10 @@ async function reloadServicePlan(deps: JobDeps, db: Database, a: AccountConfig):
   }
 }
 
-/** One attempt of a sync job: sync the account into its own file, publish it, alert. */
+/**
+ * One attempt of a sync job: sync the account into its own file, publish it, alert. A run stopped
+ * by the worker's stop signal is published too (below); a failed or partial run otherwise is not.
+ */
 export async function syncAccountJob(
   deps: JobDeps,
   job: SyncJob,
@@ -245,7 +248,20 @@ export async function syncAccountJob(
       log.error('job outcome not recorded in the lake', { account, error: describeError(e) });
     }
   };
+  /** The account's tables from its file to the lake; the time of the publish (none without a lake). */
+  const publish = async (): Promise<string | undefined> => {
+    if (!lake) return undefined;
+    const con = await db.connect();
+    try {
+      const p = await publishAccount(con, account, lake);
+      log.info('lake published', { account, files: p.files, removed: p.removed });
+      return new Date().toISOString();
+    } finally {
+      con.closeSync();
+    }
+  };
   let failure: unknown = null;
+  let publishedAt: string | undefined;
   try {
     log.info('job started', { job: jobId, account, attempt: attempt.attempt });
     const summary = await syncAccount(syncDeps, {
@@ -254,25 +270,22 @@ export async function syncAccountJob(
       ...(job.fromDay ? { fromDay: job.fromDay } : {}),
       ...(job.toDay ? { toDay: job.toDay } : {}),
     });
+    // A worker asked to stop (SIGTERM) mid-job publishes what the interrupted run committed, its
+    // run row (`partial`, "interrupted: the run was asked to stop") with it: the lake says what the
+    // file says, not that nothing ran after the last publish (the job is retried, resuming from
+    // the ledger, by whichever worker takes it next). A run that fails otherwise publishes nothing.
+    if (summary.outcome === 'ok' || deps.signal.aborted) publishedAt = await publish();
     if (summary.outcome !== 'ok') throw runFailure(account, summary, attempt);
-    let publishedAt: string | undefined;
-    if (lake) {
-      const con = await db.connect();
-      try {
-        const p = await publishAccount(con, account, lake);
-        publishedAt = new Date().toISOString();
-        log.info('lake published', { account, files: p.files, removed: p.removed });
-      } finally {
-        con.closeSync();
-      }
-    }
     record({ outcome: 'ok', retrying: false, error: null }, publishedAt);
     await reloadServicePlan(deps, db, a);
     log.info('job done', { job: jobId, account, run: summary.run_id, outcome: summary.outcome });
     await sendDueSubscriptions(deps, db, account);
   } catch (e) {
     failure = e;
-    record({ outcome: 'failed', retrying: attempt.retriesLeft && !noRetry(e), error: describeError(e) });
+    record(
+      { outcome: 'failed', retrying: attempt.retriesLeft && !noRetry(e), error: describeError(e) },
+      publishedAt,
+    );
     throw e;
   } finally {
     // Serve's incidents from the file the run just wrote; a completed job also closes `job`.
