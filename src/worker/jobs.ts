@@ -23,7 +23,7 @@ import { recordJob, type LastJob } from '../lake/outcomes.ts';
 import { publishAccount } from '../lake/publish.ts';
 import { resolveZone } from '../reports/run.ts';
 import { loadServicePlanFile } from '../service/store.ts';
-import { openDatabase, type Database } from '../store/db.ts';
+import { SYNC_DB_THREADS, openDatabase, setDatabaseThreads, type Database } from '../store/db.ts';
 import type { RunSummary } from '../sync/types.ts';
 import { accountStreams, syncAccount, wireAccount } from '../wiring.ts';
 
@@ -237,6 +237,12 @@ export async function syncAccountJob(
   if (!a) throw new FleetsyncError('E_CONFIG', `job ${jobId}: account ${account} is not in FLEETSYNC_CONFIG`);
   const { config, settings, log } = deps;
   const db = await openDatabase(accountFile(settings, account));
+  // One DuckDB thread for the job, as `fleetsync sync` runs (SYNC_DB_THREADS): a run's statements
+  // are small, a second thread adds its scheduling; the upgrade at open above keeps the default.
+  await setDatabaseThreads(db, SYNC_DB_THREADS).catch((e: unknown) => {
+    db.close();
+    throw e;
+  });
   const { client, deps: syncDeps } = wireAccount(db, a, config, log, { signal: deps.signal, now: deps.now });
   const lake = settings.lakeDir;
   const record = (j: Omit<LastJob, 'id' | 'attempt' | 'ended_at'>, publishedAt?: string) => {
