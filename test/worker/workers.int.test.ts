@@ -354,10 +354,11 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
   }, 420_000);
 
   it("a worker asked to stop (SIGTERM) in the middle of a job publishes the interrupted run: the lake holds exactly its file's rows, the job is recorded failed and retrying", async () => {
-    // Its own account, queue database and lake. Mid-job for certain, not by timing: after a
-    // committed window every request of the account is held unanswered; the worker is stopped
-    // while one is, and the held requests are let go (the simulator closes) only once the worker
-    // has said it was asked to stop.
+    // Its own account, queue database and lake. Mid-job for certain, not by timing: the job's 20th
+    // request (of its 56, past the snapshots) is held unanswered, and the client waits for it as
+    // long as the setting allows (10 minutes); the worker is stopped once it holds it and has
+    // committed a window, and the held request is let go (the simulator closes) only after the
+    // worker has said it was asked to stop.
     const stopDir = join(dir, 'stop');
     mkdirSync(stopDir);
     const admin = new postgres.Client({ connectionString: pg.url });
@@ -365,13 +366,14 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
     await admin.query('CREATE DATABASE fleetsync_stop');
     await admin.end();
     const fleet = generateFleet({ seed: 106, vehicles: 3, days: 6, endDay: '2026-04-20' });
-    const sim = await startSimulator({ fleet, windowMs: 1000 });
+    const sim = await startSimulator({ fleet, windowMs: 1000, faults: { hangEvery: 20 } });
     let simOpen = true;
     const stopEnv = {
       ...simAccountsEnv(stopDir, pg.url.replace(/\/fleetsync$/, '/fleetsync_stop'), [
         { name: 'acct-stop', baseUrl: sim.baseUrl, zone: fleet.timezone },
       ]),
       FLEETSYNC_LAKE_DIR: join(stopDir, 'lake'),
+      FLEETSYNC_HTTP_TIMEOUT_MS: '600000',
       FLEETSYNC_LOG_LEVEL: 'debug',
     };
     const pool = workerProcesses(() => stopEnv);
@@ -379,9 +381,11 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
       const w = pool.start();
       await pool.until(() => pool.lines(/worker ready/).length === 1, 60_000, 'the worker ready');
       expect((await runMain(stopEnv, 'worker', '--enqueue', '--from', FROM, '--to', TO)).code).toBe(0);
-      await pool.until(() => pool.lines(/ window /).length > 0, 60_000, 'a window committed');
-      sim.setFaults({ hangEvery: 1 });
-      await pool.until(() => sim.stats().faults.hang > 0, 60_000, 'a request held');
+      await pool.until(
+        () => sim.stats().faults.hang > 0 && pool.lines(/ window /).length > 0,
+        60_000,
+        'a request held and a window committed',
+      );
       w.child.kill('SIGTERM');
       await pool.until(() => pool.lines(/worker asked to stop/).length > 0, 30_000, 'the stop heard');
       expect(pool.lines(/job done/)).toEqual([]);
