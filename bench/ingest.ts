@@ -8,6 +8,7 @@
  * Each into a fresh DuckDB file. Also the 1M+ rows are written in 500-row pages, one transaction
  * each, as the sync receives them.
  */
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,19 +90,58 @@ export function ingestRows(
 export const ingestVehicles = (minTrips: number, days: number) =>
   Math.max(1, Math.ceil(minTrips / (days * 4.3)));
 
-export async function ingestChild(a: { minTrips: number; pagedRows: number }): Promise<IngestResult> {
+/**
+ * What the bench's rows and write calls take from a checkout: this one's by default;
+ * bench/experiments/ingest-ab.ts passes another checkout's (its generator, windows and write path).
+ */
+export interface IngestCheckout {
+  generateFleet: typeof generateFleet;
+  dayWindows: typeof dayWindows;
+  SEED: number;
+  END_DAY: string;
+  inTransaction: typeof inTransaction;
+  upsertRows: typeof upsertRows;
+  appendRows: typeof appendRows;
+}
+const THIS_CHECKOUT: IngestCheckout = {
+  generateFleet,
+  dayWindows,
+  SEED,
+  END_DAY,
+  inTransaction,
+  upsertRows,
+  appendRows,
+};
+
+/** The rows the bench writes: those of a two-year fleet with `minTrips` trips at least (ingestRows). */
+export function benchRows(minTrips: number, c: IngestCheckout = THIS_CHECKOUT) {
   const days = 730;
-  const fleet = generateFleet({
-    seed: SEED,
-    vehicles: ingestVehicles(a.minTrips, days),
+  const fleet = c.generateFleet({
+    seed: c.SEED,
+    vehicles: ingestVehicles(minTrips, days),
     days,
-    endDay: END_DAY,
+    endDay: c.END_DAY,
   });
-  const { trips, odometer } = ingestRows(
-    fleet,
-    a.minTrips,
-    dayWindows(fleet.startMs, fleet.endMs, fleet.timezone),
-  );
+  return ingestRows(fleet, minTrips, c.dayWindows(fleet.startMs, fleet.endMs, fleet.timezone));
+}
+
+/**
+ * The bench's timed write calls, each in one transaction: the trips upserted (what the trips
+ * stream does per window), the trips appended into an empty table, the odometer windows appended.
+ */
+export function benchWrites(rows: { trips: Row[]; odometer: Row[] }, c: IngestCheckout = THIS_CHECKOUT) {
+  return {
+    upsert: (con: DuckDBConnection) =>
+      c.inTransaction(con, () => c.upsertRows(con, 'trips', ['account', 'trip_id'], rows.trips)),
+    append: (con: DuckDBConnection) => c.inTransaction(con, () => c.appendRows(con, 'trips', rows.trips)),
+    odometer: (con: DuckDBConnection) =>
+      c.inTransaction(con, () => c.appendRows(con, 'odometer_windows', rows.odometer)),
+  };
+}
+
+export async function ingestChild(a: { minTrips: number; pagedRows: number }): Promise<IngestResult> {
+  const { trips, odometer } = benchRows(a.minTrips);
+  const writes = benchWrites({ trips, odometer });
   say(`ingest: ${trips.length} trips, ${odometer.length} odometer windows in memory`);
 
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-ingest-'));
@@ -121,15 +161,9 @@ export async function ingestChild(a: { minTrips: number; pagedRows: number }): P
     }
   };
   try {
-    const upsertTripsMs = await fresh('upsert', (con) =>
-      inTransaction(con, () => upsertRows(con, 'trips', ['account', 'trip_id'], trips)),
-    );
-    const appendTripsMs = await fresh('append', (con) =>
-      inTransaction(con, () => appendRows(con, 'trips', trips)),
-    );
-    const appendOdometerMs = await fresh('odometer', (con) =>
-      inTransaction(con, () => appendRows(con, 'odometer_windows', odometer)),
-    );
+    const upsertTripsMs = await fresh('upsert', writes.upsert);
+    const appendTripsMs = await fresh('append', writes.append);
+    const appendOdometerMs = await fresh('odometer', writes.odometer);
     const paged = trips.slice(0, a.pagedRows);
     const pagedUpsertTripsMs = await fresh('paged', async (con) => {
       for (let i = 0; i < paged.length; i += 500) {

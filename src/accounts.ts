@@ -13,7 +13,7 @@
  * `password` key in the file is refused. Every problem is reported at once, each with its place.
  */
 import { z } from 'zod';
-import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
+import { baseUrlForCountry, isCountryCode, unknownCountryText } from './api/regions.ts';
 import { fastTimingProblems, hasCredentials, loadConfig, type Config, type Env } from './config.ts';
 import { FleetsyncError } from './errors.ts';
 import { limitsFromObject, mergeLimits, parseStreams, type Limits } from './sync-options.ts';
@@ -43,7 +43,10 @@ const accountSchema = z
     account: z
       .string()
       .regex(/^[A-Za-z0-9_.@-]{1,64}$/, { error: 'letters, digits, _ . @ - only (at most 64)' }),
-    country: z.string().refine(isCountryCode, { error: 'unknown country code (e.g. za, au, ke)' }).optional(),
+    country: z
+      .string()
+      .refine(isCountryCode, { error: (iss) => unknownCountryText(iss.input) })
+      .optional(),
     base_url: z
       .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
       .refine((v) => !hasCredentials(v), {

@@ -28,7 +28,12 @@ import {
   type ScoreWeights,
 } from './defaults.ts';
 import { FleetsyncError } from './errors.ts';
-import { baseUrlForCountry, isCountryCode } from './api/regions.ts';
+import {
+  ACCEPTED_REGION_CODES,
+  baseUrlForCountry,
+  isCountryCode,
+  unknownCountryText,
+} from './api/regions.ts';
 import { parseLimits, parseStreams, type Limits, type Parsed } from './sync-options.ts';
 import { isValidTimeZone } from './time.ts';
 import { DEFAULT_SITES_SPEC, parseSiteSelection, type SiteSelection } from './sites.ts';
@@ -227,7 +232,7 @@ export const configSchema = z.object({
     .string()
     .optional()
     .refine((v) => v === undefined || isCountryCode(v), {
-      error: 'unknown country code (expected one of the regional codes, e.g. za, au, ke)',
+      error: (iss) => unknownCountryText(iss.input),
     })
     .meta({ example: 'za', set: true })
     .describe(
@@ -711,7 +716,7 @@ export function loadConfig(env: Env, opts: LoadOptions = {}): Readonly<Config> {
   // An accounts file names its own API and credentials (src/accounts.ts checks them).
   if (opts.needApi && !nonEmpty(env.FLEETSYNC_CONFIG)) {
     if (!nonEmpty(env.FLEET_COUNTRY) && !nonEmpty(env.FLEET_BASE_URL))
-      problems.push('FLEET_COUNTRY: set a country code (e.g. za) or FLEET_BASE_URL');
+      problems.push(`FLEET_COUNTRY: set a country code (one of ${ACCEPTED_REGION_CODES}) or FLEET_BASE_URL`);
     if (!nonEmpty(env.FLEET_USERNAME)) problems.push('FLEET_USERNAME: required');
     if (!nonEmpty(env.FLEET_PASSWORD)) problems.push('FLEET_PASSWORD: required');
   }
@@ -864,6 +869,21 @@ export function fastTimingProblems(
       `FLEETSYNC_RATE_WINDOW_MS: ${c.rateWindowMs} ms is shorter than the API's documented ${DEFAULT_RATE_WINDOW_MS / 1000} s window ${against}; leave it unset`,
     );
   return out;
+}
+
+/**
+ * The settings a new user sets (the schema's `set: true`: what .env.example leaves uncommented)
+ * when every one of them still holds .env.example's value — an untouched copy, whose empty
+ * credentials `sync --plan` would otherwise plan with as if all were well. Empty: not untouched.
+ */
+export function untouchedExample(env: Env): string[] {
+  const shape = configSchema.shape as Record<string, z.ZodType>;
+  const set = Object.entries(shape).flatMap(([name, field]) => {
+    const meta = (field.meta() ?? {}) as { example?: string; set?: boolean };
+    return meta.set ? [{ name, example: meta.example ?? '' }] : [];
+  });
+  if (set.length === 0 || set.some((v) => nonEmpty(env[v.name]) !== nonEmpty(v.example))) return [];
+  return set.map((v) => (v.example === '' ? `${v.name} (empty)` : `${v.name}=${v.example}`));
 }
 
 /** The secrets of a config, for the log redactor. */

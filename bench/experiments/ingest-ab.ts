@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ingestRows, ingestVehicles } from '../ingest.ts';
+import { benchRows, benchWrites, type IngestCheckout } from '../ingest.ts';
 
 interface Timing {
   wallMs: number;
@@ -19,24 +19,25 @@ interface Timing {
 
 async function child(root: string, minTrips: number): Promise<Record<string, unknown>> {
   const imp = (p: string) => import(pathToFileURL(join(root, p)).href);
-  const { generateFleet } = await imp('src/simulator/generate.ts');
-  const { inTransaction, openDatabase } = await imp('src/store/db.ts');
-  const { appendRows, upsertRows } = await imp('src/store/write.ts');
-  const { dayWindows } = await imp('src/sync/windows.ts');
-  const { END_DAY, SEED } = await imp('bench/world.ts');
-  // The rows bench/ingest.ts builds (this checkout's builder, that checkout's generator).
-  const days = 730;
-  const fleet = generateFleet({
-    seed: SEED,
-    vehicles: ingestVehicles(minTrips, days),
-    days,
-    endDay: END_DAY,
-  });
-  const { trips, odometer } = ingestRows(
-    fleet,
-    minTrips,
-    dayWindows(fleet.startMs, fleet.endMs, fleet.timezone),
+  // that checkout's generator, write path, windows and world
+  const loaded = await Promise.all(
+    [
+      'src/simulator/generate.ts',
+      'src/store/db.ts',
+      'src/store/write.ts',
+      'src/sync/windows.ts',
+      'bench/world.ts',
+    ].map(imp),
   );
+  // each name IngestCheckout takes is exported by one of them only
+  const checkout = Object.assign({}, ...loaded) as IngestCheckout & {
+    openDatabase: typeof import('../../src/store/db.ts').openDatabase;
+  };
+  const { openDatabase } = checkout;
+  // The rows and write calls bench/ingest.ts makes (this checkout's builder, that checkout's
+  // generator and write path).
+  const { trips, odometer } = benchRows(minTrips, checkout);
+  const writes = benchWrites({ trips, odometer }, checkout);
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-ingest-ab-'));
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const fresh = async (name: string, fn: (con: any) => Promise<unknown>): Promise<Timing> => {
@@ -55,13 +56,9 @@ async function child(root: string, minTrips: number): Promise<Record<string, unk
     }
   };
   try {
-    const upsert = await fresh('upsert', (con) =>
-      inTransaction(con, () => upsertRows(con, 'trips', ['account', 'trip_id'], trips)),
-    );
-    const append = await fresh('append', (con) => inTransaction(con, () => appendRows(con, 'trips', trips)));
-    const odo = await fresh('odometer', (con) =>
-      inTransaction(con, () => appendRows(con, 'odometer_windows', odometer)),
-    );
+    const upsert = await fresh('upsert', writes.upsert);
+    const append = await fresh('append', writes.append);
+    const odo = await fresh('odometer', writes.odometer);
     return { trips: trips.length, odometer: odometer.length, upsert, append, odo };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -552,7 +552,8 @@ export function runProblems(status) {
 }
 
 /**
- * A banner on every page while the last run failed or was partial (issue 25): the status
+ * A banner on every page while the last run failed or was partial (issue 25), or the database
+ * file could not take its data (a failed checkpoint, exit 5, until one succeeds): the status
  * verdict's words, what to do, and a link to the runs page. From GET /api/status, so any outcome
  * the status reports (also one recorded outside the runs table) shows here.
  * @param {HTMLElement} main
@@ -565,7 +566,12 @@ function showRunBanner(main, status) {
   box.id = 'run-banner';
   box.className = 'banner banner-run';
   const head = document.createElement('strong');
-  head.textContent = status.verdict.exit_code === 1 ? 'The last sync failed.' : 'The last sync was partial.';
+  head.textContent =
+    status.verdict.exit_code === 1
+      ? 'The last sync failed.'
+      : status.verdict.exit_code === 5
+        ? 'The database file could not take the last sync’s data (they are kept in its write-ahead log).'
+        : 'The last sync was partial.';
   const list = document.createElement('ul');
   for (const p of problems.slice(0, 3)) {
     const li = document.createElement('li');

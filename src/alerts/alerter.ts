@@ -22,7 +22,14 @@ import type { Clock } from '../time.ts';
 import { DEFAULT_TIMEZONE } from '../defaults.ts';
 import { channelsFor, type AlertMessage, type Channel } from './channels.ts';
 import { unknownValuesOf, type UnknownValue } from '../status/report.ts';
-import { judgeApiChanges, judgeRun, judgeStale, judgeUnknownValues, type Judgement } from './incidents.ts';
+import {
+  judgeApiChanges,
+  judgeCheckpoint,
+  judgeRun,
+  judgeStale,
+  judgeUnknownValues,
+  type Judgement,
+} from './incidents.ts';
 import { readAccountStates, withOutcomes, type AccountState } from './state.ts';
 import { judgeEndpoints, readEndpointRows, type EndpointRow } from './endpoints.ts';
 import { judgeService, readServiceRows, type ServiceRow } from './service.ts';
@@ -150,6 +157,10 @@ export function createAlerter(opts: AlerterOptions): Alerter {
     const mem: AlertMemory = structuredClone(doc.alerts ?? seeded(fromDb?.legacy ?? [], channels));
     const judged: Judgement[] = [
       ...states.flatMap((s) => [judgeRun(s), judgeStale(s, t, opts.config.staleHours)]),
+      ...judgeCheckpoint(
+        doc.checkpoint,
+        states.map((s) => s.account),
+      ),
       // Release notes are read from the database: without it, what is open stays open.
       ...(fromDb
         ? judgeApiChanges(

@@ -5,6 +5,7 @@
  * alert and of its "recovered". Pure: the alerter compares them with the stored incidents.
  */
 import type { StoredFlag } from '../changes/index.ts';
+import type { CheckpointFailure } from '../outcome/checkpoint-types.ts';
 import type { UnknownValue } from '../server/api-types.ts';
 import { formatLocalMinute } from '../time.ts';
 import { failedIn, isStale, unchangedForMs, type AccountState } from './state.ts';
@@ -138,4 +139,30 @@ export function judgeUnknownValues(values: UnknownValue[], openIncidents: [strin
         text: `fleetsync: recovered: account ${account}: no stored record carries ${incident.slice(UNKNOWN_PREFIX.length).replace(':', ' ')} any more.`,
       });
   return out;
+}
+
+/**
+ * The database file could not take the synced data (a failed checkpoint kept in the state file,
+ * src/store/checkpoint.ts): open for each account whose runs wait in the write-ahead log, closed
+ * once a checkpoint succeeded. `accounts`: the accounts known (a closed judgement for each).
+ */
+export function judgeCheckpoint(c: CheckpointFailure | null | undefined, accounts: string[]): Judgement[] {
+  const held = c ? [...new Set(c.runs.map((r) => r.account))] : [];
+  return [...new Set([...accounts, ...held])].map((account) =>
+    c && (held.includes(account) || held.length === 0)
+      ? {
+          account,
+          incident: 'checkpoint',
+          state: 'open',
+          cause: 'checkpoint',
+          text: `fleetsync: the database file could not take the synced data of account ${account}: ${c.problem}`,
+        }
+      : {
+          account,
+          incident: 'checkpoint',
+          state: 'closed',
+          cause: 'ok',
+          text: `fleetsync: recovered: the database file holds the synced data of account ${account} again (a checkpoint succeeded).`,
+        },
+  );
 }

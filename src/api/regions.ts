@@ -8,6 +8,13 @@ export const EXTRA_REGION_CODES = ['sw', 'znz'] as const;
 
 const KAROOOOO = new Set(['ke', 'sa']);
 
+/** Every code FLEET_COUNTRY (or an account's `country`) accepts, for an error that names them all. */
+export const ACCEPTED_REGION_CODES = [...COUNTRY_CODES, ...EXTRA_REGION_CODES].sort().join(', ');
+
+/** The error of an unknown region code: the value given and every accepted one. */
+export const unknownCountryText = (given: unknown) =>
+  `unknown country code ${JSON.stringify(given)}; the accepted codes are ${ACCEPTED_REGION_CODES} (or set FLEET_BASE_URL instead)`;
+
 export function isCountryCode(cc: string): boolean {
   const c = cc.toLowerCase();
   return (

@@ -13,6 +13,7 @@ import { outcomesFor, type RunOutcomes } from '../outcome/outcomes.ts';
 import { loadPricesFile } from '../prices/store.ts';
 import { loadServicePlanFile } from '../service/store.ts';
 import { openDatabase, SERVING_DB, type Database } from '../store/db.ts';
+import { noteCheckpointed } from '../store/checkpoint.ts';
 import type { RunSyncFn } from '../server/sync-gate.ts';
 import { checkAccountZone } from '../sync/zone.ts';
 import { startServer } from '../server/start.ts';
@@ -90,6 +91,8 @@ export const serveCommand: Command = {
     const db = await openDatabase(loaded.dbPath, SERVING_DB);
     outcomes = outcomesFor(loaded.dbPath, log);
     try {
+      // A checkpoint failed earlier: shown by status, /healthz and the pages until one succeeds.
+      noteCheckpointed(loaded.dbPath, log);
       const con = await db.connect();
       let account: string;
       let zone: string;

@@ -1,15 +1,16 @@
 /**
  * `fleetsync status`: last runs, coverage per stream, flagged and failed windows, failed snapshots.
  * Exit 0 only when the last run of every account was ok and no window or snapshot failed; 3 while
- * a run was partial or failed windows remain; 1 when a last run failed. When a running `serve`
+ * a run was partial or failed windows remain; 1 when a last run failed; 5 when the database file
+ * could not take the write-ahead log (src/store/checkpoint.ts). When a running `serve`
  * holds the database, the same report comes from its GET /api/status (FLEETSYNC_HOST/PORT).
  */
 import { loadConfig } from '../config.ts';
 import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
 import { readOutcomes } from '../outcome/outcomes.ts';
 import { openDatabase } from '../store/db.ts';
-import { EXIT_NOT_CHECKPOINTED, checkpointProblem } from '../store/checkpoint.ts';
-import { buildStatus, formatStatus, outsideOf, type StatusReport } from '../status/report.ts';
+import { EXIT_NOT_CHECKPOINTED, recordCheckpoint } from '../store/checkpoint.ts';
+import { buildStatus, formatStatus, outsideOf, withCheckpoint, type StatusReport } from '../status/report.ts';
 import { askRunningServer } from '../status/remote.ts';
 import type { Command } from './command.ts';
 
@@ -47,9 +48,13 @@ export const statusCommand: Command = {
           zone: config.timezone,
           runs: n,
           nowMs: ctx.now(),
-          outcomes,
+          outcomes: { ...outcomes, checkpoint: null },
         });
-        unwritten = await checkpointProblem(db);
+        // Last (a checkpoint that fails leaves the instance unusable): one that succeeds now
+        // clears a failure kept in the state file; one that fails is kept and said.
+        const failure = await recordCheckpoint(db, ctx.now());
+        unwritten = failure?.problem ?? null;
+        report = withCheckpoint(report, failure);
       } finally {
         con.closeSync();
         db.close();

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { createAlerter } from '../alerts/alerter.ts';
 import { alertsConfigured } from '../alerts/channels.ts';
-import { loadConfig, secretsOf } from '../config.ts';
+import { loadConfig, secretsOf, untouchedExample } from '../config.ts';
 import { FleetsyncError, describeError, isFleetsyncError } from '../errors.ts';
 import { outcomesFor, type RunOutcomes } from '../outcome/outcomes.ts';
 import { createLogger } from '../log.ts';
@@ -25,7 +25,7 @@ import { formatRezone, rezoneAccount } from '../sync/rezone.ts';
 import { loadAccounts, selectAccounts } from '../accounts.ts';
 import { formatPlan, formatSummary, progressPrinter } from '../sync/report.ts';
 import { STREAMS, type StreamName } from '../sync/streams/index.ts';
-import { EXIT_NOT_CHECKPOINTED, checkpointProblem } from '../store/checkpoint.ts';
+import { EXIT_NOT_CHECKPOINTED, recordCheckpoint } from '../store/checkpoint.ts';
 import { isCalendarDay } from '../time.ts';
 import { accountStreams, syncAccount, wireAccount } from '../wiring.ts';
 import type { Command, RunContext } from './command.ts';
@@ -87,6 +87,15 @@ export const syncCommand: Command = {
     const args = parseSyncArgs(values);
     if (values['rebuild-facts'] === true) return rebuildFacts(values, ctx);
     const config = loadConfig(ctx.env, { needApi: !args.planOnly });
+    // A plan needs no credentials, but an untouched copy of .env.example is a setup not finished.
+    const untouched = args.planOnly ? untouchedExample(ctx.env) : [];
+    if (untouched.length)
+      throw new FleetsyncError(
+        'E_CONFIG',
+        `invalid configuration: these values are still .env.example's: ${untouched.join(', ')}. ` +
+          "Set your account's FLEET_COUNTRY (or FLEET_BASE_URL), FLEET_USERNAME, FLEET_PASSWORD and FLEET_TIMEZONE " +
+          '(docs/configuration.md), then plan again',
+      );
     const accounts = selectAccounts(
       args.planOnly && !config.accountsFile
         ? [
@@ -190,8 +199,13 @@ export const syncCommand: Command = {
       }
       await setDatabaseThreads(db, SYNC_DB_THREADS);
       // Accounts have their own rate limits and rows: they sync side by side.
-      const summaries = await Promise.all(perAccount.map((p, i) => syncAccount(p.deps, reqOf(i)))).finally(
-        () => alert(db),
+      // The alert check after the checkpoint (below), so that a failed one alerts too; after a
+      // failed run, at once.
+      const summaries = await Promise.all(perAccount.map((p, i) => syncAccount(p.deps, reqOf(i)))).catch(
+        async (e: unknown) => {
+          await alert(db);
+          throw e;
+        },
       );
       if (tty) ctx.stderr('\n');
       ctx.stdout(
@@ -206,11 +220,14 @@ export const syncCommand: Command = {
           : 0;
       // Every commit is in the write-ahead log; the file is written at a checkpoint, whose failure
       // at close DuckDB keeps silent (src/store/checkpoint.ts): checked here, said, exit 5.
-      const unwritten = await checkpointProblem(db);
+      // Kept in the state file until a checkpoint succeeds: status, serve and /healthz say it too.
+      const unwritten = (await recordCheckpoint(db, ctx.now(), log))?.problem;
       if (unwritten) {
         log.warn('checkpoint failed', { problem: unwritten });
         ctx.stderr(`warning: ${unwritten}\n`);
       }
+      // (a failed checkpoint leaves the database unreadable: the alerter judges the state file alone)
+      await alert(unwritten ? null : db);
       return worst || (unwritten ? EXIT_NOT_CHECKPOINTED : 0);
     } finally {
       await Promise.all(perAccount.map((p) => p.client.close()));

@@ -14,7 +14,10 @@ import { dirname } from 'node:path';
 import { describeError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { STATE_FILE_SLOT_BYTES } from '../defaults.ts';
+import type { CheckpointFailure } from './checkpoint-types.ts';
 import { openStateFile, type StateFile } from './state-file.ts';
+
+export type { CheckpointFailure };
 
 export type OutcomeState = 'running' | 'ok' | 'partial' | 'failed' | 'interrupted';
 
@@ -56,6 +59,8 @@ export interface AlertMemory {
 
 export interface OutcomeDoc {
   accounts: Record<string, RunOutcome>;
+  /** Set while the database file lacks what the write-ahead log holds (absent in older files). */
+  checkpoint?: CheckpointFailure | null;
   /** When "complete through" last moved forward, per account (the stale rule's clock). */
   freshness: Record<string, { through_ms: number; advanced_ms: number }>;
   alerts: AlertMemory | null;

@@ -13,10 +13,16 @@ import type { ReportDef } from './registry.ts';
 /** The longest range a report accepts (about three years). */
 export const MAX_RANGE_DAYS = 1100;
 
+/** The value given, repeated in a range parameter's error (a date typed wrong is hard to see). */
+const got = (input: unknown) => {
+  const v = String(input);
+  return ` (got ${JSON.stringify([...v].length > 40 ? `${[...v].slice(0, 40).join('')}…` : v)})`;
+};
+
 const day = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a calendar day YYYY-MM-DD' })
-  .refine(isCalendarDay, { error: 'is not a calendar day' });
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: (iss) => `must be a calendar day YYYY-MM-DD${got(iss.input)}` })
+  .refine(isCalendarDay, { error: (iss) => `is not a calendar day${got(iss.input)}` });
 
 /**
  * A free-text value (a department name as the account writes it: `Children's Services`,
@@ -39,7 +45,7 @@ const schema = z
     to: day.optional(),
     month: z
       .string()
-      .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: 'must be a month YYYY-MM' })
+      .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: (iss) => `must be a month YYYY-MM${got(iss.input)}` })
       .optional(),
     vehicle: z
       .string()

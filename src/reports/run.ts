@@ -3,7 +3,7 @@
  * connection first gets the report macros and the model layer (src/store/models.ts): the business
  * rules the reports select from, each written once.
  */
-import type { ColumnInfo, ReasonCodeInfo, ReportSettings } from '../server/api-types.ts';
+import type { ColumnInfo, ReasonCodeInfo, ReportMeta, ReportSettings } from '../server/api-types.ts';
 import { presentation } from './columns.ts';
 import {
   listValue,
@@ -330,23 +330,6 @@ export async function sqlTotals(
 }
 
 /**
- * List reports whose count and totals a query of their own gives (queries/reports/totals/<query>.sql:
- * `rows` and, for each column the report totals, its sum and `<column>_blank`), for the same
- * selection of vehicles, instead of a scan of their whole statement (issue 29: a year of
- * toll_charges priced 4.6 M passages for its totals). toll_charges and tolls read the daily facts,
- * refuels the fills (not their trips), a row per local day, and their rows are ordered by an
- * instant whose local day is that day, so an unsorted page is read from the days it falls on only;
- * trips and logbook read the range's trips narrowly (one row, `day` NULL: the page is read as it is).
- */
-const LIST_TOTALS: ReadonlyMap<string, string> = new Map([
-  ['toll_charges', 'toll_passages'],
-  ['tolls', 'toll_passages'],
-  ['trips', 'trips'],
-  ['logbook', 'logbook'],
-  ['refuels', 'refuels'],
-]);
-
-/**
  * The parameters a report reads that select no rows (settings of a column's value). Any other
  * parameter the report reads and its totals query does not is taken as a filter that query cannot
  * answer, so a filter added later falls back to counting the statement's rows, never is ignored.
@@ -381,7 +364,7 @@ interface ListDay {
 }
 
 /**
- * The report's rows per local day (LIST_TOTALS), in day order; null when the report has no such
+ * The report's rows per local day (ReportDef.listTotals), in day order; null when the report has no such
  * query, or a filter the report reads and that query does not is set (trips' driver): then the
  * statement's own rows are counted.
  */
@@ -391,7 +374,7 @@ async function listDays(
   sql: string,
   values: Record<string, DuckDBValue>,
 ): Promise<ListDay[] | null> {
-  const rows = await answeredBy(con, LIST_TOTALS.get(def.name), sql, values);
+  const rows = await answeredBy(con, def.listTotals, sql, values);
   if (!rows) return null;
   return rows.map((r) => ({ day: r.day === null ? null : String(r.day), rows: Number(r.rows), row: r }));
 }
@@ -439,9 +422,6 @@ function pageDays(days: readonly ListDay[], page: ReportPage) {
   return first === undefined ? null : { from_day: first, offset: page.offset - before };
 }
 
-/** Lists read vehicle by vehicle (queries/reports/totals/<query>.sql: rows per vehicle, in the report's order). */
-const VEHICLE_PAGES: ReadonlyMap<string, string> = new Map([['logbook', 'logbook_vehicles']]);
-
 type PageRows = { columns: string[]; rows: JsonRow[] };
 
 async function readRows(ps: DuckDBPreparedStatement): Promise<PageRows> {
@@ -451,28 +431,8 @@ async function readRows(ps: DuckDBPreparedStatement): Promise<PageRows> {
 }
 
 /**
- * An unsorted page of a list ordered by registration and vehicle first (VEHICLE_PAGES: the
- * logbook), read vehicle by vehicle: the vehicles it falls on only, each with its vehicle as the
- * filter (a page is a few vehicles' trips, where the statement sorted the range's every trip);
- * null when a vehicle has no registration of its own (its trips' may differ: their order is then
- * not by vehicle) or the report is not one.
- */
-async function vehiclePage(
-  con: DuckDBConnection,
-  def: ReportDef,
-  sql: string,
-  values: Record<string, DuckDBValue>,
-  page: ReportPage,
-): Promise<PageRows | null> {
-  if (page.sort) return null;
-  const vehicles = await answeredBy(con, VEHICLE_PAGES.get(def.name), sql, values);
-  if (!vehicles || vehicles.some((v) => v.registration === null)) return null;
-  return rowsOfVehicles(con, def, sql, values, page, vehicles, true);
-}
-
-/**
  * A list report's page statement and the totals of all its rows: from its totals query when it
- * has one (LIST_TOTALS; an unsorted page of day rows then reads only the days it falls on), else
+ * has one (ReportDef.listTotals; an unsorted page of day rows then reads only the days it falls on), else
  * the statement as it is and no totals (the caller counts the rows).
  */
 async function listPage(
@@ -493,7 +453,7 @@ async function listPage(
   return { ps: await pagedStatement(con, def, sql, range, { ...page, offset: at.offset }), totals };
 }
 
-/** The count and totals of a page's whole result: its totals query's (LIST_TOTALS), else sqlTotals. */
+/** The count and totals of a page's whole result: its totals query's (ReportDef.listTotals), else sqlTotals. */
 export async function pageTotals(
   con: DuckDBConnection,
   def: ReportDef,
@@ -517,48 +477,36 @@ export const isListReport = (def: ReportDef) => def.grain.startsWith('one ');
 let pageTables = 0;
 
 /**
- * Aggregating reports of a vehicle × day (a row per vehicle and day, ordered by registration, then
- * vehicle) whose rows per vehicle, and the sums of the columns they total, a query of their own
- * gives (queries/reports/totals/<query>.sql: `vehicle_id`, `registration`, `rows`, and each
- * totalled column and `<column>_blank`, in the report's order): an unsorted page is read from the
- * vehicles it falls on only, instead of the whole result (1.8 M vehicle-days for a year at 5,000
- * vehicles) computed and formatted into the page's temp table (issue 29).
+ * An unsorted page of a report read by vehicle (ReportDef.vehiclePages) with the whole result's
+ * count and totals (an aggregating report's from its vehicles' rows, a list's as for any of its
+ * pages); null when sorted, when it is not one, when its query cannot answer a filter that is set,
+ * when a vehicle is listed twice (an aggregating report's: two registrations, its rows would not lie
+ * together) or has no registration of its own (a list's, the logbook's: its trips' may differ, their
+ * order is then not by vehicle).
  */
-export const AGGREGATE_VEHICLE_PAGES: ReadonlyMap<string, { query: string; eachVehicle: boolean }> = new Map([
-  // one statement per vehicle: its vehicle filter is taken before the odometer windows are cut at
-  // the days (a list of vehicles applied to the result would cut every vehicle's)
-  ['coverage', { query: 'coverage_vehicles', eachVehicle: true }],
-  // one statement for the page's vehicles: its fleet-wide parts (the days' coverage) read once
-  ['utilisation_days', { query: 'utilisation_days_vehicles', eachVehicle: false }],
-]);
-
-/**
- * An unsorted page of an AGGREGATE_VEHICLE_PAGES report with the whole result's count and totals;
- * null when sorted, when it is not one, when its query cannot answer a filter that is set, or when a
- * vehicle is listed twice (two registrations: its rows would not lie together).
- */
-async function aggregateVehiclePage(
+async function vehiclePage(
   con: DuckDBConnection,
   def: ReportDef,
   sql: string,
   values: Record<string, DuckDBValue>,
   page: ReportPage,
 ): Promise<ReportResult | null> {
-  if (page.sort) return null;
-  const how = AGGREGATE_VEHICLE_PAGES.get(def.name);
-  const vehicles = await answeredBy(con, how?.query, sql, values);
-  if (!vehicles || new Set(vehicles.map((v) => v.vehicle_id)).size !== vehicles.length) return null;
-  const totals = listDayTotals(
-    def,
-    vehicles.map((v) => ({ day: null, rows: Number(v.rows), row: v })),
-  );
-  const rows = await rowsOfVehicles(con, def, sql, values, page, vehicles, how!.eachVehicle);
+  const how = def.vehiclePages;
+  if (page.sort || !how) return null;
+  const vehicles = await answeredBy(con, how.query, sql, values);
+  if (!vehicles) return null;
+  const list = isListReport(def);
+  const twice = new Set(vehicles.map((v) => v.vehicle_id)).size !== vehicles.length;
+  if (list ? vehicles.some((v) => v.registration === null) : twice) return null;
+  const rows = await rowsOfVehicles(con, def, sql, values, page, vehicles, how.eachVehicle);
+  const byVehicle = vehicles.map((v) => ({ day: null, rows: Number(v.rows), row: v }));
+  const totals = list ? await pageTotals(con, def, sql, values) : listDayTotals(def, byVehicle);
   return { report: def.name, ...rows, ...totals };
 }
 
 /**
- * The page's rows of a report read by vehicle (AGGREGATE_VEHICLE_PAGES, VEHICLE_PAGES): the statement's rows of the vehicles the
- * page falls on only (`vehicles`: the result's, in its order, with their rows; a vehicle's rows lie
+ * The page's rows of a report read by vehicle (ReportDef.vehiclePages): the statement's rows of
+ * the vehicles the page falls on only (`vehicles`: the result's, in its order, with their rows; a vehicle's rows lie
  * together), from the page's offset among theirs; in one statement, or one per vehicle with the
  * vehicle as the report's filter (`eachVehicle`).
  */
@@ -614,9 +562,9 @@ export async function runReport(
   page?: ReportPage,
 ): Promise<ReportResult> {
   const { sql, values } = await reportStatement(con, def, scope, params);
-  if (!page || isListReport(def)) return readPage(con, def, sql, values, page);
-  const byVehicle = await aggregateVehiclePage(con, def, sql, values, page);
+  const byVehicle = page ? await vehiclePage(con, def, sql, values, page) : null;
   if (byVehicle) return byVehicle;
+  if (!page || isListReport(def)) return readPage(con, def, sql, values, page);
   // an aggregating report's page: its statement run once into a temp table, the page and the
   // totals read from there (a scan of the temp table keeps the statement's row order)
   const table = ident(`report_page_${process.pid}_${++pageTables}`);
@@ -636,8 +584,6 @@ async function readPage(
   values: Record<string, DuckDBValue>,
   page?: ReportPage,
 ): Promise<ReportResult> {
-  const byVehicle = page && isListReport(def) ? await vehiclePage(con, def, sql, values, page) : null;
-  if (byVehicle) return { report: def.name, ...byVehicle, ...(await pageTotals(con, def, sql, values)) };
   const listed = page && isListReport(def) ? await listPage(con, def, sql, values, page) : null;
   const { columns, rows } = await readRows(listed?.ps ?? (await pagedStatement(con, def, sql, values, page)));
   if (listed?.totals) return { report: def.name, columns, rows, ...listed.totals };
@@ -679,17 +625,8 @@ export async function streamReport(
   return { ...totals, rows: rows() };
 }
 
-export interface ReportMeta {
-  generated_at: string;
-  zone: string;
-  /** The instant (ISO, local offset) up to which every stream is synced: an exclusive end. */
-  complete_through: string | null;
-  /** The last complete local day, inclusive (YYYY-MM-DD); null before anything is complete. */
-  complete_through_day: string | null;
-  /** The same in words: `complete through 19 Nov 2026 (local)`. */
-  complete_through_text: string;
-  run_id: string | null;
-}
+/** Declared with the API's answers (src/server/api-types.ts: every answer states it). */
+export type { ReportMeta };
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 

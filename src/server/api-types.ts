@@ -13,6 +13,7 @@ import type { JobOutcome } from '../lake/outcome-types.ts';
 import type { Display, Presentation } from '../reports/columns.ts';
 import type { ColumnDef, ColumnKind, ReportDefs } from '../reports/registry.ts';
 import type { ScoreWeights } from '../defaults.ts';
+import type { CheckpointFailure } from '../outcome/checkpoint-types.ts';
 
 export type { ColumnDef, ColumnKind, Display };
 
@@ -54,8 +55,21 @@ export type ReportRow<N extends ReportName> = {
 /** A column name of report N. */
 export type ColumnOf<N extends ReportName> = ColumnsOf<N>['name'];
 
-/** `GET /api/reports/<name>`: a page of rows with the report's sidecar facts. */
-export interface ReportAnswer<Row = Record<string, Cell>> {
+/** When a report's figures were made and how far its data reach (every answer and export states it). */
+export interface ReportMeta {
+  generated_at: string;
+  zone: string;
+  /** The instant (ISO, local offset) up to which every stream is synced: an exclusive end. */
+  complete_through: string | null;
+  /** The last complete local day, inclusive (YYYY-MM-DD); null before anything is complete. */
+  complete_through_day: string | null;
+  /** The same in words: `complete through 19 Nov 2026 (local)`. */
+  complete_through_text: string;
+  run_id: string | null;
+}
+
+/** `GET /api/reports/<name>`: a page of rows with the report's sidecar facts (ReportMeta's among them). */
+export interface ReportAnswer<Row = Record<string, Cell>> extends ReportMeta {
   report: string;
   title: string;
   /** The parameters as validated (local days, inclusive). */
@@ -69,15 +83,6 @@ export interface ReportAnswer<Row = Record<string, Cell>> {
     driver?: string | null;
     site?: string | null;
   };
-  generated_at: string;
-  zone: string;
-  /** The instant up to which every stream is synced (ISO, local offset): an exclusive end. */
-  complete_through: string | null;
-  /** The last complete local day, inclusive (YYYY-MM-DD). */
-  complete_through_day: string | null;
-  /** `complete through 19 Nov 2026 (local)`. */
-  complete_through_text: string;
-  run_id: string | null;
   /** For a range that reaches past today: up to when it holds data (null otherwise). */
   range_note: string | null;
   /**
@@ -180,8 +185,11 @@ export interface EndpointRefusal {
 
 /** What `fleetsync status` concludes, with its exit code. */
 export interface StatusVerdict {
-  /** 0: every account's last run ok and no window or snapshot failed; 3: partial; 1: a last run failed. */
-  exit_code: 0 | 1 | 3;
+  /**
+   * 0: every account's last run ok and no window or snapshot failed; 3: partial; 1: a last run
+   * failed; 5: the runs were ok but the database file could not take them (kept in its .wal).
+   */
+  exit_code: 0 | 1 | 3 | 5;
   problems: string[];
 }
 
@@ -229,6 +237,8 @@ export interface StatusReport {
   /** Endpoints not permitted or not available, per account (not failures: the verdict ignores them). */
   endpoints_refused: EndpointRefusal[];
   verdict: StatusVerdict;
+  /** The last checkpoint failed: the data wait in the write-ahead log (null: the file holds everything). */
+  checkpoint: CheckpointFailure | null;
 }
 
 /**

@@ -14,6 +14,7 @@ import { describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { JobOutcome } from '../lake/outcomes.ts';
 import type { Database } from '../store/db.ts';
+import { serverDatabase } from './drain.ts';
 import type { RunSummary } from '../sync/types.ts';
 import { requireBearer } from './auth.ts';
 import { healthRoutes } from './health-routes.ts';
@@ -67,7 +68,13 @@ export interface AppOptions {
   warmUp?: WarmUp;
 }
 
-export function createApp(opts: AppOptions): Express {
+/** The app, and its drain: resolves when none of its work touches the database any more (drain.ts). */
+export type App = Express & { drain(): Promise<void> };
+
+export function createApp(options: AppOptions): App {
+  // Every connection of the routes counted, so that the server's close can wait for the last one.
+  const db = serverDatabase(options.db);
+  const opts = { ...options, db };
   const now = opts.now;
   const gate = opts.syncGate ?? (opts.runSync ? createSyncGate(opts.runSync) : null);
   const tempDir = opts.tempDir ?? createServeTempDir().path;
@@ -177,5 +184,5 @@ export function createApp(opts: AppOptions): Express {
     });
   };
   app.use(onError);
-  return app;
+  return Object.assign(app, { drain: () => db.drain() });
 }

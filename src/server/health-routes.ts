@@ -1,7 +1,8 @@
 /**
  * GET /healthz and GET /metrics. /healthz answers 200 while the process, the database and the
  * scheduler are fine, and 503 with the reasons while an account's last run failed or was partial
- * (the same rule that opens a "run" alert) or its data is stale, and in lake mode while an
+ * (the same rule that opens a "run" alert) or its data is stale, "degraded" (503 too) while only the
+ * last checkpoint failed (the data wait in the .wal), and in lake mode while an
  * account's last worker job failed, it never published, or its last publish is stale.
  * /metrics: Prometheus text.
  * Token rules as for /api: a server bound beyond loopback needs the bearer token for both; its
@@ -35,6 +36,8 @@ const isLoopbackPeer = (addr: string | undefined) =>
 
 export interface Health {
   ok: boolean;
+  /** Not ok only because the last checkpoint failed: everything synced is kept, in the .wal. */
+  degraded: boolean;
   reasons: string[];
   checks: Record<string, unknown>;
 }
@@ -134,7 +137,18 @@ export async function assessHealth(deps: Omit<HealthDeps, 'metrics'>): Promise<H
     checks.jobs = jobs;
     reasons.push(...outcomeProblems(jobs, nowMs, deps.config.staleHours));
   }
-  return { ok: reasons.length === 0, reasons, checks };
+  // The database file lacks what its write-ahead log holds (src/store/checkpoint.ts): degraded.
+  const unwritten = doc.checkpoint ?? null;
+  checks.checkpoint = unwritten
+    ? {
+        ok: false,
+        problem: unwritten.problem,
+        since: formatIsoInZone(unwritten.first_ms, deps.config.timezone),
+      }
+    : { ok: true };
+  const degraded = unwritten !== null && reasons.length === 0;
+  if (unwritten) reasons.push(`database file: the last checkpoint failed: ${unwritten.problem}`);
+  return { ok: reasons.length === 0, degraded, reasons, checks };
 }
 
 export function healthRoutes(deps: HealthDeps): Router {
@@ -150,7 +164,11 @@ export function healthRoutes(deps: HealthDeps): Router {
       res
         .status(h.ok ? 200 : 503)
         .set('Cache-Control', 'no-store')
-        .json({ status: h.ok ? 'ok' : 'fail', reasons: h.reasons, checks: h.checks });
+        .json({
+          status: h.ok ? 'ok' : h.degraded ? 'degraded' : 'fail',
+          reasons: h.reasons,
+          checks: h.checks,
+        });
     },
   );
 

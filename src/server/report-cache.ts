@@ -12,6 +12,7 @@
 import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { statSync } from 'node:fs';
 import type { Database } from '../store/db.ts';
+import { isServerDatabase } from './drain.ts';
 import { loadSql } from '../store/queries.ts';
 import type { ReportParams } from '../reports/params.ts';
 import { queryName, type ReportDef } from '../reports/registry.ts';
@@ -32,9 +33,12 @@ interface Entry<T> {
 }
 
 export interface ReportCache<T> {
-  /** The cached answer for this call, or compute (and keep) it. `sizeOf` sizes the entry in bytes. */
+  /**
+   * The cached answer for this call at the account's data `version` (dataVersion), or compute (and
+   * keep) it. `sizeOf` sizes the entry in bytes.
+   */
   through(
-    con: DuckDBConnection,
+    version: string,
     key: { def: ReportDef; scope: ReportScope; params: ReportParams; page: ReportPage | undefined },
     compute: () => Promise<T>,
     sizeOf: (v: T) => number,
@@ -220,11 +224,18 @@ export function createVersionedMemo<T>(
  */
 export function createConnectionPool(db: Database, idleMax = 4) {
   const idle: DuckDBConnection[] = [];
+  // The server's drain (drain.ts): the idle ones closed, and every one released after it.
+  let draining = false;
+  if (isServerDatabase(db))
+    db.onDrain(() => {
+      draining = true;
+      for (const con of idle.splice(0)) con.closeSync();
+    });
   return {
     acquire: async () => idle.pop() ?? (await db.connect()),
     /** `ok` false: the connection may be in a failed state; it is closed. */
     release(con: DuckDBConnection, ok: boolean) {
-      if (ok && idle.length < idleMax) idle.push(con);
+      if (ok && !draining && idle.length < idleMax) idle.push(con);
       else con.closeSync();
     },
   };
@@ -293,11 +304,7 @@ export function nowKey(use: NowUse, scope: Pick<ReportScope, 'nowMs' | 'zone'>):
   return scope.nowMs;
 }
 
-export function createReportCache<T>(
-  opts: ReportCacheOptions = DEFAULT_REPORT_CACHE,
-  /** The account's data version (default: dataVersion, asked on every call). */
-  versionOf: (con: DuckDBConnection, scope: ReportScope) => Promise<string> = dataVersion,
-): ReportCache<T> {
+export function createReportCache<T>(opts: ReportCacheOptions = DEFAULT_REPORT_CACHE): ReportCache<T> {
   const entries = new Map<string, Entry<T>>();
   const computing = new Map<string, Promise<T>>();
   let bytesHeld = 0;
@@ -309,9 +316,9 @@ export function createReportCache<T>(
     return v;
   };
   return {
-    async through(con, { def, scope, params, page }, compute, sizeOf) {
+    async through(version, { def, scope, params, page }, compute, sizeOf) {
       const key = JSON.stringify([
-        await versionOf(con, scope),
+        version,
         scope.account,
         scope.zone,
         def.name,

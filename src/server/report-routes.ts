@@ -311,6 +311,18 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
   const pool = createConnectionPool(deps.db, IDLE_CONNECTIONS);
   const acquire = pool.acquire;
   const release = pool.release;
+  /** `fn` on a pooled connection, released after it (closed when `fn` failed). */
+  async function withConnection<T>(fn: (con: DuckDBConnection) => Promise<T>): Promise<T> {
+    const con = await acquire();
+    let ok = false;
+    try {
+      const value = await fn(con);
+      ok = true;
+      return value;
+    } finally {
+      release(con, ok);
+    }
+  }
   const downloads = deps.downloads ?? createHeavyQueue();
   const computations = createComputeGate();
   // JSON answers (rows, total, totals, described columns) by data version (report-cache.ts),
@@ -328,20 +340,24 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     rows: number;
     columns: ReturnType<typeof describeColumns>;
     meta: ReportMeta;
-  }>(DEFAULT_REPORT_CACHE, (con, scope) => versions(scope.account, () => dataVersion(con, scope)));
+  }>(DEFAULT_REPORT_CACHE);
 
   let inFlight = 0;
   const idleWaiters: (() => void)[] = [];
 
-  /** A call's scope, page and parameters from its query (`format`: a download's). */
+  /**
+   * A call's scope, page and parameters from its query (`format`: a download's). The account's zone
+   * is kept: a connection is taken only to find it.
+   */
   async function callOf(
-    con: DuckDBConnection,
     account: string,
     def: ReportDef,
     query: Record<string, unknown>,
     format: ExportFormat | undefined,
   ) {
-    const zone = await zones(account, () => resolveZone(con, account, deps.config.timezone));
+    const zone = await zones(account, () =>
+      withConnection((con) => resolveZone(con, account, deps.config.timezone)),
+    );
     const scope = configuredScope(account, zone, deps.now(), deps.config);
     // The export code (and its libraries: exceljs, apache-arrow, ~40 MB of RSS) is loaded by the
     // first download, not by every server.
@@ -355,9 +371,12 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     return { scope, exporter, headers, page, params: parseReportParams(rest, def, scope) };
   }
 
-  /** A JSON answer from the memo, or computed (`computing` is called then) and kept there. */
-  function answerOf(
-    con: DuckDBConnection,
+  /**
+   * A JSON answer from the memo, or computed (`computing` is called then) and kept there. A
+   * computation takes its connection once the line (computeGate) admits it: a call waiting in line
+   * holds none.
+   */
+  async function answerOf(
     def: ReportDef,
     scope: ReportScope,
     params: ReportParams,
@@ -365,21 +384,26 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     computing: () => void = () => {},
     alone = false,
   ) {
+    const version = await versions(scope.account, () => withConnection((con) => dataVersion(con, scope)));
     return answers.through(
-      con,
+      version,
       { def, scope, params, page },
       async () => {
         computing();
-        return computations.compute(async () => {
-          const { rows, ...rest } = await runReport(con, def, scope, params, page);
-          return {
-            result: rest,
-            rowsJson: JSON.stringify(rows),
-            rows: rows.length,
-            columns: describeColumns(def, await reasonCodes(con)),
-            meta: await reportMeta(con, scope, metaCache),
-          };
-        }, alone);
+        return computations.compute(
+          () =>
+            withConnection(async (con) => {
+              const { rows, ...rest } = await runReport(con, def, scope, params, page);
+              return {
+                result: rest,
+                rowsJson: JSON.stringify(rows),
+                rows: rows.length,
+                columns: describeColumns(def, await reasonCodes(con)),
+                meta: await reportMeta(con, scope, metaCache),
+              };
+            }),
+          alone,
+        );
       },
       (v) => v.rowsJson.length + 4096,
     );
@@ -435,15 +459,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
   }
 
   r.get('/reports', async (_req, res) => {
-    const con = await acquire();
-    let ok = false;
-    let reasons;
-    try {
-      reasons = await reasonCodes(con);
-      ok = true;
-    } finally {
-      release(con, ok);
-    }
+    const reasons = await withConnection(reasonCodes);
     res.json({
       // what each reason code in the exports means (queries/models/reason_codes.sql)
       reasons,
@@ -470,65 +486,25 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     const def = requireReport(m[1]!);
     const format = m[2] as ExportFormat | undefined;
     const started = Date.now();
-    // A call the warm-up's running pass is yet to make waits for it (a visit in a server's first
-    // seconds), holding no connection and not counted in flight; it then reads the kept answer.
-    if (!format && accountOf(res, deps.config) === deps.config.account)
-      await deps.warmUp?.join(def.name, withoutAccount(req.query as Record<string, unknown>));
+    const account = accountOf(res, deps.config);
+    const query = withoutAccount(req.query as Record<string, unknown>);
+    if (!format) {
+      // A call the warm-up's running pass is yet to make waits for it (a visit in a server's first
+      // seconds), holding no connection and not counted in flight; it then reads the kept answer.
+      if (account === deps.config.account) await deps.warmUp?.join(def.name, query);
+      // a dashboard call in flight: the warm-up waits for it (downloads queue on their own)
+      inFlight++;
+      try {
+        await jsonAnswer(res, def, account, query, started);
+      } finally {
+        if (--inFlight === 0) for (const w of idleWaiters.splice(0)) w();
+      }
+      return;
+    }
     const con = await acquire();
-    // a dashboard call in flight: the warm-up waits for it (downloads queue on their own)
-    const json = !format;
-    if (json) inFlight++;
     let ok = false;
     try {
-      const account = accountOf(res, deps.config);
-      const query = withoutAccount(req.query as Record<string, unknown>);
-      if (!format) {
-        // each part once more alone if DuckDB ran out of memory beside other calls (computeGate)
-        const { scope, page, params } = await computations.call(() =>
-          callOf(con, account, def, query, undefined),
-        );
-        if (page && page.limit > STREAM_PAGE_ROWS) {
-          // A large page is streamed (never whole in memory) and takes a place in the queue of
-          // heavy work, as a download does.
-          ok = await streamedPage(res, con, { def, scope, params, page, started });
-          return;
-        }
-        const { cached, computed, unavailable } = await computations.call(async (alone) => {
-          let computed = false;
-          const cached = await answerOf(con, def, scope, params, page, () => (computed = true), alone);
-          const unavailable = await refusals(JSON.stringify([scope.account, def.name, scope.zone]), () =>
-            unavailableFor(con, scope.account, def.name, scope.zone),
-          );
-          return { cached, computed, unavailable };
-        });
-        // The same data version, so the same run and "complete through"; generated now.
-        const meta = { ...cached.meta, generated_at: new Date(scope.nowMs).toISOString() };
-        ok = true;
-        const note = rangeNote(params, scope, meta.complete_through_text);
-        setMeta(res, meta, cached.result.total, note);
-        // kept: from the memo (or a computation another call had started, the warm-up's say)
-        res.set({ 'Cache-Control': 'no-store', 'X-Fleetsync-Answer': computed ? 'computed' : 'kept' });
-        // The answer's JSON with the rows' text kept from when it was computed (rows come last).
-        res.set('Content-Type', 'application/json');
-        res.send(
-          answerHead(
-            def,
-            params,
-            page,
-            meta,
-            note,
-            cached.columns,
-            cached.result,
-            unavailable,
-            scope.scoring,
-          ) +
-            cached.rowsJson +
-            '}',
-        );
-        deps.log.debug('report json', { report: def.name, rows: cached.rows, ms: Date.now() - started });
-        return;
-      }
-      const { scope, exporter, headers, params } = await callOf(con, account, def, query, format);
+      const { scope, exporter, headers, params } = await callOf(account, def, query, format);
       // Downloads take a place in the queue first: a full line answers 503 with Retry-After.
       const leave = await enterHeavy(res, downloads);
       if (!leave) {
@@ -567,40 +543,75 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
       });
     } finally {
       release(con, ok);
-      if (json && --inFlight === 0) for (const w of idleWaiters.splice(0)) w();
     }
   });
+
+  /**
+   * A JSON call: its scope, its answer (kept, or computed in the line of computations, each part
+   * once more alone if DuckDB ran out of memory beside other calls: computeGate) and the
+   * endpoints refused to the account, each on a connection taken for it.
+   */
+  async function jsonAnswer(
+    res: Response,
+    def: ReportDef,
+    account: string,
+    query: Record<string, unknown>,
+    started: number,
+  ) {
+    const { scope, page, params } = await computations.call(() => callOf(account, def, query, undefined));
+    if (page && page.limit > STREAM_PAGE_ROWS) {
+      // A large page is streamed (never whole in memory) and takes a place in the queue of
+      // heavy work, as a download does.
+      const con = await acquire();
+      let ok = false;
+      try {
+        ok = await streamedPage(res, con, { def, scope, params, page, started });
+      } finally {
+        release(con, ok);
+      }
+      return;
+    }
+    const { cached, computed, unavailable } = await computations.call(async (alone) => {
+      let computed = false;
+      const cached = await answerOf(def, scope, params, page, () => (computed = true), alone);
+      const unavailable = await refusals(JSON.stringify([scope.account, def.name, scope.zone]), () =>
+        withConnection((con) => unavailableFor(con, scope.account, def.name, scope.zone)),
+      );
+      return { cached, computed, unavailable };
+    });
+    // The same data version, so the same run and "complete through"; generated now.
+    const meta = { ...cached.meta, generated_at: new Date(scope.nowMs).toISOString() };
+    const note = rangeNote(params, scope, meta.complete_through_text);
+    setMeta(res, meta, cached.result.total, note);
+    // kept: from the memo (or a computation another call had started, the warm-up's say)
+    res.set({ 'Cache-Control': 'no-store', 'X-Fleetsync-Answer': computed ? 'computed' : 'kept' });
+    // The answer's JSON with the rows' text kept from when it was computed (rows come last).
+    res.set('Content-Type', 'application/json');
+    res.send(
+      answerHead(def, params, page, meta, note, cached.columns, cached.result, unavailable, scope.scoring) +
+        cached.rowsJson +
+        '}',
+    );
+    deps.log.debug('report json', { report: def.name, rows: cached.rows, ms: Date.now() - started });
+  }
 
   deps.warmUp?.attach({
     inFlight: () => inFlight,
     idle: () => new Promise<void>((resolve) => idleWaiters.push(resolve)),
     calls: async () => {
-      const con = await acquire();
-      let ok = false;
-      try {
-        const account = deps.config.account;
-        const zone = await zones(account, () => resolveZone(con, account, deps.config.timezone));
-        ok = true;
-        return overviewCalls(localDate(deps.now(), zone));
-      } finally {
-        release(con, ok);
-      }
+      const account = deps.config.account;
+      const zone = await zones(account, () =>
+        withConnection((con) => resolveZone(con, account, deps.config.timezone)),
+      );
+      return overviewCalls(localDate(deps.now(), zone));
     },
     run: async ({ report, query }) => {
       const def = requireReport(report);
-      const con = await acquire();
-      let ok = false;
-      try {
-        const answer = await computations.call(async (alone) => {
-          const call = await callOf(con, deps.config.account, def, query, undefined);
-          const { result } = await answerOf(con, def, call.scope, call.params, call.page, undefined, alone);
-          return { total: result.total, limit: call.page?.limit };
-        });
-        ok = true;
-        return answer;
-      } finally {
-        release(con, ok);
-      }
+      return computations.call(async (alone) => {
+        const call = await callOf(deps.config.account, def, query, undefined);
+        const { result } = await answerOf(def, call.scope, call.params, call.page, undefined, alone);
+        return { total: result.total, limit: call.page?.limit };
+      });
     },
   });
 

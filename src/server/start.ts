@@ -13,6 +13,7 @@ import type { JobOutcome } from '../lake/outcomes.ts';
 import type { Database } from '../store/db.ts';
 import { createAlerter, type Alerter } from '../alerts/alerter.ts';
 import { ALERT_CHECK_MS, SUBSCRIPTION_CHECK_MS } from '../defaults.ts';
+import { noteCheckpointed } from '../store/checkpoint.ts';
 import { createApp } from './app.ts';
 import type { HeavyQueue } from './heavy-queue.ts';
 import { createSyncGate, type RunSyncFn } from './sync-gate.ts';
@@ -90,6 +91,8 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
           try {
             return await runSync(trigger);
           } finally {
+            // a checkpoint failure kept from before, cleared once DuckDB's own checkpoint succeeded
+            noteCheckpointed(opts.db.path, opts.log);
             checking = alerter.check();
             warmUp?.trigger('sync');
           }
@@ -139,18 +142,19 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   }
   // The month-end pack (FLEETSYNC_REPORT_SCHEDULE): checked in the account's zone, beside the sync.
   const packs = opts.config.reportSchedule && !opts.accounts ? opts.config.reportSchedule : null;
+  let packing: Promise<unknown> = Promise.resolve(); // the pack's check going (close waits for it)
   const packTask = packs
     ? cron.schedule(
         packs,
         async () => {
           try {
             const { monthEndTick } = await import('../reports/pack.ts');
-            await monthEndTick({
+            await (packing = monthEndTick({
               db: opts.db,
               config: opts.config,
               log: opts.log,
               now: opts.now,
-            });
+            }));
           } catch (e) {
             opts.log.error('month-end pack failed', { error: describeError(e) });
           }
@@ -214,16 +218,22 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     nextRun: scheduler.nextRun,
     subscriptionsChecked: () => subscriptions?.idle() ?? Promise.resolve(),
     warmed: () => warmUp?.settled() ?? Promise.resolve(),
+    // Resolves only when nothing the server started touches the database: the schedules first
+    // (no run starts while the rest stops), the run going, the warm-up, the alerts, the requests,
+    // then the routes' own work (a status recomputed behind its answer, a call whose client left).
     close: async () => {
-      midnight?.stop();
-      await warmUp?.stop();
       if (task) await task.destroy();
       if (packTask) await packTask.destroy();
+      midnight?.stop();
+      await warmUp?.stop();
+      await gate?.idle();
+      await packing.catch(() => undefined);
       await stopAlerts();
       await new Promise<void>((resolve) => {
         server.closeAllConnections?.();
         server.close(() => resolve());
       });
+      await app.drain();
       temp.remove();
     },
   };

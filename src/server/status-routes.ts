@@ -85,10 +85,14 @@ export function statusRoutes(deps: StatusDeps): Router {
   // The runs the database does not show (a row a full disk refused, a process that died) come
   // from the state file beside it; a change of outcome there is a new version too.
   const outcomes = outcomesFor(deps.db.path, deps.log);
-  const outcomeVersion = () =>
-    Object.entries(outcomes.read().accounts)
-      .map(([a, o]) => `${a}:${o.run_id}:${o.state}:${o.recorded}`)
-      .join(',');
+  const outcomeVersion = () => {
+    const doc = outcomes.read();
+    return (
+      Object.entries(doc.accounts)
+        .map(([a, o]) => `${a}:${o.run_id}:${o.state}:${o.recorded}`)
+        .join(',') + `|checkpoint:${doc.checkpoint?.last_ms ?? ''}`
+    );
+  };
 
   // Everything but the sync state is a function of the data and the clock: reused while the
   // data version is unchanged, for at most a minute (the status judges staleness and "today"

@@ -13,6 +13,8 @@ export interface SyncGate {
   tryRun(trigger: Trigger): Promise<RunSummary> | null;
   /** The last finished run's summary (or null). */
   readonly last: RunSummary | null;
+  /** Resolves when no run is going (a failed run too). */
+  idle(): Promise<void>;
 }
 
 export function createSyncGate(runSync: RunSyncFn): SyncGate {
@@ -24,6 +26,9 @@ export function createSyncGate(runSync: RunSyncFn): SyncGate {
     },
     get last() {
       return last;
+    },
+    idle: async () => {
+      while (current) await current.catch(() => undefined);
     },
     tryRun(trigger) {
       if (current) return null;

@@ -82,6 +82,7 @@ export async function askRunningServer(
     unknown_values: b.unknown_values ?? [],
     endpoints_refused: b.endpoints_refused ?? [],
     verdict: b.verdict,
+    checkpoint: b.checkpoint ?? null,
   };
   return { report, url: base };
 }

@@ -9,7 +9,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ACCESS_WORDS } from '../api/access.ts';
 import { runsOutsideDb } from '../outcome/runs.ts';
-import type { OutcomeDoc } from '../outcome/outcomes.ts';
+import type { CheckpointFailure, OutcomeDoc } from '../outcome/outcomes.ts';
 import type {
   CompleteThrough,
   RunOutsideDb,
@@ -167,7 +167,7 @@ export function verdictOf(
   failedSnapshots: FailedSnapshot[],
   coverage: { account: string; stream: string; failed: unknown; failed_incomplete?: unknown }[],
 ): StatusVerdict {
-  let code: 0 | 1 | 3 = 0;
+  let code: 0 | 1 | 3 | 5 = 0;
   const problems: string[] = [];
   for (const r of last) {
     if (r.outcome === 'ok') continue;
@@ -209,6 +209,30 @@ export function verdictOf(
   return { exit_code: code, problems };
 }
 
+/**
+ * The report with the last checkpoint's failure (null: none) in its verdict: a problem line, and
+ * exit 5 when nothing else is wrong (a failed or partial run says more).
+ */
+export function withCheckpoint(report: StatusReport, checkpoint: CheckpointFailure | null): StatusReport {
+  if (!checkpoint) return { ...report, checkpoint: null };
+  const v = report.verdict;
+  return {
+    ...report,
+    checkpoint,
+    verdict: {
+      exit_code: v.exit_code || 5,
+      problems: [
+        ...v.problems,
+        `the last checkpoint failed (runs ${checkpointRuns(checkpoint)}): ${checkpoint.problem}`,
+      ],
+    },
+  };
+}
+
+/** The runs whose data wait in the write-ahead log, as `account run_id, …`. */
+const checkpointRuns = (c: CheckpointFailure) =>
+  c.runs.map((r) => `${r.account} ${r.run_id ?? 'not started'}`).join(', ') || 'none named';
+
 export async function buildStatus(
   con: DuckDBConnection,
   opts: { database: string; zone: string; runs: number; nowMs: number; outcomes?: OutcomeDoc },
@@ -230,7 +254,7 @@ export async function buildStatus(
   }));
   const failedSnapshots = last.flatMap(failedSnapshotsOf);
   const outside = outsideOf(fromDb, opts.outcomes, o.zone);
-  return {
+  const report: StatusReport = {
     database: o.database,
     zone: o.zone,
     complete_through: await completeThroughOf(con, o.nowMs),
@@ -254,7 +278,9 @@ export async function buildStatus(
         failed_incomplete: c.failed_incomplete,
       })),
     ),
+    checkpoint: null,
   };
+  return withCheckpoint(report, opts.outcomes?.checkpoint ?? null);
 }
 
 /** The last runs the state file knows and the database does not hold (see alerts/state.ts runsOutsideDb). */

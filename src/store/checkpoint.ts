@@ -4,27 +4,118 @@
  * close fails silently when the file cannot grow (a full disk, `ulimit -f`): the run said "OK",
  * exit 0, while the data sat in the .wal and the next open, restart or serve could fail. The
  * sync now checkpoints explicitly and says why it could not.
+ *
+ * Session 14 (`drain`): the failure is kept in the state file beside the database (a full disk
+ * can still update it) until a later checkpoint succeeds, so `status`, GET /api/status, /healthz
+ * and the dashboard's banner say it too, not only the sync's own output. A checkpoint that fails
+ * leaves the DuckDB instance unusable ("database has been invalidated"): only a process about to
+ * close it tries one (sync, status). `serve` never does: it sees a later checkpoint succeed (DuckDB's
+ * own, past its WAL threshold or at a clean close) by the write-ahead log being empty.
  */
+import { existsSync, statSync } from 'node:fs';
+import { describeError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { outcomesFor, stateFilePath, type CheckpointFailure } from '../outcome/outcomes.ts';
 import type { Database } from './db.ts';
 import { execute } from './queries.ts';
+import { storageFailure } from './storage-error.ts';
 
 /** Exit code of a sync (or status) whose data are safe in the write-ahead log but not in the database file. */
 export const EXIT_NOT_CHECKPOINTED = 5;
 
-/** Null when the database file holds everything; otherwise what the user must be told. */
-export async function checkpointProblem(db: Pick<Database, 'connect' | 'path'>): Promise<string | null> {
+/** The runs a kept checkpoint failure names at most. */
+const KEPT_RUNS = 20;
+
+/** The checkpoint's failure in words (null: the file holds everything), and whether the storage refused it. */
+async function tryCheckpoint(
+  db: Pick<Database, 'connect' | 'path'>,
+): Promise<{ problem: string; storage: boolean } | null> {
   const con = await db.connect();
   try {
     await execute(con, 'sync/checkpoint');
     return null;
   } catch (e) {
     const cause = (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
-    return (
-      `the database file ${db.path} could not grow (${cause}): free space on its disk or raise the ` +
-      `file-size limit (ulimit -f), then run the sync again; the synced data are kept in the ` +
-      `write-ahead log ${db.path}.wal (do not delete it) and are written into the file at the next checkpoint`
-    );
+    return {
+      storage: storageFailure(e) !== null,
+      problem:
+        `the database file ${db.path} could not grow (${cause}): free space on its disk or raise the ` +
+        `file-size limit (ulimit -f), then run the sync again; the synced data are kept in the ` +
+        `write-ahead log ${db.path}.wal (do not delete it) and are written into the file at the next checkpoint`,
+    };
   } finally {
     con.closeSync();
   }
+}
+
+/** Null when the database file holds everything; otherwise what the user must be told. */
+export async function checkpointProblem(db: Pick<Database, 'connect' | 'path'>): Promise<string | null> {
+  return (await tryCheckpoint(db))?.problem ?? null;
+}
+
+/**
+ * Checkpoints and keeps the outcome in the state file (a failure with the runs whose data wait in
+ * the write-ahead log; cleared by a checkpoint that succeeds): the failure, or null. A failure
+ * that is not the storage's (another statement's conflict in a server, say) is logged and changes
+ * nothing kept. No state file is created to say that all is well.
+ */
+export async function recordCheckpoint(
+  db: Pick<Database, 'connect' | 'path'>,
+  nowMs: number,
+  log?: Logger,
+): Promise<CheckpointFailure | null> {
+  const path = stateFilePath(db.path);
+  let failed: Awaited<ReturnType<typeof tryCheckpoint>>;
+  try {
+    failed = await tryCheckpoint(db);
+  } catch (e) {
+    log?.warn('checkpoint not tried', { error: describeError(e) });
+    failed = null;
+  }
+  if (!path || (!failed && !existsSync(path))) return null;
+  const outcomes = outcomesFor(db.path, log);
+  const kept = outcomes.read().checkpoint ?? null;
+  if (failed && !failed.storage) {
+    log?.warn('checkpoint failed (not the storage; tried again after the next run)', {
+      problem: failed.problem,
+    });
+    return kept;
+  }
+  if (!failed) {
+    if (kept) outcomes.update((d) => void (d.checkpoint = null), true);
+    return null;
+  }
+  let now: CheckpointFailure | null = null;
+  outcomes.update((d) => {
+    const runs = [...(kept?.runs ?? [])];
+    for (const [account, o] of Object.entries(d.accounts))
+      if (!runs.some((r) => r.account === account && r.run_id === o.run_id))
+        runs.push({ account, run_id: o.run_id });
+    // the latest few (the state file's slot is small)
+    d.checkpoint = now = {
+      problem: failed.problem,
+      first_ms: kept?.first_ms ?? nowMs,
+      last_ms: nowMs,
+      runs: runs.slice(-KEPT_RUNS),
+    };
+  }, true);
+  return now;
+}
+
+/**
+ * `serve`'s side (at start and after each run): a kept failure is cleared once the write-ahead
+ * log is empty or gone (a checkpoint succeeded since). True when it cleared one.
+ */
+export function noteCheckpointed(dbPath: string, log?: Logger): boolean {
+  const path = stateFilePath(dbPath);
+  if (!path || !existsSync(path)) return false;
+  const outcomes = outcomesFor(dbPath, log);
+  if (!outcomes.read().checkpoint) return false;
+  const wal = `${dbPath}.wal`;
+  if (existsSync(wal) && statSync(wal).size > 0) return false;
+  outcomes.update((d) => void (d.checkpoint = null), true);
+  log?.info(
+    'the database file holds everything again (its write-ahead log is empty): checkpoint failure cleared',
+  );
+  return true;
 }

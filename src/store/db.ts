@@ -19,7 +19,8 @@ export const DEFAULT_DB_MEMORY = '256MB';
  * upgrade). A sync's statements are small (a commit's deletes, appends, merges and its days'
  * facts), so a second thread adds its coordination, not speed: 500 vehicles × 7 days at limits
  * ×100 took 5.0 ms of CPU a request with one thread against 5.6 with two, and no longer (the
- * rate limits set a sync's wall time). `serve` runs on one thread too, for its memory (SERVING_DB).
+ * rate limits set a sync's wall time). A worker's job runs so too (src/worker/jobs.ts: 11 % less
+ * CPU a job). `serve` runs on one thread too, for its memory (SERVING_DB).
  */
 export const SYNC_DB_THREADS = 1;
 

@@ -74,7 +74,12 @@ export function formatSummary(s: RunSummary): string {
       (q429.length ? `, 429s: ${q429.map(([b, n]) => `${b}=${n}`).join(' ')}` : ', no 429s'),
     '',
     rows.length
-      ? table([['stream', 'rows', 'requests', 'done', 'incomplete', 'flagged', 'failed'], ...rows])
+      ? table([
+          // the last four count windows (a stream's day or month of one vehicle or of the fleet), not rows
+          ['', '', '', 'windows', 'windows', 'windows', 'windows'],
+          ['stream', 'rows', 'requests', 'done', 'incomplete', 'flagged', 'failed'],
+          ...rows,
+        ])
       : 'no stream ran',
     ...(s.skipped?.length
       ? [

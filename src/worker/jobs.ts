@@ -23,7 +23,7 @@ import { recordJob, type LastJob } from '../lake/outcomes.ts';
 import { publishAccount } from '../lake/publish.ts';
 import { resolveZone } from '../reports/run.ts';
 import { loadServicePlanFile } from '../service/store.ts';
-import { openDatabase, type Database } from '../store/db.ts';
+import { SYNC_DB_THREADS, openDatabase, setDatabaseThreads, type Database } from '../store/db.ts';
 import type { RunSummary } from '../sync/types.ts';
 import { accountStreams, syncAccount, wireAccount } from '../wiring.ts';
 
@@ -222,7 +222,10 @@ async function reloadServicePlan(deps: JobDeps, db: Database, a: AccountConfig):
   }
 }
 
-/** One attempt of a sync job: sync the account into its own file, publish it, alert. */
+/**
+ * One attempt of a sync job: sync the account into its own file, publish it, alert. A run stopped
+ * by the worker's stop signal is published too (below); a failed or partial run otherwise is not.
+ */
 export async function syncAccountJob(
   deps: JobDeps,
   job: SyncJob,
@@ -234,6 +237,12 @@ export async function syncAccountJob(
   if (!a) throw new FleetsyncError('E_CONFIG', `job ${jobId}: account ${account} is not in FLEETSYNC_CONFIG`);
   const { config, settings, log } = deps;
   const db = await openDatabase(accountFile(settings, account));
+  // One DuckDB thread for the job, as `fleetsync sync` runs (SYNC_DB_THREADS): a run's statements
+  // are small, a second thread adds its scheduling; the upgrade at open above keeps the default.
+  await setDatabaseThreads(db, SYNC_DB_THREADS).catch((e: unknown) => {
+    db.close();
+    throw e;
+  });
   const { client, deps: syncDeps } = wireAccount(db, a, config, log, { signal: deps.signal, now: deps.now });
   const lake = settings.lakeDir;
   const record = (j: Omit<LastJob, 'id' | 'attempt' | 'ended_at'>, publishedAt?: string) => {
@@ -245,7 +254,20 @@ export async function syncAccountJob(
       log.error('job outcome not recorded in the lake', { account, error: describeError(e) });
     }
   };
+  /** The account's tables from its file to the lake; the time of the publish (none without a lake). */
+  const publish = async (): Promise<string | undefined> => {
+    if (!lake) return undefined;
+    const con = await db.connect();
+    try {
+      const p = await publishAccount(con, account, lake);
+      log.info('lake published', { account, files: p.files, removed: p.removed });
+      return new Date().toISOString();
+    } finally {
+      con.closeSync();
+    }
+  };
   let failure: unknown = null;
+  let publishedAt: string | undefined;
   try {
     log.info('job started', { job: jobId, account, attempt: attempt.attempt });
     const summary = await syncAccount(syncDeps, {
@@ -254,25 +276,22 @@ export async function syncAccountJob(
       ...(job.fromDay ? { fromDay: job.fromDay } : {}),
       ...(job.toDay ? { toDay: job.toDay } : {}),
     });
+    // A worker asked to stop (SIGTERM) mid-job publishes what the interrupted run committed, its
+    // run row (`partial`, "interrupted: the run was asked to stop") with it: the lake says what the
+    // file says, not that nothing ran after the last publish (the job is retried, resuming from
+    // the ledger, by whichever worker takes it next). A run that fails otherwise publishes nothing.
+    if (summary.outcome === 'ok' || deps.signal.aborted) publishedAt = await publish();
     if (summary.outcome !== 'ok') throw runFailure(account, summary, attempt);
-    let publishedAt: string | undefined;
-    if (lake) {
-      const con = await db.connect();
-      try {
-        const p = await publishAccount(con, account, lake);
-        publishedAt = new Date().toISOString();
-        log.info('lake published', { account, files: p.files, removed: p.removed });
-      } finally {
-        con.closeSync();
-      }
-    }
     record({ outcome: 'ok', retrying: false, error: null }, publishedAt);
     await reloadServicePlan(deps, db, a);
     log.info('job done', { job: jobId, account, run: summary.run_id, outcome: summary.outcome });
     await sendDueSubscriptions(deps, db, account);
   } catch (e) {
     failure = e;
-    record({ outcome: 'failed', retrying: attempt.retriesLeft && !noRetry(e), error: describeError(e) });
+    record(
+      { outcome: 'failed', retrying: attempt.retriesLeft && !noRetry(e), error: describeError(e) },
+      publishedAt,
+    );
     throw e;
   } finally {
     // Serve's incidents from the file the run just wrote; a completed job also closes `job`.

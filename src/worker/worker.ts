@@ -221,6 +221,15 @@ export async function runWorker(deps: WorkerDeps, opts: WorkerOptions = {}): Pro
     // Every configured account is expected in the lake: one that never publishes shows as such.
     if (lake) for (const a of deps.accounts) expectAccount(lake, a.account);
     deps.log.info('worker ready', { accounts: deps.accounts.length });
+    // Said when it happens: a job in progress is interrupted (published, recorded, retried: jobs.ts).
+    deps.signal.addEventListener(
+      'abort',
+      () =>
+        deps.log.info(
+          'worker asked to stop: it takes no new job; a sync in progress sends no new request, is published and retried',
+        ),
+      { once: true },
+    );
     await workLoop(boss, deps).catch((e: unknown) => {
       // Stopped (SIGTERM) while Postgres was away: a job not recorded expires and is retried.
       if (!(isFleetsyncError(e, 'E_QUEUE_DOWN') && e.details?.stopped)) throw e;

@@ -146,4 +146,31 @@ describe('alerts per channel', () => {
     outcomes = createOutcomes(join(dir, 'fleet.duckdb.state'));
     expect(await check('a')).toEqual([]);
   });
+
+  it('a failed checkpoint kept in the state file alerts once, and recovers when it is cleared', async () => {
+    runEnds(null);
+    await check('a');
+    const problem =
+      'the database file /data/fleet.duckdb could not grow (IO Error: File too large): free space on its disk or raise the file-size limit (ulimit -f), then run the sync again; the synced data are kept in the write-ahead log /data/fleet.duckdb.wal (do not delete it)';
+    // as the sync's checkpoint (src/store/checkpoint.ts recordCheckpoint) keeps it
+    outcomes.update((d) => {
+      d.checkpoint = { problem, first_ms: t, last_ms: t, runs: [{ account: 'acme', run_id: `run-${run}` }] };
+    }, true);
+    expect(await check('a')).toEqual([
+      {
+        to: 'a',
+        state: 'open',
+        text: `fleetsync: the database file could not take the synced data of account acme: ${problem}`,
+      },
+    ]);
+    expect(await check('a')).toEqual([]);
+    outcomes.update((d) => void (d.checkpoint = null), true);
+    expect(await check('a')).toEqual([
+      {
+        to: 'a',
+        state: 'recovered',
+        text: 'fleetsync: recovered: the database file holds the synced data of account acme again (a checkpoint succeeded).',
+      },
+    ]);
+  });
 });

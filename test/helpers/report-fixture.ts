@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { parseReportParams } from '../../src/reports/params.ts';
+import { requireReport, runReport, type JsonRow, type ReportScope } from '../../src/reports/run.ts';
 import { openDatabase, type Database } from '../../src/store/db.ts';
 import { rebuildFacts } from '../../src/store/facts.ts';
 import { appendRows, type Row } from '../../src/store/write.ts';
@@ -363,6 +365,20 @@ export async function openFixture(): Promise<FixtureDb> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The fixture's account as the reports see it, at NOW. */
+export const FIXTURE_SCOPE: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
+
+/** A report's rows on `con` for a query as the API takes it (from, to, month, vehicle, …). */
+export async function reportRows(
+  con: DuckDBConnection,
+  name: string,
+  raw: Record<string, string> = {},
+  scope: ReportScope = FIXTURE_SCOPE,
+): Promise<JsonRow[]> {
+  const def = requireReport(name);
+  return (await runReport(con, def, scope, parseReportParams(raw, def, scope))).rows;
 }
 
 /** A small RFC 4180 parser for the tests (quotes, doubled quotes, CRLF or LF). */

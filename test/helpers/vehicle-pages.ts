@@ -1,5 +1,5 @@
 /**
- * Pages of a report read from the vehicles they fall on (src/reports/run.ts AGGREGATE_VEHICLE_PAGES) against
+ * Pages of a report read from the vehicles they fall on (ReportDef.vehiclePages, src/reports/run.ts) against
  * the whole result: pages that start, end and cross at each vehicle's first and last row, the
  * first page, the last and one past the end each equal the slice of the whole (unpaged) result at
  * their offset, and every page's count, totals and blank counts are the whole result's, worked out
@@ -9,7 +9,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { expect } from 'vitest';
 import type { ReportParams } from '../../src/reports/params.ts';
 import type { ReportDef } from '../../src/reports/registry.ts';
-import { AGGREGATE_VEHICLE_PAGES, runReport, type ReportScope } from '../../src/reports/run.ts';
+import { runReport, type ReportScope } from '../../src/reports/run.ts';
 
 export async function expectVehiclePagesExact(
   con: DuckDBConnection,
@@ -17,7 +17,7 @@ export async function expectVehiclePagesExact(
   scope: ReportScope,
   params: ReportParams,
 ): Promise<{ rows: number; vehicles: number }> {
-  expect(AGGREGATE_VEHICLE_PAGES.has(def.name)).toBe(true);
+  expect(def.vehiclePages).toBeDefined();
   const whole = (await runReport(con, def, scope, params)).rows;
   const totalled = def.columns.filter((c) => c.total).map((c) => c.name);
   const totals: Record<string, number | null> = {};

@@ -9,8 +9,6 @@
  * 3's level 11–30), the days worked out by hand: April 10, 11 and 0 of 30.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseReportParams } from '../../src/reports/params.ts';
-import { requireReport, runReport, type ReportScope } from '../../src/reports/run.ts';
 import { appendRows } from '../../src/store/write.ts';
 import {
   ACCOUNT,
@@ -19,17 +17,16 @@ import {
   APR_START,
   MAY_START,
   NOW,
-  ZONE,
   markFleetStreamsSynced,
   openFixture,
   refreshFixtureFacts,
+  reportRows,
   settleMarch,
   type FixtureDb,
 } from '../helpers/report-fixture.ts';
 import { ledgerRow } from '../helpers/ledger-row.ts';
 
 let fx: FixtureDb;
-const scope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
 const fuel = (scope: string, s: number, e: number, stream: string) =>
   ledgerRow(ACCOUNT, stream, scope, s, e, NOW, { status: 'done', reason: null, run_id: 'run-2', rows: 0 });
 
@@ -50,13 +47,7 @@ const share = (n: number, of: number) => Math.round((n / of) * 10_000) / 10_000;
 
 describe('cost coverage per vehicle and month', () => {
   it('costs: a day counts when the odometer, the vehicle’s fuel stream and the visits are settled', async () => {
-    const def = requireReport('costs');
-    const { rows } = await runReport(
-      fx.con,
-      def,
-      scope,
-      parseReportParams({ from: '2026-03-01', to: '2026-04-30' }, def, scope),
-    );
+    const rows = await reportRows(fx.con, 'costs', { from: '2026-03-01', to: '2026-04-30' });
     const got = Object.fromEntries(
       rows.map((r) => [`${r.vehicle_id} ${r.period}`, [r.coverage, r.covered_share]]),
     );
@@ -71,13 +62,7 @@ describe('cost coverage per vehicle and month', () => {
   });
 
   it('cost_departments: the department’s vehicle-days added up', async () => {
-    const def = requireReport('cost_departments');
-    const { rows } = await runReport(
-      fx.con,
-      def,
-      scope,
-      parseReportParams({ from: '2026-04-01', to: '2026-04-30' }, def, scope),
-    );
+    const rows = await reportRows(fx.con, 'cost_departments', { from: '2026-04-01', to: '2026-04-30' });
     // Sales: vehicle 1; Ops: vehicle 2; '@x': vehicle 3
     const got = Object.fromEntries(rows.map((r) => [r.department, r.covered_share]));
     expect(got).toEqual({ Sales: share(10, 30), Ops: share(11, 30), '@x': 0 });

@@ -5,8 +5,6 @@
  * window, and blank (unknown) until done trips windows cover the whole window.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseReportParams } from '../../src/reports/params.ts';
-import { requireReport, runReport, type ReportScope } from '../../src/reports/run.ts';
 import {
   ACCOUNT,
   APR_11,
@@ -14,23 +12,19 @@ import {
   MAY_START,
   NOW,
   T,
-  ZONE,
+  reportRows,
   openFixture,
   type FixtureDb,
 } from '../helpers/report-fixture.ts';
 
 let fx: FixtureDb;
-const scope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
 
 beforeAll(async () => {
   fx = await openFixture();
 });
 afterAll(() => fx?.close());
 
-async function run(name: string, raw: Record<string, string>) {
-  const def = requireReport(name);
-  return (await runReport(fx.con, def, scope, parseReportParams(raw, def, scope))).rows;
-}
+const run = (name: string, raw: Record<string, string>) => reportRows(fx.con, name, raw);
 const RANGE = { from: '2026-03-01', to: '2026-04-30' };
 const key = (r: Record<string, unknown>) => [r.vehicle_id, r.window_start, r.window_end, r.reason];
 

@@ -6,21 +6,24 @@
  * "left out" with its reason. The month's litres stay the sum of the windows with both readings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseReportParams } from '../../src/reports/params.ts';
-import { requireReport, runReport, type ReportScope } from '../../src/reports/run.ts';
 import { rebuildFacts } from '../../src/store/facts.ts';
 import { appendRows } from '../../src/store/write.ts';
-import { ACCOUNT, NOW, T, ZONE, openFixture, type FixtureDb } from '../helpers/report-fixture.ts';
+import {
+  ACCOUNT,
+  FIXTURE_SCOPE as scope,
+  T,
+  openFixture,
+  reportRows,
+  type FixtureDb,
+} from '../helpers/report-fixture.ts';
 
 let fx: FixtureDb;
-const scope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
 const MAR = { from: '2026-03-01', to: '2026-03-31' };
 
 async function run(name: string, raw: Record<string, string>) {
   // rows written by hand here: the facts and coverage the sync keeps at commit, computed first
   await rebuildFacts(fx.con, scope.account, scope.zone);
-  const def = requireReport(name);
-  return (await runReport(fx.con, def, scope, parseReportParams(raw, def, scope))).rows;
+  return reportRows(fx.con, name, raw);
 }
 
 beforeAll(async () => {

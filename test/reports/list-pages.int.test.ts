@@ -1,6 +1,6 @@
 /**
- * The list reports whose count and totals come from a query of their own (src/reports/run.ts
- * LIST_TOTALS; issue 29): toll_charges and tolls from the daily facts, refuels from the fills per
+ * The list reports whose count and totals come from a query of their own (ReportDef.listTotals,
+ * src/reports/registry.ts; issue 29): toll_charges and tolls from the daily facts, refuels from the fills per
  * day, trips from a narrow scan. A page of them — for the day lists read from the days it falls on
  * only — is the same slice of the
  * whole result, and its count, totals and blanks are those of all the rows, as the rows themselves

@@ -23,8 +23,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseReportParams } from '../../src/reports/params.ts';
-import { reasonCodes, requireReport, runReport, type ReportScope } from '../../src/reports/run.ts';
+import { reasonCodes } from '../../src/reports/run.ts';
 import { MODELS } from '../../src/store/models.ts';
 import { QUERIES_DIR } from '../../src/store/queries.ts';
 import { modelRules } from '../../src/sync/rules.ts';
@@ -34,10 +33,9 @@ import {
   APR_12,
   APR_START,
   MAR_START,
-  NOW,
   T,
-  ZONE,
   openFixture,
+  reportRows,
   type FixtureDb,
 } from '../helpers/report-fixture.ts';
 
@@ -265,12 +263,8 @@ describe('each business rule is written in exactly one SQL file', () => {
   });
 });
 
-const fixtureScope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
 /** A report's rows on a fixture database, as of the fixture's clock. */
-async function rowsOn(fx: FixtureDb, name: string, raw: Record<string, string>) {
-  const def = requireReport(name);
-  return (await runReport(fx.con, def, fixtureScope, parseReportParams(raw, def, fixtureScope))).rows;
-}
+const rowsOn = (fx: FixtureDb, name: string, raw: Record<string, string>) => reportRows(fx.con, name, raw);
 
 describe('the vehicle / department filter (queries/models/selection.sql)', () => {
   let fx: FixtureDb;
@@ -543,9 +537,7 @@ describe('the sync states no rule: it asks the model layer', () => {
       // the same windows stored: the reports list them with the same codes (excluded_windows
       // keeps the ledger's reason beside the report's)
       const RANGE = { from: '2026-03-01', to: '2026-04-30' };
-      const def = requireReport('excluded_windows');
-      const scope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
-      const rows = (await runReport(fx.con, def, scope, parseReportParams(RANGE, def, scope))).rows;
+      const rows = await reportRows(fx.con, 'excluded_windows', RANGE);
       expect(rows.length).toBeGreaterThan(0);
       for (const r of rows) {
         const stored = (

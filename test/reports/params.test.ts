@@ -139,10 +139,13 @@ describe('the other parameters', () => {
 
 describe('each mistake is named', () => {
   it.each([
-    [{ from: '2026-02-30' }, 'from: is not a calendar day'],
-    [{ to: '2026/04/01' }, 'to: must be a calendar day YYYY-MM-DD; to: is not a calendar day'],
-    [{ month: '2026-13' }, 'month: must be a month YYYY-MM'],
-    [{ month: '2026-00' }, 'month: must be a month YYYY-MM'],
+    [{ from: '2026-02-30' }, 'from: is not a calendar day (got "2026-02-30")'],
+    [
+      { to: '2026/04/01' },
+      'to: must be a calendar day YYYY-MM-DD (got "2026/04/01"); to: is not a calendar day (got "2026/04/01")',
+    ],
+    [{ month: '2026-13' }, 'month: must be a month YYYY-MM (got "2026-13")'],
+    [{ month: '2026-00' }, 'month: must be a month YYYY-MM (got "2026-00")'],
     [{ vehicle: '12a' }, 'vehicle: must be a vehicle id (digits)'],
     [{ department: 'd'.repeat(201) }, 'department: must be a department name of at most 200 characters'],
     [{ department: 'Ops\u0000North' }, 'department: must be a department name without control characters'],
@@ -151,10 +154,16 @@ describe('each mistake is named', () => {
     [{ month: '2026-04', to: '2026-04-10' }, 'month: give either month or from/to, not both'],
     [{ from: '2026-04-10', to: '2026-04-01' }, 'to: 2026-04-01 is before from 2026-04-10'],
     // a value is its form whole: nothing before it, nothing after it
-    [{ from: 'x2026-04-01' }, 'from: must be a calendar day YYYY-MM-DD; from: is not a calendar day'],
-    [{ to: '2026-04-01;x' }, 'to: must be a calendar day YYYY-MM-DD; to: is not a calendar day'],
-    [{ month: 'FY2026-04' }, 'month: must be a month YYYY-MM'],
-    [{ month: '2026-04-01' }, 'month: must be a month YYYY-MM'],
+    [
+      { from: 'x2026-04-01' },
+      'from: must be a calendar day YYYY-MM-DD (got "x2026-04-01"); from: is not a calendar day (got "x2026-04-01")',
+    ],
+    [
+      { to: '2026-04-01;x' },
+      'to: must be a calendar day YYYY-MM-DD (got "2026-04-01;x"); to: is not a calendar day (got "2026-04-01;x")',
+    ],
+    [{ month: 'FY2026-04' }, 'month: must be a month YYYY-MM (got "FY2026-04")'],
+    [{ month: '2026-04-01' }, 'month: must be a month YYYY-MM (got "2026-04-01")'],
     [{ vehicle: 'x12' }, 'vehicle: must be a vehicle id (digits)'],
     [{ vehicle: '1 OR 1=1' }, 'vehicle: must be a vehicle id (digits)'],
     [{ sql: 'select', x: '1' }, 'unknown parameter(s): sql, x'],
@@ -192,12 +201,12 @@ describe('each mistake is named', () => {
       err = e as FleetsyncError;
     }
     expect(err?.details?.problems).toEqual([
-      'from: is not a calendar day',
+      'from: is not a calendar day (got "2026-02-30")',
       'vehicle: must be a vehicle id (digits)',
       'unknown parameter(s): colour',
     ]);
     expect(err?.message).toBe(
-      'from: is not a calendar day; vehicle: must be a vehicle id (digits); unknown parameter(s): colour',
+      'from: is not a calendar day (got "2026-02-30"); vehicle: must be a vehicle id (digits); unknown parameter(s): colour',
     );
   });
 });

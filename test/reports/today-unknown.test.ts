@@ -6,15 +6,13 @@
  * Sydney and its ledger ends at local midnight of 1 May, so nothing of 2 May was pulled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseReportParams } from '../../src/reports/params.ts';
-import { requireReport, runReport, type ReportScope } from '../../src/reports/run.ts';
 import { appendRows } from '../../src/store/write.ts';
 import { ledgerRow } from '../helpers/ledger-row.ts';
 import {
   ACCOUNT,
   NOW,
   T,
-  ZONE,
+  reportRows,
   markFleetStreamsSynced,
   openFixture,
   refreshFixtureFacts,
@@ -22,7 +20,6 @@ import {
 } from '../helpers/report-fixture.ts';
 
 let fx: FixtureDb;
-const scope: ReportScope = { account: ACCOUNT, zone: ZONE, nowMs: NOW };
 const TODAY = '2026-05-02';
 // local midnight of 2 and 3 May (+10:00)
 const MAY_2 = T('2026-05-01T14:00:00Z');
@@ -35,10 +32,7 @@ beforeAll(async () => {
 });
 afterAll(() => fx?.close());
 
-async function run(name: string, raw: Record<string, string>) {
-  const def = requireReport(name);
-  return (await runReport(fx.con, def, scope, parseReportParams(raw, def, scope))).rows;
-}
+const run = (name: string, raw: Record<string, string>) => reportRows(fx.con, name, raw);
 
 describe('a range of today alone', () => {
   it('is blank when no window touched today, and shows what was pulled once one did', async () => {

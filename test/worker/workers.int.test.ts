@@ -5,15 +5,19 @@
  * account's stored rows (every account-keyed table, the facts of the runs themselves masked) equal
  * a single-process sync of the same simulator, the lake's files hold exactly the rows of each
  * worker's file, a report of each family of lake views exports byte-equal from the lake, and no
- * simulator saw a genuine 429. The workers' schedule (pg-boss cron) is schedule.int's test.
+ * simulator saw a genuine 429. A worker asked to stop (SIGTERM) in the middle of a job publishes
+ * the interrupted run: the lake then holds exactly its file's rows. The workers' schedule (pg-boss
+ * cron) is schedule.int's test.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import postgres from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleetClient } from '../../src/api/client.ts';
 import { memoryLogger } from '../../src/log.ts';
 import { lakeTables } from '../../src/lake/publish.ts';
+import { readOutcome } from '../../src/lake/outcomes.ts';
 import { lakeAccounts, openLake } from '../../src/lake/read.ts';
 import { exportReport } from '../../src/reports/export.ts';
 import { parseReportParams } from '../../src/reports/params.ts';
@@ -298,7 +302,9 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
   }, 300_000);
 
   it("each account's stored rows equal a single-process sync of the same simulator; the lake holds exactly each worker file's rows and exports the same reports", async () => {
-    // A worker stops on SIGTERM (pg-boss stops polling and lets a running job finish).
+    // A worker stops on SIGTERM: it takes no new job, and a job in progress is interrupted, published
+    // and retried (the last test shows it). A job can still run here: one that outlived the short
+    // expiry on a loaded machine is run again; its interrupted run is then in the lake too.
     workers.killAll('SIGTERM');
     await until(
       () => workers.list.every((w) => w.child.exitCode !== null || w.child.signalCode !== null),
@@ -346,4 +352,69 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
       lake.close();
     }
   }, 420_000);
+
+  it("a worker asked to stop (SIGTERM) in the middle of a job publishes the interrupted run: the lake holds exactly its file's rows, the job is recorded failed and retrying", async () => {
+    // Its own account, queue database and lake. Mid-job for certain, not by timing: the job's 20th
+    // request (of its 56, past the snapshots) is held unanswered, and the client waits for it as
+    // long as the setting allows (10 minutes); the worker is stopped once it holds it and has
+    // committed a window, and the held request is let go (the simulator closes) only after the
+    // worker has said it was asked to stop.
+    const stopDir = join(dir, 'stop');
+    mkdirSync(stopDir);
+    const admin = new postgres.Client({ connectionString: pg.url });
+    await admin.connect();
+    await admin.query('CREATE DATABASE fleetsync_stop');
+    await admin.end();
+    const fleet = generateFleet({ seed: 106, vehicles: 3, days: 6, endDay: '2026-04-20' });
+    const sim = await startSimulator({ fleet, windowMs: 1000, faults: { hangEvery: 20 } });
+    let simOpen = true;
+    const stopEnv = {
+      ...simAccountsEnv(stopDir, pg.url.replace(/\/fleetsync$/, '/fleetsync_stop'), [
+        { name: 'acct-stop', baseUrl: sim.baseUrl, zone: fleet.timezone },
+      ]),
+      FLEETSYNC_LAKE_DIR: join(stopDir, 'lake'),
+      FLEETSYNC_HTTP_TIMEOUT_MS: '600000',
+      FLEETSYNC_LOG_LEVEL: 'debug',
+    };
+    const pool = workerProcesses(() => stopEnv);
+    try {
+      const w = pool.start();
+      await pool.until(() => pool.lines(/worker ready/).length === 1, 60_000, 'the worker ready');
+      expect((await runMain(stopEnv, 'worker', '--enqueue', '--from', FROM, '--to', TO)).code).toBe(0);
+      await pool.until(
+        () => sim.stats().faults.hang > 0 && pool.lines(/ window /).length > 0,
+        60_000,
+        'a request held and a window committed',
+      );
+      w.child.kill('SIGTERM');
+      await pool.until(() => pool.lines(/worker asked to stop/).length > 0, 30_000, 'the stop heard');
+      expect(pool.lines(/job done/)).toEqual([]);
+      await sim.close();
+      simOpen = false;
+      expect(await w.exit).toBe(0);
+
+      const mine = await openDatabase(join(stopDir, 'data', 'accounts', 'acct-stop.duckdb'));
+      const lake = await openLake(join(stopDir, 'lake'));
+      try {
+        const runs = (await accountRows(mine, 'acct-stop', false)).runs!.map((r) => JSON.parse(r));
+        expect(runs.map((r) => r.outcome)).toEqual(['partial']);
+        expect(JSON.stringify(runs[0].errors)).toMatch(/interrupted: the run was asked to stop/);
+        // it had committed windows: the lake holds the rows the run wrote, not only its row
+        expect((await accountRows(mine, 'acct-stop', false)).ledger!.length).toBeGreaterThan(0);
+        expect({ lake: await accountRows(lake, 'acct-stop', false) }).toEqual({
+          lake: await accountRows(mine, 'acct-stop', false),
+        });
+      } finally {
+        mine.close();
+        lake.close();
+      }
+      const outcome = readOutcome(join(stopDir, 'lake'), 'acct-stop')!;
+      expect(outcome.published_at).not.toBeNull();
+      expect(outcome.last_job).toMatchObject({ outcome: 'failed', attempt: 1, retrying: true });
+      expect(outcome.last_job!.error).toMatch(/interrupted: the run was asked to stop.*retry resumes it/);
+    } finally {
+      pool.killAll();
+      if (simOpen) await sim.close();
+    }
+  }, 120_000);
 });

@@ -2,7 +2,7 @@
 -- every ended local day of the range, a row each), in its order (registration, then vehicle), for
 -- the same selection of vehicles: an unsorted page of the calendar is read vehicle by vehicle, only
 -- the vehicles it falls on, instead of every vehicle-day of the range computed and formatted
--- (src/reports/run.ts AGGREGATE_VEHICLE_PAGES; test/reports/aggregate-page.test.ts).
+-- (src/reports/registry.ts vehiclePages; test/reports/aggregate-page.test.ts).
 SELECT
   veh.vehicle_id,
   veh.registration,

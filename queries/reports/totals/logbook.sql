@@ -1,4 +1,4 @@
--- The logbook's count and its km / counted_km totals (src/reports/run.ts LIST_TOTALS;
+-- The logbook's count and its km / counted_km totals (src/reports/registry.ts listTotals;
 -- test/reports/list-pages.int.test.ts), for the same selection of vehicles, from the trips' day
 -- facts (queries/models/trip_day_facts.sql: each day's trips, the usable readings rounded as the
 -- logbook shows them, the trips without one), not from every trip of the range. A usable reading

@@ -2,7 +2,7 @@
 -- fill-time order, so a local day's fills lie together) and their litres as each row rounds them,
 -- for the same selection of vehicles: what the report's rows add up to day by day, read from the
 -- fills alone (no trips: a row's driver does not change the count), so an unsorted page is read
--- from the days it falls on only (src/reports/run.ts LIST_TOTALS; test/reports/list-pages.int.test.ts).
+-- from the days it falls on only (src/reports/registry.ts listTotals; test/reports/list-pages.int.test.ts).
 -- rows: the day's fills; litres: their sum (NULL: none has one); litres_blank: those without.
 SELECT
   strftime(timezone($zone, ff.fill_time), '%Y-%m-%d') AS day,

@@ -2,7 +2,7 @@
 -- (queries/models/daily_facts.sql: each day's toll passages, toll_passages.sql's rows by the local
 -- day they enter, those without a tariff, and their charges each rounded to the cent, as
 -- toll_charges.sql shows each passage), for the same selection of vehicles: what the reports' rows
--- add up to day by day (src/reports/run.ts LIST_TOTALS; test/reports/list-pages.int.test.ts).
+-- add up to day by day (src/reports/registry.ts listTotals; test/reports/list-pages.int.test.ts).
 -- rows: the day's rows; charge: their charges' sum (NULL: none has one); charge_blank: those without.
 SELECT
   strftime(f.day, '%Y-%m-%d') AS day,

@@ -1,6 +1,6 @@
 -- The trips report's count and distance total in one narrow scan of the range's trips (the
 -- columns the totals read only: no lookups, no formatting), for the same selection of vehicles
--- (src/reports/run.ts LIST_TOTALS; test/reports/list-pages.int.test.ts). Not from the daily
+-- (src/reports/registry.ts listTotals; test/reports/list-pages.int.test.ts). Not from the daily
 -- facts: they keep each day's trip distance summed, and the report sums each trip's rounded to
 -- the metre (distance_km). One row, no day: a page of trips is read as it is (a top-N in start
 -- order). rows: the trips; distance_km: their sum; distance_km_blank: those without one.

@@ -2,7 +2,7 @@
 -- queries/reports/utilisation_days.sql rounds it; *_blank: the rows without one), in its order
 -- (registration, then vehicle), for the same selection of vehicles: the model's rows
 -- (activity_days) counted and summed, none formatted. An unsorted page is then read vehicle by
--- vehicle, only the vehicles it falls on (src/reports/run.ts AGGREGATE_VEHICLE_PAGES;
+-- vehicle, only the vehicles it falls on (src/reports/registry.ts vehiclePages;
 -- test/reports/aggregate-page.test.ts).
 SELECT
   d.vehicle_id,
