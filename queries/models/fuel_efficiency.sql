@@ -94,40 +94,81 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_blocks(acct, zone, from_day, to_day
 -- Counted from the stored rows of the settled vehicle-days (vehicle_stream_day_rows): the days a
 -- driven vehicle missed, taken off the trips' settled days, not every driver's vehicles × days
 -- (issue 29: the drivers each drive hundreds of vehicles).
--- The range's trips are read once for both (issue 29): grouped per vehicle, driver, the local month
--- they start in and the counted block they start in.
+-- Both take the trips from their day facts (trip_day_facts: per vehicle, local day and driver),
+-- not from the trips (issue 29): a block is a run of odometer and counter windows, which are
+-- local days or months, so the days it covers whole hold only trips that start in it. Only the
+-- days a block starts or ends inside (a day split off around a reset or a tracker change) have
+-- their trips read, each looked up in its block.
 CREATE OR REPLACE TEMP MACRO fuel_efficiency_driver_months(acct, zone, from_day, to_day, now_ts, vehicle, department) AS TABLE
   WITH blocks AS (
     SELECT *, sum(litres) OVER (PARTITION BY vehicle_id, period) AS month_litres
     FROM fuel_efficiency_blocks(acct, zone, from_day, to_day)
     WHERE counted
   ),
-  -- each block once per UTC week it overlaps, so a trip is looked up by vehicle and week (the
-  -- blocks of its week) rather than against every block of its vehicle
-  weeks AS (
+  -- a counted block's local days: those it covers whole [first_day, last_day], and those its
+  -- start or end falls inside (a day split off around a reset or a tracker change)
+  spans AS (
+    SELECT vehicle_id, block_start, block_end, timezone(zone, block_start) AS ls, timezone(zone, block_end) AS le
+    FROM blocks
+  ),
+  whole AS (
+    SELECT * FROM (
+      SELECT vehicle_id, block_start,
+        ls::DATE + CASE WHEN ls::TIME = TIME '00:00' THEN 0 ELSE 1 END AS first_day, le::DATE - 1 AS last_day
+      FROM spans
+    )
+    WHERE first_day <= last_day
+  ),
+  whole_weeks AS (
+    SELECT *, unnest(range((first_day - DATE '1970-01-05') // 7, (last_day - DATE '1970-01-05') // 7 + 1)) AS week
+    FROM whole
+  ),
+  -- the split days, each listed once per UTC day it overlaps, so a trip is looked up by vehicle
+  -- and UTC day
+  split AS (
+    SELECT vehicle_id, t0, t1, unnest(range(epoch_us(t0) // 86400000000, (epoch_us(t1) - 1) // 86400000000 + 1)) AS utc_day
+    FROM (
+      SELECT vehicle_id, local_range_start(zone, day) AS t0, local_range_end(zone, day) AS t1
+      FROM (
+        SELECT vehicle_id, ls::DATE AS day FROM spans WHERE ls::TIME <> TIME '00:00'
+        UNION
+        SELECT vehicle_id, le::DATE FROM spans WHERE le::TIME <> TIME '00:00'
+      )
+    )
+  ),
+  -- the blocks once per UTC week they overlap (the lookup of a split day's trips)
+  block_weeks AS (
     SELECT vehicle_id, block_start, block_end,
       unnest(range(epoch_us(block_start) // 604800000000, epoch_us(block_end) // 604800000000 + 1)) AS week
     FROM blocks
   ),
-  -- the trips from the range's first month on: the local month they start in (NULL past the
-  -- range: a block of the last month can run on after it) and the counted block they start in
-  -- (NULL: none)
-  tg AS (
-    SELECT t.vehicle_id, t.driver_id, m.period, b.block_start, count(*) AS trips, sum(t.trip_distance_m) AS trip_m
-    FROM trips AS t
-    LEFT JOIN local_month_list(zone, from_day, to_day) AS m ON t.start_time >= m.t0 AND t.start_time < m.t1
-    LEFT JOIN weeks AS b
-      ON b.vehicle_id = t.vehicle_id AND b.week = epoch_us(t.start_time) // 604800000000
-      AND t.start_time >= b.block_start AND t.start_time < b.block_end
-    -- every block starts in a month the range touches: the first month's start as a constant
-    -- bounds the scan of the trips (the join alone read every trip of the account)
-    WHERE t.account = acct AND t.start_time >= local_months_start(zone, from_day)
+  -- the trips from the range's first month on (the trips' day facts; issue 29: the trips are not
+  -- read per call), per vehicle, driver, local month (NULL past the range: a block of the last
+  -- month can run on after it) and the counted block that covers the day whole (NULL: none, or a
+  -- split day)
+  dg AS (
+    SELECT d.vehicle_id, d.driver_id, CASE WHEN d.day <= months_last_day(to_day) THEN date_trunc('month', d.day) END AS month,
+      w.block_start, sum(d.trips) AS trips, sum(d.trip_distance_m) AS trip_m
+    FROM trip_day_facts_in(acct, zone, months_first_day(from_day), DATE '2999-12-31') AS d
+    LEFT JOIN whole_weeks AS w ON w.vehicle_id = d.vehicle_id AND w.week = (d.day - DATE '1970-01-05') // 7
+      AND d.day >= w.first_day AND d.day <= w.last_day
     GROUP BY ALL
   ),
+  -- per vehicle, counted block and driver, the trips that start in the block: a day the block
+  -- covers whole from the day's facts, a split day from its trips, each looked up in its blocks
   bt AS (
     SELECT vehicle_id, block_start, driver_id, sum(trips) AS trips, sum(trip_m) AS trip_m
-    FROM tg
-    WHERE block_start IS NOT NULL
+    FROM (
+      SELECT vehicle_id, block_start, driver_id, trips, trip_m FROM dg WHERE block_start IS NOT NULL
+      UNION ALL
+      SELECT t.vehicle_id, b.block_start, t.driver_id, 1, t.trip_distance_m
+      FROM trips AS t
+      JOIN split AS s ON s.vehicle_id = t.vehicle_id AND s.utc_day = epoch_us(t.start_time) // 86400000000
+        AND t.start_time >= s.t0 AND t.start_time < s.t1
+      JOIN block_weeks AS b ON b.vehicle_id = t.vehicle_id AND b.week = epoch_us(t.start_time) // 604800000000
+        AND t.start_time >= b.block_start AND t.start_time < b.block_end
+      WHERE t.account = acct AND t.start_time >= local_months_start(zone, from_day)
+    )
     GROUP BY ALL
   ),
   shared AS (
@@ -144,7 +185,10 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_driver_months(acct, zone, from_day,
   -- the counter vehicles each driver drove per month
   dv AS (
     SELECT t.driver_id, t.period, t.vehicle_id
-    FROM (SELECT DISTINCT driver_id, period, vehicle_id FROM tg WHERE period IS NOT NULL) AS t
+    FROM (
+      SELECT driver_id, month_of_day(month) AS period, vehicle_id
+      FROM (SELECT DISTINCT driver_id, month, vehicle_id FROM dg WHERE month IS NOT NULL)
+    ) AS t
     JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = t.vehicle_id AND fs.fuel_stream = 'fuel_consumed'
     LEFT JOIN vehicle_departments(acct) AS v ON v.vehicle_id = t.vehicle_id
     WHERE vehicle_selected(t.vehicle_id, v.department, vehicle, department)
