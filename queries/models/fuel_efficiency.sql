@@ -195,41 +195,44 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_driver_months(acct, zone, from_day,
   ),
   -- the months' ended days, and whether the fleet's trips settled each
   tr AS (
-    SELECT day, month_of_day(day) AS period, synced
+    SELECT day, month_of_day(day) AS period, date_trunc('month', day)::DATE AS month, synced
     FROM fleet_stream_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, 'trips')
   ),
   months AS (
-    SELECT period, count(*) AS range_days, count(*) FILTER (WHERE synced) AS trips_days FROM tr GROUP BY period
+    SELECT period, any_value(month) AS month, count(*) AS range_days, count(*) FILTER (WHERE synced) AS trips_days
+    FROM tr
+    GROUP BY period
   ),
   -- the settled rows of the vehicles' odometer and fuel counter on the ended days (the stored
-  -- rows: no row, not settled), and per vehicle-month how many days each stream settled
+  -- rows: no row, not settled; odometer: false for the counter), and per vehicle-month how many
+  -- days each stream settled
   settled AS (
-    SELECT r.vehicle_id, r.stream, r.day, tr.period
+    SELECT r.vehicle_id, r.stream = 'odometer' AS odometer, r.day, tr.month
     FROM vehicle_stream_day_rows(acct, zone, months_first_day(from_day), months_last_day(to_day),
       ['odometer', 'fuel_consumed']) AS r
     JOIN tr ON tr.day = r.day
     WHERE r.synced
   ),
   settled_months AS (
-    SELECT vehicle_id, period, count(*) FILTER (WHERE stream = 'odometer') AS odometer_days,
-      count(*) FILTER (WHERE stream = 'fuel_consumed') AS counter_days
+    SELECT vehicle_id, month, count(*) FILTER (WHERE odometer) AS odometer_days,
+      count(*) FILTER (WHERE NOT odometer) AS counter_days
     FROM settled
-    GROUP BY vehicle_id, period
+    GROUP BY vehicle_id, month
   ),
   -- the driven vehicle-months with a day not settled for both streams; their days settled for both
   partial AS (
-    SELECT vm.vehicle_id, vm.period
+    SELECT vm.vehicle_id, vm.period, m.month
     FROM (SELECT DISTINCT vehicle_id, period FROM dv) AS vm
     JOIN months AS m ON m.period = vm.period
-    LEFT JOIN settled_months AS s ON s.vehicle_id = vm.vehicle_id AND s.period = vm.period
+    LEFT JOIN settled_months AS s ON s.vehicle_id = vm.vehicle_id AND s.month = m.month
     WHERE coalesce(s.odometer_days, 0) < m.range_days OR coalesce(s.counter_days, 0) < m.range_days
   ),
   both_settled AS (
     SELECT s.vehicle_id, s.day
     FROM settled AS s
-    SEMI JOIN partial AS p ON p.vehicle_id = s.vehicle_id AND p.period = s.period
+    SEMI JOIN partial AS p ON p.vehicle_id = s.vehicle_id AND p.month = s.month
     GROUP BY s.vehicle_id, s.day
-    HAVING bool_or(s.stream = 'odometer') AND bool_or(s.stream = 'fuel_consumed')
+    HAVING bool_or(s.odometer) AND bool_or(NOT s.odometer)
   ),
   -- the days a driven vehicle did not settle
   gaps AS (
