@@ -142,24 +142,43 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_driver_months(acct, zone, from_day,
       unnest(range(epoch_us(block_start) // 604800000000, epoch_us(block_end) // 604800000000 + 1)) AS week
     FROM blocks
   ),
+  -- the local months a block covers whole (every trip of the vehicle's month is in it) and those
+  -- it covers in part
+  block_months AS (
+    SELECT vehicle_id, block_start, month, first_day <= month AND last_day >= last_day(month) AS whole_month
+    FROM (
+      SELECT *, unnest(generate_series(date_trunc('month', first_day)::TIMESTAMP,
+        date_trunc('month', last_day)::TIMESTAMP, INTERVAL 1 MONTH))::DATE AS month
+      FROM whole
+    )
+  ),
   -- the trips from the range's first month on (the trips' day facts; issue 29: the trips are not
-  -- read per call), per vehicle, driver, local month (NULL past the range: a block of the last
-  -- month can run on after it) and the counted block that covers the day whole (NULL: none, or a
-  -- split day)
-  dg AS (
-    SELECT d.vehicle_id, d.driver_id, CASE WHEN d.day <= months_last_day(to_day) THEN date_trunc('month', d.day) END AS month,
-      w.block_start, sum(d.trips) AS trips, sum(d.trip_distance_m) AS trip_m
-    FROM trip_day_facts_in(acct, zone, months_first_day(from_day), DATE '2999-12-31') AS d
-    LEFT JOIN whole_weeks AS w ON w.vehicle_id = d.vehicle_id AND w.week = (d.day - DATE '1970-01-05') // 7
-      AND d.day >= w.first_day AND d.day <= w.last_day
+  -- read per call), per vehicle, driver and local month
+  days AS (
+    SELECT vehicle_id, day, date_trunc('month', day)::DATE AS month, driver_id, trips, trip_distance_m
+    FROM trip_day_facts_in(acct, zone, months_first_day(from_day), DATE '2999-12-31')
+  ),
+  dm AS (
+    SELECT vehicle_id, driver_id, month, sum(trips) AS trips, sum(trip_distance_m) AS trip_m
+    FROM days
     GROUP BY ALL
   ),
-  -- per vehicle, counted block and driver, the trips that start in the block: a day the block
-  -- covers whole from the day's facts, a split day from its trips, each looked up in its blocks
+  -- per vehicle, counted block and driver, the trips that start in the block: a month the block
+  -- covers whole from the month's sums, a month a block covers in part from its days' facts (the
+  -- days a block covers whole), a split day from its trips, each looked up in its blocks
   bt AS (
     SELECT vehicle_id, block_start, driver_id, sum(trips) AS trips, sum(trip_m) AS trip_m
     FROM (
-      SELECT vehicle_id, block_start, driver_id, trips, trip_m FROM dg WHERE block_start IS NOT NULL
+      SELECT m.vehicle_id, b.block_start, m.driver_id, m.trips, m.trip_m
+      FROM dm AS m
+      JOIN block_months AS b ON b.vehicle_id = m.vehicle_id AND b.month = m.month AND b.whole_month
+      UNION ALL
+      SELECT d.vehicle_id, w.block_start, d.driver_id, d.trips, d.trip_distance_m
+      FROM days AS d
+      SEMI JOIN (SELECT DISTINCT vehicle_id, month FROM block_months WHERE NOT whole_month) AS p
+        ON p.vehicle_id = d.vehicle_id AND p.month = d.month
+      JOIN whole_weeks AS w ON w.vehicle_id = d.vehicle_id AND w.week = (d.day - DATE '1970-01-05') // 7
+        AND d.day >= w.first_day AND d.day <= w.last_day
       UNION ALL
       SELECT t.vehicle_id, b.block_start, t.driver_id, 1, t.trip_distance_m
       FROM trips AS t
@@ -187,7 +206,7 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_driver_months(acct, zone, from_day,
     SELECT t.driver_id, t.period, t.vehicle_id
     FROM (
       SELECT driver_id, month_of_day(month) AS period, vehicle_id
-      FROM (SELECT DISTINCT driver_id, month, vehicle_id FROM dg WHERE month IS NOT NULL)
+      FROM (SELECT DISTINCT driver_id, month, vehicle_id FROM dm WHERE month <= months_last_day(to_day))
     ) AS t
     JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = t.vehicle_id AND fs.fuel_stream = 'fuel_consumed'
     LEFT JOIN vehicle_departments(acct) AS v ON v.vehicle_id = t.vehicle_id
