@@ -94,40 +94,100 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_blocks(acct, zone, from_day, to_day
 -- Counted from the stored rows of the settled vehicle-days (vehicle_stream_day_rows): the days a
 -- driven vehicle missed, taken off the trips' settled days, not every driver's vehicles × days
 -- (issue 29: the drivers each drive hundreds of vehicles).
--- The range's trips are read once for both (issue 29): grouped per vehicle, driver, the local month
--- they start in and the counted block they start in.
+-- Both take the trips from their day facts (trip_day_facts: per vehicle, local day and driver),
+-- not from the trips (issue 29): a block is a run of odometer and counter windows, which are
+-- local days or months, so the days it covers whole hold only trips that start in it. Only the
+-- days a block starts or ends inside (a day split off around a reset or a tracker change) have
+-- their trips read, each looked up in its block.
 CREATE OR REPLACE TEMP MACRO fuel_efficiency_driver_months(acct, zone, from_day, to_day, now_ts, vehicle, department) AS TABLE
   WITH blocks AS (
     SELECT *, sum(litres) OVER (PARTITION BY vehicle_id, period) AS month_litres
     FROM fuel_efficiency_blocks(acct, zone, from_day, to_day)
     WHERE counted
   ),
-  -- each block once per UTC week it overlaps, so a trip is looked up by vehicle and week (the
-  -- blocks of its week) rather than against every block of its vehicle
-  weeks AS (
+  -- a counted block's local days: those it covers whole [first_day, last_day], and those its
+  -- start or end falls inside (a day split off around a reset or a tracker change)
+  spans AS (
+    SELECT vehicle_id, block_start, block_end, timezone(zone, block_start) AS ls, timezone(zone, block_end) AS le
+    FROM blocks
+  ),
+  whole AS (
+    SELECT * FROM (
+      SELECT vehicle_id, block_start,
+        ls::DATE + CASE WHEN ls::TIME = TIME '00:00' THEN 0 ELSE 1 END AS first_day, le::DATE - 1 AS last_day
+      FROM spans
+    )
+    WHERE first_day <= last_day
+  ),
+  whole_weeks AS (
+    SELECT *, unnest(range((first_day - DATE '1970-01-05') // 7, (last_day - DATE '1970-01-05') // 7 + 1)) AS week
+    FROM whole
+  ),
+  -- the split days, each listed once per UTC day it overlaps, so a trip is looked up by vehicle
+  -- and UTC day
+  split AS (
+    SELECT vehicle_id, t0, t1, unnest(range(epoch_us(t0) // 86400000000, (epoch_us(t1) - 1) // 86400000000 + 1)) AS utc_day
+    FROM (
+      SELECT vehicle_id, local_range_start(zone, day) AS t0, local_range_end(zone, day) AS t1
+      FROM (
+        SELECT vehicle_id, ls::DATE AS day FROM spans WHERE ls::TIME <> TIME '00:00'
+        UNION
+        SELECT vehicle_id, le::DATE FROM spans WHERE le::TIME <> TIME '00:00'
+      )
+    )
+  ),
+  -- the blocks once per UTC week they overlap (the lookup of a split day's trips)
+  block_weeks AS (
     SELECT vehicle_id, block_start, block_end,
       unnest(range(epoch_us(block_start) // 604800000000, epoch_us(block_end) // 604800000000 + 1)) AS week
     FROM blocks
   ),
-  -- the trips from the range's first month on: the local month they start in (NULL past the
-  -- range: a block of the last month can run on after it) and the counted block they start in
-  -- (NULL: none)
-  tg AS (
-    SELECT t.vehicle_id, t.driver_id, m.period, b.block_start, count(*) AS trips, sum(t.trip_distance_m) AS trip_m
-    FROM trips AS t
-    LEFT JOIN local_month_list(zone, from_day, to_day) AS m ON t.start_time >= m.t0 AND t.start_time < m.t1
-    LEFT JOIN weeks AS b
-      ON b.vehicle_id = t.vehicle_id AND b.week = epoch_us(t.start_time) // 604800000000
-      AND t.start_time >= b.block_start AND t.start_time < b.block_end
-    -- every block starts in a month the range touches: the first month's start as a constant
-    -- bounds the scan of the trips (the join alone read every trip of the account)
-    WHERE t.account = acct AND t.start_time >= local_months_start(zone, from_day)
+  -- the local months a block covers whole (every trip of the vehicle's month is in it) and those
+  -- it covers in part
+  block_months AS (
+    SELECT vehicle_id, block_start, month, first_day <= month AND last_day >= last_day(month) AS whole_month
+    FROM (
+      SELECT *, unnest(generate_series(date_trunc('month', first_day)::TIMESTAMP,
+        date_trunc('month', last_day)::TIMESTAMP, INTERVAL 1 MONTH))::DATE AS month
+      FROM whole
+    )
+  ),
+  -- the trips from the range's first month on (the trips' day facts; issue 29: the trips are not
+  -- read per call), per vehicle, driver and local month
+  days AS (
+    SELECT vehicle_id, day, date_trunc('month', day)::DATE AS month, driver_id, trips, trip_distance_m
+    FROM trip_day_facts_in(acct, zone, months_first_day(from_day), DATE '2999-12-31')
+  ),
+  dm AS (
+    SELECT vehicle_id, driver_id, month, sum(trips) AS trips, sum(trip_distance_m) AS trip_m
+    FROM days
     GROUP BY ALL
   ),
+  -- per vehicle, counted block and driver, the trips that start in the block: a month the block
+  -- covers whole from the month's sums, a month a block covers in part from its days' facts (the
+  -- days a block covers whole), a split day from its trips, each looked up in its blocks
   bt AS (
     SELECT vehicle_id, block_start, driver_id, sum(trips) AS trips, sum(trip_m) AS trip_m
-    FROM tg
-    WHERE block_start IS NOT NULL
+    FROM (
+      SELECT m.vehicle_id, b.block_start, m.driver_id, m.trips, m.trip_m
+      FROM dm AS m
+      JOIN block_months AS b ON b.vehicle_id = m.vehicle_id AND b.month = m.month AND b.whole_month
+      UNION ALL
+      SELECT d.vehicle_id, w.block_start, d.driver_id, d.trips, d.trip_distance_m
+      FROM days AS d
+      SEMI JOIN (SELECT DISTINCT vehicle_id, month FROM block_months WHERE NOT whole_month) AS p
+        ON p.vehicle_id = d.vehicle_id AND p.month = d.month
+      JOIN whole_weeks AS w ON w.vehicle_id = d.vehicle_id AND w.week = (d.day - DATE '1970-01-05') // 7
+        AND d.day >= w.first_day AND d.day <= w.last_day
+      UNION ALL
+      SELECT t.vehicle_id, b.block_start, t.driver_id, 1, t.trip_distance_m
+      FROM trips AS t
+      JOIN split AS s ON s.vehicle_id = t.vehicle_id AND s.utc_day = epoch_us(t.start_time) // 86400000000
+        AND t.start_time >= s.t0 AND t.start_time < s.t1
+      JOIN block_weeks AS b ON b.vehicle_id = t.vehicle_id AND b.week = epoch_us(t.start_time) // 604800000000
+        AND t.start_time >= b.block_start AND t.start_time < b.block_end
+      WHERE t.account = acct AND t.start_time >= local_months_start(zone, from_day)
+    )
     GROUP BY ALL
   ),
   shared AS (
@@ -144,48 +204,54 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_driver_months(acct, zone, from_day,
   -- the counter vehicles each driver drove per month
   dv AS (
     SELECT t.driver_id, t.period, t.vehicle_id
-    FROM (SELECT DISTINCT driver_id, period, vehicle_id FROM tg WHERE period IS NOT NULL) AS t
+    FROM (
+      SELECT driver_id, month_of_day(month) AS period, vehicle_id
+      FROM (SELECT DISTINCT driver_id, month, vehicle_id FROM dm WHERE month <= months_last_day(to_day))
+    ) AS t
     JOIN vehicle_fuel_sources(acct) AS fs ON fs.vehicle_id = t.vehicle_id AND fs.fuel_stream = 'fuel_consumed'
     LEFT JOIN vehicle_departments(acct) AS v ON v.vehicle_id = t.vehicle_id
     WHERE vehicle_selected(t.vehicle_id, v.department, vehicle, department)
   ),
   -- the months' ended days, and whether the fleet's trips settled each
   tr AS (
-    SELECT day, month_of_day(day) AS period, synced
+    SELECT day, month_of_day(day) AS period, date_trunc('month', day)::DATE AS month, synced
     FROM fleet_stream_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, 'trips')
   ),
   months AS (
-    SELECT period, count(*) AS range_days, count(*) FILTER (WHERE synced) AS trips_days FROM tr GROUP BY period
+    SELECT period, any_value(month) AS month, count(*) AS range_days, count(*) FILTER (WHERE synced) AS trips_days
+    FROM tr
+    GROUP BY period
   ),
   -- the settled rows of the vehicles' odometer and fuel counter on the ended days (the stored
-  -- rows: no row, not settled), and per vehicle-month how many days each stream settled
+  -- rows: no row, not settled; odometer: false for the counter), and per vehicle-month how many
+  -- days each stream settled
   settled AS (
-    SELECT r.vehicle_id, r.stream, r.day, tr.period
+    SELECT r.vehicle_id, r.stream = 'odometer' AS odometer, r.day, tr.month
     FROM vehicle_stream_day_rows(acct, zone, months_first_day(from_day), months_last_day(to_day),
       ['odometer', 'fuel_consumed']) AS r
     JOIN tr ON tr.day = r.day
     WHERE r.synced
   ),
   settled_months AS (
-    SELECT vehicle_id, period, count(*) FILTER (WHERE stream = 'odometer') AS odometer_days,
-      count(*) FILTER (WHERE stream = 'fuel_consumed') AS counter_days
+    SELECT vehicle_id, month, count(*) FILTER (WHERE odometer) AS odometer_days,
+      count(*) FILTER (WHERE NOT odometer) AS counter_days
     FROM settled
-    GROUP BY vehicle_id, period
+    GROUP BY vehicle_id, month
   ),
   -- the driven vehicle-months with a day not settled for both streams; their days settled for both
   partial AS (
-    SELECT vm.vehicle_id, vm.period
+    SELECT vm.vehicle_id, vm.period, m.month
     FROM (SELECT DISTINCT vehicle_id, period FROM dv) AS vm
     JOIN months AS m ON m.period = vm.period
-    LEFT JOIN settled_months AS s ON s.vehicle_id = vm.vehicle_id AND s.period = vm.period
+    LEFT JOIN settled_months AS s ON s.vehicle_id = vm.vehicle_id AND s.month = m.month
     WHERE coalesce(s.odometer_days, 0) < m.range_days OR coalesce(s.counter_days, 0) < m.range_days
   ),
   both_settled AS (
     SELECT s.vehicle_id, s.day
     FROM settled AS s
-    SEMI JOIN partial AS p ON p.vehicle_id = s.vehicle_id AND p.period = s.period
+    SEMI JOIN partial AS p ON p.vehicle_id = s.vehicle_id AND p.month = s.month
     GROUP BY s.vehicle_id, s.day
-    HAVING bool_or(s.stream = 'odometer') AND bool_or(s.stream = 'fuel_consumed')
+    HAVING bool_or(s.odometer) AND bool_or(NOT s.odometer)
   ),
   -- the days a driven vehicle did not settle
   gaps AS (

@@ -26,6 +26,7 @@ const SCORES = 'scores';
 const FUEL = 'fuel';
 const RESET = 'reset';
 const GAPS = 'gaps';
+const SPLIT = 'split';
 
 let dir: string;
 let db: Database;
@@ -271,6 +272,32 @@ beforeAll(async () => {
     trip(GAPS, 7, 'dc', '2026-04-03', 500),
     trip(GAPS, 8, 'dc', '2026-04-04', 500),
   ]);
+
+  // A block boundary inside a day (account SPLIT): vehicle 9's odometer and counter both change
+  // windows at 12:00 on 10 April (as around a tracker change), 500 km / 50 L before (10.0 L/100
+  // km) and 1,000 km / 80 L after (8.0), so the trips of the 10th fall in two blocks by their time.
+  const noon = T('2026-04-10') + 12 * 3_600_000;
+  const at = <T extends Row>(row: T, hour: number) => ({
+    ...row,
+    start_time: T('2026-04-10') + hour * 3_600_000,
+    end_time: T('2026-04-10') + (hour + 1) * 3_600_000,
+  });
+  await appendRows(con, 'vehicles', [vehicle(SPLIT, 9)]);
+  await appendRows(con, 'odometer_windows', [
+    { ...odo(9, '2026-04-01', '2026-04-01', 500), account: SPLIT, window_end: noon },
+    { ...odo(9, '2026-04-01', '2026-05-01', 1000), account: SPLIT, window_start: noon },
+  ]);
+  await appendRows(con, 'fuel_consumed', [
+    { ...fuel(9, '2026-04-01', '2026-04-01', 100, 50), account: SPLIT, window_end: noon },
+    { ...fuel(9, '2026-04-01', '2026-05-01', 150, 80), account: SPLIT, window_start: noon },
+  ]);
+  await appendRows(con, 'trips', [
+    trip(SPLIT, 9, 'da', '2026-04-05', 100),
+    at(trip(SPLIT, 9, 'da', '2026-04-10', 100), 1),
+    at(trip(SPLIT, 9, 'da', '2026-04-10', 200), 14),
+    at(trip(SPLIT, 9, 'db', '2026-04-10', 100), 15),
+    trip(SPLIT, 9, 'db', '2026-04-20', 300),
+  ]);
 });
 afterAll(() => {
   con?.closeSync();
@@ -439,6 +466,16 @@ describe('fuel_efficiency', () => {
       ['dc', 2, 2, 100, 10],
     ]);
     expect(rows.map((r) => [r.coverage, r.covered_share])).toEqual([['partial', 0.6333]]);
+  });
+
+  it('per driver: the trips of a day a block ends in carry the block each starts in', async () => {
+    const rows = await run(SPLIT, 'fuel_efficiency_drivers', { month: '2026-04' });
+    // Ann: 5 April 100 km and 10 April 01:00 100 km at 10.0 (20 L), 10 April 14:00 200 km at 8.0
+    // (16 L): 36 L over 400 km. Bo: 10 April 15:00 100 km and 20 April 300 km at 8.0: 32 L
+    expect(rows.map((r) => [r.driver_id, r.trips, r.trip_km, r.carried_l, r.l_per_100km])).toEqual([
+      ['da', 3, 400, 36, 9],
+      ['db', 2, 400, 32, 8],
+    ]);
   });
 
   it('drivers: the trips of the vehicles selected only', async () => {
