@@ -31,6 +31,8 @@ if (SERVERS.has(task)) {
   applySyncHeap('serve', process.env);
   applyServingAllocator('serve', process.env);
 }
+// The sync child starts DuckDB's allocator as `fleetsync sync` does (src/allocator.ts).
+if (task === 'sync') applyServingAllocator('sync', process.env);
 const load = TASKS[task];
 if (!load) {
   process.stderr.write(`unknown bench task ${task}; one of ${Object.keys(TASKS).join(', ')}\n`);

@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { writeHeapSnapshot } from 'node:v8';
 import { createFleetClient, leastDurationMs } from '../src/api/client.ts';
 import { silentLogger, type LogFields, type Logger } from '../src/log.ts';
 import { applySyncHeap } from '../src/heap.ts';
@@ -319,10 +320,23 @@ export async function syncChild(
     // BENCH_MEM=1 (diagnostic): sample what the RSS is made of while the sync runs.
     const probe = await db.connect();
     let probing = false;
+    let snapped = false;
     const sampler = setInterval(() => {
       if (!process.env.BENCH_MEM) return;
       const m = process.memoryUsage();
       mem.heap = Math.max(mem.heap, m.heapUsed / 2 ** 20);
+      // BENCH_HEAP_SNAPSHOT=<MB> (diagnostic): one heap snapshot the first time V8's heap holds
+      // that much (BENCH_HEAP_SNAPSHOT_FILE names it), to see what the run keeps alive.
+      if (
+        process.env.BENCH_HEAP_SNAPSHOT &&
+        !snapped &&
+        m.heapUsed / 2 ** 20 >= Number(process.env.BENCH_HEAP_SNAPSHOT)
+      ) {
+        snapped = true;
+        say(
+          `heap snapshot at ${round(m.heapUsed / 2 ** 20)} MB used: ${writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT_FILE)}`,
+        );
+      }
       mem.external = Math.max(mem.external, m.external / 2 ** 20);
       mem.heapTotal = Math.max(mem.heapTotal, m.heapTotal / 2 ** 20);
       mem.arrayBuffers = Math.max(mem.arrayBuffers, m.arrayBuffers / 2 ** 20);

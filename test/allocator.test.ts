@@ -1,6 +1,6 @@
 /**
- * The serving allocator (src/allocator.ts): a process that serves the dashboard (serve, demo)
- * gives DuckDB's freed memory back to the system at once; other commands, and an operator's own
+ * The serving allocator (src/allocator.ts): a process that serves the dashboard (serve, demo) or
+ * syncs (sync) gives DuckDB's freed memory back to the system at once; other commands, and an operator's own
  * DUCKDB_JE_MALLOC_CONF, keep jemalloc's options. The effect is shown on a real process: right
  * after a query whose hash table is ~100 MB, the serving process's RSS is back near where it
  * started, while a process with DuckDB's defaults still holds the freed pages.
@@ -62,7 +62,7 @@ describe('the serving allocator', () => {
     expect(own.afterMb - own.beforeMb).toBeGreaterThan(60);
   }, 120_000);
 
-  it('is applied to serve and demo only', async () => {
+  it('is applied to serve, demo and sync only', async () => {
     const { applyServingAllocator } = await import('../src/allocator.ts');
     const env = (): Record<string, string | undefined> => ({});
     const cases = ['serve', 'demo', 'sync', 'worker', 'export', undefined].map((c) => {
@@ -72,7 +72,7 @@ describe('the serving allocator', () => {
     expect(cases).toEqual([
       ['dirty_decay_ms:0,muzzy_decay_ms:0', 'dirty_decay_ms:0,muzzy_decay_ms:0'],
       ['dirty_decay_ms:0,muzzy_decay_ms:0', 'dirty_decay_ms:0,muzzy_decay_ms:0'],
-      [null, null],
+      ['dirty_decay_ms:0,muzzy_decay_ms:0', 'dirty_decay_ms:0,muzzy_decay_ms:0'],
       [null, null],
       [null, null],
       [null, null],

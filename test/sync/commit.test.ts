@@ -269,6 +269,40 @@ describe('group commit, set-based', () => {
     expect((JSON.parse(da.ledger!) as unknown[]).length).toBe(4 * 300);
   });
 
+  it('the text keys of a group are matched exactly, whatever characters they hold', async () => {
+    // The grouped delete binds each key column as one JSON text (write.ts): scopes with a comma,
+    // quotes, a backslash, a newline and non-ASCII letters are each that scope's own range.
+    const scopes = ['1,2', 'a"b', 'c\\d', 'e\nf', 'Zürich–Ōsaka', "o'k", '[1]', ' '];
+    const write = (scope: string, d: number, run: string): WindowWrite => {
+      const w = { startMs: T0 + d * DAY, endMs: T0 + (d + 1) * DAY };
+      return {
+        deletes: [ledgerRange('odometer', scope, w)],
+        inserts: [
+          {
+            table: 'ledger',
+            rows: ledgerRows('a', run, T0 + 40 * DAY, [
+              { stream: 'odometer', scope, ...w, status: 'done', rows: run === 'r2' ? 2 : 1, requests: 1 },
+            ]),
+          },
+        ],
+      };
+    };
+    const round1 = scopes.flatMap((s) => [0, 1].map((d) => write(s, d, 'r1')));
+    // pulled again: every other scope's day 1 (replaced, not added to)
+    const round2 = scopes.filter((_, i) => i % 2 === 0).map((s) => write(s, 1, 'r2'));
+    const [da, dbb] = await oneByOneAndGrouped([round1, round2]);
+    expect(dbb).toEqual(da);
+    const ledger = JSON.parse(da.ledger!) as { scope: string; rows: number }[];
+    expect(ledger.length).toBe(scopes.length * 2);
+    expect(new Set(ledger.map((r) => r.scope))).toEqual(new Set(scopes));
+    expect(
+      ledger
+        .filter((r) => Number(r.rows) === 2)
+        .map((r) => r.scope)
+        .sort(),
+    ).toEqual(scopes.filter((_, i) => i % 2 === 0).sort());
+  });
+
   it('one bad window in a group fails alone; the others are stored', async () => {
     const { con, committer } = await freshCommitter();
     const bad = failingWrite();
