@@ -15,35 +15,21 @@
  * each COPY, its slowest operators listed (TOP=n of them, INFO=n characters of each one's details).
  * OUT=dir keeps the last export's file there (to compare bytes). Give it a copy of the seed.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, copyFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { readFileSync, readdirSync, rmSync, statSync, copyFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { csvSelect, exportReport, inStoredOrder } from '../../src/reports/export.ts';
-import { parseReportParams } from '../../src/reports/params.ts';
-import { getReport, queryName } from '../../src/reports/registry.ts';
-import { bindings, prepareBound, prepareLookups } from '../../src/reports/run.ts';
-import { prepareModelConnection } from '../../src/store/models.ts';
-import { loadSql } from '../../src/store/queries.ts';
-import { openDatabase } from '../../src/store/db.ts';
-import { exportRange } from '../exports.ts';
+import { prepareBound, prepareLookups } from '../../src/reports/run.ts';
+import { tripsExportSetup } from './trips-export-setup.ts';
 import { ACCOUNT } from '../seed.ts';
 
 const [dbPath = '', roundsArg = '3', variantsArg = 'export,copy,bare', rowsArg = '1000000'] =
   process.argv.slice(2);
-const sidecar = JSON.parse(readFileSync(`${dbPath}.json`, 'utf8')) as { nowMs: number; timezone: string };
-
-const db = await openDatabase(dbPath);
-const con = await db.connect();
-if (process.env.THREADS) await con.run(`SET threads = ${Number(process.env.THREADS)}`);
-const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-exp-'));
-const zone = sidecar.timezone;
-const { from, to } = await exportRange(con, zone, Number(rowsArg));
-const def = getReport('trips')!;
-const scope = { account: ACCOUNT, zone, nowMs: sidecar.nowMs };
-const params = parseReportParams({ from, to }, def, scope);
-const values = bindings(scope, params);
-await prepareModelConnection(con);
-const query = loadSql(queryName(def));
+const { db, con, dir, zone, from, to, def, scope, params, values, query } = await tripsExportSetup(
+  dbPath,
+  Number(rowsArg),
+  'fleetsync-bench-exp-',
+);
 await prepareLookups(con, query, values);
 const { sql, streamed } = await inStoredOrder(con, query, values);
 const copySelect = csvSelect(def, sql);

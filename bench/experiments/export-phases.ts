@@ -7,33 +7,19 @@
  * meta, the totals. CPU is process.cpuUsage (DuckDB's threads included). THREADS=n: DuckDB's
  * threads. Give it a copy of the seed.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { csvSelect, fileDigest, inStoredOrder } from '../../src/reports/export.ts';
-import { parseReportParams } from '../../src/reports/params.ts';
-import { getReport, queryName } from '../../src/reports/registry.ts';
-import { bindings, pageTotals, prepareBound, prepareLookups, reportMeta } from '../../src/reports/run.ts';
-import { prepareModelConnection } from '../../src/store/models.ts';
-import { loadSql } from '../../src/store/queries.ts';
-import { openDatabase } from '../../src/store/db.ts';
-import { exportRange } from '../exports.ts';
-import { ACCOUNT } from '../seed.ts';
+import { pageTotals, prepareBound, prepareLookups, reportMeta } from '../../src/reports/run.ts';
+import { tripsExportSetup } from './trips-export-setup.ts';
 
 const [dbPath = '', roundsArg = '3', rowsArg = '1000000', format = 'csv'] = process.argv.slice(2);
-const sidecar = JSON.parse(readFileSync(`${dbPath}.json`, 'utf8')) as { nowMs: number; timezone: string };
-const db = await openDatabase(dbPath);
-const con = await db.connect();
-if (process.env.THREADS) await con.run(`SET threads = ${Number(process.env.THREADS)}`);
-const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-exp-phases-'));
-const zone = sidecar.timezone;
-const { from, to } = await exportRange(con, zone, Number(rowsArg));
-const def = getReport('trips')!;
-const scope = { account: ACCOUNT, zone, nowMs: sidecar.nowMs };
-const params = parseReportParams({ from, to }, def, scope);
-const values = bindings(scope, params);
-await prepareModelConnection(con);
-const query = loadSql(queryName(def));
+const { db, con, dir, from, to, def, scope, values, query } = await tripsExportSetup(
+  dbPath,
+  Number(rowsArg),
+  'fleetsync-bench-exp-phases-',
+);
 console.log(`range ${from}…${to}, ${format}, load ${loadavg()[0]!.toFixed(2)}`);
 const cpu: Record<string, number[]> = {};
 const phase = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
