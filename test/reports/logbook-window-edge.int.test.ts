@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimTrip } from '../../src/simulator/model.ts';
+import { useRawFacts } from '../../src/store/models.ts';
 import { exportReport } from '../../src/reports/export.ts';
 import { parseReportParams } from '../../src/reports/params.ts';
 import { requireReport, runReport, type ReportScope } from '../../src/reports/run.ts';
@@ -88,5 +89,29 @@ describe('a trip that runs into the first day synced', () => {
       .filter((r) => r.vehicle_id === across.vehicle_id)
       .reduce((n, r) => n + Number(r.trips), 0);
     expect(trips).toBe(truth.filter((t) => t.vehicle_id === across.vehicle_id).length);
+  });
+
+  it("the day's facts it starts on (the trips' per vehicle and per driver) equal those computed from the trips", async () => {
+    const raw = await h.db.connect();
+    try {
+      await useRawFacts(raw);
+      const read = async (c: DuckDBConnection) =>
+        (
+          await c.runAndReadAll(
+            `SELECT 'vehicle' AS facts, vehicle_id, strftime(day, '%Y-%m-%d') AS day, NULL AS driver_id, trips, trip_distance_m
+             FROM vehicle_day_facts($1, $2, DATE '1970-01-01', DATE '2999-12-31') WHERE stream = 'trips' AND trips > 0
+             UNION ALL
+             SELECT 'driver', vehicle_id, strftime(day, '%Y-%m-%d'), driver_id, trips, trip_distance_m
+             FROM trip_day_facts_in($1, $2, DATE '1970-01-01', DATE '2999-12-31')
+             ORDER BY ALL`,
+            [ACCOUNT, h.fleet.timezone],
+          )
+        ).getRowObjectsJS();
+      const stored = await read(con);
+      expect(stored.filter((r) => r.day === addDays(day, -1)).length).toBeGreaterThan(0);
+      expect(stored).toEqual(await read(raw));
+    } finally {
+      raw.closeSync();
+    }
   });
 });
