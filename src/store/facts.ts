@@ -65,8 +65,7 @@ export async function refreshFacts(
 ): Promise<void> {
   if (x.ranges.length === 0) return;
   const span = spanOf(x.ranges);
-  const from = span.from;
-  let to = span.to;
+  let { from, to } = span;
   let vehicles: Set<number> | null = new Set();
   for (const r of x.ranges) {
     if (r.vehicleId === null) vehicles = null;
@@ -74,10 +73,7 @@ export async function refreshFacts(
   }
   if (!(to > from)) return;
   await prepareModelConnection(con, FACT_STREAMS.has(x.stream) ? REFRESH : REFRESH_COVERAGE);
-  // a trip's after-hours count on the days it runs into: those after the range (and one more, for
-  // a trip pulled again shorter) are computed again too
-  if (x.stream === 'trips')
-    to = Math.max(await tripsReach(con, x.account, from, to), x.replacedReachMs ?? to);
+  if (x.stream === 'trips') ({ from, to } = await tripsSpan(con, x.account, from, to, x.replacedReachMs));
   const days = [localDate(from, x.zone), localDate(to - 1, x.zone)] as const;
   const ids = vehicles === null ? null : [...vehicles];
   const scopes = ids === null ? null : listValue(ids.map(String));
@@ -122,15 +118,13 @@ export async function refreshFactsOfStreams(
 ): Promise<void> {
   const all = [...x.ranges.values()].flat();
   if (all.length === 0) return;
-  const { from } = spanOf(all);
-  let { to } = spanOf(all);
+  let { from, to } = spanOf(all);
   if (!(to > from)) return;
   const ids = all.some((r) => r.vehicleId === null) ? null : [...new Set(all.map((r) => r.vehicleId!))];
   const streams = [...x.ranges.keys()].filter((s) => x.ranges.get(s)!.length > 0);
   const facts = streams.filter((s) => FACT_STREAMS.has(s));
   await prepareModelConnection(con, REFRESH_STREAMS);
-  if (facts.includes('trips'))
-    to = Math.max(await tripsReach(con, x.account, from, to), x.replacedReachMs ?? to);
+  if (facts.includes('trips')) ({ from, to } = await tripsSpan(con, x.account, from, to, x.replacedReachMs));
   const days = [localDate(from, x.zone), localDate(to - 1, x.zone)] as const;
   const scopes = ids === null ? null : listValue(ids.map(String));
   await execute(con, 'sync/coverage_facts_delete_streams', [x.account, listValue(streams), ...days, scopes]);
@@ -171,6 +165,28 @@ export async function storedTripsReach(
 ): Promise<number | null> {
   const { from, to } = spanOf(ranges);
   return to > from ? tripsReach(con, account, from, to) : null;
+}
+
+/**
+ * The instants a commit of trips over [from, to) changes facts in: a trip's after-hours count on
+ * the days it runs into, so those after the range (and one more, for a trip pulled again shorter:
+ * `replacedReachMs`, storedTripsReach) are computed again too; and the API answers a window with
+ * the trips that run into it whole, stored with the rest, so the days the first of those that
+ * started before it starts on are computed again too (facts_trips_first_start.sql).
+ */
+async function tripsSpan(
+  con: DuckDBConnection,
+  account: string,
+  from: number,
+  to: number,
+  replacedReachMs: number | null | undefined,
+): Promise<{ from: number; to: number }> {
+  const [r] = await queryJs(con, 'sync/facts_trips_first_start', [account, new Date(from).toISOString()]);
+  const first = r?.first_start as Date | null | undefined;
+  return {
+    from: Math.min(from, first?.getTime() ?? from),
+    to: Math.max(await tripsReach(con, account, from, to), replacedReachMs ?? to),
+  };
 }
 
 /** The end of the instants [from, to) a commit of trips changes facts in: see refreshFacts. */
