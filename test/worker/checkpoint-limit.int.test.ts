@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readOutcome } from '../../src/lake/outcomes.ts';
+import { outcomeProblems, readOutcome, readOutcomes as readJobs } from '../../src/lake/outcomes.ts';
 import { readOutcomes } from '../../src/outcome/outcomes.ts';
 import { generateFleet } from '../../src/simulator/generate.ts';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/server.ts';
@@ -86,6 +86,12 @@ describe('a worker whose account file cannot grow', () => {
     expect(recorded.last_job!.error).toMatch(
       /the job's checkpoint failed \(the lake has the synced data\): .*could not grow.*free space on its disk or raise the file-size limit.*write-ahead log .*\.wal \(do not delete it\).*the job's retry checkpoints again/,
     );
+    // what serve --lake's /healthz (503) and banner give as the account's problem
+    expect(outcomeProblems(readJobs(lake), Date.now(), 24)).toEqual([
+      expect.stringMatching(
+        /^account acct-cp: the last job \S+ failed \(attempt 1, retrying\) at .*checkpoint failed/,
+      ),
+    ]);
     // the account's file keeps the failure (status, serve of that file) until a checkpoint succeeds
     expect(readOutcomes(file).checkpoint?.problem).toContain('could not grow');
     // the account's alert: the checkpoint incident, its cause and fix
@@ -99,6 +105,7 @@ describe('a worker whose account file cannot grow', () => {
     workers.start();
     await workers.until(() => workers.lines(/job done/).length > 0, 90_000, 'the retry done');
     expect(readOutcome(lake, ACCOUNT)!.last_job).toMatchObject({ outcome: 'ok', error: null });
+    expect(outcomeProblems(readJobs(lake), Date.now(), 24)).toEqual([]);
     expect(statSync(file).size).toBeGreaterThan(LIMIT_KIB * 1024);
     expect(existsSync(`${file}.wal`) ? statSync(`${file}.wal`).size : 0).toBe(0);
     expect(readOutcomes(file).checkpoint).toBeNull();
