@@ -2,7 +2,8 @@
  * `fleetsync sync [--from D] [--to D] [--streams a,b] [--plan]`: one run, then exit.
  * Progress on stderr (a bar on a terminal, one line per stream otherwise; per window at debug);
  * the summary on stdout.
- * Exit 0 only when every window succeeded; 3 when some failed (everything finished is kept).
+ * Exit 0 only when every window succeeded; 3 when some failed (everything finished is kept); 130
+ * when asked to stop (Ctrl-C, SIGTERM: the run is `partial`, "interrupted", what it committed kept).
  * `--rezone` moves the account to the configured zone (src/sync/rezone.ts); exit 3 when not applied.
  */
 import { existsSync } from 'node:fs';
@@ -20,7 +21,7 @@ import {
   type Database,
 } from '../store/db.ts';
 import { accountZones, rebuildFacts as rebuildAccountFacts } from '../store/facts.ts';
-import { planSync } from '../sync/run.ts';
+import { planSync, wasInterrupted } from '../sync/run.ts';
 import { formatRezone, rezoneAccount } from '../sync/rezone.ts';
 import { loadAccounts, selectAccounts } from '../accounts.ts';
 import { formatPlan, formatSummary, progressPrinter } from '../sync/report.ts';
@@ -68,6 +69,9 @@ export function parseSyncArgs(values: Record<string, string | boolean | undefine
   if (problems.length) throw new FleetsyncError('E_USAGE', problems.join('\n'));
   return { fromDay, toDay, streams, planOnly: values.plan === true, json: values.json === true, rezone };
 }
+
+/** Exit code of a sync asked to stop (Ctrl-C, SIGTERM) mid-run: 128 + SIGINT, as a shell says. */
+export const EXIT_INTERRUPTED = 130;
 
 export const syncCommand: Command = {
   summary: 'One sync run of the Fleet API into the DuckDB file, then exit.',
@@ -213,11 +217,14 @@ export const syncCommand: Command = {
           ? JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2)
           : summaries.map(formatSummary).join('\n\n')) + '\n',
       );
+      // Asked to stop (Ctrl-C, SIGTERM): 130, as a shell says of Ctrl-C; what was committed is kept.
       const worst = summaries.some((s) => s.outcome === 'failed')
         ? 1
-        : summaries.some((s) => s.outcome === 'partial')
-          ? 3
-          : 0;
+        : summaries.some(wasInterrupted)
+          ? EXIT_INTERRUPTED
+          : summaries.some((s) => s.outcome === 'partial')
+            ? 3
+            : 0;
       // Every commit is in the write-ahead log; the file is written at a checkpoint, whose failure
       // at close DuckDB keeps silent (src/store/checkpoint.ts): checked here, said, exit 5.
       // Kept in the state file until a checkpoint succeeds: status, serve and /healthz say it too.

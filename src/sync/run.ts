@@ -35,6 +35,13 @@ import type { PlanSummary, RunSummary, SyncDeps, SyncRequest } from './types.ts'
 export type { SyncDeps } from './types.ts';
 export { resolveRange } from './planner.ts';
 
+/** The reason of a run stopped by its signal (SIGTERM, Ctrl-C): `partial`, what it committed kept. */
+export const INTERRUPTED = 'interrupted: the run was asked to stop';
+
+/** Whether the run ended because it was asked to stop. */
+export const wasInterrupted = (s: Pick<RunSummary, 'outcome' | 'reason'>) =>
+  s.outcome === 'partial' && s.reason === INTERRUPTED;
+
 export async function runSync(deps: SyncDeps, req: SyncRequest): Promise<RunSummary> {
   const unlock = lockAccount(deps.db, deps.account);
   const now = deps.now;
@@ -163,7 +170,7 @@ async function runStages(con: DuckDBConnection, s: Stages): Promise<unknown> {
     const stoppedBy = await executePlan(con, deps, { units, definitions: defs, ctx, run });
 
     if (stoppedBy) stop(stoppedBy);
-    else if (deps.signal?.aborted) run.end('partial', 'interrupted: the run was asked to stop');
+    else if (deps.signal?.aborted) run.end('partial', INTERRUPTED);
     return isZoneMismatch(stoppedBy) ? stoppedBy : null;
   } catch (e) {
     if (isFleetsyncError(e, 'E_USAGE')) throw e; // a bad request: no run row to finish

@@ -4,10 +4,13 @@
  * A failed snapshot is counted and the run goes on with what is stored, unless the failure
  * stops the run (refused credentials, the breaker, the storage: executor.stopsTheRun). A snapshot
  * whose endpoint is not permitted or not available is skipped (sync/access.ts), not failed.
+ * A stop (SIGTERM, Ctrl-C: the run's signal) ends the stage where it is, failing nothing: the run
+ * is interrupted (run.ts), not a snapshot's failure (session 14, `wrk2`).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FleetClient } from '../api/client.ts';
 import { isAccessRefusal } from '../api/access.ts';
+import { isAbort } from '../api/http.ts';
 import { isZoneMismatch } from '../api/wire.ts';
 import type { Logger } from '../log.ts';
 import type { Clock } from '../time.ts';
@@ -34,6 +37,7 @@ export async function pullSnapshots(
   run: RunLog,
 ): Promise<void> {
   for (const def of snapshotsFor(defs, streams)) {
+    if (x.signal?.aborted) return;
     const meter = newMeter();
     const t0 = Date.now();
     try {
@@ -49,6 +53,10 @@ export async function pullSnapshots(
       x.log.info('snapshot', { stream: def.name, rows, requests: meter.requests, ms: Date.now() - t0 });
     } catch (e) {
       if (stopsTheRun(e)) throw e;
+      if (isAbort(e, x.signal)) {
+        run.count(def.name, null, 0, meter.requests); // its request on the wire was sent
+        return;
+      }
       if (isAccessRefusal(e)) {
         // Not permitted or not available: a fact about the account, not a failure (access.ts).
         run.skip(def.name, e);

@@ -21,8 +21,10 @@ import type { Clock } from '../time.ts';
 import type { Subscription } from '../reports/subscription-file.ts';
 import { recordJob, type LastJob } from '../lake/outcomes.ts';
 import { publishAccount } from '../lake/publish.ts';
+import { outcomesFor, type RunOutcomes } from '../outcome/outcomes.ts';
 import { resolveZone } from '../reports/run.ts';
 import { loadServicePlanFile } from '../service/store.ts';
+import { recordCheckpoint } from '../store/checkpoint.ts';
 import { SYNC_DB_THREADS, openDatabase, setDatabaseThreads, type Database } from '../store/db.ts';
 import type { RunSummary } from '../sync/types.ts';
 import { accountStreams, syncAccount, wireAccount } from '../wiring.ts';
@@ -99,11 +101,11 @@ const accountFile = (s: WorkerSettings, account: string) => join(s.dataDir, 'acc
 /** Serve's alerter, once, on the account's file, with the worker's `job` incident if any. */
 async function checkAlerts(
   deps: JobDeps,
-  db: Database,
+  from: { db: Database | null; outcomes?: RunOutcomes },
   judge?: Judgement[] | ((j: Judgement[]) => Judgement[]),
 ) {
   const alerter = createAlerter({
-    db,
+    ...from,
     config: deps.config,
     log: deps.log,
     now: deps.now,
@@ -268,9 +270,10 @@ export async function syncAccountJob(
   };
   let failure: unknown = null;
   let publishedAt: string | undefined;
+  let summary: RunSummary | null = null;
   try {
     log.info('job started', { job: jobId, account, attempt: attempt.attempt });
-    const summary = await syncAccount(syncDeps, {
+    summary = await syncAccount(syncDeps, {
       trigger: 'schedule',
       ...accountStreams(a),
       ...(job.fromDay ? { fromDay: job.fromDay } : {}),
@@ -282,25 +285,64 @@ export async function syncAccountJob(
     // the ledger, by whichever worker takes it next). A run that fails otherwise publishes nothing.
     if (summary.outcome === 'ok' || deps.signal.aborted) publishedAt = await publish();
     if (summary.outcome !== 'ok') throw runFailure(account, summary, attempt);
-    record({ outcome: 'ok', retrying: false, error: null }, publishedAt);
     await reloadServicePlan(deps, db, a);
-    log.info('job done', { job: jobId, account, run: summary.run_id, outcome: summary.outcome });
     await sendDueSubscriptions(deps, db, account);
   } catch (e) {
     failure = e;
-    record(
-      { outcome: 'failed', retrying: attempt.retriesLeft && !noRetry(e), error: describeError(e) },
-      publishedAt,
-    );
-    throw e;
-  } finally {
+  }
+  // The job closes the file: its checkpoint, explicit (a failed one at close is silent), kept in
+  // the state file beside it until one succeeds (src/store/checkpoint.ts). A failure fails the
+  // job, which is retried: the data are in the lake and the .wal, not in the file; the retry (or
+  // any later job of the account) checkpoints again. A failed checkpoint leaves the DuckDB
+  // instance unusable: the alerts then judge the state file alone (its `checkpoint` incident).
+  const unwritten = await recordCheckpoint(db, deps.now(), log).catch((e: unknown) => {
+    log.error('checkpoint not recorded', { account, error: describeError(e) });
+    return null;
+  });
+  if (unwritten) {
+    log.warn('checkpoint failed', { job: jobId, account, problem: unwritten.problem });
+    failure ??= checkpointFailure(account, unwritten.problem, publishedAt !== undefined, attempt);
+  }
+  try {
+    if (failure === null) {
+      record({ outcome: 'ok', retrying: false, error: null }, publishedAt);
+      log.info('job done', { job: jobId, account, run: summary?.run_id, outcome: summary?.outcome });
+    } else
+      record(
+        {
+          outcome: 'failed',
+          retrying: attempt.retriesLeft && !noRetry(failure),
+          error: describeError(failure),
+        },
+        publishedAt,
+      );
     // Serve's incidents from the file the run just wrote; a completed job also closes `job`.
-    await checkAlerts(deps, db, failure === null ? [jobRecovered(account, jobId)] : undefined).catch((e) =>
-      log.error('alert check failed', { account, error: describeError(e) }),
-    );
+    await checkAlerts(
+      deps,
+      unwritten ? { db: null, outcomes: outcomesFor(db.path, log) } : { db },
+      failure === null ? [jobRecovered(account, jobId)] : undefined,
+    ).catch((e) => log.error('alert check failed', { account, error: describeError(e) }));
+  } finally {
     await client.close();
     db.close();
   }
+  if (failure !== null) throw failure;
+}
+
+/** The error of a job whose checkpoint failed: the data wait in the .wal; what happens next, and what to do. */
+function checkpointFailure(
+  account: string,
+  problem: string,
+  published: boolean,
+  a: Pick<Attempt, 'retriesLeft'>,
+): FleetsyncError {
+  return new FleetsyncError(
+    'E_DB',
+    `account ${account}: the job's checkpoint failed${published ? ' (the lake has the synced data)' : ''}: ${problem}; ` +
+      (a.retriesLeft
+        ? `the job's retry checkpoints again`
+        : `no retry left: the job goes to the dead-letter queue ${DEAD_QUEUE}, and the account's next job (the next scheduled tick, or fleetsync worker --enqueue) checkpoints again`),
+  );
 }
 
 /**
@@ -343,8 +385,10 @@ export async function deadLetterJob(
   );
   try {
     const open: Judgement = { account, incident: 'job', state: 'open', cause: causeOf(text), text };
-    await checkAlerts(deps, db, (runs) =>
-      runs.some((r) => r.account === account && r.state === 'open') ? [] : [open],
+    // A checkpoint that keeps failing has its own open incident (`checkpoint`, its cause and fix).
+    const unwritten = known && !!outcomesFor(db.path, deps.log).read().checkpoint;
+    await checkAlerts(deps, { db }, (runs) =>
+      unwritten || runs.some((r) => r.account === account && r.state === 'open') ? [] : [open],
     );
   } finally {
     db.close();

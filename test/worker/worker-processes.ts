@@ -18,8 +18,11 @@ export interface WorkerProcess {
 
 export interface WorkerProcesses {
   readonly list: WorkerProcess[];
-  /** Starts a worker with the pool's environment and `extra` over it. */
-  start(extra?: Record<string, string>): WorkerProcess;
+  /**
+   * Starts a worker with the pool's environment and `extra` over it; `fileLimitKib`: under the
+   * shell's `ulimit -f` (KiB), as test/reliability/checkpoint-limit.int.test.ts runs the CLI.
+   */
+  start(extra?: Record<string, string>, fileLimitKib?: number): WorkerProcess;
   /** Every line of every worker (started so far) that matches. */
   lines(re: RegExp): string[];
   until(cond: () => boolean, ms: number, what: string): Promise<void>;
@@ -31,8 +34,13 @@ export function workerProcesses(env: () => Record<string, string>): WorkerProces
   const list: WorkerProcess[] = [];
   return {
     list,
-    start(extra = {}) {
-      const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'worker'], {
+    start(extra = {}, fileLimitKib) {
+      const cmd = [process.execPath, '--import', 'tsx', CLI, 'worker'];
+      const [file, args] =
+        fileLimitKib === undefined
+          ? [cmd[0]!, cmd.slice(1)]
+          : ['sh', ['-c', `ulimit -f ${fileLimitKib} && exec "$@"`, 'sh', ...cmd]];
+      const child = spawn(file, args, {
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env(), ...extra },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
