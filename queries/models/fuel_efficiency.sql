@@ -147,15 +147,14 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_driver_months(acct, zone, from_day,
   block_months AS (
     SELECT vehicle_id, block_start, month, first_day <= month AND last_day >= last_day(month) AS whole_month
     FROM (
-      SELECT *, unnest(generate_series(date_trunc('month', first_day)::TIMESTAMP,
-        date_trunc('month', last_day)::TIMESTAMP, INTERVAL 1 MONTH))::DATE AS month
+      SELECT *, unnest(month_starts(first_day, last_day)) AS month
       FROM whole
     )
   ),
   -- the trips from the range's first month on (the trips' day facts; issue 29: the trips are not
   -- read per call), per vehicle, driver and local month
   days AS (
-    SELECT vehicle_id, day, date_trunc('month', day)::DATE AS month, driver_id, trips, trip_distance_m
+    SELECT vehicle_id, day, months_first_day(day) AS month, driver_id, trips, trip_distance_m
     FROM trip_day_facts_in(acct, zone, months_first_day(from_day), DATE '2999-12-31')
   ),
   dm AS (
@@ -214,7 +213,7 @@ CREATE OR REPLACE TEMP MACRO fuel_efficiency_driver_months(acct, zone, from_day,
   ),
   -- the months' ended days, and whether the fleet's trips settled each
   tr AS (
-    SELECT day, month_of_day(day) AS period, date_trunc('month', day)::DATE AS month, synced
+    SELECT day, month_of_day(day) AS period, months_first_day(day) AS month, synced
     FROM fleet_stream_day_coverage(acct, zone, months_first_day(from_day), months_last_day(to_day), now_ts, 'trips')
   ),
   months AS (

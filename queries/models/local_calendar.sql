@@ -59,6 +59,11 @@ CREATE OR REPLACE TEMP MACRO range_months(from_day, to_day) AS TABLE
 CREATE OR REPLACE TEMP MACRO month_of_day(day) AS strftime(day::DATE, '%Y-%m');
 CREATE OR REPLACE TEMP MACRO months_first_day(from_day) AS date_trunc('month', from_day::DATE)::DATE;
 CREATE OR REPLACE TEMP MACRO months_last_day(to_day) AS last_day(to_day::DATE);
+-- month_starts(first_day, last_day): the first day of each month from first_day's to last_day's,
+-- as a list of dates.
+CREATE OR REPLACE TEMP MACRO month_starts(first_day, last_day) AS
+  list_transform(generate_series(date_trunc('month', first_day::DATE)::TIMESTAMP,
+    date_trunc('month', last_day::DATE)::TIMESTAMP, INTERVAL 1 MONTH), m -> m::DATE);
 -- quarter_hour(ts): the UTC quarter hour of an instant, as a number; local_period_of_quarter_hour(q,
 -- grain, zone): the local day, week or month (date_trunc grain) it falls in. Every zone's offset
 -- since the 1970s is a whole number of quarter hours, so a local midnight is always a quarter-hour

@@ -75,12 +75,13 @@ CREATE OR REPLACE TEMP MACRO logbook_overlaps(w_start, w_end, t_start, t_end) AS
 -- logbook_left_out_trips(acct, zone, from_day, to_day): the trips that start on a local day of the
 -- range and overlap an odometer window left out (logbook_left_out_windows), with their readings and
 -- the window's reason code (the least, when two): the trips whose odometer_status is left_out
--- unless their readings are missing or went down (logbook_trips). One row per trip (by its row in
--- the table), each column read only when a query of it uses it (a text column read for every trip
--- of a year at 5,000 vehicles costs ~0.15 s).
+-- unless their readings are missing or went down (logbook_trips). One row per trip, by its key
+-- (not its rowid: the lake's Parquet views have none; the key is a text column read for every trip
+-- of the range, ~0.15 s for a year at 5,000 vehicles), each other column read only when a query of
+-- it uses it.
 CREATE OR REPLACE TEMP MACRO logbook_left_out_trips(acct, zone, from_day, to_day) AS TABLE
   SELECT
-    any_value(t.trip_id) AS trip_id,
+    t.trip_id,
     any_value(t.vehicle_id) AS vehicle_id,
     any_value(t.start_time) AS start_time,
     any_value(t.end_time) AS end_time,
@@ -94,7 +95,7 @@ CREATE OR REPLACE TEMP MACRO logbook_left_out_trips(acct, zone, from_day, to_day
   WHERE t.account = acct
     AND t.start_time >= local_range_start(zone, from_day)
     AND t.start_time < local_range_end(zone, to_day)
-  GROUP BY t.rowid;
+  GROUP BY t.trip_id;
 
 -- logbook_trips(acct, zone, from_day, to_day): every trip that starts on a local day of the range,
 -- with
