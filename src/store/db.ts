@@ -210,6 +210,7 @@ const STREAM_FACTS_MIGRATIONS: Record<string, string> = {
   '090_toll_charge_facts.sql': 'visits',
   '093_trip_after_hours_facts.sql': 'trips',
   '094_activity_facts.sql': 'activity',
+  '081_trip_facts_first_day.sql': 'trips',
 };
 
 /** Applies every `queries/schema/NNN_*.sql` not yet recorded in `schema_migrations`, in order. */

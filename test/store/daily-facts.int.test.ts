@@ -351,3 +351,25 @@ describe('the upgrade to migration 054', () => {
     expect(await tripFacts(false)).toEqual(raw);
   });
 });
+
+describe('the upgrade to migration 081', () => {
+  it("computes again the trips' facts of a day a stored trip starts on before the synced days", async () => {
+    const raw = await facts(true);
+    const rawTrips = await tripFacts(true);
+    // a database synced before 081: some trips' facts missing (as the day before a synced stretch
+    // was), the migration not recorded
+    await withCon(async (con) => {
+      await con.run(
+        `DELETE FROM daily_facts WHERE stream = 'trips' AND day = (SELECT min(day) FROM daily_facts)`,
+      );
+      await con.run(`DELETE FROM trip_day_facts WHERE day = (SELECT min(day) FROM trip_day_facts)`);
+      await con.run(`DELETE FROM schema_migrations WHERE name = '081_trip_facts_first_day.sql'`);
+    });
+    expect(await tripFacts(false)).not.toEqual(rawTrips);
+    closeConnections();
+    s.h.db.close();
+    s.h.db = await openDatabase(s.h.dbPath);
+    expect(await facts(false)).toEqual(raw);
+    expect(await tripFacts(false)).toEqual(rawTrips);
+  });
+});
