@@ -124,6 +124,11 @@ export function createMetrics(o: {
     labelNames: ['account', 'incident'],
     ...reg,
   });
+  const checkpointFailed = new Gauge({
+    name: 'fleetsync_checkpoint_failed',
+    help: '1 while the last checkpoint of the database file failed: synced data wait in its .wal (do not delete it; free space). Absent without a state file (a lake).',
+    ...reg,
+  });
   const reportSeconds = new Histogram({
     name: 'fleetsync_report_duration_seconds',
     help: 'Time to answer a report request, by report and format.',
@@ -146,7 +151,8 @@ export function createMetrics(o: {
   async function refresh(con: DuckDBConnection, nowMs: number, isRunning: boolean): Promise<void> {
     for (const m of [runs, requests, retries, bucketRequests, bucketRetries, http429]) m.reset();
     for (const m of [windows, freshness, unchanged, stale]) m.reset();
-    for (const m of [lastDuration, lastEnded, lastOutcome, incidents, unrecorded]) m.reset();
+    for (const m of [lastDuration, lastEnded, lastOutcome, incidents, unrecorded, checkpointFailed])
+      m.reset();
     for (const r of await queryJs(con, 'alerts/run_totals')) {
       const account = String(r.account);
       runs.inc({ account, outcome: String(r.outcome) }, n(r.runs));
@@ -181,6 +187,7 @@ export function createMetrics(o: {
     // The incidents open, from the alerts' memory (the state file; a lake has none).
     for (const r of Object.values(doc?.alerts?.open ?? {}))
       incidents.inc({ account: r.account, incident: r.incident.split(':')[0]! }, 1);
+    if (o.outcomes) checkpointFailed.set(doc?.checkpoint ? 1 : 0);
     running.set(isRunning ? 1 : 0);
   }
 

@@ -17,6 +17,7 @@ import { EXIT_NOT_CHECKPOINTED } from '../../src/store/checkpoint.ts';
 import type { StatusAnswer } from '../../src/server/api-types.ts';
 import { readOutcomes } from '../../src/outcome/outcomes.ts';
 import { CLI, cliEnv, runCli } from '../helpers/cli-process.ts';
+import { parsePrometheus, sample } from '../helpers/receivers.ts';
 import { harnessCliEnv, startHarness, type Harness } from '../helpers/synced.ts';
 
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -66,8 +67,10 @@ async function serveSays(kib: number, env: Record<string, string>) {
     const url = (await serve.waitFor(/fleetsync dashboard: (\S+)/))[1]!;
     const status = (await (await fetch(new URL('/api/status', url))).json()) as StatusAnswer;
     const health = await fetch(new URL('/healthz', url));
+    const metrics = parsePrometheus(await (await fetch(new URL('/metrics', url))).text()).samples;
     return {
       status,
+      checkpointFailed: sample(metrics, 'fleetsync_checkpoint_failed', {}),
       healthCode: health.status,
       health: (await health.json()) as { status: string; reasons: string[] },
     };
@@ -124,6 +127,7 @@ describe('a database file that cannot grow (ulimit -f)', () => {
     expect(limitedServe.health.reasons.join('\n')).toMatch(
       /database file: the last checkpoint failed: .*could not grow/,
     );
+    expect(limitedServe.checkpointFailed).toBe(1);
     expect(readOutcomes(db).checkpoint?.problem).toContain('could not grow');
 
     const free = await runCli(['sync', '--from', h.firstDay, '--to', h.lastDay], env);
