@@ -218,15 +218,18 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     nextRun: scheduler.nextRun,
     subscriptionsChecked: () => subscriptions?.idle() ?? Promise.resolve(),
     warmed: () => warmUp?.settled() ?? Promise.resolve(),
-    // Resolves only when nothing the server started touches the database: the schedules first
-    // (no run starts while the rest stops), the run going, the warm-up, the alerts, the requests,
-    // then the routes' own work (a status recomputed behind its answer, a call whose client left).
+    // Resolves only when nothing the server started touches the database: the schedules and the
+    // sync gate first (no run starts while the rest stops), the run going, the warm-up, the alerts,
+    // the requests, then the routes' own work (a status recomputed behind its answer, a call whose
+    // client left).
     close: async () => {
       if (task) await task.destroy();
       if (packTask) await packTask.destroy();
+      // a POST /api/sync from now on starts nothing (503); the run going ends before the warm-up
+      // and the alerts it hands its data to stop
+      await gate?.close();
       midnight?.stop();
       await warmUp?.stop();
-      await gate?.idle();
       await packing.catch(() => undefined);
       await stopAlerts();
       await new Promise<void>((resolve) => {

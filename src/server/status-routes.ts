@@ -236,6 +236,12 @@ export function statusRoutes(deps: StatusDeps): Router {
       });
       return;
     }
+    if (deps.gate.closed) {
+      res
+        .status(503)
+        .json({ error: 'E_NOT_AVAILABLE', message: 'the server is stopping: no sync starts now' });
+      return;
+    }
     const run = deps.gate.tryRun('api');
     if (!run) {
       res.status(409).json({ error: 'E_BUSY', message: 'a sync is already running; try again when it ends' });

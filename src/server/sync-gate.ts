@@ -9,8 +9,12 @@ export type RunSyncFn = (trigger: Trigger) => Promise<RunSummary>;
 
 export interface SyncGate {
   readonly running: boolean;
-  /** Starts a run, or returns null when one is already running. */
+  /** Starts a run, or returns null when one is already running or the gate is closed. */
   tryRun(trigger: Trigger): Promise<RunSummary> | null;
+  /** True once close() was called: the server is stopping and starts no run. */
+  readonly closed: boolean;
+  /** No run starts from now on (the server is stopping); resolves when the one going ended. */
+  close(): Promise<void>;
   /** The last finished run's summary (or null). */
   readonly last: RunSummary | null;
   /** Resolves when no run is going (a failed run too). */
@@ -20,6 +24,10 @@ export interface SyncGate {
 export function createSyncGate(runSync: RunSyncFn): SyncGate {
   let current: Promise<RunSummary> | null = null;
   let last: RunSummary | null = null;
+  let closed = false;
+  const idle = async () => {
+    while (current) await current.catch(() => undefined);
+  };
   return {
     get running() {
       return current !== null;
@@ -27,11 +35,16 @@ export function createSyncGate(runSync: RunSyncFn): SyncGate {
     get last() {
       return last;
     },
-    idle: async () => {
-      while (current) await current.catch(() => undefined);
+    get closed() {
+      return closed;
+    },
+    idle,
+    close: async () => {
+      closed = true;
+      await idle();
     },
     tryRun(trigger) {
-      if (current) return null;
+      if (current || closed) return null;
       const p = (async () => {
         try {
           last = await runSync(trigger);

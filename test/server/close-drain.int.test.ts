@@ -173,6 +173,14 @@ describe("the server's close", () => {
       await started.opened;
       closing = s.close();
       expect(await settlesWithin(closing, 1_000)).toBe(false);
+      // still listening while the run ends, but a sync asked for now is refused: none starts
+      // after the run going (it would write while the database closes)
+      const asked = await fetch(new URL('/api/sync', s.url), {
+        method: 'POST',
+        headers: { 'x-fleetsync-request': '1' },
+      });
+      expect(asked.status).toBe(503);
+      expect(((await asked.json()) as { message: string }).message).toMatch(/the server is stopping/);
     } finally {
       run.open();
       await (closing ?? s.close());
