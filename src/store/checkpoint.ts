@@ -26,23 +26,27 @@ export const EXIT_NOT_CHECKPOINTED = 5;
 /** The runs a kept checkpoint failure names at most. */
 const KEPT_RUNS = 20;
 
-/** The checkpoint's failure in words (null: the file holds everything), and whether the storage refused it. */
-async function tryCheckpoint(
-  db: Pick<Database, 'connect' | 'path'>,
-): Promise<{ problem: string; storage: boolean } | null> {
+/** What the user is told when the checkpoint failed (or could not be tried) for `cause`. */
+function failureText(path: string, cause: string, storage: boolean): string {
+  const kept =
+    `the synced data are kept in the write-ahead log ${path}.wal (do not delete it) and are written ` +
+    `into the file at the next checkpoint`;
+  return storage
+    ? `the database file ${path} could not grow (${cause}): free space on its disk or raise the ` +
+        `file-size limit (ulimit -f), then run the sync again; ${kept}`
+    : `the checkpoint of the database file ${path} failed (${cause}): run the sync again; ${kept}`;
+}
+
+const causeOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+
+/** The checkpoint's failure in words (null: the file holds everything). */
+async function tryCheckpoint(db: Pick<Database, 'connect' | 'path'>): Promise<string | null> {
   const con = await db.connect();
   try {
     await execute(con, 'sync/checkpoint');
     return null;
   } catch (e) {
-    const cause = (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
-    return {
-      storage: storageFailure(e) !== null,
-      problem:
-        `the database file ${db.path} could not grow (${cause}): free space on its disk or raise the ` +
-        `file-size limit (ulimit -f), then run the sync again; the synced data are kept in the ` +
-        `write-ahead log ${db.path}.wal (do not delete it) and are written into the file at the next checkpoint`,
-    };
+    return failureText(db.path, causeOf(e), storageFailure(e) !== null);
   } finally {
     con.closeSync();
   }
@@ -50,14 +54,15 @@ async function tryCheckpoint(
 
 /** Null when the database file holds everything; otherwise what the user must be told. */
 export async function checkpointProblem(db: Pick<Database, 'connect' | 'path'>): Promise<string | null> {
-  return (await tryCheckpoint(db))?.problem ?? null;
+  return tryCheckpoint(db);
 }
 
 /**
  * Checkpoints and keeps the outcome in the state file (a failure with the runs whose data wait in
- * the write-ahead log; cleared by a checkpoint that succeeds): the failure, or null. A failure
- * that is not the storage's (another statement's conflict in a server, say) is logged and changes
- * nothing kept. No state file is created to say that all is well.
+ * the write-ahead log; cleared by a checkpoint that succeeds): the failure, or null. Any failure
+ * counts, the storage's or not, and so does a checkpoint that could not be tried (a connection
+ * refused by an instance a storage error invalidated): only a checkpoint that succeeded says the
+ * file holds everything. No state file is created to say that all is well.
  */
 export async function recordCheckpoint(
   db: Pick<Database, 'connect' | 'path'>,
@@ -65,22 +70,17 @@ export async function recordCheckpoint(
   log?: Logger,
 ): Promise<CheckpointFailure | null> {
   const path = stateFilePath(db.path);
-  let failed: Awaited<ReturnType<typeof tryCheckpoint>>;
+  let failed: string | null;
   try {
     failed = await tryCheckpoint(db);
   } catch (e) {
     log?.warn('checkpoint not tried', { error: describeError(e) });
-    failed = null;
+    failed = failureText(db.path, `it could not be tried: ${causeOf(e)}`, false);
   }
-  if (!path || (!failed && !existsSync(path))) return null;
+  if (!path) return failed ? { problem: failed, first_ms: nowMs, last_ms: nowMs, runs: [] } : null;
+  if (!failed && !existsSync(path)) return null;
   const outcomes = outcomesFor(db.path, log);
   const kept = outcomes.read().checkpoint ?? null;
-  if (failed && !failed.storage) {
-    log?.warn('checkpoint failed (not the storage; tried again after the next run)', {
-      problem: failed.problem,
-    });
-    return kept;
-  }
   if (!failed) {
     if (kept) outcomes.update((d) => void (d.checkpoint = null), true);
     return null;
@@ -93,7 +93,7 @@ export async function recordCheckpoint(
         runs.push({ account, run_id: o.run_id });
     // the latest few (the state file's slot is small)
     d.checkpoint = now = {
-      problem: failed.problem,
+      problem: failed,
       first_ms: kept?.first_ms ?? nowMs,
       last_ms: nowMs,
       runs: runs.slice(-KEPT_RUNS),
