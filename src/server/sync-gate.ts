@@ -17,17 +17,12 @@ export interface SyncGate {
   close(): Promise<void>;
   /** The last finished run's summary (or null). */
   readonly last: RunSummary | null;
-  /** Resolves when no run is going (a failed run too). */
-  idle(): Promise<void>;
 }
 
 export function createSyncGate(runSync: RunSyncFn): SyncGate {
   let current: Promise<RunSummary> | null = null;
   let last: RunSummary | null = null;
   let closed = false;
-  const idle = async () => {
-    while (current) await current.catch(() => undefined);
-  };
   return {
     get running() {
       return current !== null;
@@ -38,10 +33,9 @@ export function createSyncGate(runSync: RunSyncFn): SyncGate {
     get closed() {
       return closed;
     },
-    idle,
     close: async () => {
       closed = true;
-      await idle();
+      while (current) await current.catch(() => undefined);
     },
     tryRun(trigger) {
       if (current || closed) return null;

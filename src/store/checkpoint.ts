@@ -52,11 +52,6 @@ async function tryCheckpoint(db: Pick<Database, 'connect' | 'path'>): Promise<st
   }
 }
 
-/** Null when the database file holds everything; otherwise what the user must be told. */
-export async function checkpointProblem(db: Pick<Database, 'connect' | 'path'>): Promise<string | null> {
-  return tryCheckpoint(db);
-}
-
 /**
  * Checkpoints and keeps the outcome in the state file (a failure with the runs whose data wait in
  * the write-ahead log; cleared by a checkpoint that succeeds): the failure, or null. Any failure

@@ -296,6 +296,13 @@ describe('fleetsync sync --rebuild-facts', () => {
   });
 });
 
+/** The database closed and opened again, as an upgrade finds it (pending migrations applied). */
+async function reopen() {
+  closeConnections();
+  s.h.db.close();
+  s.h.db = await openDatabase(s.h.dbPath);
+}
+
 describe('the upgrade to migration 090', () => {
   it("computes the toll charges of an existing database's stored passages", async () => {
     const raw = await facts(true);
@@ -306,9 +313,7 @@ describe('the upgrade to migration 090', () => {
         await con.run(`ALTER TABLE daily_facts DROP COLUMN ${c}`);
       await con.run(`DELETE FROM schema_migrations WHERE name = '090_toll_charge_facts.sql'`);
     });
-    closeConnections();
-    s.h.db.close();
-    s.h.db = await openDatabase(s.h.dbPath);
+    await reopen();
     expect(await facts(false)).toEqual(raw);
   });
 });
@@ -329,9 +334,7 @@ describe('the upgrade to migrations 093 and 094', () => {
         `DELETE FROM schema_migrations WHERE name IN ('093_trip_after_hours_facts.sql', '094_activity_facts.sql')`,
       );
     });
-    closeConnections();
-    s.h.db.close();
-    s.h.db = await openDatabase(s.h.dbPath);
+    await reopen();
     expect(await facts(false)).toEqual(raw);
   });
 });
@@ -345,9 +348,7 @@ describe('the upgrade to migration 054', () => {
       await con.run('DROP TABLE trip_day_facts');
       await con.run(`DELETE FROM schema_migrations WHERE name = '054_trip_day_facts.sql'`);
     });
-    closeConnections();
-    s.h.db.close();
-    s.h.db = await openDatabase(s.h.dbPath);
+    await reopen();
     expect(await tripFacts(false)).toEqual(raw);
   });
 });
@@ -366,9 +367,7 @@ describe('the upgrade to migration 081', () => {
       await con.run(`DELETE FROM schema_migrations WHERE name = '081_trip_facts_first_day.sql'`);
     });
     expect(await tripFacts(false)).not.toEqual(rawTrips);
-    closeConnections();
-    s.h.db.close();
-    s.h.db = await openDatabase(s.h.dbPath);
+    await reopen();
     expect(await facts(false)).toEqual(raw);
     expect(await tripFacts(false)).toEqual(rawTrips);
   });
