@@ -16,6 +16,7 @@ import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
 import { storageFailure } from '../store/storage-error.ts';
 import type { Clock } from '../time.ts';
+import { leastDurationMs } from '../api/client.ts';
 import { groupCommitter, replacedRanges, type GroupCommitter } from './commit.ts';
 import { refreshFacts, refreshFactsOfStreams, storedTripsReach } from '../store/facts.ts';
 import {
@@ -113,6 +114,14 @@ export interface ExecuteInput {
    * connection per ledger stream, closed at the end.
    */
   sharedWriter?: () => Promise<DuckDBConnection>;
+  /**
+   * What a unit of `units` waits for before its first request, and the context it then runs with
+   * (executePlan: its vehicles' horizons, loaded once their odometer is stored); null: it starts
+   * at once with `ctx`.
+   */
+  waitFor?: (unit: Unit) => Promise<StreamContext> | null;
+  /** Called once per unit of `units` when it is through: stored, failed, split and done, or cut. */
+  onUnitDone?: (unit: Unit) => void;
 }
 
 /** Runs every unit; returns the error that stopped the run, if one did. */
@@ -202,7 +211,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
     });
   };
 
-  const runUnit = async (unit: Unit): Promise<void> => {
+  const runUnit = async (unit: Unit, uctx: StreamContext): Promise<void> => {
     if (x.signal?.aborted || stop.by) return;
     const meter = newMeter();
     const t0 = Date.now();
@@ -226,7 +235,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
           cut = true;
           return;
         }
-        result = await slot(() => ((backlogRows = backlog()) >= maxBacklog ? null : unit.fetch(ctx, meter)));
+        result = await slot(() => ((backlogRows = backlog()) >= maxBacklog ? null : unit.fetch(uctx, meter)));
       }
       if (stop.by) {
         cut = true;
@@ -239,7 +248,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
         totals.set(unit.stream, totals.get(unit.stream)! + result.split.length);
         run.count(unit.stream, null, 0, meter.requests);
         log.debug('window split', { stream: unit.ledgerStream, window: label, pieces: result.split.length });
-        for (const piece of result.split) await runUnit(piece);
+        for (const piece of result.split) await runUnit(piece, uctx);
         return;
       }
       const w = await writerFor(unit.ledgerStream);
@@ -302,7 +311,15 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
     }
   };
   try {
-    await Promise.all(byCriticalPath(x.units, x.definitions).map((unit) => runUnit(unit)));
+    const start = async (unit: Unit) => {
+      try {
+        const waited = x.waitFor?.(unit);
+        await runUnit(unit, waited ? await waited : ctx);
+      } finally {
+        x.onUnitDone?.(unit);
+      }
+    };
+    await Promise.all(byCriticalPath(x.units, x.definitions).map(start));
     for (const stream of totals.keys()) summarise(stream);
   } finally {
     if (!shared)
@@ -315,9 +332,116 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
 const HORIZON_STREAMS = new Set(['odometer']);
 
 /**
+ * The vehicles whose data horizons a unit's statuses read: those its scope names (a vehicle id,
+ * or a bulk unit's ids joined by commas) when its stream is per vehicle; null: the whole fleet's
+ * (a fleet stream's `*`, or a scope that names no vehicle).
+ */
+export function horizonVehicles(unit: Unit, perVehicle: ReadonlySet<string>): string[] | null {
+  if (!perVehicle.has(unit.stream)) return null;
+  const ids = unit.scope.split(',');
+  return ids.every((id) => /^\d+$/.test(id)) ? ids : null;
+}
+
+/**
+ * The horizon units in the order the plan's critical path wants them: first the odometer of the
+ * vehicles whose other units wait on the slowest bucket (each bucket's least time alone, from the
+ * units' estimated requests), so that bucket's first sends leave early; else as planned.
+ */
+export function horizonOrder(
+  horizonUnits: readonly Unit[],
+  others: readonly Unit[],
+  perVehicle: ReadonlySet<string>,
+  limits: Pick<SyncDeps, 'windowMs' | 'limits'>,
+): Unit[] {
+  const byBucket: Record<string, number> = {};
+  for (const u of others) byBucket[u.bucket] = (byBucket[u.bucket] ?? 0) + u.estRequests;
+  const opts = { windowMs: limits.windowMs, ...(limits.limits ? { limits: limits.limits } : {}) };
+  const bucketMs = new Map(Object.entries(byBucket).map(([b, n]) => [b, leastDurationMs({ [b]: n }, opts)]));
+  const rank = new Map<string, number>();
+  for (const u of others) {
+    const ms = bucketMs.get(u.bucket) ?? 0;
+    for (const v of horizonVehicles(u, perVehicle) ?? []) if (ms > (rank.get(v) ?? 0)) rank.set(v, ms);
+  }
+  const of = (u: Unit) => rank.get(u.scope) ?? 0;
+  return horizonUnits
+    .map((u, i) => ({ u, i }))
+    .sort((a, b) => of(b.u) - of(a.u) || a.i - b.i)
+    .map((x) => x.u);
+}
+
+/**
+ * Units waiting for the vehicles' data horizons: each goes once the odometer units of the vehicles
+ * it reads (`null`: of the whole fleet) are through and the horizons have been loaded again after
+ * that (`load`, one at a time; the units freed meanwhile go after the next). A unit whose
+ * vehicles have no odometer unit left goes at once: their horizons are those the run started with.
+ */
+export function horizonGate(horizonUnits: readonly Unit[], load: () => Promise<void>) {
+  interface Waiter {
+    unmet: number;
+    go: () => void;
+  }
+  const left = new Map<string, number>();
+  for (const u of horizonUnits) left.set(u.scope, (left.get(u.scope) ?? 0) + 1);
+  let fleetLeft = horizonUnits.length;
+  const byVehicle = new Map<string, Waiter[]>();
+  const fleet: Waiter[] = [];
+  let ready: Waiter[] = [];
+  let loading = false;
+  const flush = (): void => {
+    if (loading || !ready.length) return;
+    const batch = ready;
+    ready = [];
+    loading = true;
+    void load().then(() => {
+      loading = false;
+      for (const w of batch) w.go();
+      flush();
+    });
+  };
+  return {
+    wait(vehicles: readonly string[] | null): Promise<void> {
+      return new Promise((go) => {
+        const w: Waiter = { unmet: 0, go };
+        if (vehicles === null) {
+          if (fleetLeft > 0) {
+            w.unmet = 1;
+            fleet.push(w);
+          }
+        } else
+          for (const id of new Set(vehicles))
+            if (left.get(id)) {
+              w.unmet++;
+              const list = byVehicle.get(id);
+              if (list) list.push(w);
+              else byVehicle.set(id, [w]);
+            }
+        if (w.unmet === 0) go();
+      });
+    },
+    /** An odometer unit (its scope a vehicle) is through: stored, failed or cut. */
+    through(scope: string): void {
+      fleetLeft--;
+      const n = left.get(scope)! - 1;
+      left.set(scope, n);
+      if (n === 0) {
+        for (const w of byVehicle.get(scope) ?? []) if (--w.unmet === 0) ready.push(w);
+        byVehicle.delete(scope);
+      }
+      if (fleetLeft === 0) ready.push(...fleet.splice(0));
+      flush();
+    },
+  };
+}
+
+/**
  * Runs a sync's planned units. The odometer goes first: its answers give each vehicle's data
  * horizon, which decides whether the other streams' windows have settled (a vehicle silent for
- * days holds them); then every other unit. Returns what stopped the run (null: nothing did).
+ * days holds them). Every other unit waits only for the horizons it reads: a per-vehicle unit
+ * for its own vehicles' odometer to be stored (then the horizons are read again), a fleet unit
+ * for the whole fleet's; so a unit's statuses read the same horizons as when the whole odometer
+ * came first, each observed before the unit's own requests, while the bottleneck bucket (the
+ * odometer of its vehicles ordered first: horizonOrder) starts beside the rest of the odometer.
+ * Returns what stopped the run (null: nothing did).
  */
 export async function executePlan(
   con: DuckDBConnection,
@@ -326,23 +450,48 @@ export async function executePlan(
 ): Promise<unknown> {
   const { units, definitions, ctx, run } = x;
   const stop = { by: null as unknown };
-  // A small run writes every stream's windows, in both calls, on one connection: a writer per
-  // ledger stream (~12, each defining the refresh's macros, each commit its own BEGIN, COMMIT and
-  // ledger delete) was most of a small fleet's CPU; at 5,000 vehicles one writer made the streams
-  // wait on each other (docs/performance.md "Sync CPU per request").
+  // A small run writes every stream's windows on one connection: a writer per ledger stream
+  // (~12, each defining the refresh's macros, each commit its own BEGIN, COMMIT and ledger
+  // delete) was most of a small fleet's CPU; at 5,000 vehicles one writer made the streams wait
+  // on each other (docs/performance.md "Sync CPU per request").
   let opened: Promise<DuckDBConnection> | undefined;
   const sharedWriter =
     units.length <= (deps.sharedWriterMaxUnits ?? SHARED_WRITER_MAX_UNITS)
       ? () => (opened ??= deps.db.connect())
       : undefined;
   try {
+    // The odometer units read the horizons as the run found them (`ctx`); the others read
+    // `settled`'s, loaded again as the odometer they wait for is stored.
     await loadHorizons(con, ctx);
-    const horizons = units.filter((u) => HORIZON_STREAMS.has(u.stream));
-    await executeUnits({ ...deps, units: horizons, definitions, ctx, run, stop, sharedWriter });
-    if (stop.by || deps.signal?.aborted) return stop.by;
-    await loadHorizons(con, ctx);
+    const settled: StreamContext = { ...ctx, horizons: new Map(ctx.horizons) };
+    const perVehicle = new Set(
+      definitions.filter((d) => d.scope === 'vehicle' && !HORIZON_STREAMS.has(d.name)).map((d) => d.name),
+    );
+    const horizonUnits = units.filter((u) => HORIZON_STREAMS.has(u.stream));
     const rest = units.filter((u) => !HORIZON_STREAMS.has(u.stream));
-    await executeUnits({ ...deps, units: rest, definitions, ctx, run, stop, sharedWriter });
+    const gate = horizonGate(horizonUnits, () =>
+      stop.by || deps.signal?.aborted
+        ? Promise.resolve()
+        : loadHorizons(con, settled).catch((e: unknown) => {
+            stop.by ??= e; // the units it frees see the stop and are cut
+          }),
+    );
+    const waitFor = (u: Unit) =>
+      HORIZON_STREAMS.has(u.stream) ? null : gate.wait(horizonVehicles(u, perVehicle)).then(() => settled);
+    const onUnitDone = (u: Unit) => {
+      if (HORIZON_STREAMS.has(u.stream)) gate.through(u.scope);
+    };
+    await executeUnits({
+      ...deps,
+      units: [...horizonOrder(horizonUnits, rest, perVehicle, deps), ...rest],
+      definitions,
+      ctx,
+      run,
+      stop,
+      sharedWriter,
+      waitFor,
+      onUnitDone,
+    });
     return stop.by;
   } finally {
     await opened?.then((c) => c.closeSync()).catch(() => undefined);
