@@ -50,6 +50,10 @@ export interface Unit {
   /** The declared stream's name (streams/<name>.ts). */
   stream: string;
   ledgerStream: LedgerStream;
+  /**
+   * A vehicle id, several joined by commas (a bulk unit), or `*` (the fleet): the vehicles whose
+   * data horizons its statuses read, whose odometer it waits for (executor.ts horizonVehicles).
+   */
   scope: string;
   window: Window;
   bucket: BucketName;
