@@ -343,30 +343,36 @@ export function horizonVehicles(unit: Unit, perVehicle: ReadonlySet<string>): st
 }
 
 /**
- * The horizon units in the order the plan's critical path wants them: first the odometer of the
- * vehicles whose other units wait on the slowest bucket (each bucket's least time alone, from the
- * units' estimated requests), so that bucket's first sends leave early; else as planned.
+ * The plan's critical bucket: the slowest alone (each bucket's least time from its units'
+ * estimated requests), when that is more than one limit window and the horizon units do not draw
+ * on it (starting early beside them would only queue behind them). Null: none.
  */
-export function horizonOrder(
+export function criticalBucket(
   horizonUnits: readonly Unit[],
   others: readonly Unit[],
-  perVehicle: ReadonlySet<string>,
   limits: Pick<SyncDeps, 'windowMs' | 'limits'>,
-): Unit[] {
+): string | null {
   const byBucket: Record<string, number> = {};
   for (const u of others) byBucket[u.bucket] = (byBucket[u.bucket] ?? 0) + u.estRequests;
   const opts = { windowMs: limits.windowMs, ...(limits.limits ? { limits: limits.limits } : {}) };
-  const bucketMs = new Map(Object.entries(byBucket).map(([b, n]) => [b, leastDurationMs({ [b]: n }, opts)]));
-  const rank = new Map<string, number>();
-  for (const u of others) {
-    const ms = bucketMs.get(u.bucket) ?? 0;
-    for (const v of horizonVehicles(u, perVehicle) ?? []) if (ms > (rank.get(v) ?? 0)) rank.set(v, ms);
+  let worst: { bucket: string; ms: number } | null = null;
+  for (const [bucket, n] of Object.entries(byBucket)) {
+    const ms = leastDurationMs({ [bucket]: n }, opts);
+    if (!worst || ms > worst.ms) worst = { bucket, ms };
   }
-  const of = (u: Unit) => rank.get(u.scope) ?? 0;
-  return horizonUnits
-    .map((u, i) => ({ u, i }))
-    .sort((a, b) => of(b.u) - of(a.u) || a.i - b.i)
-    .map((x) => x.u);
+  if (!worst || worst.ms <= 0 || horizonUnits.some((u) => u.bucket === worst.bucket)) return null;
+  return worst.bucket;
+}
+
+/**
+ * The horizon units, those of the vehicles the early units wait on first (so the critical
+ * bucket's first sends leave early); else as planned.
+ */
+export function horizonOrder(horizonUnits: readonly Unit[], early: ReadonlySet<string>): Unit[] {
+  return [
+    ...horizonUnits.filter((u) => early.has(u.scope)),
+    ...horizonUnits.filter((u) => !early.has(u.scope)),
+  ];
 }
 
 /**
@@ -436,11 +442,12 @@ export function horizonGate(horizonUnits: readonly Unit[], load: () => Promise<v
 /**
  * Runs a sync's planned units. The odometer goes first: its answers give each vehicle's data
  * horizon, which decides whether the other streams' windows have settled (a vehicle silent for
- * days holds them). Every other unit waits only for the horizons it reads: a per-vehicle unit
- * for its own vehicles' odometer to be stored (then the horizons are read again), a fleet unit
- * for the whole fleet's; so a unit's statuses read the same horizons as when the whole odometer
- * came first, each observed before the unit's own requests, while the bottleneck bucket (the
- * odometer of its vehicles ordered first: horizonOrder) starts beside the rest of the odometer.
+ * days holds them). Every other unit waits for the whole fleet's odometer, then the horizons are
+ * loaded again — except the units of the plan's critical bucket (criticalBucket: the EV energy's
+ * 10 a minute on a long range) of a per-vehicle stream: those wait only for the odometer of their
+ * own vehicles (asked first: horizonOrder), so that bucket starts beside the rest of the
+ * odometer. Either way a unit's statuses read the horizons of its vehicles from this run's
+ * odometer, observed before its own requests, as when the whole odometer came first.
  * Returns what stopped the run (null: nothing did).
  */
 export async function executePlan(
@@ -469,6 +476,10 @@ export async function executePlan(
     );
     const horizonUnits = units.filter((u) => HORIZON_STREAMS.has(u.stream));
     const rest = units.filter((u) => !HORIZON_STREAMS.has(u.stream));
+    const critical = criticalBucket(horizonUnits, rest, deps);
+    // the vehicles whose horizons each early unit reads (null: not early, it waits for the fleet's)
+    const earlyOf = (u: Unit) => (u.bucket === critical ? horizonVehicles(u, perVehicle) : null);
+    const early = new Set(rest.flatMap((u) => earlyOf(u) ?? []));
     const gate = horizonGate(horizonUnits, () =>
       stop.by || deps.signal?.aborted
         ? Promise.resolve()
@@ -477,13 +488,13 @@ export async function executePlan(
           }),
     );
     const waitFor = (u: Unit) =>
-      HORIZON_STREAMS.has(u.stream) ? null : gate.wait(horizonVehicles(u, perVehicle)).then(() => settled);
+      HORIZON_STREAMS.has(u.stream) ? null : gate.wait(earlyOf(u)).then(() => settled);
     const onUnitDone = (u: Unit) => {
       if (HORIZON_STREAMS.has(u.stream)) gate.through(u.scope);
     };
     await executeUnits({
       ...deps,
-      units: [...horizonOrder(horizonUnits, rest, perVehicle, deps), ...rest],
+      units: [...horizonOrder(horizonUnits, early), ...rest],
       definitions,
       ctx,
       run,

@@ -1,7 +1,7 @@
 /**
  * One sync run, read top to bottom: lock the account → start the run log → pull the snapshots →
  * plan the gaps → execute the units (executor.ts executePlan: the odometer first, it gives the
- * vehicles' data horizons; every other unit once its vehicles' odometer is in) → finish the run log. Each stage lives in its own module (lock, run-log, snapshots,
+ * vehicles' data horizons; then the rest, the critical bucket's once its own vehicles' is in) → finish the run log. Each stage lives in its own module (lock, run-log, snapshots,
  * planner, executor); the streams are declarations (streams/*.ts).
  * The run is `ok` only when every window succeeded; a failed window makes it `partial`, a
  * failure that stops the run (executor.stopsTheRun: refused credentials, the circuit breaker,

@@ -52,7 +52,7 @@ export interface Unit {
   ledgerStream: LedgerStream;
   /**
    * A vehicle id, several joined by commas (a bulk unit), or `*` (the fleet): the vehicles whose
-   * data horizons its statuses read, whose odometer it waits for (executor.ts horizonVehicles).
+   * data horizons its statuses read (executor.ts horizonVehicles: an early unit waits for their odometer).
    */
   scope: string;
   window: Window;

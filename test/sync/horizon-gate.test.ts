@@ -1,11 +1,11 @@
 /**
- * The executor's wait for the vehicles' data horizons (executor.ts horizonGate, horizonOrder):
+ * The executor's wait for the vehicles' data horizons (executor.ts horizonGate, criticalBucket, horizonOrder):
  * a unit goes only once the odometer of the vehicles it reads is through and the horizons were
  * loaded after that; a fleet unit once the whole fleet's is; and the odometer of the vehicles the
  * slowest bucket waits on is asked first. Hand-worked cases, no database.
  */
 import { describe, expect, it } from 'vitest';
-import { horizonGate, horizonOrder, horizonVehicles } from '../../src/sync/executor.ts';
+import { criticalBucket, horizonGate, horizonOrder, horizonVehicles } from '../../src/sync/executor.ts';
 import type { Unit } from '../../src/sync/unit.ts';
 
 const unit = (stream: string, scope: string, bucket: Unit['bucket'] = 'default', estRequests = 1): Unit =>
@@ -61,17 +61,25 @@ describe('horizonGate', () => {
   });
 });
 
-describe('horizonOrder', () => {
-  it('asks first the odometer of the vehicles whose units wait on the slowest bucket', () => {
-    const odometer = ['1', '2', '3', '4'].map((v) => unit('odometer', v));
-    // 25 EV requests at 10 a window: 2 windows; 30 default requests at 1,000: none
+describe('criticalBucket and horizonOrder', () => {
+  const odometer = ['1', '2', '3', '4'].map((v) => unit('odometer', v));
+  it('names the slowest bucket when it needs more than one window and the odometer does not draw on it', () => {
+    // 25 EV requests at 10 a window: 2 windows after the first (120 s); 30 default requests: 0
     const others = [
       ...Array.from({ length: 25 }, () => unit('ev_energy', '3,4', 'ev_consumption')),
       ...Array.from({ length: 30 }, () => unit('fuel', '1')),
       unit('trips', '*'),
     ];
-    const order = horizonOrder(odometer, others, PER_VEHICLE, { windowMs: 60_000 });
-    expect(order.map((u) => u.scope)).toEqual(['3', '4', '1', '2']);
+    expect(criticalBucket(odometer, others, { windowMs: 60_000 })).toBe('ev_consumption');
+    // 10 EV requests fit one window: nothing is critical
+    expect(criticalBucket(odometer, others.slice(15), { windowMs: 60_000 })).toBeNull();
+    // the default bucket slowest (3,500 requests at 1,000: 180 s): the odometer draws on it itself
+    const many = Array.from({ length: 3_500 }, () => unit('fuel', '1'));
+    expect(criticalBucket(odometer, [...others, ...many], { windowMs: 60_000 })).toBeNull();
+  });
+
+  it('asks first the odometer of the vehicles the early units wait on', () => {
+    expect(horizonOrder(odometer, new Set(['4', '2'])).map((u) => u.scope)).toEqual(['2', '4', '1', '3']);
   });
 
   it('reads a scope as vehicles only for a per-vehicle stream, and only when it names vehicles', () => {
