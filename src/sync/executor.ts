@@ -379,7 +379,7 @@ export function horizonOrder(horizonUnits: readonly Unit[], early: ReadonlySet<s
  * Units waiting for the vehicles' data horizons: each goes once the odometer units of the vehicles
  * it reads (`null`: of the whole fleet) are through and the horizons have been loaded again after
  * that (`load`, one at a time; the units freed meanwhile go after the next). A unit whose
- * vehicles have no odometer unit left goes at once: their horizons are those the run started with.
+ * vehicles have no odometer unit in the run goes at once: their horizons are those it started with.
  */
 export function horizonGate(horizonUnits: readonly Unit[], load: () => Promise<void>) {
   interface Waiter {
@@ -408,11 +408,13 @@ export function horizonGate(horizonUnits: readonly Unit[], load: () => Promise<v
     wait(vehicles: readonly string[] | null): Promise<void> {
       return new Promise((go) => {
         const w: Waiter = { unmet: 0, go };
+        // its vehicles' odometer already through in this run: it waits for a load after now
+        let stored = false;
         if (vehicles === null) {
           if (fleetLeft > 0) {
             w.unmet = 1;
             fleet.push(w);
-          }
+          } else stored = horizonUnits.length > 0;
         } else
           for (const id of new Set(vehicles))
             if (left.get(id)) {
@@ -420,8 +422,11 @@ export function horizonGate(horizonUnits: readonly Unit[], load: () => Promise<v
               const list = byVehicle.get(id);
               if (list) list.push(w);
               else byVehicle.set(id, [w]);
-            }
-        if (w.unmet === 0) go();
+            } else if (left.has(id)) stored = true;
+        if (w.unmet > 0) return;
+        if (!stored) return go();
+        ready.push(w);
+        flush();
       });
     },
     /** An odometer unit (its scope a vehicle) is through: stored, failed or cut. */

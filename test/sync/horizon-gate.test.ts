@@ -48,6 +48,14 @@ describe('horizonGate', () => {
     loads[1]!.done();
     await tick();
     expect(went).toEqual(['9', '1,2', '3', 'fleet']);
+    // asked after its odometer is through: it still waits for a load begun after it asked
+    void gate.wait(['2']).then(() => went.push('2 later'));
+    await tick();
+    expect(loads).toHaveLength(3);
+    expect(went).toHaveLength(4);
+    loads[2]!.done();
+    await tick();
+    expect(went.at(-1)).toBe('2 later');
   });
 
   it('with no odometer unit at all, nothing waits and nothing is loaded', async () => {
