@@ -92,6 +92,14 @@ export const SUBSCRIPTION_CATCH_UP_HOURS = 24;
 export const ALERT_CHECK_MS = 60_000;
 /** How long one alert delivery (webhook POST, SMTP) may take. */
 export const ALERT_TIMEOUT_MS = 10_000;
+/**
+ * A stopping server's wait for its routes' database work (src/server/drain.ts): statements still
+ * running this long after it stopped taking requests are interrupted (a year's export would
+ * otherwise hold `systemctl stop` for its whole run)…
+ */
+export const DRAIN_INTERRUPT_MS = 5_000;
+/** …and connections still open this long after that (a leak) are reported and left behind. */
+export const DRAIN_GIVE_UP_MS = 10_000;
 
 /**
  * kg CO₂ per litre burned (tank-to-wheel), used by the `costs` report unless the prices file
