@@ -2,7 +2,10 @@
  * The lake: an account's file published to Hive-partitioned Parquet reads back, through the
  * in-memory views of `serve --lake`, with every report equal to the same report on the file; an
  * independent reader (hyparquet) reads the files; a reader never sees a partial file while a
- * publish rewrites the partitions; a lake that cannot be written is a clear error.
+ * publish rewrites the partitions; a lake that cannot be written is a clear error. A publish writes
+ * only the partitions whose rows changed (a second job's new day, an old month's change or delete),
+ * every one when asked or without its manifest, and a publish killed part-way is completed by the
+ * next.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -71,22 +74,6 @@ describe('Parquet lake', () => {
     }
   });
 
-  it('serves every report from the lake exactly as from the file', async () => {
-    const ldb = await openLake(lake);
-    const [file, lakeCon] = [await h.db.connect(), await ldb.connect()];
-    try {
-      for (const name of REPORT_NAMES) {
-        const [fromFile, fromLake] = [await reportOn(file, name), await reportOn(lakeCon, name)];
-        expect({ name, rows: fromLake }).toEqual({ name, rows: fromFile });
-      }
-      expect((await reportOn(lakeCon, 'mileage')).length).toBeGreaterThan(0);
-    } finally {
-      file.closeSync();
-      lakeCon.closeSync();
-      ldb.close();
-    }
-  });
-
   it('an independent reader (hyparquet) reads the trips with the counts of the file', async () => {
     const dir = join(lake, 'trips', `account=${ACCOUNT}`);
     let total = 0;
@@ -126,7 +113,8 @@ describe('Parquet lake', () => {
       }
     })();
     try {
-      for (let i = 0; i < 5; i++) await publishAccount(con, ACCOUNT, lake);
+      // full: a publish with nothing changed writes nothing (below)
+      for (let i = 0; i < 5; i++) await publishAccount(con, ACCOUNT, lake, { full: true });
     } finally {
       stop = true;
       con.closeSync();
@@ -211,6 +199,7 @@ async function expectLakeEqualsFile(reports = false) {
         name,
         rows: await reportOn(file, name),
       });
+    if (reports) expect((await reportOn(lakeCon, 'mileage')).length).toBeGreaterThan(0);
   } finally {
     file.closeSync();
     lakeCon.closeSync();
@@ -226,7 +215,7 @@ const tripMonths = () =>
     .sort();
 
 describe('a publish writes only the partitions whose rows changed', () => {
-  it('a second job that adds the last day leaves every untouched month the same file; the lake answers as the file', async () => {
+  it('a second job that adds the last day leaves every untouched month the same file; the lake serves every report exactly as the file', async () => {
     const before = lakeFiles();
     h.advance(DAY);
     const run = await h.sync({ fromDay: h.lastDay, toDay: h.lastDay });
