@@ -10,7 +10,8 @@
  * published (timed): the job that adds one day. Each round times, alternately first, the publish of
  * `base` (a checkout of main: its src/lake/publish.ts, every month of every table rewritten) into
  * its own lake and this checkout's (only the changed partitions), and this checkout's once more
- * with nothing changed (its check alone). Wall and CPU (process.cpuUsage: DuckDB's threads
+ * with nothing changed (its check alone); before the rounds, the first publish into an empty lake,
+ * both ways. Wall and CPU (process.cpuUsage: DuckDB's threads
  * included), the files written, the load average. Prints one JSON line a round.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -64,9 +65,10 @@ try {
     const c = process.cpuUsage(cpu);
     return { wallMs: Math.round(wallMs), cpuMs: Math.round((c.user + c.system) / 1000), files: r.files };
   };
-  await timed('old');
-  await timed('new');
   const trips = seeded.trips;
+  // The first publish of the account (an empty lake: every partition, both ways).
+  const first = { old: await timed('old'), new: await timed('new') };
+  console.log(JSON.stringify({ round: 'first publish', vehicles, days, trips, ...first }));
   for (let round = 1; round <= rounds; round++) {
     const order: ('old' | 'new')[] = round % 2 ? ['old', 'new'] : ['new', 'old'];
     const out: Record<string, unknown> = { round, vehicles, days, trips, load: loadavg()[0]!.toFixed(1) };
