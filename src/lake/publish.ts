@@ -120,7 +120,12 @@ export const manifestFile = (lakeDir: string, account: string) =>
 function readManifest(lakeDir: string, account: string): Manifest | null {
   try {
     const m = JSON.parse(readFileSync(manifestFile(lakeDir, account), 'utf8')) as Manifest;
-    return m.version === MANIFEST_VERSION && m.account === account && typeof m.tables === 'object' ? m : null;
+    return m?.version === MANIFEST_VERSION &&
+      m.account === account &&
+      m.tables &&
+      typeof m.tables === 'object'
+      ? m
+      : null;
   } catch {
     return null;
   }
@@ -177,7 +182,7 @@ export async function publishAccount(
     const columns = dataCols.map((c) => `${c.name} ${c.type}`).join(', ');
     const months = prints.get(t.name) ?? [];
     const prior = before?.tables[t.name];
-    const known = prior?.columns === columns ? prior.months : {};
+    const known = (prior?.columns === columns && prior.months) || {};
     const entry: ManifestTable = { columns, months: {} };
     manifest.tables[t.name] = entry;
     const accountDir = join(lakeDir, t.name, `account=${account}`);

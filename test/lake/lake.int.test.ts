@@ -284,6 +284,9 @@ describe('a publish writes only the partitions whose rows changed', () => {
     expect(changed(before, lakeFiles())).toHaveLength(all);
     rmSync(mf);
     expect(await publishNow()).toMatchObject({ files: all, kept: 0, full: 'no manifest' });
+    // A record that is not one (cut short, edited by hand) is as none.
+    writeFileSync(mf, JSON.stringify({ version: 1, account: ACCOUNT, tables: null }));
+    expect(await publishNow()).toMatchObject({ files: all, kept: 0, full: 'no manifest' });
     await expectLakeEqualsFile();
   });
 
