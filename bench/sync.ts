@@ -264,6 +264,11 @@ export async function syncChild(
   const db = timedDatabase(
     await openDatabase(join(dir, 'fleet.duckdb'), {
       ...(process.env.BENCH_DB_MEMORY ? { memoryLimit: process.env.BENCH_DB_MEMORY } : {}),
+      // BENCH_DB_SETTINGS (diagnostic, JSON): more of DuckDB's global settings, e.g.
+      // {"allocator_background_threads":"true"}
+      ...(process.env.BENCH_DB_SETTINGS
+        ? { settings: JSON.parse(process.env.BENCH_DB_SETTINGS) as Record<string, string> }
+        : {}),
     }),
     acc,
   );
