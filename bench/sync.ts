@@ -296,6 +296,10 @@ export async function syncChild(
       : {}),
     // BENCH_FILLS_PATH=per_vehicle|fleet_day (A/B): the fuel fills' path forced, as a test may.
     ...(process.env.BENCH_FILLS_PATH ? { fillsPath: process.env.BENCH_FILLS_PATH as FillsPath } : {}),
+    // BENCH_WRITE_BACKLOG_BYTES=N (A/B): what a writer may have waiting (MAX_WRITE_BACKLOG_BYTES).
+    ...(process.env.BENCH_WRITE_BACKLOG_BYTES
+      ? { maxWriteBacklogBytes: Number(process.env.BENCH_WRITE_BACKLOG_BYTES) }
+      : {}),
   };
   // `streams` (diagnostics only): sync a subset, e.g. to see which stream holds the memory.
   const req = {
