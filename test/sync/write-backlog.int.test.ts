@@ -40,7 +40,7 @@ async function syncAll(maxWriteBacklogBytes?: number) {
 beforeAll(async () => {
   // Six vehicles over 40 days: enough rows a window (trips, odometer) to outrun the writer.
   h = await startHarness({ fleet: { vehicles: 6, days: 40 } });
-  await syncAll(); // the default bound (8 MiB): never reached by this fleet
+  await syncAll(); // the default bound (4 MiB): never reached by this fleet
   await syncAll(BOUND);
 }, 180_000);
 afterAll(() => h?.close());
