@@ -283,14 +283,40 @@ export interface ExportOptions {
   /** fs.rename; a test injects a failure between the manifest's and the file's rename. */
   rename?: (from: string, to: string) => Promise<void>;
   /**
-   * A second connection to the same database that nothing else uses meanwhile, in a process where
-   * nothing writes the database while the export runs (`fleetsync export`, the bench): a CSV or
-   * Parquet export reads its stored-order check, meta and totals on it while the main connection
-   * makes the lookups and runs the COPY (a COPY of the trips runs on one DuckDB thread, so a core
-   * is free), instead of before and after the COPY (issue 29: ~0.2 s per 1 M trips off the wall
-   * time). Without it (serve: a sync may commit between two statements) all run on `con` in turn.
+   * A second connection to the same database, given where the export has the database instance to
+   * itself while it runs (`fleetsync export`, the bench: nothing else queries or writes it): a CSV
+   * or Parquet export reads its stored-order check, meta and totals on it while the main
+   * connection makes the lookups and runs the COPY (a COPY of the trips runs on one DuckDB thread,
+   * so a core is free), instead of before and after the COPY (issue 29: ~0.1 s per 1 M trips off
+   * the wall time), and a streamed COPY runs with DuckDB's threads at 1 (onOneThread). Without it
+   * (serve: a sync may commit between two statements, other calls run beside) all run on `con` in
+   * turn, at the instance's threads.
    */
   side?: DuckDBConnection;
+}
+
+/**
+ * Runs `work` (a streamed export's COPY) with DuckDB's threads set to 1, then sets them back: a
+ * global setting of the instance, so only where the export has the instance to itself
+ * (ExportOptions.side). DuckDB runs an insertion-ordered COPY of N columns on at most
+ * 1 + (a quarter of the pool ÷ (4 MB × N)) threads (its batch copy's memory rule): the trips'
+ * 30 columns at the 256 MB pool get one. A second thread adds nothing to it but costs: DuckDB's
+ * worker runs the pipeline while the calling thread waits for it by spinning (a whole core, at
+ * random, in about half the runs), and even without that the working thread took ~30 % more CPU
+ * (issue 29, docs/performance.md "Session 15 (`exp3`)"; bench/experiments/export-threads.ts shows
+ * each thread's CPU). The side connection's statements still run beside it, each on its own
+ * calling thread.
+ */
+async function onOneThread<T>(con: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  const r = await con.runAndReadAll(`SELECT current_setting('threads')::INTEGER AS n`);
+  const threads = Number(r.getRowObjectsJS()[0]?.n ?? 1);
+  if (threads <= 1) return work();
+  await con.run('SET threads = 1');
+  try {
+    return await work();
+  } finally {
+    await con.run(`SET threads = ${threads}`);
+  }
 }
 
 /** What the manifest states besides the file: the meta and the totals, null for a report without totals. */
@@ -351,9 +377,10 @@ export async function exportReport(
       : null;
   sideFacts?.catch(() => {}); // awaited after the COPY; a failure of the COPY first must not leave it unhandled
   let sql: string;
+  let streamed: boolean;
   try {
     await prepareLookups(con, query, values);
-    ({ sql } = await (sideOrder ?? inStoredOrder(con, query, values)));
+    ({ sql, streamed } = await (sideOrder ?? inStoredOrder(con, query, values)));
   } catch (e) {
     await (sideFacts ?? sideOrder)?.catch(() => {}); // the side connection idle before the caller may close it
     throw e;
@@ -365,10 +392,15 @@ export async function exportReport(
   // COPY appends to its file: its digest is taken while it writes (followDigest)
   const following = opts.manifest !== false && copies ? followDigest(tmp) : null;
   try {
-    if (format === 'csv') {
-      rows = await copyTo(con, csvSelect(def, sql, opts.headers), tmp, 'FORMAT csv, HEADER true', values);
-    } else if (format === 'parquet') {
-      rows = await copyTo(con, stripStatement(sql), tmp, 'FORMAT parquet', values);
+    if (copies) {
+      const [select, options] =
+        format === 'csv'
+          ? [csvSelect(def, sql, opts.headers), 'FORMAT csv, HEADER true']
+          : [stripStatement(sql), 'FORMAT parquet'];
+      const copy = () => copyTo(con, select, tmp, options, values);
+      // a streamed COPY is one pipeline that DuckDB runs on one thread at the 256 MB pool anyway
+      // (onOneThread); with the instance to itself (side) the export says so to DuckDB
+      rows = await (side && streamed ? onOneThread(con, copy) : copy());
     } else if (format === 'xlsx') {
       // the About sheet states the sidecar facts, so they come first
       meta = await reportMeta(con, scope, opts.metaCache);

@@ -488,6 +488,23 @@ describe('CSV export', () => {
         );
       }
     }
+    // the streamed COPY ran at one DuckDB thread (onOneThread): the instance's threads are set back,
+    // after a COPY that failed too (its directory does not exist)
+    const threads = async () =>
+      (await fx.con.runAndReadAll(`SELECT current_setting('threads') AS n`)).getRowObjectsJS()[0]!.n;
+    const before = await threads();
+    onTestFinished(async () => {
+      await fx.con.run(`SET threads = ${before}`);
+    });
+    await fx.con.run('SET threads = 3');
+    const def = requireReport('trips');
+    const params = parseReportParams({ month: '2026-04' }, def, scope);
+    await exportReport(fx.con, def, scope, params, 'csv', join(fx.dir, 'again.csv'), { side });
+    expect(await threads()).toBe(3n);
+    await expect(
+      exportReport(fx.con, def, scope, params, 'csv', join(fx.dir, 'no-such-dir', 't.csv'), { side }),
+    ).rejects.toThrow(/cannot write the trips report/);
+    expect(await threads()).toBe(3n);
   });
 
   it('parquet and arrow exports write the same number of rows', async () => {
