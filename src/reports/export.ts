@@ -319,7 +319,10 @@ async function onOneThread<T>(con: DuckDBConnection, work: () => Promise<T>): Pr
   }
 }
 
-/** What the manifest states besides the file: the meta and the totals, null for a report without totals. */
+/**
+ * What the manifest states besides the file: the meta (`known`: read already, the XLSX's) and the
+ * totals, null for a report without totals.
+ */
 async function manifestFacts(
   con: DuckDBConnection,
   def: ReportDef,
@@ -327,8 +330,9 @@ async function manifestFacts(
   sql: string,
   values: ReturnType<typeof bindings>,
   cache: MetaCache | undefined,
+  known?: ReportMeta,
 ) {
-  const meta = await reportMeta(con, scope, cache);
+  const meta = known ?? (await reportMeta(con, scope, cache));
   // the totals of the columns a total means something for, and per column the rows with no
   // value: a total with unknown rows covers only the others (partial), as the API's totals say
   const sums = def.columns.some((c) => c.total) ? await pageTotals(con, def, sql, values) : null;
@@ -420,7 +424,7 @@ export async function exportReport(
     const digest = following ? following.digest : opts.manifest !== false ? fileDigest(tmp) : null;
     digest?.catch(() => {}); // awaited below; a failure of the queries first must not leave it unhandled
     if (digest) {
-      const facts = await (sideFacts ?? manifestFacts(con, def, scope, sql, values, opts.metaCache));
+      const facts = await (sideFacts ?? manifestFacts(con, def, scope, sql, values, opts.metaCache, meta));
       meta ??= facts.meta;
       const sums = facts.sums;
       const manifest = {
