@@ -460,7 +460,6 @@ describe('CSV export', () => {
       ['trips', { month: '2026-04' }, 'csv'], // totals from its own totals query
       ['trips', { month: '2026-04', driver: '@x' }, 'csv'], // totals over the statement: the side makes the lookups
       ['trips', { month: '2026-04' }, 'parquet'],
-      ['mileage', { from: '2026-03-01', to: '2026-04-30' }, 'csv'],
     ] as const;
     for (const [name, raw, format] of cases) {
       const def = requireReport(name);
