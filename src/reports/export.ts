@@ -302,10 +302,11 @@ export interface ExportOptions {
  * 1 + (a quarter of the pool ÷ (4 MB × N)) threads (its batch copy's memory rule): the trips'
  * 30 columns at the 256 MB pool get one. A second thread adds nothing to it but costs: DuckDB's
  * worker runs the pipeline while the calling thread waits for it by spinning (a whole core, at
- * random, in about half the runs), and even without that the working thread took ~30 % more CPU
- * (issue 29, docs/performance.md "Session 15 (`exp3`)"; bench/experiments/export-threads.ts shows
- * each thread's CPU). The side connection's statements still run beside it, each on its own
- * calling thread.
+ * random, in about half the runs), and DuckDB plans the batch copy (every row group's rows copied
+ * into a buffer, then formatted) instead of formatting each chunk straight to the file as it does
+ * at one thread: ~30 % more CPU and twice the CLI's peak RSS (issue 29, docs/performance.md
+ * "Session 15 (`exp3`)"; bench/experiments/export-threads.ts shows each thread's CPU). The side
+ * connection's statements still run beside it, each on its own calling thread.
  */
 async function onOneThread<T>(con: DuckDBConnection, work: () => Promise<T>): Promise<T> {
   const r = await con.runAndReadAll(`SELECT current_setting('threads')::INTEGER AS n`);
