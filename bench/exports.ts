@@ -67,6 +67,8 @@ export async function exportChild(a: {
 }): Promise<ExportResult> {
   const db = await openDatabase(a.dbPath);
   const con = await db.connect();
+  // as `fleetsync export` runs it: its manifest's queries on a second connection (ExportOptions.side)
+  const side = await db.connect();
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-export-'));
   try {
     const { from, to } = await exportRange(con, a.timezone, a.targetRows);
@@ -92,7 +94,11 @@ export async function exportChild(a: {
     const best = (ts: ExportTiming[]) => ts.reduce((x, y) => (y.ms < x.ms ? y : x));
     const exported = (format: ExportTiming['format'], i: number) => {
       const out = join(dir, `trips-${i}.${format}`);
-      return timed(format, out, async () => (await exportReport(con, def, scope, params, format, out)).rows);
+      return timed(
+        format,
+        out,
+        async () => (await exportReport(con, def, scope, params, format, out, { side })).rows,
+      );
     };
     // The reference: the same rows (trips starting in the range, local days) and as many
     // columns, straight from the table to CSV. Its bounds are constant instants (the local days'
@@ -130,6 +136,7 @@ export async function exportChild(a: {
       peakRssMb: peakRssMb(),
     };
   } finally {
+    side.closeSync();
     con.closeSync();
     db.close();
     rmSync(dir, { recursive: true, force: true });
