@@ -20,8 +20,11 @@ export type Name = (typeof NAMES)[number];
 
 export type Size = 'quick' | 'full' | 'large';
 const SIZE_NAMES: readonly Size[] = ['quick', 'full', 'large'];
-/** What `--size large` runs unless `--only` says otherwise (the issue 29 table; ≤ 25 minutes). */
-export const LARGE_PARTS: readonly Name[] = ['reports', 'pages', 'exports', 'load', 'growth'];
+/**
+ * What `--size large` runs unless `--only` says otherwise: every row of the issue 29 table (≤ 25
+ * minutes), the sync at the real 60 s window included (~8.5 minutes, mostly waiting for its limits).
+ */
+export const LARGE_PARTS: readonly Name[] = ['sync', 'reports', 'pages', 'exports', 'load', 'growth'];
 
 export function parseArgs(argv: string[]) {
   let size: Size = 'full';
@@ -124,6 +127,9 @@ export const SIZES = {
   large: {
     ...SIZES_FULL_QUICK.full,
     growth: [50, 500, 5000],
+    // the sync's ratio to the rate-limit floor at the documented limits and the real 60 s window
+    // (issue 29's row; the full bench measures it at a 6 s window)
+    sync: { ...SIZES_FULL_QUICK.full.sync, windowMs: 60_000 },
     // the in-process queries hold whole results as JS rows (1.5 M trips a quarter here): left out
     reports: { vehicles: 5000, days: 730, iterations: 10, queries: false },
     exports: { targetRows: 1_000_000, repeats: 2 },

@@ -63,7 +63,7 @@ const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
 export function runChild<T>(
   task: string,
   args: unknown,
-  opts: { heapMb?: number; timeoutMs?: number } = {},
+  opts: { heapMb?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<T> {
   return new Promise((resolve, reject) => {
     const execArgv = ['--import', 'tsx'];
@@ -72,6 +72,7 @@ export function runChild<T>(
     execArgv.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
     const child = spawn(process.execPath, [...execArgv, CHILD, task, JSON.stringify(args)], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      ...(opts.env ? { env: opts.env } : {}),
     });
     let out = '';
     // A measurement bounded in time: past `timeoutMs` the child is stopped and the call rejects.

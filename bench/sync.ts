@@ -264,6 +264,11 @@ export async function syncChild(
   const db = timedDatabase(
     await openDatabase(join(dir, 'fleet.duckdb'), {
       ...(process.env.BENCH_DB_MEMORY ? { memoryLimit: process.env.BENCH_DB_MEMORY } : {}),
+      // BENCH_DB_SETTINGS (diagnostic, JSON): more of DuckDB's global settings, e.g.
+      // {"allocator_background_threads":"true"}
+      ...(process.env.BENCH_DB_SETTINGS
+        ? { settings: JSON.parse(process.env.BENCH_DB_SETTINGS) as Record<string, string> }
+        : {}),
     }),
     acc,
   );
@@ -296,6 +301,10 @@ export async function syncChild(
       : {}),
     // BENCH_FILLS_PATH=per_vehicle|fleet_day (A/B): the fuel fills' path forced, as a test may.
     ...(process.env.BENCH_FILLS_PATH ? { fillsPath: process.env.BENCH_FILLS_PATH as FillsPath } : {}),
+    // BENCH_WRITE_BACKLOG_BYTES=N (A/B): what a writer may have waiting (MAX_WRITE_BACKLOG_BYTES).
+    ...(process.env.BENCH_WRITE_BACKLOG_BYTES
+      ? { maxWriteBacklogBytes: Number(process.env.BENCH_WRITE_BACKLOG_BYTES) }
+      : {}),
   };
   // `streams` (diagnostics only): sync a subset, e.g. to see which stream holds the memory.
   const req = {
@@ -425,6 +434,11 @@ export async function syncChild(
   }
 }
 
+/** glibc's arenas in the sync unit's environment (deploy/systemd/fleetsync-sync.service), read from it. */
+const SYNC_UNIT_MALLOC_ARENA_MAX = /^Environment=MALLOC_ARENA_MAX=(\d+)$/m.exec(
+  readFileSync(new URL('../deploy/systemd/fleetsync-sync.service', import.meta.url), 'utf8'),
+)?.[1];
+
 /** Parent side: simulator here, sync in a child. */
 export async function measureSync(
   vehicles: number,
@@ -435,8 +449,15 @@ export async function measureSync(
   const world = await startWorld(vehicles, days, limits);
   try {
     say(`sync: ${vehicles} vehicles × ${days} days, window ${limits.windowMs} ms, limits ×${limits.scale}`);
+    // The sync's process as its systemd unit starts it (deploy/systemd/fleetsync-sync.service:
+    // MALLOC_ARENA_MAX=2, which glibc reads only at a process's start); an own MALLOC_ARENA_MAX in
+    // the environment is kept, and BENCH_MALLOC_ARENA_MAX=default starts it as a `fleetsync sync`
+    // by hand with none (docs/performance.md "Session 15 (`rss3`)").
+    const env = { ...process.env };
+    if (process.env.BENCH_MALLOC_ARENA_MAX === 'default') delete env.MALLOC_ARENA_MAX;
+    else if (SYNC_UNIT_MALLOC_ARENA_MAX) env.MALLOC_ARENA_MAX ??= SYNC_UNIT_MALLOC_ARENA_MAX;
     const cpu0 = process.cpuUsage();
-    const r = await runChild<SyncResult>('sync', { ...world.args, vehicles, days }, opts);
+    const r = await runChild<SyncResult>('sync', { ...world.args, vehicles, days }, { ...opts, env });
     const cpu = process.cpuUsage(cpu0);
     r.simCpuMs = (cpu.user + cpu.system) / 1000;
     say(
@@ -447,7 +468,8 @@ export async function measureSync(
           ? ''
           : `RSS loaded ${round(r.rssLoadedMb)} MB, before the run ${round(r.rssBeforeMb ?? 0)} MB, ` +
             `heap reserved ${round(r.peakHeapTotalMb ?? 0)} MB, array buffers ${round(r.peakArrayBuffersMb ?? 0)} MB; `) +
-        `simulator CPU ${round(r.simCpuMs)} ms, ${r.commits} commits ${round(r.commitMs)} ms, DB run ${round(r.dbRunMs)} ms; ${r.heap} heap`,
+        `simulator CPU ${round(r.simCpuMs)} ms, ${r.commits} commits ${round(r.commitMs)} ms, DB run ${round(r.dbRunMs)} ms; ${r.heap} heap, ` +
+        `MALLOC_ARENA_MAX ${env.MALLOC_ARENA_MAX ?? 'not set'}`,
     );
     return r;
   } finally {

@@ -32,11 +32,13 @@ export const PAGE_RETRIES = 2;
  */
 export const MAX_WINDOW_RECORDS = 20_000;
 /**
- * Rows a stream's writer may have waiting before the stream fetches another window: where the
- * API answers faster than the writer stores (raised limits, a big fleet's first night), windows
- * would otherwise pile up in memory (129 windows, 55,744 rows on one writer at 800 vehicles).
+ * What a stream's writer may have waiting (bytes of rows, estimated: sync/commit.ts `writeBytes`)
+ * before the stream fetches another window: where the API answers faster than the writer stores
+ * (raised limits, a big fleet's first night), windows would otherwise pile up in memory (129
+ * windows, 55,744 rows on one writer at 800 vehicles). ~4,000 trips, ~35,000 fuel level readings;
+ * the bound was 40,000 rows of any width before (docs/performance.md "Session 15 (`rss3`)").
  */
-export const MAX_WRITE_BACKLOG_ROWS = 2 * MAX_WINDOW_RECORDS;
+export const MAX_WRITE_BACKLOG_BYTES = 4 * 2 ** 20;
 /**
  * A run of at most this many planned units writes every stream's windows on one writer
  * connection, grouped across streams (src/sync/executor.ts); a larger one has a writer per ledger
@@ -92,6 +94,14 @@ export const SUBSCRIPTION_CATCH_UP_HOURS = 24;
 export const ALERT_CHECK_MS = 60_000;
 /** How long one alert delivery (webhook POST, SMTP) may take. */
 export const ALERT_TIMEOUT_MS = 10_000;
+/**
+ * A stopping server's wait for its routes' database work (src/server/drain.ts): statements still
+ * running this long after it stopped taking requests are interrupted (a year's export would
+ * otherwise hold `systemctl stop` for its whole run)…
+ */
+export const DRAIN_INTERRUPT_MS = 5_000;
+/** …and connections still open this long after that (a leak) are reported and left behind. */
+export const DRAIN_GIVE_UP_MS = 10_000;
 
 /**
  * kg CO₂ per litre burned (tank-to-wheel), used by the `costs` report unless the prices file

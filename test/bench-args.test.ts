@@ -8,13 +8,15 @@ import { LARGE_PARTS, parseArgs, SIZES } from '../bench/args.ts';
 import { formatTable, fig } from '../bench/lib.ts';
 
 describe('npm run bench -- --size large', () => {
-  it('runs the dashboard calls, pages, exports, load test and sync CPU at 5,000 vehicles × 730 days', () => {
+  it('runs the dashboard calls, pages, exports, load test and sync CPU at 5,000 vehicles × 730 days, and the sync at the real window', () => {
     const a = parseArgs(['--size', 'large']);
     expect(a.size).toBe('large');
-    expect([...a.only].sort()).toEqual(['exports', 'growth', 'load', 'pages', 'reports']);
+    expect([...a.only].sort()).toEqual(['exports', 'growth', 'load', 'pages', 'reports', 'sync']);
     expect([...a.only].sort()).toEqual([...LARGE_PARTS].sort());
     expect(SIZES.large.reports).toMatchObject({ vehicles: 5000, days: 730 });
     expect(SIZES.large.growth).toEqual([50, 500, 5000]);
+    // the issue's "sync ratio to the rate-limit floor, real 60 s window" row
+    expect(SIZES.large.sync).toMatchObject({ vehicles: 200, days: 90, windowMs: 60_000 });
     // the load test of the issue: 16 clients, 4 downloads and a sync
     expect(SIZES.large.load).toMatchObject({ connections: 16, downloads: 4 });
   });

@@ -23,6 +23,8 @@ async function child(root: string, dbPath: string, rows: number) {
   const side = JSON.parse(readFileSync(`${dbPath}.json`, 'utf8')) as { nowMs: number; timezone: string };
   const db = await openDatabase(dbPath);
   const con = await db.connect();
+  // a checkout whose export takes a side connection (ExportOptions.side) uses it; an older one ignores it
+  const sideCon = await db.connect();
   if (process.env.THREADS) await con.run(`SET threads = ${Number(process.env.THREADS)}`);
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-export-ab-'));
   try {
@@ -41,7 +43,7 @@ async function child(root: string, dbPath: string, rows: number) {
       rmSync(out, { force: true });
       return { ms, cpuMs: (c.user + c.system) / 1000, bytes };
     };
-    const exp = await timed((out) => exportReport(con, def, scope, params, 'csv', out));
+    const exp = await timed((out) => exportReport(con, def, scope, params, 'csv', out, { side: sideCon }));
     const bare = await timed((out) =>
       con.run(
         `COPY (SELECT * FROM trips WHERE account = '${ACCOUNT}'
@@ -52,6 +54,7 @@ async function child(root: string, dbPath: string, rows: number) {
     );
     return { from, to, exp, bare };
   } finally {
+    sideCon.closeSync();
     con.closeSync();
     db.close();
     rmSync(dir, { recursive: true, force: true });

@@ -100,6 +100,8 @@ export const exportCommand: Command = {
     const db = await openDatabase(config.dbPath, { mustExist: true });
     try {
       const con = await db.connect();
+      // the export's stored-order check and manifest queries run on it beside the COPY (ExportOptions.side)
+      const side = await db.connect();
       try {
         const account = await resolveAccount(con, config, { mustExist: true });
         await loadPricesFile(con, account, config, now());
@@ -122,6 +124,7 @@ export const exportCommand: Command = {
         );
         const res = await exportReport(con, def, scope, params, format as ExportFormat, out, {
           headers: headers as HeaderStyle,
+          side,
         });
         const note = rangeNote(params, scope, res.meta.complete_through_text);
         ctx.stdout(
@@ -129,6 +132,7 @@ export const exportCommand: Command = {
             (note ? `note: ${note}\n` : ''),
         );
       } finally {
+        side.closeSync();
         con.closeSync();
       }
     } finally {

@@ -12,14 +12,25 @@ import { parseSyncArgs } from './sync.ts';
 export const workerCommand: Command = {
   summary: 'Take "sync account X" jobs from the Postgres queue (FLEETSYNC_QUEUE_URL) and publish the lake.',
   usage:
-    'fleetsync worker [--enqueue [--from YYYY-MM-DD] [--to YYYY-MM-DD]]   (FLEETSYNC_QUEUE_URL, FLEETSYNC_CONFIG, FLEETSYNC_DATA_DIR, FLEETSYNC_LAKE_DIR, FLEETSYNC_SCHEDULE, FLEETSYNC_JOB_EXPIRE_SECONDS)',
-  options: { enqueue: { type: 'boolean' }, from: { type: 'string' }, to: { type: 'string' } },
+    'fleetsync worker [--enqueue [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--full-publish]]   (FLEETSYNC_QUEUE_URL, FLEETSYNC_CONFIG, FLEETSYNC_DATA_DIR, FLEETSYNC_LAKE_DIR, FLEETSYNC_SCHEDULE, FLEETSYNC_JOB_EXPIRE_SECONDS)',
+  options: {
+    enqueue: { type: 'boolean' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    'full-publish': { type: 'boolean' },
+  },
   async run({ values }, ctx) {
     const range = parseSyncArgs({ from: values.from, to: values.to });
     if ((range.fromDay || range.toDay) && values.enqueue !== true)
       throw new FleetsyncError(
         'E_USAGE',
         '--from/--to go with --enqueue (they choose the days of the queued jobs)',
+      );
+    const fullPublish = values['full-publish'] === true;
+    if (fullPublish && values.enqueue !== true)
+      throw new FleetsyncError(
+        'E_USAGE',
+        '--full-publish goes with --enqueue (the queued jobs rewrite every partition of their account in the lake)',
       );
     const config = loadConfig(ctx.env, { needApi: true });
     const { workerSettings, runWorker } = await import('../worker/worker.ts');
@@ -44,7 +55,7 @@ export const workerCommand: Command = {
     }
     const message = await runWorker(
       { config, accounts, settings, log, signal: ctx.stopSignal, now: ctx.now, subscriptions },
-      { enqueue: values.enqueue === true, fromDay: range.fromDay, toDay: range.toDay },
+      { enqueue: values.enqueue === true, fromDay: range.fromDay, toDay: range.toDay, fullPublish },
     );
     ctx.stdout(message + '\n');
     return 0;

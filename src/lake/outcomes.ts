@@ -20,7 +20,8 @@ export const OUTCOMES_DIR = '_jobs';
 
 const fileOf = (lakeDir: string, account: string) => join(lakeDir, OUTCOMES_DIR, `${account}.json`);
 
-function writeWhole(path: string, value: unknown): void {
+/** Writes a JSON file whole: a temporary name, then a rename over the file. */
+export function writeWhole(path: string, value: unknown): void {
   const tmp = `${path}.${randomUUID()}.tmp`;
   try {
     writeFileSync(tmp, JSON.stringify(value, null, 2) + '\n');

@@ -6,15 +6,28 @@
  * The month is the month (UTC) of the table's first date/time column; a table without one goes
  * to month=all. Each file is written by DuckDB under a hidden temporary name in its partition
  * directory and renamed over data.parquet, so a reader sees each partition whole, old or new.
- * A partition the account no longer has is removed after the new ones are in place. The account
+ * A partition the account no longer has is removed after the new ones are in place. A publish
+ * writes only the partitions whose rows changed since the last one (`<lake>/_publish/<account>.json`
+ * records what each partition holds; publishAccount below). The account
  * column is the partition key and is not repeated inside the files (Hive layout, as Trino and
  * Spark expect).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { FleetsyncError } from '../errors.ts';
+import { writeWhole } from './outcomes.ts';
 
 export const LAKE_FILE = 'data.parquet';
 
@@ -78,35 +91,113 @@ function monthExpr(t: LakeTable): string {
   return `COALESCE(strftime(${utc}, '%Y-%m'), 'none')`;
 }
 
-export interface PublishResult {
-  files: number;
-  removed: number;
+/** What the lake holds of one month of a table: the rows' fingerprint and the file written for them. */
+interface ManifestMonth {
+  rows: number;
+  /** sum(hash(row)) over the month's rows: any changed, added or deleted row changes it. */
+  hash: string;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+interface ManifestTable {
+  /** The table's columns ("name type", in order): another schema republishes every month. */
+  columns: string;
+  months: Record<string, ManifestMonth>;
+}
+/** `<lake>/_publish/<account>.json`: what the account's last publish wrote (written whole, last). */
+interface Manifest {
+  version: typeof MANIFEST_VERSION;
+  account: string;
+  tables: Record<string, ManifestTable>;
+}
+const MANIFEST_VERSION = 1;
+export const MANIFEST_DIR = '_publish';
+export const manifestFile = (lakeDir: string, account: string) =>
+  join(lakeDir, MANIFEST_DIR, `${account}.json`);
+
+/** The account's manifest, or null when it is missing, unreadable or of another version (a full publish). */
+function readManifest(lakeDir: string, account: string): Manifest | null {
+  try {
+    const m = JSON.parse(readFileSync(manifestFile(lakeDir, account), 'utf8')) as Manifest;
+    return m?.version === MANIFEST_VERSION &&
+      m.account === account &&
+      m.tables &&
+      typeof m.tables === 'object'
+      ? m
+      : null;
+  } catch {
+    return null;
+  }
 }
 
-/** Writes every partition of `account` from the connection's database into the lake. */
+export interface PublishOptions {
+  /** Rewrite every partition, whatever the manifest says (an operator's full republish). */
+  full?: boolean;
+  /** Called when a partition's file is written under its temporary name, before the rename. */
+  onWritten?: (table: string, month: string) => void;
+}
+
+export interface PublishResult {
+  /** Partitions written by this publish. */
+  files: number;
+  /** Partitions left as they were: their rows had not changed since the last publish. */
+  kept: number;
+  removed: number;
+  /** Why every partition was rewritten (null: only the changed ones were). */
+  full: 'asked' | 'no manifest' | null;
+}
+
+/**
+ * Publishes the partitions of `account` whose rows differ from what the lake holds: each table's
+ * rows are fingerprinted per month in one grouped scan (row count and the sum of the rows'
+ * hashes) and compared with the account's manifest; a month is rewritten when its fingerprint
+ * changed (rows added, changed or deleted, by a sync, late data, a re-zone or anything else), when
+ * the table's columns changed, or when its file is not the one the manifest recorded (missing,
+ * replaced). Without a readable manifest, or with `full`, every partition is rewritten. The
+ * manifest is written last, whole: a publish killed part-way leaves each partition whole (old or
+ * new) and an older manifest, so the next publish rewrites whatever the kill left behind.
+ */
 export async function publishAccount(
   con: DuckDBConnection,
   account: string,
   lakeDir: string,
+  opts: PublishOptions = {},
 ): Promise<PublishResult> {
   checkLakeDir(lakeDir);
-  let files = 0;
-  let removed = 0;
-  for (const t of await lakeTables(con)) {
+  const before = opts.full ? null : readManifest(lakeDir, account);
+  const manifest: Manifest = { version: MANIFEST_VERSION, account, tables: {} };
+  const result: PublishResult = {
+    files: 0,
+    kept: 0,
+    removed: 0,
+    full: opts.full ? 'asked' : before ? null : 'no manifest',
+  };
+  const tables = await lakeTables(con);
+  const prints = await fingerprints(con, tables, account);
+  for (const t of tables) {
     const month = monthExpr(t);
-    const months = (
-      await con.runAndReadAll(
-        `SELECT DISTINCT ${month} AS m FROM ${q(t.name)} WHERE account = $1 ORDER BY m`,
-        [account],
-      )
-    ).getRowObjectsJS() as { m: string }[];
+    const dataCols = t.columns.filter((c) => c.name !== 'account');
+    const cols = dataCols.map((c) => q(c.name));
+    const columns = dataCols.map((c) => `${c.name} ${c.type}`).join(', ');
+    const months = prints.get(t.name) ?? [];
+    const prior = before?.tables[t.name];
+    const known = (prior?.columns === columns && prior.months) || {};
+    const entry: ManifestTable = { columns, months: {} };
+    manifest.tables[t.name] = entry;
     const accountDir = join(lakeDir, t.name, `account=${account}`);
-    const keep = new Set<string>();
-    const cols = t.columns.filter((c) => c.name !== 'account').map((c) => q(c.name));
-    for (const { m } of months) {
+    for (const { m, n, h } of months) {
       const dir = join(accountDir, `month=${m}`);
+      const file = join(dir, LAKE_FILE);
+      const was = known[m];
+      const now = statOf(file);
+      if (was && was.rows === n && was.hash === h && now && sameFile(was, now)) {
+        entry.months[m] = was;
+        result.kept++;
+        continue;
+      }
       mkdirSync(dir, { recursive: true });
-      const tmp = join(dir, `.${randomUUID()}.parquet.tmp`);
+      const tmp = join(dir, `.${randomUUID()}${TMP_SUFFIX}`);
       try {
         await con.run(
           `COPY (SELECT ${cols.join(', ')} FROM ${q(t.name)}
@@ -114,22 +205,79 @@ export async function publishAccount(
                  ORDER BY ALL)
            TO ${lit(tmp)} (FORMAT parquet, COMPRESSION snappy)`,
         );
-        renameSync(tmp, join(dir, LAKE_FILE));
+        opts.onWritten?.(t.name, m);
+        renameSync(tmp, file);
       } catch (e) {
         rmSync(tmp, { force: true });
         throw e;
       }
-      keep.add(`month=${m}`);
-      files++;
+      entry.months[m] = { rows: n, hash: h, ...statOf(file)! };
+      result.files++;
     }
-    // Stale partitions: the new ones are in place, so removing these never leaves a gap.
+    // Stale partitions (the new ones are in place, so removing these never leaves a gap), and the
+    // temporary files of a publish that was killed part-way.
     const present = existsSync(accountDir) ? readdirSync(accountDir) : [];
     for (const d of present) {
-      if (keep.has(d) || !d.startsWith('month=')) continue;
-      rmSync(join(accountDir, d, LAKE_FILE), { force: true });
-      rmSync(join(accountDir, d), { recursive: true, force: true });
-      removed++;
+      if (!d.startsWith('month=')) continue;
+      if (!(d.slice('month='.length) in entry.months)) {
+        rmSync(join(accountDir, d, LAKE_FILE), { force: true });
+        rmSync(join(accountDir, d), { recursive: true, force: true });
+        result.removed++;
+        continue;
+      }
+      for (const f of readdirSync(join(accountDir, d)))
+        if (f.endsWith(TMP_SUFFIX)) rmSync(join(accountDir, d, f), { force: true });
     }
   }
-  return { files, removed };
+  mkdirSync(join(lakeDir, MANIFEST_DIR), { recursive: true });
+  writeWhole(manifestFile(lakeDir, account), manifest);
+  return result;
 }
+
+const TMP_SUFFIX = '.parquet.tmp';
+
+interface Fingerprint {
+  m: string;
+  n: number;
+  h: string;
+}
+
+/**
+ * Each table's months with their row count and sum(hash(row)), in one statement (one grouped
+ * scan a table; a statement a table cost more in its overhead than in its scan at 2 years).
+ */
+async function fingerprints(
+  con: DuckDBConnection,
+  tables: LakeTable[],
+  account: string,
+): Promise<Map<string, Fingerprint[]>> {
+  const out = new Map<string, Fingerprint[]>();
+  if (!tables.length) return out;
+  const parts = tables.map((t) => {
+    const cols = t.columns.filter((c) => c.name !== 'account').map((c) => q(c.name));
+    return `SELECT ${lit(t.name)} AS t, ${monthExpr(t)} AS m, count(*)::INTEGER AS n,
+              sum(hash(${cols.join(', ')}))::VARCHAR AS h
+            FROM ${q(t.name)} WHERE account = $1 GROUP BY ALL HAVING count(*) > 0`;
+  });
+  const rows = (
+    await con.runAndReadAll(`${parts.join('\nUNION ALL\n')}\nORDER BY t, m`, [account])
+  ).getRowObjectsJS() as unknown as (Fingerprint & { t: string })[];
+  for (const { t, m, n, h } of rows) {
+    const list = out.get(t) ?? [];
+    list.push({ m, n, h });
+    out.set(t, list);
+  }
+  return out;
+}
+
+function statOf(file: string): Pick<ManifestMonth, 'ino' | 'size' | 'mtimeMs'> | null {
+  try {
+    const s = statSync(file);
+    return { ino: s.ino, size: s.size, mtimeMs: s.mtimeMs };
+  } catch {
+    return null;
+  }
+}
+
+const sameFile = (a: Pick<ManifestMonth, 'ino' | 'size' | 'mtimeMs'>, b: typeof a) =>
+  a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;

@@ -30,6 +30,7 @@ import {
   pageTotals,
   reportMeta,
   toJsonCell,
+  totalsReadStatement,
   type MetaCache,
   type ReportMeta,
   type ReportScope,
@@ -281,6 +282,62 @@ export interface ExportOptions {
   metaCache?: MetaCache;
   /** fs.rename; a test injects a failure between the manifest's and the file's rename. */
   rename?: (from: string, to: string) => Promise<void>;
+  /**
+   * A second connection to the same database, given where the export has the database instance to
+   * itself while it runs (`fleetsync export`, the bench: nothing else queries or writes it): a CSV
+   * or Parquet export reads its stored-order check, meta and totals on it while the main
+   * connection makes the lookups and runs the COPY (a COPY of the trips runs on one DuckDB thread,
+   * so a core is free), instead of before and after the COPY (issue 29: ~0.1 s per 1 M trips off
+   * the wall time), and a streamed COPY runs with DuckDB's threads at 1 (onOneThread). Without it
+   * (serve: a sync may commit between two statements, other calls run beside) all run on `con` in
+   * turn, at the instance's threads.
+   */
+  side?: DuckDBConnection;
+}
+
+/**
+ * Runs `work` (a streamed export's COPY) with DuckDB's threads set to 1, then sets them back: a
+ * global setting of the instance, so only where the export has the instance to itself
+ * (ExportOptions.side). DuckDB runs an insertion-ordered COPY of N columns on at most
+ * 1 + (a quarter of the pool ÷ (4 MB × N)) threads (its batch copy's memory rule): the trips'
+ * 30 columns at the 256 MB pool get one. A second thread adds nothing to it but costs: DuckDB's
+ * worker runs the pipeline while the calling thread waits for it by spinning (a whole core, at
+ * random, in about half the runs), and DuckDB plans the batch copy (every row group's rows copied
+ * into a buffer, then formatted) instead of formatting each chunk straight to the file as it does
+ * at one thread: ~30 % more CPU and twice the CLI's peak RSS (issue 29, docs/performance.md
+ * "Session 15 (`exp3`)"; bench/experiments/export-threads.ts shows each thread's CPU). The side
+ * connection's statements still run beside it, each on its own calling thread.
+ */
+async function onOneThread<T>(con: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  const r = await con.runAndReadAll(`SELECT current_setting('threads')::INTEGER AS n`);
+  const threads = Number(r.getRowObjectsJS()[0]?.n ?? 1);
+  if (threads <= 1) return work();
+  await con.run('SET threads = 1');
+  try {
+    return await work();
+  } finally {
+    await con.run(`SET threads = ${threads}`);
+  }
+}
+
+/**
+ * What the manifest states besides the file: the meta (`known`: read already, the XLSX's) and the
+ * totals, null for a report without totals.
+ */
+async function manifestFacts(
+  con: DuckDBConnection,
+  def: ReportDef,
+  scope: ReportScope,
+  sql: string,
+  values: ReturnType<typeof bindings>,
+  cache: MetaCache | undefined,
+  known?: ReportMeta,
+) {
+  const meta = known ?? (await reportMeta(con, scope, cache));
+  // the totals of the columns a total means something for, and per column the rows with no
+  // value: a total with unknown rows covers only the others (partial), as the API's totals say
+  const sums = def.columns.some((c) => c.total) ? await pageTotals(con, def, sql, values) : null;
+  return { meta, sums };
 }
 
 /**
@@ -305,20 +362,50 @@ export async function exportReport(
   await sweepStaleTemps(outPath);
   const values = bindings(scope, params);
   const query = loadSql(queryName(def));
-  await prepareLookups(con, query, values);
-  const { sql } = await inStoredOrder(con, query, values);
+  const copies = format === 'csv' || format === 'parquet';
+  // the side connection's work (opts.side): the stored-order check, then the manifest's facts
+  const side = opts.side && copies ? opts.side : null;
+  const sideOrder = side
+    ? (async () => {
+        await prepareModelConnection(side);
+        return inStoredOrder(side, query, values);
+      })()
+    : null;
+  sideOrder?.catch(() => {}); // awaited below, after the lookups
+  const sideFacts =
+    side && sideOrder && opts.manifest !== false
+      ? (async () => {
+          const { sql } = await sideOrder;
+          if (totalsReadStatement(def, sql, values)) await prepareLookups(side, query, values);
+          return manifestFacts(side, def, scope, sql, values, opts.metaCache);
+        })()
+      : null;
+  sideFacts?.catch(() => {}); // awaited after the COPY; a failure of the COPY first must not leave it unhandled
+  let sql: string;
+  let streamed: boolean;
+  try {
+    await prepareLookups(con, query, values);
+    ({ sql, streamed } = await (sideOrder ?? inStoredOrder(con, query, values)));
+  } catch (e) {
+    await (sideFacts ?? sideOrder)?.catch(() => {}); // the side connection idle before the caller may close it
+    throw e;
+  }
   const tmp = tempBeside(outPath, format);
   const mtmp = tempBeside(manifestPath(outPath), 'json');
   let rows: number;
   let meta: ReportMeta | undefined;
   // COPY appends to its file: its digest is taken while it writes (followDigest)
-  const following =
-    opts.manifest !== false && (format === 'csv' || format === 'parquet') ? followDigest(tmp) : null;
+  const following = opts.manifest !== false && copies ? followDigest(tmp) : null;
   try {
-    if (format === 'csv') {
-      rows = await copyTo(con, csvSelect(def, sql, opts.headers), tmp, 'FORMAT csv, HEADER true', values);
-    } else if (format === 'parquet') {
-      rows = await copyTo(con, stripStatement(sql), tmp, 'FORMAT parquet', values);
+    if (copies) {
+      const [select, options] =
+        format === 'csv'
+          ? [csvSelect(def, sql, opts.headers), 'FORMAT csv, HEADER true']
+          : [stripStatement(sql), 'FORMAT parquet'];
+      const copy = () => copyTo(con, select, tmp, options, values);
+      // a streamed COPY is one pipeline that DuckDB runs on one thread at the 256 MB pool anyway
+      // (onOneThread); with the instance to itself (side) the export says so to DuckDB
+      rows = await (side && streamed ? onOneThread(con, copy) : copy());
     } else if (format === 'xlsx') {
       // the About sheet states the sidecar facts, so they come first
       meta = await reportMeta(con, scope, opts.metaCache);
@@ -337,11 +424,10 @@ export async function exportReport(
     // (its threads): 0.35-0.47 s of SHA-256 per 1 M trips no longer comes after them.
     const digest = following ? following.digest : opts.manifest !== false ? fileDigest(tmp) : null;
     digest?.catch(() => {}); // awaited below; a failure of the queries first must not leave it unhandled
-    meta ??= await reportMeta(con, scope, opts.metaCache);
     if (digest) {
-      // the totals of the columns a total means something for, and per column the rows with no
-      // value: a total with unknown rows covers only the others (partial), as the API's totals say
-      const sums = def.columns.some((c) => c.total) ? await pageTotals(con, def, sql, values) : null;
+      const facts = await (sideFacts ?? manifestFacts(con, def, scope, sql, values, opts.metaCache, meta));
+      meta ??= facts.meta;
+      const sums = facts.sums;
       const manifest = {
         report: def.name,
         file: basename(outPath),
@@ -367,10 +453,12 @@ export async function exportReport(
       await writeFile(mtmp, JSON.stringify(manifest, null, 2) + '\n');
       await move(mtmp, manifestPath(outPath));
     }
+    meta ??= await reportMeta(con, scope, opts.metaCache);
     await move(tmp, outPath);
   } catch (cause) {
     following?.abandon();
     await following?.digest.catch(() => {});
+    await sideFacts?.catch(() => {});
     await rm(tmp, { force: true });
     await rm(mtmp, { force: true });
     throw cause instanceof FleetsyncError

@@ -338,23 +338,41 @@ const NOT_FILTERS = new Set(['tax_year_start']);
 const paramNames = (sql: string) => new Set([...sql.matchAll(/\$([a-z_][a-z0-9_]*)/gi)].map((m) => m[1]!));
 
 /**
- * The rows of queries/reports/totals/<query>.sql; null without a query, or when a filter the
+ * The text of queries/reports/totals/<query>.sql; null without a query, or when a filter the
  * report's statement reads and that query does not is set (one it cannot answer).
  */
-async function answeredBy(
-  con: DuckDBConnection,
+function answering(
   query: string | undefined,
   sql: string,
   values: Record<string, DuckDBValue>,
-): Promise<Record<string, unknown>[] | null> {
+): string | null {
   if (!query) return null;
   const text = loadSql(`reports/totals/${query}`);
   const [asked, answered] = [paramNames(sql), paramNames(text)];
   for (const name of asked)
     if (!NOT_FILTERS.has(name) && !answered.has(name) && values[name] !== null && values[name] !== undefined)
       return null;
+  return text;
+}
+
+/** The rows of the totals query `answering` gives; null when it gives none. */
+async function answeredBy(
+  con: DuckDBConnection,
+  query: string | undefined,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+): Promise<Record<string, unknown>[] | null> {
+  const text = answering(query, sql, values);
+  if (text === null) return null;
   return (await (await prepareBound(con, text, values)).runAndReadAll()).getRowObjectsJS();
 }
+
+/**
+ * Whether pageTotals counts the report's own statement (no totals query of its own, or one that
+ * cannot answer a filter set): then the connection needs the statement's lookups (prepareLookups).
+ */
+export const totalsReadStatement = (def: ReportDef, sql: string, values: Record<string, DuckDBValue>) =>
+  answering(def.listTotals, sql, values) === null;
 
 /** A local day of a list report (`day` null: the whole range): its rows, its totalled columns' sums and blanks. */
 interface ListDay {

@@ -14,7 +14,7 @@ import { describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { JobOutcome } from '../lake/outcomes.ts';
 import type { Database } from '../store/db.ts';
-import { serverDatabase } from './drain.ts';
+import { serverDatabase, type ServerDatabase } from './drain.ts';
 import type { RunSummary } from '../sync/types.ts';
 import { requireBearer } from './auth.ts';
 import { healthRoutes } from './health-routes.ts';
@@ -69,7 +69,7 @@ export interface AppOptions {
 }
 
 /** The app, and its drain: resolves when none of its work touches the database any more (drain.ts). */
-export type App = Express & { drain(): Promise<void> };
+export type App = Express & { drain: ServerDatabase['drain'] };
 
 export function createApp(options: AppOptions): App {
   // Every connection of the routes counted, so that the server's close can wait for the last one.
@@ -184,5 +184,5 @@ export function createApp(options: AppOptions): App {
     });
   };
   app.use(onError);
-  return Object.assign(app, { drain: () => db.drain() });
+  return Object.assign(app, { drain: db.drain });
 }

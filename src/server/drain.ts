@@ -7,16 +7,34 @@
  *
  * Every connection the server's routes open comes from `serverDatabase(db).connect()`, which counts
  * it until it is closed; `drain()` closes the pools' idle connections (each pool registers with
- * `onDrain`), and resolves once every connection the server opened is closed.
+ * `onDrain`), and resolves once every connection the server opened is closed — or, so that a stop
+ * never hangs, once its limits pass: statements still running `interruptAfterMs` after the drain
+ * began are interrupted (their routes then fail and close their connections), and connections
+ * still open `giveUpAfterMs` after that (a route that never closes its own) are counted in the
+ * answer and left behind. Interrupting is safe where closing the instance is not: a statement
+ * interrupted ends with an error, one still running when its instance closes crashes the process.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { DRAIN_GIVE_UP_MS, DRAIN_INTERRUPT_MS } from '../defaults.ts';
 import type { Database } from '../store/db.ts';
+
+/** How long a drain waits before it interrupts, then before it gives up (src/defaults.ts). */
+export interface DrainLimits {
+  interruptAfterMs: number;
+  giveUpAfterMs: number;
+}
+
+/** What a drain had to do: connections whose statements it interrupted, connections left open. */
+export interface DrainResult {
+  interrupted: number;
+  leftOpen: number;
+}
 
 export interface ServerDatabase extends Database {
   /** `fn` runs when the drain starts (a pool closes its idle connections and every one released later). */
   onDrain(fn: () => void): void;
-  /** Resolves when every connection opened through this object is closed. */
-  drain(): Promise<void>;
+  /** Resolves when every connection opened through this object is closed, or its limits passed. */
+  drain(limits?: Partial<DrainLimits>): Promise<DrainResult>;
   /** Connections opened (or being opened) and not closed yet. */
   readonly open: number;
 }
@@ -28,6 +46,7 @@ export const isServerDatabase = (db: Database): db is ServerDatabase =>
 export function serverDatabase(db: Database): ServerDatabase {
   if (isServerDatabase(db)) return db;
   let open = 0;
+  const live = new Set<DuckDBConnection>();
   const closers: (() => void)[] = [];
   let waiters: (() => void)[] = [];
   const settle = () => {
@@ -38,11 +57,13 @@ export function serverDatabase(db: Database): ServerDatabase {
   };
   const count = (con: DuckDBConnection): DuckDBConnection => {
     let closed = false;
+    live.add(con);
     const disconnect = con.disconnectSync.bind(con); // closeSync calls it
     con.disconnectSync = () => {
       disconnect();
       if (closed) return;
       closed = true;
+      live.delete(con);
       open--;
       settle();
     };
@@ -67,10 +88,27 @@ export function serverDatabase(db: Database): ServerDatabase {
     onDrain(fn) {
       closers.push(fn);
     },
-    drain() {
+    drain(limits = {}) {
+      const { interruptAfterMs = DRAIN_INTERRUPT_MS, giveUpAfterMs = DRAIN_GIVE_UP_MS } = limits;
       for (const fn of closers.splice(0)) fn();
-      return new Promise<void>((resolve) => {
-        waiters.push(resolve);
+      const result: DrainResult = { interrupted: 0, leftOpen: 0 };
+      return new Promise<DrainResult>((resolve) => {
+        let giveUp: NodeJS.Timeout | undefined;
+        const interrupt = setTimeout(() => {
+          result.interrupted = live.size;
+          for (const con of live) con.interrupt();
+          giveUp = setTimeout(() => {
+            result.leftOpen = open;
+            done();
+          }, giveUpAfterMs);
+        }, interruptAfterMs);
+        const done = () => {
+          clearTimeout(interrupt);
+          clearTimeout(giveUp);
+          waiters = waiters.filter((w) => w !== done);
+          resolve(result);
+        };
+        waiters.push(done);
         settle();
       });
     },

@@ -16,6 +16,7 @@ import { ALERT_CHECK_MS, SUBSCRIPTION_CHECK_MS } from '../defaults.ts';
 import { noteCheckpointed } from '../store/checkpoint.ts';
 import { createApp } from './app.ts';
 import type { HeavyQueue } from './heavy-queue.ts';
+import type { DrainLimits } from './drain.ts';
 import { createSyncGate, type RunSyncFn } from './sync-gate.ts';
 import { createServeTempDir } from './temp.ts';
 import { startOfNextLocalDay, type Clock } from '../time.ts';
@@ -53,6 +54,8 @@ export interface StartServerOptions {
    * sync run and at the account's local midnight (warm-up.ts; `fleetsync serve`). Not in lake mode.
    */
   warmUp?: boolean;
+  /** How long the close waits for the routes' database work (default DRAIN_INTERRUPT_MS, DRAIN_GIVE_UP_MS). */
+  drainLimits?: Partial<DrainLimits>;
 }
 
 export interface RunningServer {
@@ -236,7 +239,15 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         server.closeAllConnections?.();
         server.close(() => resolve());
       });
-      await app.drain();
+      const drained = await app.drain(opts.drainLimits);
+      if (drained.interrupted > 0)
+        opts.log.warn('stopping: database work still running was interrupted', {
+          connections: drained.interrupted,
+        });
+      if (drained.leftOpen > 0)
+        opts.log.error('stopping: database connections the server opened were never closed', {
+          connections: drained.leftOpen,
+        });
       temp.remove();
     },
   };

@@ -172,7 +172,8 @@ export async function storedTripsReach(
  * the days it runs into, so those after the range (and one more, for a trip pulled again shorter:
  * `replacedReachMs`, storedTripsReach) are computed again too; and the API answers a window with
  * the trips that run into it whole, stored with the rest, so the days the first of those that
- * started before it starts on are computed again too (facts_trips_first_start.sql).
+ * started before it starts on are computed again too. Both from one statement
+ * (facts_trips_span.sql).
  */
 async function tripsSpan(
   con: DuckDBConnection,
@@ -181,11 +182,15 @@ async function tripsSpan(
   to: number,
   replacedReachMs: number | null | undefined,
 ): Promise<{ from: number; to: number }> {
-  const [r] = await queryJs(con, 'sync/facts_trips_first_start', [account, new Date(from).toISOString()]);
+  const [r] = await queryJs(con, 'sync/facts_trips_span', [
+    account,
+    new Date(from).toISOString(),
+    new Date(to).toISOString(),
+  ]);
   const first = r?.first_start as Date | null | undefined;
   return {
     from: Math.min(from, first?.getTime() ?? from),
-    to: Math.max(await tripsReach(con, account, from, to), replacedReachMs ?? to),
+    to: Math.max(reachEnd(to, r?.reach), replacedReachMs ?? to),
   };
 }
 
@@ -196,9 +201,12 @@ async function tripsReach(con: DuckDBConnection, account: string, from: number, 
     new Date(from).toISOString(),
     new Date(to).toISOString(),
   ]);
-  const reach = r?.reach as Date | null | undefined;
-  return Math.max(to, reach?.getTime() ?? to) + DAY_MS;
+  return reachEnd(to, r?.reach);
 }
+
+/** A day past the later of `to` and the trips' latest end (`reach`, a Date or null). */
+const reachEnd = (to: number, reach: unknown): number =>
+  Math.max(to, (reach as Date | null | undefined)?.getTime() ?? to) + DAY_MS;
 
 /** The local days [first, last] a span query answers (first_start, last_end), or null. */
 async function spanDays(

@@ -99,6 +99,7 @@ function markFresh(account: string, ins: TableRows, deletes: readonly RangeDelet
 
 interface Job {
   write: WindowWrite;
+  bytes: number;
   resolve: () => void;
   reject: (e: unknown) => void;
 }
@@ -106,15 +107,46 @@ interface Job {
 export interface GroupCommitter {
   /** Writes one window inside a transaction (maybe shared with other windows); resolves after COMMIT. */
   submit(write: WindowWrite): Promise<void>;
-  /** Rows submitted and not committed yet (waiting, or in the transaction being written). */
-  readonly backlogRows: number;
-  /** Resolves once fewer than `rows` rows wait (at once when they do already). */
-  room(rows: number): Promise<void>;
+  /** What the windows submitted and not committed yet hold in memory (waiting, or in the
+   * transaction being written), estimated in bytes (`writeBytes`). */
+  readonly backlogBytes: number;
+  /** Resolves once less than `bytes` waits (at once when it does already). */
+  room(bytes: number): Promise<void>;
   /** Transactions committed so far (for logs and benchmarks). */
   readonly transactions: number;
 }
 
-const rowsOf = (w: WindowWrite): number => w.inserts.reduce((n, t) => n + t.rows.length, 0);
+/** V8's size of a row's cell (bytes, pointer compression): a string's header and characters, a
+ * number that is not a small integer boxed, a Date; a small integer, a boolean and null none. */
+function cellBytes(v: unknown): number {
+  if (typeof v === 'string') return 16 + v.length;
+  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 2 ** 30 ? 0 : 16;
+  if (typeof v === 'bigint') return 24;
+  return v instanceof Date ? 48 : 0;
+}
+
+/** A row object's own size: its header and a slot per column, and its cells. */
+function rowBytes(r: Row): number {
+  let n = 24;
+  for (const k in r) n += 8 + cellBytes(r[k]);
+  return n;
+}
+
+/**
+ * What a window's rows hold in memory until their commit, estimated: the rows of a table are alike,
+ * so three of them (first, middle, last) stand for all (a trips row is ~1 KB, a fuel level
+ * reading ~0.2 KB: a bound in rows let the wide tables hold five times what the narrow ones did).
+ */
+export function writeBytes(w: WindowWrite): number {
+  let n = 0;
+  for (const t of w.inserts) {
+    const k = t.rows.length;
+    if (k === 0) continue;
+    const sample = [t.rows[0]!, t.rows[k >> 1]!, t.rows[k - 1]!];
+    n += Math.round((k * sample.reduce((m, r) => m + rowBytes(r), 0)) / 3);
+  }
+  return n;
+}
 
 /** Run inside each commit's transaction after (or before) its windows' writes (the daily facts: executor.ts). */
 export type AfterWrites = (con: DuckDBConnection, writes: readonly WindowWrite[]) => Promise<void>;
@@ -157,12 +189,12 @@ export function groupCommitter(
   const pending: Job[] = [];
   let draining = false;
   let transactions = 0;
-  let backlogRows = 0;
-  const waiters: { rows: number; resolve: () => void }[] = [];
+  let backlogBytes = 0;
+  const waiters: { bytes: number; resolve: () => void }[] = [];
   const settled = (j: Job) => {
-    backlogRows -= rowsOf(j.write);
+    backlogBytes -= j.bytes;
     for (let i = waiters.length - 1; i >= 0; i--)
-      if (backlogRows < waiters[i]!.rows) waiters.splice(i, 1)[0]!.resolve();
+      if (backlogBytes < waiters[i]!.bytes) waiters.splice(i, 1)[0]!.resolve();
   };
   // The storage under the database failed (disk full, read-only, I/O error): nothing more is
   // written — every waiting and later window fails with that error. Retrying window by window on
@@ -214,10 +246,12 @@ export function groupCommitter(
   return {
     submit(write: WindowWrite): Promise<void> {
       if (broken !== null) return Promise.reject(broken);
-      backlogRows += rowsOf(write);
+      const bytes = writeBytes(write);
+      backlogBytes += bytes;
       return new Promise<void>((resolve, reject) => {
         const job: Job = {
           write,
+          bytes,
           resolve: () => (settled(job), resolve()),
           reject: (e) => (settled(job), reject(e)),
         };
@@ -228,12 +262,12 @@ export function groupCommitter(
     get transactions() {
       return transactions;
     },
-    get backlogRows() {
-      return backlogRows;
+    get backlogBytes() {
+      return backlogBytes;
     },
-    room(rows: number): Promise<void> {
-      if (backlogRows < rows) return Promise.resolve();
-      return new Promise<void>((resolve) => waiters.push({ rows, resolve }));
+    room(bytes: number): Promise<void> {
+      if (backlogBytes < bytes) return Promise.resolve();
+      return new Promise<void>((resolve) => waiters.push({ bytes, resolve }));
     },
   };
 }

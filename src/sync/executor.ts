@@ -23,7 +23,7 @@ import {
   DEFAULT_CONCURRENCY,
   MAX_LATE_MS,
   MAX_WINDOW_RECORDS,
-  MAX_WRITE_BACKLOG_ROWS,
+  MAX_WRITE_BACKLOG_BYTES,
   ODOMETER_LAG_MS,
   SETTLE_MS,
   SHARED_WRITER_MAX_UNITS,
@@ -101,8 +101,8 @@ export interface ExecuteInput {
   ctx: StreamContext;
   run: RunLog;
   concurrency?: number;
-  /** Rows a stream's writer may have waiting before the stream fetches more. */
-  maxWriteBacklogRows?: number;
+  /** What a stream's writer may have waiting (bytes, estimated) before the stream fetches more. */
+  maxWriteBacklogBytes?: number;
   signal?: AbortSignal;
   onProgress?: SyncDeps['onProgress'];
   afterCommit?: SyncDeps['afterCommit'];
@@ -141,7 +141,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
   const shared = x.sharedWriter !== undefined;
   const writers = new Map<string, Promise<{ con: DuckDBConnection; committer: GroupCommitter }>>();
   const committers = new Map<string, GroupCommitter>();
-  const maxBacklog = x.maxWriteBacklogRows ?? MAX_WRITE_BACKLOG_ROWS;
+  const maxBacklog = x.maxWriteBacklogBytes ?? MAX_WRITE_BACKLOG_BYTES;
   const writerFor = (ledgerStream: string) => {
     const stream = shared ? '*' : ledgerStream;
     let w = writers.get(stream);
@@ -222,12 +222,12 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
       if (run.skips(unit.stream)) return;
       // The slot covers the requests only: a unit waiting for its commit does not hold back the
       // next unit's requests (the first window's burst goes out as fast as it can). Memory stays
-      // bounded per window in flight: while its stream's writer has too many rows waiting, a unit
+      // bounded per window in flight: while its stream's writer has too much waiting, a unit
       // does not fetch; it gives its slot back and waits for the writer (other streams go on).
       const slot = own.get(unit.stream) ?? limit;
       const committer = () => committers.get(shared ? '*' : unit.ledgerStream);
-      const backlog = () => committer()?.backlogRows ?? 0;
-      let backlogRows = 0;
+      const backlog = () => committer()?.backlogBytes ?? 0;
+      let backlogBytes = 0;
       let result: Awaited<ReturnType<Unit['fetch']>> | null = null;
       while (!result) {
         await committer()?.room(maxBacklog);
@@ -235,7 +235,9 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
           cut = true;
           return;
         }
-        result = await slot(() => ((backlogRows = backlog()) >= maxBacklog ? null : unit.fetch(uctx, meter)));
+        result = await slot(() =>
+          (backlogBytes = backlog()) >= maxBacklog ? null : unit.fetch(uctx, meter),
+        );
       }
       if (stop.by) {
         cut = true;
@@ -269,8 +271,8 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
         window: label,
         rows: result.rows,
         requests: meter.requests,
-        // Rows its writer had waiting when it fetched (it waited while they were too many).
-        backlog_rows: backlogRows,
+        // What its writer had waiting when it fetched (bytes, estimated; it waited while too much).
+        backlog_bytes: backlogBytes,
         ms: Date.now() - t0,
         status: result.ledger.map((e) => e.status).join('/'),
       });

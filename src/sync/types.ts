@@ -39,8 +39,8 @@ export interface SyncDeps {
   odometerLagMs?: number;
   /** Records a fleet-wide paged window may hold at once (default MAX_WINDOW_RECORDS, src/defaults.ts). */
   maxWindowRecords?: number;
-  /** Rows a stream's writer may have waiting before the stream fetches more (default MAX_WRITE_BACKLOG_ROWS). */
-  maxWriteBacklogRows?: number;
+  /** What a stream's writer may have waiting (bytes, estimated) before the stream fetches more (default MAX_WRITE_BACKLOG_BYTES). */
+  maxWriteBacklogBytes?: number;
   /** Units up to which a run's streams share one writer connection (default SHARED_WRITER_MAX_UNITS). */
   sharedWriterMaxUnits?: number;
   /** Units of work in flight at once (default DEFAULT_CONCURRENCY); the buckets pace the requests. */

@@ -52,6 +52,8 @@ export interface SyncJob {
   account: string;
   fromDay?: string;
   toDay?: string;
+  /** Rewrite every partition of the account in the lake, not only the changed ones (`--full-publish`). */
+  fullPublish?: boolean;
 }
 
 /** Where a job stands in its retries (pg-boss: retryCount counts the retries before this attempt). */
@@ -261,8 +263,14 @@ export async function syncAccountJob(
     if (!lake) return undefined;
     const con = await db.connect();
     try {
-      const p = await publishAccount(con, account, lake);
-      log.info('lake published', { account, files: p.files, removed: p.removed });
+      const p = await publishAccount(con, account, lake, { full: job.fullPublish === true });
+      log.info('lake published', {
+        account,
+        files: p.files,
+        kept: p.kept,
+        removed: p.removed,
+        ...(p.full ? { full: p.full } : {}),
+      });
       return new Date().toISOString();
     } finally {
       con.closeSync();

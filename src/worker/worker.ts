@@ -166,7 +166,7 @@ async function setUpQueues(boss: Boss, s: WorkerSettings): Promise<void> {
 async function enqueueAll(
   boss: Boss,
   accounts: AccountConfig[],
-  range: { fromDay?: string | undefined; toDay?: string | undefined } = {},
+  range: { fromDay?: string | undefined; toDay?: string | undefined; fullPublish?: boolean } = {},
 ): Promise<number> {
   let sent = 0;
   for (const a of accounts) {
@@ -174,6 +174,7 @@ async function enqueueAll(
       account: a.account,
       ...(range.fromDay ? { fromDay: range.fromDay } : {}),
       ...(range.toDay ? { toDay: range.toDay } : {}),
+      ...(range.fullPublish ? { fullPublish: true } : {}),
     };
     if (await boss.send(SYNC_QUEUE, job, { singletonKey: a.account })) sent++;
   }
@@ -185,6 +186,8 @@ export interface WorkerOptions {
   enqueue?: boolean;
   fromDay?: string | undefined;
   toDay?: string | undefined;
+  /** The queued jobs rewrite every partition of their account in the lake (not only the changed ones). */
+  fullPublish?: boolean;
 }
 
 /** A fetched job with pg-boss's metadata (fetch with includeMetadata). */

@@ -105,6 +105,14 @@ describe('a bad date repeats the value given', () => {
   });
 });
 
+describe('worker --full-publish', () => {
+  it('goes with --enqueue: a usage error without it, before any setting is read', async () => {
+    const r = await runMain({}, 'worker', '--full-publish');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--full-publish goes with --enqueue');
+  });
+});
+
 describe('an unknown FLEET_COUNTRY', () => {
   it('repeats the value and lists every accepted code', () => {
     let text = '';

@@ -452,6 +452,60 @@ describe('CSV export', () => {
     expect(fromCsv.find((r) => r.period === '2026-04' && r.vehicle_id === 3)!.distance_km).toBeNull();
   });
 
+  it('with a side connection (ExportOptions.side) the file and the manifest are those without one', async () => {
+    await refreshFixtureFacts(fx.con);
+    const side = await fx.db.connect();
+    onTestFinished(() => side.closeSync());
+    const cases = [
+      ['trips', { month: '2026-04' }, 'csv'], // totals from its own totals query
+      ['trips', { month: '2026-04', driver: '@x' }, 'csv'], // totals over the statement: the side makes the lookups
+      ['trips', { month: '2026-04' }, 'parquet'],
+    ] as const;
+    for (const [name, raw, format] of cases) {
+      const def = requireReport(name);
+      const params = parseReportParams(raw, def, scope);
+      const [a, b] = [join(fx.dir, `alone.${format}`), join(fx.dir, `side.${format}`)];
+      const alone = await exportReport(fx.con, def, scope, params, format, a);
+      const beside = await exportReport(fx.con, def, scope, params, format, b, { side });
+      expect(beside.rows).toBe(alone.rows);
+      expect(readFileSync(b)).toEqual(readFileSync(a));
+      const manifest = (p: string) => {
+        const m = JSON.parse(readFileSync(`${p}.manifest.json`, 'utf8')) as Record<string, unknown>;
+        delete m.file;
+        return m;
+      };
+      expect(manifest(b)).toEqual(manifest(a));
+      if (name === 'trips' && format === 'csv') {
+        // the total is the file's own distance column summed (blank = unknown, left out)
+        const [header, ...rows] = parseCsv(readFileSync(b, 'utf8').slice(1));
+        const km = rows.map((r) => r[header!.indexOf('distance_km')]!).filter((x) => x !== '');
+        const m = manifest(b) as { rows: number; totals: { distance_km: number | null } };
+        expect(m.rows).toBe(rows.length);
+        expect(m.totals.distance_km).toBeCloseTo(
+          km.reduce((s, x) => s + Number(x), 0),
+          6,
+        );
+      }
+    }
+    // the streamed COPY ran at one DuckDB thread (onOneThread): the instance's threads are set back,
+    // after a COPY that failed too (its directory does not exist)
+    const threads = async () =>
+      (await fx.con.runAndReadAll(`SELECT current_setting('threads') AS n`)).getRowObjectsJS()[0]!.n;
+    const before = await threads();
+    onTestFinished(async () => {
+      await fx.con.run(`SET threads = ${before}`);
+    });
+    await fx.con.run('SET threads = 3');
+    const def = requireReport('trips');
+    const params = parseReportParams({ month: '2026-04' }, def, scope);
+    await exportReport(fx.con, def, scope, params, 'csv', join(fx.dir, 'again.csv'), { side });
+    expect(await threads()).toBe(3n);
+    await expect(
+      exportReport(fx.con, def, scope, params, 'csv', join(fx.dir, 'no-such-dir', 't.csv'), { side }),
+    ).rejects.toThrow(/cannot write the trips report/);
+    expect(await threads()).toBe(3n);
+  });
+
   it('parquet and arrow exports write the same number of rows', async () => {
     const def = requireReport('tolls');
     const params = parseReportParams({ month: '2026-04' }, def, scope);

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inTransaction, openDatabase, type Database } from '../../src/store/db.ts';
-import { applyWrites, groupCommitter, type WindowWrite } from '../../src/sync/commit.ts';
+import { applyWrites, groupCommitter, writeBytes, type WindowWrite } from '../../src/sync/commit.ts';
 import { ledgerRange, ledgerRows } from '../../src/sync/ledger.ts';
+import type { Row } from '../../src/store/write.ts';
 import { dumpDatabase } from '../helpers/dbdump.ts';
 
 const DAY = 86_400_000;
@@ -335,20 +336,43 @@ describe('group commit, set-based', () => {
     con.closeSync();
   });
 
-  it('counts the rows waiting, and `room` opens as the groups commit (failed windows included)', async () => {
+  it('weighs a window by its rows: object, slots, strings, boxed numbers (the first, middle and last row for all)', () => {
+    // 24 (object) + 4 slots × 8 + 'abcd' 16 + 4 + 1.5 boxed 16 (a small integer and null: 0) = 92
+    const narrow = { s: 'abcd', n: 1, x: 1.5, z: null };
+    // 24 + 2 × 8 + 16 + 10 + a Date 48 = 114
+    const wide = { s: 'abcdefghij', t: new Date(0) };
+    const write = (rows: Row[]): WindowWrite => ({ deletes: [], inserts: [{ table: 't', rows }] });
+    expect(writeBytes(write([narrow]))).toBe(92);
+    expect(writeBytes(write([narrow, narrow, narrow, narrow]))).toBe(4 * 92);
+    // five rows, sampled at 0, 2, 4: (92 + 114 + 92) / 3 × 5
+    expect(writeBytes(write([narrow, wide, wide, wide, narrow]))).toBe(Math.round(((92 + 114 + 92) / 3) * 5));
+    expect(
+      writeBytes({
+        deletes: [],
+        inserts: [
+          { table: 't', rows: [narrow] },
+          { table: 'u', rows: [] },
+          { table: 'v', rows: [wide, wide] },
+        ],
+      }),
+    ).toBe(92 + 2 * 114);
+  });
+
+  it('counts what waits, and `room` opens as the groups commit (failed windows included)', async () => {
     const { con, committer } = await freshCommitter(4);
-    const per = odometerWrite(1, 0, 1, 'r').inserts.reduce((n, t) => n + t.rows.length, 0);
+    const per = writeBytes(odometerWrite(1, 0, 1, 'r'));
+    expect(per).toBeGreaterThan(0);
     const writes = Array.from({ length: 10 }, (_, v) =>
       committer.submit(v === 9 ? failingWrite() : odometerWrite(v + 1, 0, v, 'r')).catch(() => undefined),
     );
-    expect(committer.backlogRows).toBe(9 * per); // the failing window has no rows
+    expect(committer.backlogBytes).toBe(9 * per); // the failing window has no rows
     // Room for fewer than 3 windows' rows: open only once the second group (windows 4–7) is stored.
     await committer.room(3 * per);
     expect(committer.transactions).toBe(2);
-    expect(committer.backlogRows).toBe(per); // window 8 (window 9 has no rows)
+    expect(committer.backlogBytes).toBe(per); // window 8 (window 9 has no rows)
     expect(await countRows(con, 'odometer_windows')).toBe(8);
     await Promise.all(writes);
-    expect(committer.backlogRows).toBe(0);
+    expect(committer.backlogBytes).toBe(0);
     await committer.room(1); // nothing waits: at once
     con.closeSync();
   });

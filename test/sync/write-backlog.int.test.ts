@@ -1,27 +1,28 @@
 /**
  * The sync's memory bound on finished windows: where the API answers faster than a stream's
  * writer stores, finished windows wait for it in memory, so a stream fetches no further window
- * while its writer has `maxWriteBacklogRows` rows or more waiting. The executor's debug line per
- * window says how many rows its writer had waiting when it fetched; the data stored is the same.
+ * while its writer has `maxWriteBacklogBytes` or more waiting (its rows' estimated bytes). The
+ * executor's debug line per window says what its writer had waiting when it fetched; the data
+ * stored is the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT, queryDb, startHarness, type Harness } from '../helpers/synced.ts';
 import type { RunSummary } from '../../src/sync/types.ts';
 
-const BOUND = 40;
+const BOUND = 8_000; // bytes: a few odometer windows' or trips' rows
 let h: Harness;
 const runs: { summary: RunSummary; backlog: number[]; trips: number; odometer: number }[] = [];
 
-/** Rows waiting on the writer at each window's fetch (the executor's debug line per window). */
+/** What waited on the writer at each window's fetch (the executor's debug line per window). */
 const backlogs = (from: number) =>
   h.log.lines
     .slice(from)
     .filter((l) => / debug +window [a-z_]+=/.test(l))
-    .map((l) => Number(/\bbacklog_rows=(\d+)/.exec(l)![1]));
+    .map((l) => Number(/\bbacklog_bytes=(\d+)/.exec(l)![1]));
 
-async function syncAll(maxWriteBacklogRows?: number) {
+async function syncAll(maxWriteBacklogBytes?: number) {
   await queryDb(h.db, 'DELETE FROM ledger WHERE account = $1', [ACCOUNT]);
-  h.deps.maxWriteBacklogRows = maxWriteBacklogRows;
+  h.deps.maxWriteBacklogBytes = maxWriteBacklogBytes;
   const mark = h.log.lines.length;
   const summary = await h.sync();
   const count = async (t: string) =>
@@ -39,7 +40,7 @@ async function syncAll(maxWriteBacklogRows?: number) {
 beforeAll(async () => {
   // Six vehicles over 40 days: enough rows a window (trips, odometer) to outrun the writer.
   h = await startHarness({ fleet: { vehicles: 6, days: 40 } });
-  await syncAll(); // the default bound (40,000 rows): never reached by this fleet
+  await syncAll(); // the default bound (4 MiB): never reached by this fleet
   await syncAll(BOUND);
 }, 180_000);
 afterAll(() => h?.close());
@@ -50,7 +51,7 @@ describe('a stream fetches no further window while its writer is behind', () => 
     expect(Math.max(...runs[0]!.backlog)).toBeGreaterThanOrEqual(BOUND);
   });
 
-  it(`with a bound of ${BOUND} rows, no window is fetched while as many wait, and the same data is stored`, () => {
+  it(`with a bound of ${BOUND} bytes, no window is fetched while as many wait, and the same data is stored`, () => {
     const [free, bounded] = runs;
     expect(bounded!.summary.outcome).toBe('ok');
     expect(bounded!.backlog.length).toBe(free!.backlog.length);

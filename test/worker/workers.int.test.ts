@@ -9,7 +9,7 @@
  * the interrupted run: the lake then holds exactly its file's rows. The workers' schedule (pg-boss
  * cron) is schedule.int's test.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'pg';
@@ -412,9 +412,59 @@ describe('fleetsync worker: three workers, six accounts, one killed mid-job', ()
       expect(outcome.published_at).not.toBeNull();
       expect(outcome.last_job).toMatchObject({ outcome: 'failed', attempt: 1, retrying: true });
       expect(outcome.last_job!.error).toMatch(/interrupted: the run was asked to stop.*retry resumes it/);
+
+      // The retry, by a new worker (the API back, at a new address), publishes only the partitions
+      // its run changed over the interrupted run's publish; an operator's --full-publish job
+      // rewrites every one. Either way the lake holds exactly the file's rows.
+      const sim2 = await startSimulator({ fleet, windowMs: 1000 });
+      try {
+        Object.assign(
+          stopEnv,
+          simAccountsEnv(stopDir, pg.url.replace(/\/fleetsync$/, '/fleetsync_stop'), [
+            { name: 'acct-stop', baseUrl: sim2.baseUrl, zone: fleet.timezone },
+          ]),
+        );
+        pool.start();
+        await pool.until(() => pool.lines(/job done/).length === 1, 90_000, 'the retry done');
+        const lakeFiles = () => {
+          const dir = join(stopDir, 'lake', 'trips', 'account=acct-stop');
+          return readdirSync(dir).map((m) => `${m}:${statSync(join(dir, m, 'data.parquet')).ino}`);
+        };
+        const afterRetry = lakeFiles();
+        expect(
+          (await runMain(stopEnv, 'worker', '--enqueue', '--from', FROM, '--to', TO, '--full-publish')).code,
+        ).toBe(0);
+        await pool.until(() => pool.lines(/job done/).length === 2, 90_000, 'the full publish done');
+        const published = pool.lines(/lake published/);
+        expect(published).toHaveLength(3); // the interrupted run, the retry, the full publish
+        expect(published[1]).toMatch(/kept[=":\s]+[1-9]/);
+        expect(published[1]).not.toMatch(/full[=":\s]/);
+        expect(published[2]).toMatch(/kept[=":\s]+0\b/);
+        expect(published[2]).toMatch(/full[=":\s]+"?asked/);
+        // every trips file is new (another inode), month for month
+        const afterFull = lakeFiles();
+        expect(afterFull.map((f) => f.split(':')[0])).toEqual(afterRetry.map((f) => f.split(':')[0]));
+        expect(afterFull.filter((f) => afterRetry.includes(f))).toEqual([]);
+        pool.killAll('SIGTERM');
+        await Promise.all(pool.list.map((p) => p.exit));
+        const [mine, lake] = [
+          await openDatabase(join(stopDir, 'data', 'accounts', 'acct-stop.duckdb')),
+          await openLake(join(stopDir, 'lake')),
+        ];
+        try {
+          const rows = await accountRows(mine, 'acct-stop', false);
+          expect(rows.runs!.map((r) => JSON.parse(r).outcome).sort()).toEqual(['ok', 'ok', 'partial']);
+          expect({ lake: await accountRows(lake, 'acct-stop', false) }).toEqual({ lake: rows });
+        } finally {
+          mine.close();
+          lake.close();
+        }
+      } finally {
+        await sim2.close();
+      }
     } finally {
       pool.killAll();
       if (simOpen) await sim.close();
     }
-  }, 120_000);
+  }, 240_000);
 });
