@@ -101,7 +101,10 @@ interface ManifestMonth {
   mtimeMs: number;
 }
 interface ManifestTable {
-  /** The table's columns ("name type", in order): another schema republishes every month. */
+  /**
+   * The table's columns ("name type", in order), its month rule and how its files are written
+   * (PARQUET_WRITE): another schema, or a change to how a file is written, republishes every month.
+   */
   columns: string;
   months: Record<string, ManifestMonth>;
 }
@@ -112,6 +115,8 @@ interface Manifest {
   tables: Record<string, ManifestTable>;
 }
 const MANIFEST_VERSION = 1;
+/** How a partition's file is written (rows in order, the COPY's options): part of a table's shape. */
+const PARQUET_WRITE = { order: 'ORDER BY ALL', options: 'FORMAT parquet, COMPRESSION snappy' };
 export const MANIFEST_DIR = '_publish';
 export const manifestFile = (lakeDir: string, account: string) =>
   join(lakeDir, MANIFEST_DIR, `${account}.json`);
@@ -179,7 +184,11 @@ export async function publishAccount(
     const month = monthExpr(t);
     const dataCols = t.columns.filter((c) => c.name !== 'account');
     const cols = dataCols.map((c) => q(c.name));
-    const columns = dataCols.map((c) => `${c.name} ${c.type}`).join(', ');
+    const columns = [
+      dataCols.map((c) => `${c.name} ${c.type}`).join(', '),
+      `month ${month}`,
+      `${PARQUET_WRITE.order} (${PARQUET_WRITE.options})`,
+    ].join('; ');
     const months = prints.get(t.name) ?? [];
     const prior = before?.tables[t.name];
     const known = (prior?.columns === columns && prior.months) || {};
@@ -202,8 +211,8 @@ export async function publishAccount(
         await con.run(
           `COPY (SELECT ${cols.join(', ')} FROM ${q(t.name)}
                  WHERE account = ${lit(account)} AND ${month} = ${lit(m)}
-                 ORDER BY ALL)
-           TO ${lit(tmp)} (FORMAT parquet, COMPRESSION snappy)`,
+                 ${PARQUET_WRITE.order})
+           TO ${lit(tmp)} (${PARQUET_WRITE.options})`,
         );
         opts.onWritten?.(t.name, m);
         renameSync(tmp, file);

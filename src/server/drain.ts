@@ -9,9 +9,11 @@
  * it until it is closed; `drain()` closes the pools' idle connections (each pool registers with
  * `onDrain`), and resolves once every connection the server opened is closed — or, so that a stop
  * never hangs, once its limits pass: statements still running `interruptAfterMs` after the drain
- * began are interrupted (their routes then fail and close their connections), and connections
- * still open `giveUpAfterMs` after that (a route that never closes its own) are counted in the
- * answer and left behind. Interrupting is safe where closing the instance is not: a statement
+ * began are interrupted (their routes then fail and close their connections; every connection
+ * still open is interrupted again every 250 ms, and once more at the give-up, so no statement
+ * started after the first interrupt outlives the drain), and connections still open
+ * `giveUpAfterMs` after that (a route that never closes its own) are counted in the answer and
+ * left behind — idle: closing the instance under an idle connection is safe. Interrupting is safe where closing the instance is not: a statement
  * interrupted ends with an error, one still running when its instance closes crashes the process.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -24,7 +26,13 @@ export interface DrainLimits {
   giveUpAfterMs: number;
 }
 
-/** What a drain had to do: connections whose statements it interrupted, connections left open. */
+/** How often a drain past its first limit interrupts the connections still open again. */
+const DRAIN_REINTERRUPT_MS = 250;
+
+/**
+ * What a drain had to do: connections still open (busy or not) when it began interrupting them,
+ * connections left open when it gave up.
+ */
 export interface DrainResult {
   interrupted: number;
   leftOpen: number;
@@ -94,10 +102,18 @@ export function serverDatabase(db: Database): ServerDatabase {
       const result: DrainResult = { interrupted: 0, leftOpen: 0 };
       return new Promise<DrainResult>((resolve) => {
         let giveUp: NodeJS.Timeout | undefined;
+        let again: NodeJS.Timeout | undefined;
+        // every connection still open, again and again until the give-up (and once more then): a
+        // route that catches its interrupted statement may run another, a connection may open late
+        const interruptAll = () => {
+          for (const con of live) con.interrupt();
+        };
         const interrupt = setTimeout(() => {
           result.interrupted = live.size;
-          for (const con of live) con.interrupt();
+          interruptAll();
+          again = setInterval(interruptAll, DRAIN_REINTERRUPT_MS);
           giveUp = setTimeout(() => {
+            interruptAll();
             result.leftOpen = open;
             done();
           }, giveUpAfterMs);
@@ -105,6 +121,7 @@ export function serverDatabase(db: Database): ServerDatabase {
         const done = () => {
           clearTimeout(interrupt);
           clearTimeout(giveUp);
+          clearInterval(again);
           waiters = waiters.filter((w) => w !== done);
           resolve(result);
         };

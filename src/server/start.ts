@@ -241,7 +241,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       });
       const drained = await app.drain(opts.drainLimits);
       if (drained.interrupted > 0)
-        opts.log.warn('stopping: database work still running was interrupted', {
+        opts.log.warn('stopping: database connections still in use after the wait were interrupted', {
           connections: drained.interrupted,
         });
       if (drained.leftOpen > 0)

@@ -498,7 +498,24 @@ describe('CSV export', () => {
     await fx.con.run('SET threads = 3');
     const def = requireReport('trips');
     const params = parseReportParams({ month: '2026-04' }, def, scope);
-    await exportReport(fx.con, def, scope, params, 'csv', join(fx.dir, 'again.csv'), { side });
+    // the statements the export sends on its connection, in order: the COPY between the two SETs
+    const sent: string[] = [];
+    const recorded = new Proxy(fx.con, {
+      get(target, key) {
+        const v = Reflect.get(target, key) as unknown;
+        if (typeof v !== 'function') return v;
+        return (...args: unknown[]) => {
+          if (typeof args[0] === 'string') sent.push(args[0]);
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    await exportReport(recorded, def, scope, params, 'csv', join(fx.dir, 'again.csv'), { side });
+    const one = sent.indexOf('SET threads = 1');
+    const copy = sent.findIndex((sql, i) => i > one && /^\s*COPY\b/.test(sql));
+    expect(one).toBeGreaterThanOrEqual(0);
+    expect(copy).toBeGreaterThan(one);
+    expect(sent.indexOf('SET threads = 3', copy)).toBeGreaterThan(copy);
     expect(await threads()).toBe(3n);
     await expect(
       exportReport(fx.con, def, scope, params, 'csv', join(fx.dir, 'no-such-dir', 't.csv'), { side }),

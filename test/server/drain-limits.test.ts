@@ -44,6 +44,21 @@ describe("a stopping server's drain", () => {
     expect(served.open).toBe(0);
   });
 
+  it('interrupts again a statement started after the first interrupt (a route that caught it and went on)', async () => {
+    const served = serverDatabase(db);
+    const con = await served.connect();
+    const errors: string[] = [];
+    const work = (async () => {
+      for (let i = 0; i < 2; i++) await con.run(LONG).catch((e: unknown) => errors.push(String(e)));
+      con.closeSync();
+    })();
+    const result = await served.drain({ interruptAfterMs: 100, giveUpAfterMs: 60_000 });
+    await work;
+    expect(errors).toHaveLength(2);
+    for (const e of errors) expect(e).toMatch(/interrupt/i);
+    expect(result).toEqual({ interrupted: 1, leftOpen: 0 });
+  });
+
   it('reports a connection never closed once the second limit passes, instead of waiting for ever', async () => {
     const served = serverDatabase(db);
     const leaked = await served.connect();
