@@ -247,7 +247,8 @@ describe.skipIf(!haveChromium)('dashboard over paged reports', () => {
       // nothing of the previous answer stays on the page as if it were this one's
       expect(await page.locator('#table-mileage table').count()).toBe(0);
       expect(await page.locator('#chart-mileage').isVisible()).toBe(false);
-      expect(await page.locator('#error').textContent()).toMatch(/^Could not load .*Retry$/);
+      // the page's banner follows the section's message (a separate step of the page): waited for
+      await expect.poll(() => page.locator('#error').textContent()).toMatch(/^Could not load .*Retry$/);
       await page.unroute('**/api/reports/**');
       await page.locator('#table-mileage .failed button', { hasText: 'Retry' }).click();
       await expect.poll(() => page.locator('#table-mileage table').count()).toBe(1);
