@@ -83,6 +83,9 @@ export function checkLakeDir(lakeDir: string, setting = 'FLEETSYNC_LAKE_DIR'): v
   }
 }
 
+/** A table's columns in its files: all but `account`, the partition key (Hive layout). */
+const dataColumns = (t: LakeTable) => t.columns.filter((c) => c.name !== 'account');
+
 /** The partition month of a row, as SQL: UTC month of the time column, 'none' when it is null. */
 function monthExpr(t: LakeTable): string {
   const col = t.columns.find((c) => c.name === t.monthColumn);
@@ -182,7 +185,7 @@ export async function publishAccount(
   const prints = await fingerprints(con, tables, account);
   for (const t of tables) {
     const month = monthExpr(t);
-    const dataCols = t.columns.filter((c) => c.name !== 'account');
+    const dataCols = dataColumns(t);
     const cols = dataCols.map((c) => q(c.name));
     const columns = [
       dataCols.map((c) => `${c.name} ${c.type}`).join(', '),
@@ -263,7 +266,9 @@ async function fingerprints(
   const out = new Map<string, Fingerprint[]>();
   if (!tables.length) return out;
   const parts = tables.map((t) => {
-    const cols = t.columns.filter((c) => c.name !== 'account').map((c) => q(c.name));
+    const cols = dataColumns(t).map((c) => q(c.name));
+    // HAVING: a table without a month column has the constant month 'all', which GROUP BY ALL
+    // leaves out, so its aggregate answers one row (count 0) even for an account with no rows
     return `SELECT ${lit(t.name)} AS t, ${monthExpr(t)} AS m, count(*)::INTEGER AS n,
               sum(hash(${cols.join(', ')}))::VARCHAR AS h
             FROM ${q(t.name)} WHERE account = $1 GROUP BY ALL HAVING count(*) > 0`;

@@ -133,9 +133,10 @@ function rowBytes(r: Row): number {
 }
 
 /**
- * What a window's rows hold in memory until their commit, estimated: the rows of a table are alike,
- * so three of them (first, middle, last) stand for all (a trips row is ~1 KB, a
- * fuel_level_history reading ~0.1 KB, a fuel_level window row ~0.27 KB: a bound in rows let the wide tables hold five times what the narrow ones did).
+ * What a window's rows hold in memory until their commit, estimated: the rows of a table are
+ * alike, so three of them (first, middle, last) stand for all (a trips row is ~1 KB, a
+ * fuel_level_history reading ~0.1 KB, a fuel_level window row ~0.27 KB: a bound in rows let the
+ * wide tables hold five times what the narrow ones did).
  */
 export function writeBytes(w: WindowWrite): number {
   let n = 0;
