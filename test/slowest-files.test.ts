@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TestModule } from 'vitest/node';
-import { cpuWithChildren, slowestFiles, summedCpu, summedSeconds } from './helpers/slowest-files.ts';
+import {
+  cpuWithChildren,
+  failedTests,
+  slowestFiles,
+  summedCpu,
+  summedSeconds,
+} from './helpers/slowest-files.ts';
 
 /** A module as the reporter sees it: its path, project and the parts of its time. */
 const mod = (file: string, collect: number, duration: number, project = 'unit', cpuSeconds?: number) =>
@@ -71,5 +77,44 @@ describe('the CPU seconds of each file', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the failed tests printed at the end of a run', () => {
+  /** A module with file-level errors and tests, each [full name, state, error message]. */
+  const withTests = (file: string, fileErrors: string[], tests: [string, string, string?][]) =>
+    ({
+      moduleId: `/repo/${file}`,
+      errors: () => fileErrors.map((message) => ({ message })),
+      children: {
+        *allTests(state?: string) {
+          for (const [fullName, s, message] of tests)
+            if (!state || s === state)
+              yield { fullName, result: () => ({ state: s, errors: message ? [{ message }] : [] }) };
+        },
+      },
+    }) as unknown as TestModule;
+
+  it('names each failed test with the first line of its error, and a file that failed outside its tests', () => {
+    const long = 'x'.repeat(300);
+    const modules = [
+      withTests(
+        'test/a.test.ts',
+        [],
+        [
+          ['ok one', 'passed'],
+          ['the page › shows the banner', 'failed', '\nexpected "" to contain "failed"\n  at line 3'],
+        ],
+      ),
+      withTests('test/b.int.test.ts', ['Hook timed out in 60000ms'], [['skipped', 'skipped']]),
+      withTests('test/c.test.ts', [], [['long', 'failed', long]]),
+    ];
+    const lines = failedTests(modules, '/repo');
+    expect(lines).toEqual([
+      'test/a.test.ts › the page › shows the banner: expected "" to contain "failed"',
+      'test/b.int.test.ts: Hook timed out in 60000ms',
+      `test/c.test.ts › long: ${'x'.repeat(239)}…`,
+    ]);
+    expect(failedTests([withTests('test/d.test.ts', [], [['fine', 'passed']])], '/repo')).toEqual([]);
   });
 });

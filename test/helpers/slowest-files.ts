@@ -4,6 +4,8 @@
  * with the CPU seconds it cost (test/helpers/file-cpu.ts: its process and the children it waited
  * for). Four files share two cores: the wall time of a file says how long it waited beside the
  * others, the CPU what it took from them; the run cannot end before all files' CPU / 2 cores.
+ * Then the tests that failed, one line each with the first line of their error: CI keeps only the
+ * end of a run's output, and the default reporter names a failure far above it.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -54,6 +56,27 @@ export function summedCpu(modules: readonly TestModule[]): number | null {
   return cpus.length ? cpus.reduce((a, c) => a + c, 0) : null;
 }
 
+/** The first line of an error's message, at most `max` characters. */
+const firstLine = (message: string | undefined, max = 240) => {
+  const line = (message ?? '').split('\n').find((l) => l.trim()) ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+
+/**
+ * One line for each failed test (file › test name: first line of the error) and for each file
+ * that failed outside its tests (an import, a hook of the file, an unhandled error).
+ */
+export function failedTests(modules: readonly TestModule[], root: string): string[] {
+  const out: string[] = [];
+  for (const m of modules) {
+    const file = relative(root, m.moduleId);
+    for (const e of m.errors()) out.push(`${file}: ${firstLine(e.message)}`);
+    for (const t of m.children.allTests('failed'))
+      out.push(`${file} › ${t.fullName}: ${firstLine(t.result().errors?.[0]?.message)}`);
+  }
+  return out;
+}
+
 const cpuText = (cpu: number | null) => (cpu === null ? '' : `, ${cpu.toFixed(1)} s CPU`);
 
 export default class SlowestFiles implements Reporter {
@@ -68,6 +91,9 @@ export default class SlowestFiles implements Reporter {
     process.stdout.write(
       `All ${modules.length} files: ${summedSeconds(modules).toFixed(1)} s added up${cpuText(summedCpu(modules))} (the wall time is vitest's Duration)\n`,
     );
+    const failed = failedTests(modules, process.cwd());
+    if (failed.length)
+      process.stdout.write(`\n${failed.length} failed:\n${failed.map((l) => `  ${l}`).join('\n')}\n`);
     // Every file's figures, for a comparison of two runs: FLEETSYNC_TEST_TIMES=<file.json>
     const out = process.env.FLEETSYNC_TEST_TIMES;
     if (out)
