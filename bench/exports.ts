@@ -67,7 +67,8 @@ export async function exportChild(a: {
 }): Promise<ExportResult> {
   const db = await openDatabase(a.dbPath);
   const con = await db.connect();
-  // as `fleetsync export` runs it: its manifest's queries on a second connection (ExportOptions.side)
+  // as `fleetsync export` runs it: its manifest's queries on a second connection (ExportOptions.side),
+  // the COPY at one DuckDB thread (ownsInstance)
   const side = await db.connect();
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-export-'));
   try {
@@ -97,7 +98,8 @@ export async function exportChild(a: {
       return timed(
         format,
         out,
-        async () => (await exportReport(con, def, scope, params, format, out, { side })).rows,
+        async () =>
+          (await exportReport(con, def, scope, params, format, out, { side, ownsInstance: true })).rows,
       );
     };
     // The reference: the same rows (trips starting in the range, local days) and as many

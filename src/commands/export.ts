@@ -125,6 +125,7 @@ export const exportCommand: Command = {
         const res = await exportReport(con, def, scope, params, format as ExportFormat, out, {
           headers: headers as HeaderStyle,
           side,
+          ownsInstance: true, // nothing else opens this process's database while the command runs
         });
         const note = rangeNote(params, scope, res.meta.complete_through_text);
         ctx.stdout(

@@ -283,22 +283,26 @@ export interface ExportOptions {
   /** fs.rename; a test injects a failure between the manifest's and the file's rename. */
   rename?: (from: string, to: string) => Promise<void>;
   /**
-   * A second connection to the same database, given where the export has the database instance to
-   * itself while it runs (`fleetsync export`, the bench: nothing else queries or writes it): a CSV
-   * or Parquet export reads its stored-order check, meta and totals on it while the main
-   * connection makes the lookups and runs the COPY (a COPY of the trips runs on one DuckDB thread,
-   * so a core is free), instead of before and after the COPY (issue 29: ~0.1 s per 1 M trips off
-   * the wall time), and a streamed COPY runs with DuckDB's threads at 1 (onOneThread). Without it
-   * (serve: a sync may commit between two statements, other calls run beside) all run on `con` in
-   * turn, at the instance's threads.
+   * A second connection to the same database: a CSV or Parquet export reads its stored-order check,
+   * meta and totals on it while the main connection makes the lookups and runs the COPY (a COPY of
+   * the trips runs on one DuckDB thread, so a core is free), instead of before and after the COPY
+   * (issue 29: ~0.1 s per 1 M trips off the wall time). Only where nothing writes the database
+   * between two statements (`fleetsync export`, the bench): serve's sync may commit between them.
    */
   side?: DuckDBConnection;
+  /**
+   * true where the export has the database instance to itself while it runs (`fleetsync export`,
+   * the bench: no other call, sync or export): a streamed COPY then runs with DuckDB's threads at 1
+   * (onOneThread), a setting of the whole instance. Without it (serve: other calls run beside) the
+   * COPY runs at the instance's threads.
+   */
+  ownsInstance?: boolean;
 }
 
 /**
  * Runs `work` (a streamed export's COPY) with DuckDB's threads set to 1, then sets them back: a
  * global setting of the instance, so only where the export has the instance to itself
- * (ExportOptions.side). DuckDB runs an insertion-ordered COPY of N columns on at most
+ * (ExportOptions.ownsInstance). DuckDB runs an insertion-ordered COPY of N columns on at most
  * 1 + (a quarter of the pool ÷ (4 MB × N)) threads (its batch copy's memory rule): the trips'
  * 30 columns at the 256 MB pool get one. A second thread adds nothing to it but costs: DuckDB's
  * worker runs the pipeline while the calling thread waits for it by spinning (a whole core, at
@@ -404,8 +408,8 @@ export async function exportReport(
           : [stripStatement(sql), 'FORMAT parquet'];
       const copy = () => copyTo(con, select, tmp, options, values);
       // a streamed COPY is one pipeline that DuckDB runs on one thread at the 256 MB pool anyway
-      // (onOneThread); with the instance to itself (side) the export says so to DuckDB
-      rows = await (side && streamed ? onOneThread(con, copy) : copy());
+      // (onOneThread); with the instance to itself the export says so to DuckDB
+      rows = await (opts.ownsInstance && streamed ? onOneThread(con, copy) : copy());
     } else if (format === 'xlsx') {
       // the About sheet states the sidecar facts, so they come first
       meta = await reportMeta(con, scope, opts.metaCache);

@@ -452,7 +452,7 @@ describe('CSV export', () => {
     expect(fromCsv.find((r) => r.period === '2026-04' && r.vehicle_id === 3)!.distance_km).toBeNull();
   });
 
-  it('with a side connection (ExportOptions.side) the file and the manifest are those without one', async () => {
+  it('with a side connection (ExportOptions.side) the file and the manifest are those without one; with the instance its own, the COPY on one thread', async () => {
     await refreshFixtureFacts(fx.con);
     const side = await fx.db.connect();
     onTestFinished(() => side.closeSync());
@@ -487,8 +487,9 @@ describe('CSV export', () => {
         );
       }
     }
-    // the streamed COPY ran at one DuckDB thread (onOneThread): the instance's threads are set back,
-    // after a COPY that failed too (its directory does not exist)
+    // with the instance to itself (ownsInstance) the streamed COPY ran at one DuckDB thread
+    // (onOneThread): the instance's threads are set back, after a COPY that failed too (its
+    // directory does not exist); with a side connection alone the threads are not touched
     const threads = async () =>
       (await fx.con.runAndReadAll(`SELECT current_setting('threads') AS n`)).getRowObjectsJS()[0]!.n;
     const before = await threads();
@@ -510,7 +511,12 @@ describe('CSV export', () => {
         };
       },
     });
-    await exportReport(recorded, def, scope, params, 'csv', join(fx.dir, 'again.csv'), { side });
+    await exportReport(recorded, def, scope, params, 'csv', join(fx.dir, 'shared.csv'), { side });
+    expect(sent.some((sql) => /^\s*SET threads/.test(sql))).toBe(false);
+    expect(sent.some((sql) => /^\s*COPY\b/.test(sql))).toBe(true);
+    sent.length = 0;
+    const owns = { side, ownsInstance: true };
+    await exportReport(recorded, def, scope, params, 'csv', join(fx.dir, 'again.csv'), owns);
     const one = sent.indexOf('SET threads = 1');
     const copy = sent.findIndex((sql, i) => i > one && /^\s*COPY\b/.test(sql));
     expect(one).toBeGreaterThanOrEqual(0);
@@ -518,7 +524,7 @@ describe('CSV export', () => {
     expect(sent.indexOf('SET threads = 3', copy)).toBeGreaterThan(copy);
     expect(await threads()).toBe(3n);
     await expect(
-      exportReport(fx.con, def, scope, params, 'csv', join(fx.dir, 'no-such-dir', 't.csv'), { side }),
+      exportReport(fx.con, def, scope, params, 'csv', join(fx.dir, 'no-such-dir', 't.csv'), owns),
     ).rejects.toThrow(/cannot write the trips report/);
     expect(await threads()).toBe(3n);
   });
