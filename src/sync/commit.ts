@@ -35,11 +35,11 @@ export interface WindowWrite {
  * stored, and the next run pulls it again. Other errors pass as they are.
  */
 export function memoryInWords(e: unknown): unknown {
-  const first = Array.isArray((e as { cause?: unknown })?.cause) ? (e as { cause: unknown[] }).cause[0] : e;
-  if (duckdbErrorType(first) !== 'OUT OF MEMORY') return e;
+  // (a rollback that failed after it is E_DB "rollback failed", left as it is: not known to be clean)
+  if (duckdbErrorType(e) !== 'OUT OF MEMORY') return e;
   return new FleetsyncError(
     'E_DB_MEMORY',
-    `the window's rows did not fit in the database's memory limit (${(first as Error).message.split('\n')[0]}); ` +
+    `the window's rows did not fit in the database's memory limit (${(e as Error).message.split('\n')[0]}); ` +
       'nothing of the window was stored and the next run pulls it again. If it keeps failing, ' +
       "FLEETSYNC_SYNC_HEAP=fast gives the sync DuckDB's default memory limit (256 MB)",
     { cause: e },
