@@ -6,7 +6,7 @@
  * the whole history, timed. Requests actually sent per bucket come from the client's stats;
  * genuine 429s from the simulator's limiter counters.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,7 +15,15 @@ import { createFleetClient, leastDurationMs } from '../src/api/client.ts';
 import { silentLogger, type LogFields, type Logger } from '../src/log.ts';
 import { applySyncHeap } from '../src/heap.ts';
 import { parseCounts, setFastPath } from '../src/api/wire.ts';
-import { SYNC_DB_THREADS, openDatabase, setDatabaseThreads, type Database } from '../src/store/db.ts';
+import {
+  DEFAULT_DB_MEMORY,
+  SYNC_DB_MEMORY,
+  SYNC_DB_THREADS,
+  openDatabase,
+  setDatabaseMemory,
+  setDatabaseThreads,
+  type Database,
+} from '../src/store/db.ts';
 import { planSync, type SyncDeps } from '../src/sync/run.ts';
 import { syncAccount } from '../src/wiring.ts';
 import type { StreamName } from '../src/sync/streams/index.ts';
@@ -85,6 +93,15 @@ const cpuNow = () => {
   const c = process.cpuUsage();
   return (c.user + c.system) / 1000;
 };
+
+/** Size of a file in MB, 0 when there is none. */
+function walMb(path: string): number {
+  try {
+    return statSync(path).size / 2 ** 20;
+  } catch {
+    return 0;
+  }
+}
 
 /** Times every `run` of the connections the sync opens (diagnostic: where the wall time goes). */
 function timedDatabase(db: Database, acc: { commitMs: number; dbRunMs: number; commits: number }): Database {
@@ -260,10 +277,8 @@ export async function syncChild(
         })()
       : undefined;
   const acc = { commitMs: 0, dbRunMs: 0, commits: 0 };
-  // BENCH_DB_MEMORY (diagnostic): DuckDB's memory limit for the sync's instance, e.g. 96MB.
   const db = timedDatabase(
     await openDatabase(join(dir, 'fleet.duckdb'), {
-      ...(process.env.BENCH_DB_MEMORY ? { memoryLimit: process.env.BENCH_DB_MEMORY } : {}),
       // BENCH_DB_SETTINGS (diagnostic, JSON): more of DuckDB's global settings, e.g.
       // {"allocator_background_threads":"true"}
       ...(process.env.BENCH_DB_SETTINGS
@@ -274,6 +289,12 @@ export async function syncChild(
   );
   // As `fleetsync sync` does before its run (SYNC_DB_THREADS); BENCH_DB_THREADS=N (A/B) instead.
   await setDatabaseThreads(db, Number(process.env.BENCH_DB_THREADS || SYNC_DB_THREADS));
+  // As `fleetsync sync` does for one account (SYNC_DB_MEMORY with the small heap); BENCH_DB_MEMORY
+  // (A/B) sets DuckDB's memory limit for the run instead, e.g. 256MB as before session 16.
+  await setDatabaseMemory(
+    db,
+    process.env.BENCH_DB_MEMORY || (heap === 'small' ? SYNC_DB_MEMORY : DEFAULT_DB_MEMORY),
+  );
   const client = createFleetClient({
     baseUrl: a.baseUrl,
     username: 'demo',
@@ -330,6 +351,7 @@ export async function syncChild(
     const probe = await db.connect();
     let probing = false;
     let snapped = false;
+    let duckdbTags = '';
     const sampler = setInterval(() => {
       if (!process.env.BENCH_MEM) return;
       const m = process.memoryUsage();
@@ -352,9 +374,16 @@ export async function syncChild(
       if (probing) return;
       probing = true;
       probe
-        .runAndReadAll('SELECT sum(memory_usage_bytes)::DOUBLE AS b FROM duckdb_memory()')
+        .runAndReadAll('SELECT tag, memory_usage_bytes::DOUBLE AS b FROM duckdb_memory() WHERE b > 0')
         .then((r) => {
-          mem.duckdb = Math.max(mem.duckdb, Number(r.getRowObjectsJS()[0]!.b) / 2 ** 20);
+          const tags = r.getRowObjectsJS().map((t) => [String(t.tag), Number(t.b) / 2 ** 20] as const);
+          const sum = tags.reduce((n, [, b]) => n + b, 0);
+          // What the pool held at its fullest (by duckdb_memory()'s tag), said with BENCH_MEM.
+          if (sum > mem.duckdb)
+            duckdbTags =
+              tags.map(([t, b]) => `${t} ${round(b)}`).join(', ') +
+              `; the write-ahead log then ${round(walMb(join(dir, 'fleet.duckdb.wal')))} MB`;
+          mem.duckdb = Math.max(mem.duckdb, sum);
         })
         .catch(() => {})
         .finally(() => (probing = false));
@@ -370,6 +399,7 @@ export async function syncChild(
     phase0 = null;
     if (process.env.BENCH_SQL_LOG) writeFileSync(process.env.BENCH_SQL_LOG, sqlLog.join('\n'));
     for (const p of phases) say(`phase: CPU ${round(p.cpu)} ms (JS thread ${round(p.js)} ms) at ${p.line}`);
+    if (process.env.BENCH_MEM) say(`DuckDB's pool at its fullest (MB): ${duckdbTags}`);
     if (process.env.BENCH_MEM)
       say(
         `rows (requests) by stream: ${Object.entries(summary.streams)
@@ -434,10 +464,17 @@ export async function syncChild(
   }
 }
 
-/** glibc's arenas in the sync unit's environment (deploy/systemd/fleetsync-sync.service), read from it. */
-const SYNC_UNIT_MALLOC_ARENA_MAX = /^Environment=MALLOC_ARENA_MAX=(\d+)$/m.exec(
-  readFileSync(new URL('../deploy/systemd/fleetsync-sync.service', import.meta.url), 'utf8'),
-)?.[1];
+/**
+ * glibc's settings in the sync unit's environment (deploy/systemd/fleetsync-sync.service), read
+ * from it: its arenas (MALLOC_ARENA_MAX) and its malloc tunables (GLIBC_TUNABLES).
+ */
+const SYNC_UNIT_GLIBC = Object.fromEntries(
+  [
+    ...readFileSync(new URL('../deploy/systemd/fleetsync-sync.service', import.meta.url), 'utf8').matchAll(
+      /^Environment=(MALLOC_ARENA_MAX|GLIBC_TUNABLES)=(\S+)$/gm,
+    ),
+  ].map((m) => [m[1]!, m[2]!]),
+);
 
 /** Parent side: simulator here, sync in a child. */
 export async function measureSync(
@@ -450,12 +487,14 @@ export async function measureSync(
   try {
     say(`sync: ${vehicles} vehicles × ${days} days, window ${limits.windowMs} ms, limits ×${limits.scale}`);
     // The sync's process as its systemd unit starts it (deploy/systemd/fleetsync-sync.service:
-    // MALLOC_ARENA_MAX=2, which glibc reads only at a process's start); an own MALLOC_ARENA_MAX in
-    // the environment is kept, and BENCH_MALLOC_ARENA_MAX=default starts it as a `fleetsync sync`
-    // by hand with none (docs/performance.md "Session 15 (`rss3`)").
+    // MALLOC_ARENA_MAX and GLIBC_TUNABLES, which glibc reads only at a process's start); an own
+    // value of either in the environment is kept, and BENCH_MALLOC_ARENA_MAX=default starts it as
+    // a `fleetsync sync` by hand with neither (docs/performance.md "Session 15 (`rss3`)",
+    // "Session 16 (`rss4`)").
     const env = { ...process.env };
-    if (process.env.BENCH_MALLOC_ARENA_MAX === 'default') delete env.MALLOC_ARENA_MAX;
-    else if (SYNC_UNIT_MALLOC_ARENA_MAX) env.MALLOC_ARENA_MAX ??= SYNC_UNIT_MALLOC_ARENA_MAX;
+    for (const [name, value] of Object.entries(SYNC_UNIT_GLIBC))
+      if (process.env.BENCH_MALLOC_ARENA_MAX === 'default') delete env[name];
+      else env[name] ??= value;
     const cpu0 = process.cpuUsage();
     const r = await runChild<SyncResult>('sync', { ...world.args, vehicles, days }, { ...opts, env });
     const cpu = process.cpuUsage(cpu0);
@@ -469,7 +508,7 @@ export async function measureSync(
           : `RSS loaded ${round(r.rssLoadedMb)} MB, before the run ${round(r.rssBeforeMb ?? 0)} MB, ` +
             `heap reserved ${round(r.peakHeapTotalMb ?? 0)} MB, array buffers ${round(r.peakArrayBuffersMb ?? 0)} MB; `) +
         `simulator CPU ${round(r.simCpuMs)} ms, ${r.commits} commits ${round(r.commitMs)} ms, DB run ${round(r.dbRunMs)} ms; ${r.heap} heap, ` +
-        `MALLOC_ARENA_MAX ${env.MALLOC_ARENA_MAX ?? 'not set'}`,
+        `MALLOC_ARENA_MAX ${env.MALLOC_ARENA_MAX ?? 'not set'}, GLIBC_TUNABLES ${env.GLIBC_TUNABLES ?? 'not set'}`,
     );
     return r;
   } finally {

@@ -9,7 +9,7 @@ export type ErrorCode =
   | 'E_NOT_AVAILABLE' // the server has no sync engine wired in (POST /api/sync answers 503)
   | 'E_DB_LOCKED' // the DuckDB file is held by another process
   | 'E_DB' // any other database failure
-  | 'E_DB_MEMORY' // a report ran out of DuckDB's memory limit even alone (the API answers 503)
+  | 'E_DB_MEMORY' // a report ran out of DuckDB's memory limit even alone (the API answers 503), or a sync's window did (failed, pulled again by the next run)
   | 'E_HTTP' // a non-success HTTP status that retries could not fix
   | 'E_AUTH' // 401 from the API (or 403 on every endpoint tried: the credentials read nothing)
   | 'E_NOT_PERMITTED' // 403 on one endpoint while the credentials read others (src/api/access.ts)

@@ -24,16 +24,39 @@ export const DEFAULT_DB_MEMORY = '256MB';
  */
 export const SYNC_DB_THREADS = 1;
 
+/**
+ * DuckDB's memory limit while a `fleetsync sync` process runs a sync with the small heap
+ * (`FLEETSYNC_SYNC_HEAP=small`, the default; `fast` keeps DEFAULT_DB_MEMORY). A sync's pool
+ * fills with what it can give up: the blocks of the tables its commits read, and the rows
+ * committed since the last checkpoint (`IN_MEMORY_TABLE`: 130–140 MB of the pool at its fullest,
+ * 200 and 800 vehicles × 90 days), which DuckDB writes to a temporary file when the pool is full.
+ * At 128 MB the sync's peak RSS was ~35 MB lower for the same CPU (docs/performance.md "Session
+ * 16 (`rss4`)"). A window whose commit still does not fit fails with E_DB_MEMORY, nothing of it
+ * written, and the next run pulls it again.
+ */
+export const SYNC_DB_MEMORY = '128MB';
+
+/** Runs one `SET` of a global setting on a connection of its own. */
+async function setGlobal(db: Pick<Database, 'connect'>, sql: string): Promise<void> {
+  const con = await db.connect();
+  try {
+    await con.run(sql);
+  } finally {
+    con.closeSync();
+  }
+}
+
 /** Sets DuckDB's threads for the whole instance (a global setting). */
 export async function setDatabaseThreads(db: Pick<Database, 'connect'>, threads: number): Promise<void> {
   if (!Number.isSafeInteger(threads) || threads < 1)
     throw new FleetsyncError('E_DB', `bad thread count ${threads}`);
-  const con = await db.connect();
-  try {
-    await con.run(`SET threads = ${threads}`);
-  } finally {
-    con.closeSync();
-  }
+  await setGlobal(db, `SET threads = ${threads}`);
+}
+
+/** Sets DuckDB's memory limit for the whole instance (a global setting), e.g. `128MB`. */
+export async function setDatabaseMemory(db: Pick<Database, 'connect'>, limit: string): Promise<void> {
+  if (!/^[1-9]\d*(MB|GB)$/.test(limit)) throw new FleetsyncError('E_DB', `bad memory limit ${limit}`);
+  await setGlobal(db, `SET memory_limit = '${limit}'`);
 }
 
 export interface Database {

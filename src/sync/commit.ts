@@ -7,9 +7,10 @@
  * are retried one transaction each, so one bad window never takes others down with it.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { FleetsyncError } from '../errors.ts';
 import { inTransaction } from '../store/db.ts';
 import { appendRows, deleteRanges, upsertRows, type RangeDelete, type Row } from '../store/write.ts';
-import { storageFailure } from '../store/storage-error.ts';
+import { duckdbErrorType, storageFailure } from '../store/storage-error.ts';
 import type { FactsRange } from '../store/facts.ts';
 import { msOf } from '../time.ts';
 
@@ -26,6 +27,23 @@ export interface WindowWrite {
   inserts: TableRows[];
   /** A write that must read before it writes (bookings history, a failure record). */
   custom?: (con: DuckDBConnection) => Promise<void>;
+}
+
+/**
+ * A window whose commit ran out of DuckDB's memory limit, said in words (DuckDB's own text
+ * suggests settings a user cannot reach): its transaction rolled back, so nothing of it is
+ * stored, and the next run pulls it again. Other errors pass as they are.
+ */
+export function memoryInWords(e: unknown): unknown {
+  // (a rollback that failed after it is E_DB "rollback failed", left as it is: not known to be clean)
+  if (duckdbErrorType(e) !== 'OUT OF MEMORY') return e;
+  return new FleetsyncError(
+    'E_DB_MEMORY',
+    `the window's rows did not fit in the database's memory limit (${(e as Error).message.split('\n')[0]}); ` +
+      'nothing of the window was stored and the next run pulls it again. If it keeps failing, ' +
+      "FLEETSYNC_SYNC_HEAP=fast gives the sync DuckDB's default memory limit (256 MB)",
+    { cause: e },
+  );
 }
 
 /**
@@ -254,7 +272,7 @@ export function groupCommitter(
           write,
           bytes,
           resolve: () => (settled(job), resolve()),
-          reject: (e) => (settled(job), reject(e)),
+          reject: (e) => (settled(job), reject(memoryInWords(e))),
         };
         pending.push(job);
         kick();

@@ -1,13 +1,21 @@
 /**
- * A sync's process runs DuckDB on SYNC_DB_THREADS threads (src/commands/sync.ts): the setting
- * holds for the whole instance, every connection opened before or after it; a bad count is an
- * error naming it, and the setting is left as it was.
+ * A sync's process runs DuckDB on SYNC_DB_THREADS threads and, with the small heap, within
+ * SYNC_DB_MEMORY (src/commands/sync.ts): each setting holds for the whole instance, every
+ * connection opened before or after it; a bad value is an error naming it, and the setting is
+ * left as it was.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SYNC_DB_THREADS, openDatabase, setDatabaseThreads, type Database } from '../../src/store/db.ts';
+import {
+  SYNC_DB_MEMORY,
+  SYNC_DB_THREADS,
+  openDatabase,
+  setDatabaseMemory,
+  setDatabaseThreads,
+  type Database,
+} from '../../src/store/db.ts';
 
 let dir: string;
 let db: Database;
@@ -41,6 +49,31 @@ describe('DuckDB threads of a sync', () => {
       await expect(setDatabaseThreads(db, bad)).rejects.toThrow(/bad thread count/);
     const con = await db.connect();
     expect(await threadsSeenBy(con)).toBe(1);
+    con.closeSync();
+  });
+});
+
+const memoryLimitSeenBy = async (con: Awaited<ReturnType<Database['connect']>>) =>
+  String((await con.runAndReadAll("SELECT current_setting('memory_limit') AS m")).getRowObjectsJS()[0]!.m);
+
+describe("DuckDB's memory limit of a sync", () => {
+  it('applies to every connection of the instance', async () => {
+    const before = await db.connect();
+    expect(await memoryLimitSeenBy(before)).toBe('244.1 MiB'); // 256MB, the default (DEFAULT_DB_MEMORY)
+    await setDatabaseMemory(db, SYNC_DB_MEMORY);
+    const after = await db.connect();
+    expect(SYNC_DB_MEMORY).toBe('128MB');
+    expect(await memoryLimitSeenBy(before)).toBe('122.0 MiB');
+    expect(await memoryLimitSeenBy(after)).toBe('122.0 MiB');
+    before.closeSync();
+    after.closeSync();
+  });
+
+  it('refuses a limit that is not a whole number of MB or GB', async () => {
+    for (const bad of ['0MB', '128', '1.5GB', "128MB'; DROP TABLE x; --", ''])
+      await expect(setDatabaseMemory(db, bad)).rejects.toThrow(/bad memory limit/);
+    const con = await db.connect();
+    expect(await memoryLimitSeenBy(con)).toBe('122.0 MiB');
     con.closeSync();
   });
 });
