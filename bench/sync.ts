@@ -20,7 +20,7 @@ import {
   SYNC_DB_MEMORY,
   SYNC_DB_THREADS,
   openDatabase,
-  setDatabaseMemory,
+  lowerDatabaseMemory,
   setDatabaseThreads,
   type Database,
 } from '../src/store/db.ts';
@@ -291,7 +291,7 @@ export async function syncChild(
   await setDatabaseThreads(db, Number(process.env.BENCH_DB_THREADS || SYNC_DB_THREADS));
   // As `fleetsync sync` does for one account (SYNC_DB_MEMORY with the small heap); BENCH_DB_MEMORY
   // (A/B) sets DuckDB's memory limit for the run instead, e.g. 256MB as before session 16.
-  await setDatabaseMemory(
+  await lowerDatabaseMemory(
     db,
     process.env.BENCH_DB_MEMORY || (heap === 'small' ? SYNC_DB_MEMORY : DEFAULT_DB_MEMORY),
   );

@@ -18,7 +18,7 @@ import {
   SYNC_DB_THREADS,
   inTransaction,
   openDatabase,
-  setDatabaseMemory,
+  lowerDatabaseMemory,
   setDatabaseThreads,
   type Database,
 } from '../store/db.ts';
@@ -204,9 +204,10 @@ export const syncCommand: Command = {
         return done.some((d) => d.status === 'not_applied') ? 3 : 0;
       }
       await setDatabaseThreads(db, SYNC_DB_THREADS);
-      // The small heap keeps DuckDB's pool small too (SYNC_DB_MEMORY) for one account's run;
-      // several accounts side by side, or the `fast` heap, keep the default pool.
-      if (config.syncHeap === 'small' && accounts.length === 1) await setDatabaseMemory(db, SYNC_DB_MEMORY);
+      // The small heap keeps DuckDB's pool small too (SYNC_DB_MEMORY) for one account's run, with
+      // room to grow back if a commit does not fit; several accounts side by side, or the `fast`
+      // heap, keep the default pool.
+      if (config.syncHeap === 'small' && accounts.length === 1) await lowerDatabaseMemory(db, SYNC_DB_MEMORY);
       // Accounts have their own rate limits and rows: they sync side by side.
       // The alert check after the checkpoint (below), so that a failed one alerts too; after a
       // failed run, at once.

@@ -31,8 +31,10 @@ export const SYNC_DB_THREADS = 1;
  * committed since the last checkpoint (`IN_MEMORY_TABLE`: 130–140 MB of the pool at its fullest,
  * 200 and 800 vehicles × 90 days), which DuckDB writes to a temporary file when the pool is full.
  * At 128 MB the sync's peak RSS was ~35 MB lower for the same CPU (docs/performance.md "Session
- * 16 (`rss4`)"). A window whose commit still does not fit fails with E_DB_MEMORY, nothing of it
- * written, and the next run pulls it again.
+ * 16 (`rss4`)"). It is lowered with room to grow back (lowerDatabaseMemory): the first commit that
+ * does not fit raises the pool to what it was for the rest of the run and is tried again, so a
+ * window fails (E_DB_MEMORY, nothing of it written, the next run pulls it again) only where the
+ * default pool would have failed too.
  */
 export const SYNC_DB_MEMORY = '128MB';
 
@@ -57,6 +59,38 @@ export async function setDatabaseThreads(db: Pick<Database, 'connect'>, threads:
 export async function setDatabaseMemory(db: Pick<Database, 'connect'>, limit: string): Promise<void> {
   if (!/^[1-9]\d*(MB|GB)$/.test(limit)) throw new FleetsyncError('E_DB', `bad memory limit ${limit}`);
   await setGlobal(db, `SET memory_limit = '${limit}'`);
+}
+
+/** The pools lowered with room to grow back: the instance's limit before (DuckDB's own text, e.g. `244.1 MiB`). */
+const roomToGrow = new WeakMap<object, string>();
+/** The instance a global setting belongs to (a wrapper of a Database passes its instance on). */
+const poolOf = (db: Pick<Database, 'connect'>): object => (db as Partial<Database>).instance ?? db;
+
+/**
+ * Lowers DuckDB's memory limit (setDatabaseMemory) with room to grow back: raiseLoweredMemory
+ * sets the limit the instance had before, once, when a commit did not fit in the lower one.
+ */
+export async function lowerDatabaseMemory(db: Pick<Database, 'connect'>, limit: string): Promise<void> {
+  const con = await db.connect();
+  try {
+    const r = await con.runAndReadAll(`SELECT current_setting('memory_limit') AS m`);
+    roomToGrow.set(poolOf(db), String(r.getRowObjectsJS()[0]!.m));
+  } finally {
+    con.closeSync();
+  }
+  await setDatabaseMemory(db, limit);
+}
+
+/**
+ * After a commit ran out of memory: the limit the pool had before lowerDatabaseMemory, set again
+ * (once; null when the pool was not lowered or has grown back already, i.e. no more room).
+ */
+export async function raiseLoweredMemory(db: Pick<Database, 'connect'>): Promise<string | null> {
+  const before = roomToGrow.get(poolOf(db));
+  if (before === undefined) return null;
+  roomToGrow.delete(poolOf(db));
+  await setGlobal(db, `SET memory_limit = '${before.replace(/'/g, "''")}'`);
+  return before;
 }
 
 export interface Database {

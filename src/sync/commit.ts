@@ -40,8 +40,8 @@ export function memoryInWords(e: unknown): unknown {
   return new FleetsyncError(
     'E_DB_MEMORY',
     `the window's rows did not fit in the database's memory limit (${(e as Error).message.split('\n')[0]}); ` +
-      'nothing of the window was stored and the next run pulls it again. If it keeps failing, ' +
-      "FLEETSYNC_SYNC_HEAP=fast gives the sync DuckDB's default memory limit (256 MB)",
+      'nothing of the window was stored and the next run pulls it again (a sync whose pool was ' +
+      "lowered had raised it back to DuckDB's default, 256 MB, first)",
     { cause: e },
   );
 }
@@ -193,12 +193,18 @@ export function replacedRanges(writes: readonly WindowWrite[]): Map<string, Fact
   return out;
 }
 
+/**
+ * Commits the windows submitted, several in one transaction. `outOfMemory`, asked when a commit ran
+ * out of DuckDB's memory limit: true when it made room (a lowered pool raised back:
+ * raiseLoweredMemory), and the same commit is tried again.
+ */
 export function groupCommitter(
   con: DuckDBConnection,
   account: string,
   maxGroup = 64,
   afterWrites?: AfterWrites,
   beforeWrites?: AfterWrites,
+  outOfMemory?: () => Promise<boolean>,
 ): GroupCommitter {
   const apply = async (writes: readonly WindowWrite[]) => {
     await beforeWrites?.(con, writes);
@@ -232,6 +238,10 @@ export function groupCommitter(
           broken = e;
           for (const j of [...group, ...pending.splice(0)]) j.reject(e);
           return;
+        }
+        if (duckdbErrorType(e) === 'OUT OF MEMORY' && (await outOfMemory?.().catch(() => false))) {
+          pending.unshift(...group); // rolled back whole: the same commit again, with room
+          continue;
         }
         if (group.length === 1) {
           group[0]!.reject(e);

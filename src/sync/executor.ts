@@ -13,7 +13,7 @@ import { isAccessRefusal } from '../api/access.ts';
 import { isZoneMismatch } from '../api/wire.ts';
 import { describeError, isFleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import type { Database } from '../store/db.ts';
+import { raiseLoweredMemory, type Database } from '../store/db.ts';
 import { storageFailure } from '../store/storage-error.ts';
 import type { Clock } from '../time.ts';
 import { leastDurationMs } from '../api/client.ts';
@@ -178,6 +178,19 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
           async (con, writes) => {
             const trips = replacedRanges(writes).get('trips');
             replacedReach = trips ? await storedTripsReach(con, x.account, trips) : null;
+          },
+          // a commit that did not fit in a lowered pool (SYNC_DB_MEMORY): the pool as it was before
+          async () => {
+            const limit = await raiseLoweredMemory(x.db);
+            if (limit === null) return false;
+            log.warn(
+              "a commit did not fit in the sync's lowered database memory limit: the run goes on with the limit it had before",
+              {
+                stream: ledgerStream,
+                memory_limit: limit,
+              },
+            );
+            return true;
           },
         );
         committers.set(stream, committer);
