@@ -16,11 +16,11 @@ import { silentLogger, type LogFields, type Logger } from '../src/log.ts';
 import { applySyncHeap } from '../src/heap.ts';
 import { parseCounts, setFastPath } from '../src/api/wire.ts';
 import {
-  DEFAULT_DB_MEMORY,
   SYNC_DB_MEMORY,
   SYNC_DB_THREADS,
   openDatabase,
   lowerDatabaseMemory,
+  setDatabaseMemory,
   setDatabaseThreads,
   type Database,
 } from '../src/store/db.ts';
@@ -289,12 +289,11 @@ export async function syncChild(
   );
   // As `fleetsync sync` does before its run (SYNC_DB_THREADS); BENCH_DB_THREADS=N (A/B) instead.
   await setDatabaseThreads(db, Number(process.env.BENCH_DB_THREADS || SYNC_DB_THREADS));
-  // As `fleetsync sync` does for one account (SYNC_DB_MEMORY with the small heap); BENCH_DB_MEMORY
-  // (A/B) sets DuckDB's memory limit for the run instead, e.g. 256MB as before session 16.
-  await lowerDatabaseMemory(
-    db,
-    process.env.BENCH_DB_MEMORY || (heap === 'small' ? SYNC_DB_MEMORY : DEFAULT_DB_MEMORY),
-  );
+  // As `fleetsync sync` does for one account: with the small heap the pool lowered to
+  // SYNC_DB_MEMORY, with room to grow back. BENCH_DB_MEMORY (A/B) sets DuckDB's memory limit for
+  // the run instead, held (e.g. 256MB as before session 16).
+  if (process.env.BENCH_DB_MEMORY) await setDatabaseMemory(db, process.env.BENCH_DB_MEMORY);
+  else if (heap === 'small') await lowerDatabaseMemory(db, SYNC_DB_MEMORY);
   const client = createFleetClient({
     baseUrl: a.baseUrl,
     username: 'demo',

@@ -81,12 +81,24 @@ describe('the CPU seconds of each file', () => {
 });
 
 describe('the failed tests printed at the end of a run', () => {
-  /** A module with file-level errors and tests, each [full name, state, error message]. */
-  const withTests = (file: string, fileErrors: string[], tests: [string, string, string?][]) =>
+  /**
+   * A module with file-level errors, tests (each [full name, state, error message]) and suites
+   * whose hooks failed (each [full name, error message]).
+   */
+  const withTests = (
+    file: string,
+    fileErrors: string[],
+    tests: [string, string, string?][],
+    suites: [string, string][] = [],
+  ) =>
     ({
       moduleId: `/repo/${file}`,
       errors: () => fileErrors.map((message) => ({ message })),
       children: {
+        *allSuites() {
+          for (const [fullName, message] of suites) yield { fullName, errors: () => [{ message }] };
+          yield { fullName: 'a suite that passed', errors: () => [] };
+        },
         *allTests(state?: string) {
           for (const [fullName, s, message] of tests)
             if (!state || s === state)
@@ -116,5 +128,20 @@ describe('the failed tests printed at the end of a run', () => {
       `test/c.test.ts › long: ${'x'.repeat(239)}…`,
     ]);
     expect(failedTests([withTests('test/d.test.ts', [], [['fine', 'passed']])], '/repo')).toEqual([]);
+  });
+
+  it("names a suite whose hook failed (its tests skipped, not failed) and the run's unhandled errors", () => {
+    const modules = [
+      withTests(
+        'test/e.int.test.ts',
+        [],
+        [['the sync › stores', 'skipped']],
+        [['the sync', 'Hook timed out in 60000ms.\nIf this is a long-running hook…']],
+      ),
+    ];
+    expect(failedTests(modules, '/repo', [{ message: 'ECONNRESET after the test ended' }])).toEqual([
+      'test/e.int.test.ts › the sync: Hook timed out in 60000ms.',
+      'unhandled: ECONNRESET after the test ended',
+    ]);
   });
 });

@@ -19,6 +19,7 @@ import {
   inTransaction,
   openDatabase,
   lowerDatabaseMemory,
+  raiseLoweredMemory,
   setDatabaseThreads,
   type Database,
 } from '../store/db.ts';
@@ -234,6 +235,12 @@ export const syncCommand: Command = {
       // Every commit is in the write-ahead log; the file is written at a checkpoint, whose failure
       // at close DuckDB keeps silent (src/store/checkpoint.ts): checked here, said, exit 5.
       // Kept in the state file until a checkpoint succeeds: status, serve and /healthz say it too.
+      // The checkpoint writes what the run committed: in the pool the sync had before it lowered it.
+      await raiseLoweredMemory(db).catch((e: unknown) =>
+        log.warn("the sync's lowered database memory limit could not be raised back", {
+          error: describeError(e),
+        }),
+      );
       const unwritten = (await recordCheckpoint(db, ctx.now(), log))?.problem;
       if (unwritten) {
         log.warn('checkpoint failed', { problem: unwritten });

@@ -32,9 +32,9 @@ export const SYNC_DB_THREADS = 1;
  * 200 and 800 vehicles × 90 days), which DuckDB writes to a temporary file when the pool is full.
  * At 128 MB the sync's peak RSS was ~35 MB lower for the same CPU (docs/performance.md "Session
  * 16 (`rss4`)"). It is lowered with room to grow back (lowerDatabaseMemory): the first commit that
- * does not fit raises the pool to what it was for the rest of the run and is tried again, so a
- * window fails (E_DB_MEMORY, nothing of it written, the next run pulls it again) only where the
- * default pool would have failed too.
+ * does not fit raises the pool to what it was for the rest of the run, and each commit that ran
+ * out is tried once more, so a window fails (E_DB_MEMORY, nothing of it written, the next run
+ * pulls it again) only where the default pool would have failed too.
  */
 export const SYNC_DB_MEMORY = '128MB';
 
@@ -61,20 +61,23 @@ export async function setDatabaseMemory(db: Pick<Database, 'connect'>, limit: st
   await setGlobal(db, `SET memory_limit = '${limit}'`);
 }
 
-/** The pools lowered with room to grow back: the instance's limit before (DuckDB's own text, e.g. `244.1 MiB`). */
-const roomToGrow = new WeakMap<object, string>();
+/**
+ * The pools lowered with room to grow back: the instance's limit before (DuckDB's own text, e.g.
+ * `244.1 MiB`), and the raise once begun (every writer that ran out meanwhile waits for the same).
+ */
+const roomToGrow = new WeakMap<object, { before: string; raised: Promise<string> | null }>();
 /** The instance a global setting belongs to (a wrapper of a Database passes its instance on). */
 const poolOf = (db: Pick<Database, 'connect'>): object => (db as Partial<Database>).instance ?? db;
 
 /**
  * Lowers DuckDB's memory limit (setDatabaseMemory) with room to grow back: raiseLoweredMemory
- * sets the limit the instance had before, once, when a commit did not fit in the lower one.
+ * sets the limit the instance had before when a commit did not fit in the lower one.
  */
 export async function lowerDatabaseMemory(db: Pick<Database, 'connect'>, limit: string): Promise<void> {
   const con = await db.connect();
   try {
     const r = await con.runAndReadAll(`SELECT current_setting('memory_limit') AS m`);
-    roomToGrow.set(poolOf(db), String(r.getRowObjectsJS()[0]!.m));
+    roomToGrow.set(poolOf(db), { before: String(r.getRowObjectsJS()[0]!.m), raised: null });
   } finally {
     con.closeSync();
   }
@@ -82,15 +85,22 @@ export async function lowerDatabaseMemory(db: Pick<Database, 'connect'>, limit: 
 }
 
 /**
- * After a commit ran out of memory: the limit the pool had before lowerDatabaseMemory, set again
- * (once; null when the pool was not lowered or has grown back already, i.e. no more room).
+ * The limit a lowered pool had before lowerDatabaseMemory, set again: after a commit ran out of
+ * memory, and at the run's end (its checkpoint writes what the run committed). Resolves to that
+ * limit once it is set — for every caller, also those that ran out while another raised it — or
+ * null when the pool was never lowered. A failed SET rejects, and the next call tries again.
  */
-export async function raiseLoweredMemory(db: Pick<Database, 'connect'>): Promise<string | null> {
-  const before = roomToGrow.get(poolOf(db));
-  if (before === undefined) return null;
-  roomToGrow.delete(poolOf(db));
-  await setGlobal(db, `SET memory_limit = '${before.replace(/'/g, "''")}'`);
-  return before;
+export function raiseLoweredMemory(db: Pick<Database, 'connect'>): Promise<string | null> {
+  const room = roomToGrow.get(poolOf(db));
+  if (room === undefined) return Promise.resolve(null);
+  room.raised ??= setGlobal(db, `SET memory_limit = '${room.before.replace(/'/g, "''")}'`).then(
+    () => room.before,
+    (e: unknown) => {
+      room.raised = null;
+      throw e;
+    },
+  );
+  return room.raised;
 }
 
 export interface Database {

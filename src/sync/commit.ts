@@ -40,8 +40,7 @@ export function memoryInWords(e: unknown): unknown {
   return new FleetsyncError(
     'E_DB_MEMORY',
     `the window's rows did not fit in the database's memory limit (${(e as Error).message.split('\n')[0]}); ` +
-      'nothing of the window was stored and the next run pulls it again (a sync whose pool was ' +
-      "lowered had raised it back to DuckDB's default, 256 MB, first)",
+      'nothing of the window was stored and the next run pulls it again',
     { cause: e },
   );
 }
@@ -118,6 +117,8 @@ function markFresh(account: string, ins: TableRows, deletes: readonly RangeDelet
 interface Job {
   write: WindowWrite;
   bytes: number;
+  /** Tried again once already after running out of memory (groupCommitter's outOfMemory). */
+  roomTried?: boolean;
   resolve: () => void;
   reject: (e: unknown) => void;
 }
@@ -195,8 +196,8 @@ export function replacedRanges(writes: readonly WindowWrite[]): Map<string, Fact
 
 /**
  * Commits the windows submitted, several in one transaction. `outOfMemory`, asked when a commit ran
- * out of DuckDB's memory limit: true when it made room (a lowered pool raised back:
- * raiseLoweredMemory), and the same commit is tried again.
+ * out of DuckDB's memory limit: true when there is room now (a lowered pool raised back:
+ * raiseLoweredMemory), and the same commit is tried again, once.
  */
 export function groupCommitter(
   con: DuckDBConnection,
@@ -239,8 +240,15 @@ export function groupCommitter(
           for (const j of [...group, ...pending.splice(0)]) j.reject(e);
           return;
         }
-        if (duckdbErrorType(e) === 'OUT OF MEMORY' && (await outOfMemory?.().catch(() => false))) {
-          pending.unshift(...group); // rolled back whole: the same commit again, with room
+        if (
+          duckdbErrorType(e) === 'OUT OF MEMORY' &&
+          !group.some((j) => j.roomTried) &&
+          (await outOfMemory?.())
+        ) {
+          // rolled back whole: the same commit again, with room (once: a second time it is
+          // retried window by window, below, as any failed group)
+          for (const j of group) j.roomTried = true;
+          pending.unshift(...group);
           continue;
         }
         if (group.length === 1) {

@@ -142,6 +142,7 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
   const writers = new Map<string, Promise<{ con: DuckDBConnection; committer: GroupCommitter }>>();
   const committers = new Map<string, GroupCommitter>();
   const maxBacklog = x.maxWriteBacklogBytes ?? MAX_WRITE_BACKLOG_BYTES;
+  let grewBack = false; // the lowered pool's warning, once a run
   const writerFor = (ledgerStream: string) => {
     const stream = shared ? '*' : ledgerStream;
     let w = writers.get(stream);
@@ -181,16 +182,22 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
           },
           // a commit that did not fit in a lowered pool (SYNC_DB_MEMORY): the pool as it was before
           async () => {
-            const limit = await raiseLoweredMemory(x.db);
-            if (limit === null) return false;
-            log.warn(
-              "a commit did not fit in the sync's lowered database memory limit: the run goes on with the limit it had before",
-              {
-                stream: ledgerStream,
-                memory_limit: limit,
-              },
-            );
-            return true;
+            try {
+              const limit = await raiseLoweredMemory(x.db);
+              if (limit !== null && !grewBack) {
+                grewBack = true;
+                log.warn(
+                  "a commit did not fit in the sync's lowered database memory limit: the run goes on with the limit it had before",
+                  { ...(shared ? {} : { stream: ledgerStream }), memory_limit: limit },
+                );
+              }
+              return limit !== null;
+            } catch (e) {
+              log.warn("the sync's lowered database memory limit could not be raised back", {
+                error: describeError(e),
+              });
+              return false;
+            }
           },
         );
         committers.set(stream, committer);

@@ -63,35 +63,44 @@ const firstLine = (message: string | undefined, max = 240) => {
 };
 
 /**
- * One line for each failed test (file › test name: first line of the error) and for each file
- * that failed outside its tests (an import, a hook of the file, an unhandled error).
+ * One line for each failed test (file › test name: first line of the error), each file or suite
+ * that failed outside its tests (an import, a `beforeAll` / `afterAll`: its tests are then skipped,
+ * not failed) and each error of the run no test owns (unhandled).
  */
-export function failedTests(modules: readonly TestModule[], root: string): string[] {
+export function failedTests(
+  modules: readonly TestModule[],
+  root: string,
+  unhandled: readonly { message?: string }[] = [],
+): string[] {
   const out: string[] = [];
   for (const m of modules) {
     const file = relative(root, m.moduleId);
     for (const e of m.errors()) out.push(`${file}: ${firstLine(e.message)}`);
+    for (const s of m.children.allSuites())
+      for (const e of s.errors()) out.push(`${file} › ${s.fullName}: ${firstLine(e.message)}`);
     for (const t of m.children.allTests('failed'))
       out.push(`${file} › ${t.fullName}: ${firstLine(t.result().errors?.[0]?.message)}`);
   }
+  for (const e of unhandled) out.push(`unhandled: ${firstLine(e.message)}`);
   return out;
 }
 
 const cpuText = (cpu: number | null) => (cpu === null ? '' : `, ${cpu.toFixed(1)} s CPU`);
 
 export default class SlowestFiles implements Reporter {
-  onTestRunEnd(modules: readonly TestModule[]): void {
-    if (modules.length < 2) return;
-    const rows = slowestFiles(modules, process.cwd());
-    const lines = rows.map(
-      (r) => `  ${r.s.toFixed(1).padStart(7)} s  ${r.file} (${r.project}${cpuText(r.cpu)})`,
-    );
-    process.stdout.write(`\nThe ${rows.length} slowest test files:\n${lines.join('\n')}\n`);
-    // Files run side by side (vitest.config.ts maxWorkers): the sum is more than the wall time.
-    process.stdout.write(
-      `All ${modules.length} files: ${summedSeconds(modules).toFixed(1)} s added up${cpuText(summedCpu(modules))} (the wall time is vitest's Duration)\n`,
-    );
-    const failed = failedTests(modules, process.cwd());
+  onTestRunEnd(modules: readonly TestModule[], unhandled: readonly { message?: string }[] = []): void {
+    const failed = failedTests(modules, process.cwd(), unhandled);
+    if (modules.length >= 2) {
+      const rows = slowestFiles(modules, process.cwd());
+      const lines = rows.map(
+        (r) => `  ${r.s.toFixed(1).padStart(7)} s  ${r.file} (${r.project}${cpuText(r.cpu)})`,
+      );
+      process.stdout.write(`\nThe ${rows.length} slowest test files:\n${lines.join('\n')}\n`);
+      // Files run side by side (vitest.config.ts maxWorkers): the sum is more than the wall time.
+      process.stdout.write(
+        `All ${modules.length} files: ${summedSeconds(modules).toFixed(1)} s added up${cpuText(summedCpu(modules))} (the wall time is vitest's Duration)\n`,
+      );
+    }
     if (failed.length)
       process.stdout.write(`\n${failed.length} failed:\n${failed.map((l) => `  ${l}`).join('\n')}\n`);
     // Every file's figures, for a comparison of two runs: FLEETSYNC_TEST_TIMES=<file.json>

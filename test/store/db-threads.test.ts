@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   SYNC_DB_MEMORY,
   SYNC_DB_THREADS,
+  lowerDatabaseMemory,
   openDatabase,
+  raiseLoweredMemory,
   setDatabaseMemory,
   setDatabaseThreads,
   type Database,
@@ -75,5 +77,50 @@ describe("DuckDB's memory limit of a sync", () => {
     const con = await db.connect();
     expect(await memoryLimitSeenBy(con)).toBe('122.0 MiB');
     con.closeSync();
+  });
+});
+
+describe('a pool lowered with room to grow back (lowerDatabaseMemory)', () => {
+  const limit = async (d: Database) => {
+    const con = await d.connect();
+    try {
+      return String(
+        (await con.runAndReadAll(`SELECT current_setting('memory_limit') AS m`)).getRowObjectsJS()[0]!.m,
+      );
+    } finally {
+      con.closeSync();
+    }
+  };
+
+  it('grows back to the limit it had, for every writer that ran out at once, and stays there', async () => {
+    const d = await openDatabase(':memory:', { memoryLimit: '300MB' });
+    try {
+      const before = await limit(d);
+      await lowerDatabaseMemory(d, '64MB');
+      expect(await limit(d)).toBe('61.0 MiB');
+      // two writers' commits ran out together: both are told there is room again
+      expect(await Promise.all([raiseLoweredMemory(d), raiseLoweredMemory(d)])).toEqual([before, before]);
+      // DuckDB reads its own text back a tenth of a MiB lower (286.1 MiB set is 286.0)
+      const mib = (t: string) => Number(/^([\d.]+) MiB$/.exec(t)?.[1]);
+      expect(mib(await limit(d))).toBeCloseTo(mib(before), 0);
+      expect(mib(await limit(d))).toBeGreaterThan(280);
+      // the run's end asks again: the same limit, not lowered nor raised further
+      const raised = await limit(d);
+      expect(await raiseLoweredMemory(d)).toBe(before);
+      expect(await limit(d)).toBe(raised);
+    } finally {
+      d.close();
+    }
+  });
+
+  it('is never raised where it was not lowered (serve, a worker, the fast heap)', async () => {
+    const d = await openDatabase(':memory:');
+    try {
+      await setDatabaseMemory(d, '64MB');
+      expect(await raiseLoweredMemory(d)).toBeNull();
+      expect(await limit(d)).toBe('61.0 MiB');
+    } finally {
+      d.close();
+    }
   });
 });
