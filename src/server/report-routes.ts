@@ -14,6 +14,7 @@ import type { Config } from '../config.ts';
 import { FleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Database } from '../store/db.ts';
+import { isOutOfMemory } from '../store/storage-error.ts';
 import type { ExportFormat, HeaderStyle } from '../reports/export.ts';
 import { parseReportParams, rangeNote, type ReportParams } from '../reports/params.ts';
 import { REPORT_NAMES, getReport, type ReportDef } from '../reports/registry.ts';
@@ -233,9 +234,6 @@ async function enterHeavy(res: Response, queue: HeavyQueue): Promise<(() => void
 /** JSON report computations (answers not kept yet) that run at once; the others wait in line. */
 export const COMPUTING_AT_ONCE = 2;
 
-/** DuckDB's buffer pool was full ("Out of Memory Error: … used"). */
-export const outOfMemory = (e: unknown) => e instanceof Error && /Out of Memory Error/i.test(e.message);
-
 /**
  * The line of JSON report computations (session 13, `edge`). On a server's first seconds the
  * overview's burst (15 calls of 5 reports, beside the warm-up) asked DuckDB's pool for every
@@ -280,12 +278,12 @@ export function createComputeGate(limit = COMPUTING_AT_ONCE) {
       try {
         return await fn(false);
       } catch (e) {
-        if (!outOfMemory(e)) throw e;
+        if (!isOutOfMemory(e)) throw e;
       }
       try {
         return await pass(() => fn(true), true);
       } catch (e) {
-        if (!outOfMemory(e)) throw e;
+        if (!isOutOfMemory(e)) throw e;
         throw new FleetsyncError(
           'E_DB_MEMORY',
           'the report needs more memory than the database may use (its memory_limit), even with no other report ' +

@@ -31,6 +31,9 @@ export function duckdbErrorType(e: unknown): string | null {
   return m ? m[1]!.toUpperCase() : null;
 }
 
+/** DuckDB's buffer pool was full ("Out of Memory Error: … used"): a report, a commit. */
+export const isOutOfMemory = (e: unknown): boolean => duckdbErrorType(e) === 'OUT OF MEMORY';
+
 /**
  * The storage failure's code (`EFBIG`, `DuckDB IO`, …) anywhere in `e`'s cause chain (a cause
  * may be a list, as inTransaction's "rollback failed" gives), or null.

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { isFleetsyncError } from '../../src/errors.ts';
 import { silentLogger } from '../../src/log.ts';
-import { createComputeGate, outOfMemory, overviewCalls } from '../../src/server/report-routes.ts';
+import { createComputeGate, overviewCalls } from '../../src/server/report-routes.ts';
+import { isOutOfMemory } from '../../src/store/storage-error.ts';
 import { startServer, type RunningServer } from '../../src/server/start.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { ACCOUNT, NOW, ZONE, openFixture, type FixtureDb } from '../helpers/report-fixture.ts';
@@ -30,8 +31,8 @@ describe('the line of report computations', () => {
           () => null,
           (e: unknown) => e,
         );
-      expect(outOfMemory(err)).toBe(true);
-      expect(outOfMemory(new Error('Binder Error: x'))).toBe(false);
+      expect(isOutOfMemory(err)).toBe(true);
+      expect(isOutOfMemory(new Error('Binder Error: x'))).toBe(false);
     } finally {
       con.closeSync();
       db.close();
