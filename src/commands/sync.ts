@@ -236,11 +236,7 @@ export const syncCommand: Command = {
       // at close DuckDB keeps silent (src/store/checkpoint.ts): checked here, said, exit 5.
       // Kept in the state file until a checkpoint succeeds: status, serve and /healthz say it too.
       // The checkpoint writes what the run committed: in the pool the sync had before it lowered it.
-      await raiseLoweredMemory(db).catch((e: unknown) =>
-        log.warn("the sync's lowered database memory limit could not be raised back", {
-          error: describeError(e),
-        }),
-      );
+      await raiseLoweredMemory(db, log);
       const unwritten = (await recordCheckpoint(db, ctx.now(), log))?.problem;
       if (unwritten) {
         log.warn('checkpoint failed', { problem: unwritten });

@@ -8,7 +8,8 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DEFAULT_DB_PATH, DEMO_DB_PATH } from '../defaults.ts';
-import { FleetsyncError } from '../errors.ts';
+import { FleetsyncError, describeError } from '../errors.ts';
+import type { Logger } from '../log.ts';
 import { accountZones, rebuildFacts, rebuildTripDayFacts } from './facts.ts';
 import { listSchemaFiles, loadSql } from './queries.ts';
 
@@ -88,11 +89,14 @@ export async function lowerDatabaseMemory(db: Pick<Database, 'connect'>, limit: 
  * The limit a lowered pool had before lowerDatabaseMemory, set again: after a commit ran out of
  * memory, and at the run's end (its checkpoint writes what the run committed). Resolves to that
  * limit once it is set — for every caller, also those that ran out while another raised it — or
- * null when the pool was never lowered. A failed SET rejects, and the next call tries again.
+ * null when the pool was never lowered or the SET failed (said on `log`; the next call tries again).
  */
-export function raiseLoweredMemory(db: Pick<Database, 'connect'>): Promise<string | null> {
+export async function raiseLoweredMemory(
+  db: Pick<Database, 'connect'>,
+  log: Pick<Logger, 'warn'>,
+): Promise<string | null> {
   const room = roomToGrow.get(poolOf(db));
-  if (room === undefined) return Promise.resolve(null);
+  if (room === undefined) return null;
   room.raised ??= setGlobal(db, `SET memory_limit = '${room.before.replace(/'/g, "''")}'`).then(
     () => room.before,
     (e: unknown) => {
@@ -100,7 +104,14 @@ export function raiseLoweredMemory(db: Pick<Database, 'connect'>): Promise<strin
       throw e;
     },
   );
-  return room.raised;
+  try {
+    return await room.raised;
+  } catch (e) {
+    log.warn("the sync's lowered database memory limit could not be raised back", {
+      error: describeError(e),
+    });
+    return null;
+  }
 }
 
 export interface Database {

@@ -10,7 +10,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
 import { inTransaction } from '../store/db.ts';
 import { appendRows, deleteRanges, upsertRows, type RangeDelete, type Row } from '../store/write.ts';
-import { duckdbErrorType, storageFailure } from '../store/storage-error.ts';
+import { isOutOfMemory, storageFailure } from '../store/storage-error.ts';
 import type { FactsRange } from '../store/facts.ts';
 import { msOf } from '../time.ts';
 
@@ -36,7 +36,7 @@ export interface WindowWrite {
  */
 export function memoryInWords(e: unknown): unknown {
   // (a rollback that failed after it is E_DB "rollback failed", left as it is: not known to be clean)
-  if (duckdbErrorType(e) !== 'OUT OF MEMORY') return e;
+  if (!isOutOfMemory(e)) return e;
   return new FleetsyncError(
     'E_DB_MEMORY',
     `the window's rows did not fit in the database's memory limit (${(e as Error).message.split('\n')[0]}); ` +
@@ -117,7 +117,7 @@ function markFresh(account: string, ins: TableRows, deletes: readonly RangeDelet
 interface Job {
   write: WindowWrite;
   bytes: number;
-  /** Tried again once already after running out of memory (groupCommitter's outOfMemory). */
+  /** Tried again once already after running out of memory (CommitterOptions.onOutOfMemory). */
   roomTried?: boolean;
   resolve: () => void;
   reject: (e: unknown) => void;
@@ -194,18 +194,26 @@ export function replacedRanges(writes: readonly WindowWrite[]): Map<string, Fact
   return out;
 }
 
-/**
- * Commits the windows submitted, several in one transaction. `outOfMemory`, asked when a commit ran
- * out of DuckDB's memory limit: true when there is room now (a lowered pool raised back:
- * raiseLoweredMemory), and the same commit is tried again, once.
- */
+/** How a group committer commits, besides the windows' own writes. */
+export interface CommitterOptions {
+  /** Windows in one transaction at most. */
+  maxGroup?: number;
+  /** Run inside each commit's transaction after the windows' writes (the daily facts). */
+  afterWrites?: AfterWrites;
+  /** Run inside each commit's transaction before the windows' writes. */
+  beforeWrites?: AfterWrites;
+  /**
+   * Asked when a commit ran out of DuckDB's memory limit: true when there is room now (a lowered
+   * pool raised back: raiseLoweredMemory), and the same commit is tried again, once.
+   */
+  onOutOfMemory?: () => Promise<boolean>;
+}
+
+/** Commits the windows submitted, several in one transaction. */
 export function groupCommitter(
   con: DuckDBConnection,
   account: string,
-  maxGroup = 64,
-  afterWrites?: AfterWrites,
-  beforeWrites?: AfterWrites,
-  outOfMemory?: () => Promise<boolean>,
+  { maxGroup = 64, afterWrites, beforeWrites, onOutOfMemory }: CommitterOptions = {},
 ): GroupCommitter {
   const apply = async (writes: readonly WindowWrite[]) => {
     await beforeWrites?.(con, writes);
@@ -240,11 +248,7 @@ export function groupCommitter(
           for (const j of [...group, ...pending.splice(0)]) j.reject(e);
           return;
         }
-        if (
-          duckdbErrorType(e) === 'OUT OF MEMORY' &&
-          !group.some((j) => j.roomTried) &&
-          (await outOfMemory?.())
-        ) {
+        if (isOutOfMemory(e) && !group.some((j) => j.roomTried) && (await onOutOfMemory?.())) {
           // rolled back whole: the same commit again, with room (once: a second time it is
           // retried window by window, below, as any failed group)
           for (const j of group) j.roomTried = true;

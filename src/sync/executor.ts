@@ -152,11 +152,8 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
         // (per ledger stream the windows recorded: a visits window records the sites' too)
         // the reach of the trips the commit replaces, read before they are deleted (refreshFacts)
         let replacedReach: number | null = null;
-        const committer = groupCommitter(
-          c,
-          x.account,
-          undefined,
-          async (con, writes) => {
+        const committer = groupCommitter(c, x.account, {
+          afterWrites: async (con, writes) => {
             const replaced = replacedRanges(writes);
             // several streams' windows in one commit of a small run's one writer: refreshed together
             // (not a large run's visits writer, whose windows record two: a stream's alone is cheaper there)
@@ -176,30 +173,23 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
                 replacedReachMs: ledgerStream === 'trips' ? replacedReach : null,
               });
           },
-          async (con, writes) => {
+          beforeWrites: async (con, writes) => {
             const trips = replacedRanges(writes).get('trips');
             replacedReach = trips ? await storedTripsReach(con, x.account, trips) : null;
           },
           // a commit that did not fit in a lowered pool (SYNC_DB_MEMORY): the pool as it was before
-          async () => {
-            try {
-              const limit = await raiseLoweredMemory(x.db);
-              if (limit !== null && !grewBack) {
-                grewBack = true;
-                log.warn(
-                  "a commit did not fit in the sync's lowered database memory limit: the run goes on with the limit it had before",
-                  { ...(shared ? {} : { stream: ledgerStream }), memory_limit: limit },
-                );
-              }
-              return limit !== null;
-            } catch (e) {
-              log.warn("the sync's lowered database memory limit could not be raised back", {
-                error: describeError(e),
-              });
-              return false;
+          onOutOfMemory: async () => {
+            const limit = await raiseLoweredMemory(x.db, log);
+            if (limit !== null && !grewBack) {
+              grewBack = true;
+              log.warn(
+                "a commit did not fit in the sync's lowered database memory limit: the run goes on with the limit it had before",
+                { ...(shared ? {} : { stream: ledgerStream }), memory_limit: limit },
+              );
             }
+            return limit !== null;
           },
-        );
+        });
         committers.set(stream, committer);
         return { con: c, committer };
       });

@@ -18,6 +18,7 @@ import {
   setDatabaseThreads,
   type Database,
 } from '../../src/store/db.ts';
+import { silentLogger } from '../../src/log.ts';
 
 let dir: string;
 let db: Database;
@@ -99,14 +100,16 @@ describe('a pool lowered with room to grow back (lowerDatabaseMemory)', () => {
       await lowerDatabaseMemory(d, '64MB');
       expect(await limit(d)).toBe('61.0 MiB');
       // two writers' commits ran out together: both are told there is room again
-      expect(await Promise.all([raiseLoweredMemory(d), raiseLoweredMemory(d)])).toEqual([before, before]);
+      expect(
+        await Promise.all([raiseLoweredMemory(d, silentLogger), raiseLoweredMemory(d, silentLogger)]),
+      ).toEqual([before, before]);
       // DuckDB reads its own text back a tenth of a MiB lower (286.1 MiB set is 286.0)
       const mib = (t: string) => Number(/^([\d.]+) MiB$/.exec(t)?.[1]);
       expect(mib(await limit(d))).toBeCloseTo(mib(before), 0);
       expect(mib(await limit(d))).toBeGreaterThan(280);
       // the run's end asks again: the same limit, not lowered nor raised further
       const raised = await limit(d);
-      expect(await raiseLoweredMemory(d)).toBe(before);
+      expect(await raiseLoweredMemory(d, silentLogger)).toBe(before);
       expect(await limit(d)).toBe(raised);
     } finally {
       d.close();
@@ -117,7 +120,7 @@ describe('a pool lowered with room to grow back (lowerDatabaseMemory)', () => {
     const d = await openDatabase(':memory:');
     try {
       await setDatabaseMemory(d, '64MB');
-      expect(await raiseLoweredMemory(d)).toBeNull();
+      expect(await raiseLoweredMemory(d, silentLogger)).toBeNull();
       expect(await limit(d)).toBe('61.0 MiB');
     } finally {
       d.close();

@@ -177,7 +177,7 @@ const countRows = async (con: DuckDBConnection, table: string) =>
 async function freshCommitter(maxGroup?: number) {
   const { db } = await freshDb();
   const con = await db.connect();
-  return { con, committer: groupCommitter(con, 'a', maxGroup) };
+  return { con, committer: groupCommitter(con, 'a', { maxGroup }) };
 }
 
 /**
