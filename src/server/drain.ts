@@ -13,8 +13,9 @@
  * still open is interrupted again every 250 ms, and once more at the give-up, so no statement
  * started after the first interrupt outlives the drain), and connections still open
  * `giveUpAfterMs` after that (a route that never closes its own) are counted in the answer and
- * left behind — idle: closing the instance under an idle connection is safe. Interrupting is safe where closing the instance is not: a statement
- * interrupted ends with an error, one still running when its instance closes crashes the process.
+ * left behind — idle: closing the instance under an idle connection is safe. Interrupting is safe
+ * where closing the instance is not: a statement interrupted ends with an error, one still running
+ * when its instance closes crashes the process.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { DRAIN_GIVE_UP_MS, DRAIN_INTERRUPT_MS } from '../defaults.ts';
