@@ -9,6 +9,7 @@ export default tseslint.config(
       'data/',
       'coverage/',
       'bench/results/',
+      'dist/',
       'dashboard/vendor/',
       '.scratch/',
       '.stryker-tmp/',

@@ -182,7 +182,8 @@ describe('the container image', () => {
     expect(used.size).toBeGreaterThan(5);
     const missing = [...used].filter((p) => !(p in pkg.dependencies));
     expect(missing, 'imported by src/ but only a devDependency or not declared').toEqual([]);
-    expect(pkg.dependencies.tsx, 'tsx runs the sources in production').toBeDefined();
+    expect(pkg.dependencies.tsx, 'tsx runs the sources when src/ differs from the build').toBeDefined();
+    expect(pkg.dependencies.esbuild, 'esbuild builds dist/ in production (the Dockerfile)').toBeDefined();
   });
 
   it("the image's layout (the Dockerfile's COPY lines), entry point and settings serve the dashboard", async () => {
@@ -205,6 +206,13 @@ describe('the container image', () => {
       }
     }
     symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'));
+    // The image's build (RUN npm run …): the entry runs dist/, not the sources through tsx.
+    const builds = [...dockerfile.matchAll(/^RUN (npm run .+)$/gm)].map((m) => m[1]!);
+    expect(builds).toEqual(['npm run -s build']);
+    for (const b of builds) {
+      const built = spawnSync('sh', ['-c', b], { cwd: app, encoding: 'utf8' });
+      expect(built.status, built.stderr).toBe(0);
+    }
     const entry = JSON.parse(/^ENTRYPOINT (.+)$/m.exec(dockerfile)![1]!) as string[];
     const cmd = JSON.parse(/^CMD (.+)$/m.exec(dockerfile)![1]!) as string[];
     expect(entry[0]).toBe('node');
@@ -246,6 +254,8 @@ describe('the container image', () => {
       expect(((await res.json()) as { zone: string }).zone).toBeTruthy();
       const page = await fetch(`http://127.0.0.1:${port}/`);
       expect(page.status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/vendor/chart.umd.min.js`)).status).toBe(200);
+      expect(out).not.toMatch(/through tsx/);
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('close', r));

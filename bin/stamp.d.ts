@@ -1,0 +1,6 @@
+// Types of bin/stamp.js (plain JavaScript: the entry loads it before any TypeScript).
+export interface SourceStamp {
+  files: { path: string; size: number; mtimeMs: number }[];
+}
+export function sourceStamp(srcDir: string): SourceStamp;
+export function stampMatches(srcDir: string, recorded: unknown): boolean;
