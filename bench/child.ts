@@ -1,7 +1,8 @@
 /**
  * Entry of a measurement that needs its own process (its own peak RSS, its own CPU profile):
- * `node --import tsx bench/child.ts <task> '<json args>'`. Prints `RESULT <json>` as its last
- * stdout line; progress goes to stderr.
+ * `node bench/results/child/child.js <task> '<json args>'` (this file built on dist/, as bench/lib.ts
+ * starts it; `node --import tsx bench/child.ts …` with BENCH_CHILD=tsx). Prints `RESULT <json>` as
+ * its last stdout line; progress goes to stderr.
  */
 import { applyServingAllocator } from '../src/allocator.ts';
 import { applySyncHeap } from '../src/heap.ts';

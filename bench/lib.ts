@@ -55,22 +55,45 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; valu
 }
 
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
+interface ChildStart {
+  execArgv: string[];
+  entry: string;
+}
+let childStart: Promise<ChildStart> | undefined;
+let childReady: ChildStart | undefined;
+
+/**
+ * How a child starts (once per bench run): `bench/results/child/child.js` on src/'s build in dist/,
+ * as an installed process runs (bin/fleetsync.js; scripts/build.ts builds both), or
+ * `--import tsx bench/child.ts` when BENCH_CHILD=tsx (the A/B of docs/performance.md "Session 17").
+ */
+export function prepareChildren(): Promise<ChildStart> {
+  childStart ??= (async () => {
+    if (process.env.BENCH_CHILD === 'tsx') return { execArgv: ['--import', 'tsx'], entry: CHILD };
+    const { buildDist, buildBench } = await import('../scripts/build.ts');
+    await buildDist();
+    await buildBench();
+    return { execArgv: [], entry: fileURLToPath(new URL('./results/child/child.js', import.meta.url)) };
+  })().then((start) => (childReady = start));
+  return childStart;
+}
 
 /**
  * Runs `bench/child.ts <task>` with `args` (JSON on stdin-free argv) in its own Node process and
  * returns the parsed `RESULT` line. Child stderr goes to ours (progress); a non-zero exit throws.
  */
-export function runChild<T>(
+export async function runChild<T>(
   task: string,
   args: unknown,
   opts: { heapMb?: number; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<T> {
+  const start = await prepareChildren();
   return new Promise((resolve, reject) => {
-    const execArgv = ['--import', 'tsx'];
+    const execArgv = [...start.execArgv];
     if (opts.heapMb) execArgv.push(`--max-old-space-size=${opts.heapMb}`);
     // e.g. BENCH_NODE_FLAGS='--cpu-prof --cpu-prof-dir=bench/results/prof' to profile every child
     execArgv.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
-    const child = spawn(process.execPath, [...execArgv, CHILD, task, JSON.stringify(args)], {
+    const child = spawn(process.execPath, [...execArgv, start.entry, task, JSON.stringify(args)], {
       stdio: ['ignore', 'pipe', 'inherit'],
       ...(opts.env ? { env: opts.env } : {}),
     });
@@ -152,8 +175,12 @@ export interface LiveChild<R, T> {
  * once it listens and finishes when its stdin ends (bench/child.ts `waitForStop`).
  */
 export function startChild<R, T>(task: string, args: unknown): LiveChild<R, T> {
-  const execArgv = ['--import', 'tsx', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
-  const child = spawn(process.execPath, [...execArgv, CHILD, task, JSON.stringify(args)], {
+  if (!childReady) throw new Error('bench: await prepareChildren() before startChild');
+  const execArgv = [
+    ...childReady.execArgv,
+    ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+  ];
+  const child = spawn(process.execPath, [...execArgv, childReady.entry, task, JSON.stringify(args)], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   let out = '';

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { compareFigures, measureBaseline } from './compare.ts';
 import { csvVsCopy, exportFigures, perMillionS, type ExportResult } from './exports.ts';
 import { ingestFigures, ingestRate, type IngestResult } from './ingest.ts';
-import { fig, formatTable, round, runChild, say, type Figure } from './lib.ts';
+import { fig, formatTable, prepareChildren, round, runChild, say, type Figure } from './lib.ts';
 import { loadErrors, loadFigures, measureLoad } from './load.ts';
 import { dashboardCold, dashboardP95, measureReports, reportFigures } from './reports.ts';
 import { measureScale, scaleCurve, scaleFigures } from './scale.ts';
@@ -39,6 +39,8 @@ async function main() {
   const load0 = loadavg();
   const figures: Figure[] = [];
   const raw: Record<string, unknown> = { mode, started: started.toISOString(), loadavgStart: load0 };
+  // The children run the build of src/ (dist/), as installed processes do; BENCH_CHILD=tsx: tsx.
+  raw.child = (await prepareChildren()).entry;
   const head: Record<string, number | null> = {
     ratio_to_limit: null,
     genuine_429: null,
