@@ -9,7 +9,8 @@
  * dist/build.json records what the build was made from (bin/stamp.js): the entry runs the build
  * only while src/ still matches it, and the sources through tsx otherwise. Run by `npm ci` (the
  * `prepare` script), `npm run build` and the Dockerfile. Source maps sit beside the files: run with
- * `NODE_OPTIONS=--enable-source-maps` for stack traces in src/'s lines (off by default: +5–10 MB).
+ * `NODE_OPTIONS=--enable-source-maps` for stack traces in src/'s lines (off by default: up to
+ * ~10 MB of RSS).
  */
 import { build, type Plugin } from 'esbuild';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
