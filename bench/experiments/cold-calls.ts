@@ -5,7 +5,7 @@
  * DuckDB's threads included) per call, `rounds` times alternating the reports.
  * `node --import tsx bench/experiments/cold-calls.ts <db.duckdb> <report,report> [rounds] [period]`
  * period: last_3_months (default) | full_year | both. Opens the file read-only: give it a copy.
- * PROFILE=1: also DuckDB's JSON profile of each statement, its 8 slowest operators listed.
+ * PROFILE=1: also DuckDB's JSON profile of each statement, its 8 slowest operators listed (TOP=n: n).
  * SPLIT=1: a list report's page statement and its totals timed apart, each on a fresh instance
  * (the totals as runReport reads them: `pageTotals`).
  * ROWS=<dir>: also the whole result (every row, unpaged) written to <dir>/<report>-<period>.json, to
@@ -81,7 +81,7 @@ function slowest(dir: string): string[] {
     walk(root);
     all.sort((a, b) => (b.operator_timing ?? 0) - (a.operator_timing ?? 0));
     out.push(`  statement ${f}: latency ${(root.latency ?? 0).toFixed(2)} s`);
-    for (const n of all.slice(0, 8))
+    for (const n of all.slice(0, Number(process.env.TOP ?? 8)))
       out.push(
         `    ${n.operator_name} ${(n.operator_timing ?? 0).toFixed(3)} s, ${n.operator_cardinality} rows ${JSON.stringify(n.extra_info ?? {}).slice(0, 160)}`,
       );

@@ -11,7 +11,7 @@ import { DEFAULT_DB_PATH, DEMO_DB_PATH } from '../defaults.ts';
 import { FleetsyncError, describeError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { accountZones, rebuildFacts, rebuildTripDayFacts } from './facts.ts';
-import { listSchemaFiles, loadSql } from './queries.ts';
+import { execute, listSchemaFiles, loadSql } from './queries.ts';
 
 export const DEFAULT_DB_MEMORY = '256MB';
 
@@ -244,6 +244,10 @@ export async function openDatabase(path: string, opts: OpenOptions = {}): Promis
             for (const a of await accountZones(con)) await rebuildTripDayFacts(con, a.account, a.zone);
           });
       }
+      // the upgrade that stores the trips' day facts and the coverage in day order (after the
+      // rebuilds above: those insert month by month, but the rows already stored are rewritten)
+      if (applied.includes(FACTS_DAY_ORDER_MIGRATION))
+        await inTransaction(con, () => execute(con, 'sync/facts_day_order'));
     } finally {
       con.closeSync();
     }
@@ -283,6 +287,8 @@ async function refuseOldSchema(instance: DuckDBInstance, path: string): Promise<
 const FACTS_MIGRATIONS = ['088_daily_facts.sql', '089_day_coverage.sql'];
 /** The migration that adds the trips' day facts per driver (trip_day_facts). */
 const TRIP_DAY_FACTS_MIGRATION = '054_trip_day_facts.sql';
+/** The migration that stores trip_day_facts and day_coverage in (account, day) order. */
+const FACTS_DAY_ORDER_MIGRATION = '041_facts_in_day_order.sql';
 /** Migrations that add facts of one ledger stream: that stream's facts are computed again. */
 const STREAM_FACTS_MIGRATIONS: Record<string, string> = {
   '090_toll_charge_facts.sql': 'visits',

@@ -7,7 +7,7 @@
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { prepareModelConnection } from './models.ts';
 import { execute, queryJs } from './queries.ts';
-import { DAY_MS, localDate } from '../time.ts';
+import { addDays, DAY_MS, localDate } from '../time.ts';
 
 /** The ledger streams whose commits keep facts (daily_facts_streams() in the model). */
 export const FACT_STREAMS: ReadonlySet<string> = new Set([
@@ -241,7 +241,8 @@ export async function rebuildFacts(
   if (stream === null) {
     await execute(con, 'sync/coverage_facts_clear', [account]);
     const led = await spanDays(con, 'sync/coverage_facts_span', [account], zone);
-    if (led) await execute(con, 'sync/coverage_facts_insert', [account, zone, null, ...led, null]);
+    for (const m of led ? monthsOf(led) : [])
+      await execute(con, 'sync/coverage_facts_insert', [account, zone, null, ...m, null]);
   }
   const [n] = await queryJs(con, 'sync/facts_count', [account]);
   return Number(n?.n ?? 0);
@@ -261,7 +262,28 @@ export async function rebuildTripDayFacts(
   await prepareModelConnection(con, REBUILD);
   await execute(con, 'sync/trip_facts_clear', [account]);
   const span = days === undefined ? await spanDays(con, 'sync/facts_span', [account, zone], zone) : days;
-  if (span) await execute(con, 'sync/trip_facts_insert', [account, zone, ...span, null]);
+  for (const m of span ? monthsOf(span) : [])
+    await execute(con, 'sync/trip_facts_insert', [account, zone, ...m, null]);
+}
+
+/**
+ * The days [first, last] cut at the calendar months: a rebuild inserts the trips' day facts and the
+ * coverage one month at a time, so a month's rows are stored together and the months in order (a
+ * report's range of days then skips the row groups outside it:
+ * queries/schema/041_facts_in_day_order.sql). One insert of every day stored them in its
+ * grouping's hash order, each row group holding every day. The rows are the same: each day's are
+ * computed from that day's trips or windows alone.
+ */
+export function monthsOf([first, last]: readonly [string, string]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let from = first; from <= last;) {
+    const [y, m] = from.split('-').map(Number) as [number, number];
+    const next = new Date(Date.UTC(y, m, 1)).toISOString().slice(0, 10);
+    const end = addDays(next, -1);
+    out.push([from, end < last ? end : last]);
+    from = next;
+  }
+  return out;
 }
 
 /**

@@ -12,6 +12,10 @@
  *  - t2 (driver d1) 14:00–15:00, Business, 2 → 4 km: counted, 2 km; the year's last counted trip,
  *    ending after the last odometer window, so the year closes at its reading (4 km, 3 km beyond
  *    the window's 1 km) and its distance by odometer is 10 + 3 = 13 km.
+ * A second vehicle, 8, the same day: a counted window 00:00–12:00 (50 → 60 km), a reset 12:00–13:00
+ * (60 → 1 km) and a tracker change 13:00–14:00 (1 → 2 km), both left out; t4 08:00–09:00, Business,
+ * 50 → 60 km, counted; t5 12:30–13:30, Private, 0.5 → 1.5 km, over both left-out windows: one
+ * left-out trip, not two (the day is not all left out, so t4's 10 km stay).
  * Every expected figure is worked out by hand from these rows.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,11 +36,20 @@ const A = Date.parse('2026-04-09T22:00:00Z');
 const H = 3_600_000;
 const DAY = 24 * H;
 
-const trip = (id: string, driver: string, s: number, e: number, a: number, z: number, type: string): Row => ({
+const trip = (
+  id: string,
+  driver: string,
+  s: number,
+  e: number,
+  a: number,
+  z: number,
+  type: string,
+  vehicle = 9,
+): Row => ({
   account: ACCOUNT,
   trip_id: id,
-  vehicle_id: 9,
-  registration: 'LO 9',
+  vehicle_id: vehicle,
+  registration: `LO ${vehicle}`,
   driver_id: driver,
   start_time: s,
   end_time: e,
@@ -47,8 +60,8 @@ const trip = (id: string, driver: string, s: number, e: number, a: number, z: nu
   trip_type_known: true,
   is_private: type === 'Private',
 });
-const odo = (s: number, e: number, a: number, z: number, reset: boolean): Row => ({
-  ...{ account: ACCOUNT, vehicle_id: 9, terminal_has_changed: false, odometer_reset: reset },
+const odo = (s: number, e: number, a: number, z: number, reset: boolean, vehicle = 9, swap = false): Row => ({
+  ...{ account: ACCOUNT, vehicle_id: vehicle, terminal_has_changed: swap, odometer_reset: reset },
   ...{ window_start: s, window_end: e, start_odometer_m: a, end_odometer_m: z, distance_m: z - a },
 });
 
@@ -67,11 +80,13 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fleetsync-logbook-left-out-'));
   db = await openDatabase(join(dir, 'fleet.duckdb'));
   con = await db.connect();
-  await appendRows(con, 'vehicles', [
-    {
+  await appendRows(
+    con,
+    'vehicles',
+    [9, 8].map((v) => ({
       account: ACCOUNT,
-      vehicle_id: 9,
-      registration: 'LO 9',
+      vehicle_id: v,
+      registration: `LO ${v}`,
       description: 'Sales',
       synced_at: A,
       fuel_canbus_consumed: true,
@@ -79,16 +94,21 @@ beforeAll(async () => {
       fuel_analog_level: false,
       electric_battery: false,
       electric_charging: false,
-    },
-  ]);
+    })),
+  );
   await appendRows(con, 'trips', [
     trip('t1', 'd1', A + 8 * H, A + 9 * H, 100_000, 110_000, 'Business'),
     trip('t3', 'd2', A + 12.5 * H, A + 22 * H, 1_000, 6_000, 'Private'),
     trip('t2', 'd1', A + 14 * H, A + 15 * H, 2_000, 4_000, 'Business'),
+    trip('t4', 'd1', A + 8 * H, A + 9 * H, 50_000, 60_000, 'Business', 8),
+    trip('t5', 'd2', A + 12.5 * H, A + 13.5 * H, 500, 1_500, 'Private', 8),
   ]);
   await appendRows(con, 'odometer_windows', [
     odo(A, A + 12 * H, 100_000, 110_000, false),
     odo(A + 12 * H, A + 13 * H, 110_000, 1_000, true),
+    odo(A, A + 12 * H, 50_000, 60_000, false, 8),
+    odo(A + 12 * H, A + 13 * H, 60_000, 1_000, true, 8),
+    odo(A + 13 * H, A + 14 * H, 1_000, 2_000, false, 8, true),
   ]);
   const led = (stream: string, scope: string, s: number, e: number, status: string): Row =>
     ledgerRow(ACCOUNT, stream, scope, s, e, A + 3 * DAY, {
@@ -100,6 +120,9 @@ beforeAll(async () => {
     led('odometer', '9', A, A + 12 * H, 'done'),
     led('odometer', '9', A + 12 * H, A + 13 * H, 'flagged'),
     led('odometer', '9', A + 13 * H, A + DAY, 'done'),
+    led('odometer', '8', A, A + 12 * H, 'done'),
+    led('odometer', '8', A + 12 * H, A + 14 * H, 'flagged'),
+    led('odometer', '8', A + 14 * H, A + DAY, 'done'),
   ]);
   // rows written by hand here: the facts the sync keeps at commit, computed first
   await rebuildFacts(con, ACCOUNT, ZONE);
@@ -120,8 +143,8 @@ describe('logbook_years with a trip over an odometer window left out', () => {
 
   it("takes the left-out trip off the year's totals and closes the year at the last counted trip", async () => {
     const years = await rows('logbook_years');
-    expect(years).toHaveLength(1);
-    expect(years[0]).toMatchObject({
+    expect(years.map((y) => y.registration)).toEqual(['LO 8', 'LO 9']);
+    expect(years[1]).toMatchObject({
       registration: 'LO 9',
       tax_year: '2026/27',
       trips: 3,
@@ -140,6 +163,25 @@ describe('logbook_years with a trip over an odometer window left out', () => {
       closing_odometer_km: 4,
       closing_odometer_day: '2026-04-10',
       closing_odometer_trip: 't2',
+    });
+  });
+
+  it('counts a trip over two left-out windows once', async () => {
+    const y8 = (await rows('logbook_years')).find((y) => y.registration === 'LO 8');
+    expect(y8).toMatchObject({
+      trips: 2,
+      business_km: 10,
+      private_km: 0,
+      unclassified_km: 0,
+      trips_not_counted: 1,
+      excluded_periods: 2,
+      odometer_km: 10,
+      business_share: 1,
+      opening_odometer_km: 50,
+      // the year's last counted trip (t4) ends before the last window: the window's reading closes it
+      closing_odometer_km: 2,
+      closing_odometer_day: '2026-04-10',
+      closing_odometer_trip: null,
     });
   });
 });

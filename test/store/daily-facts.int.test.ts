@@ -82,6 +82,38 @@ async function tripFacts(raw: boolean) {
   }, raw);
 }
 
+/** Every day's coverage row of the account, stored or (raw) computed from the ledger now. */
+async function cov(raw: boolean) {
+  return withCon(async (con) => {
+    const r = await con.runAndReadAll(
+      raw
+        ? `SELECT stream, scope, strftime(day, '%Y-%m-%d') AS day, synced, pulled
+           FROM ledger_day_coverage($1, $2, NULL, NULL, DATE '2000-01-01', DATE '2100-12-31')
+           ORDER BY ALL`
+        : `SELECT stream, scope, strftime(day, '%Y-%m-%d') AS day, synced, pulled
+           FROM day_coverage WHERE account = $1 AND $2 IS NOT NULL ORDER BY ALL`,
+      [ACCOUNT, scope.zone],
+    );
+    return r.getRowObjectsJS();
+  }, true);
+}
+
+/**
+ * How many rows of `table` (trip_day_facts or day_coverage) are stored after a row of a later day
+ * (`grain` 'day'), or of a later month ('month'): 0 when the table is stored in that order.
+ */
+async function outOfOrder(table: string, grain: 'day' | 'month') {
+  return withCon(async (con) => {
+    const r = await con.runAndReadAll(
+      `SELECT count(*)::INTEGER AS n FROM (
+         SELECT date_trunc('${grain}', day) AS d, max(date_trunc('${grain}', day)) OVER (
+           ORDER BY rowid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+         FROM ${table}) WHERE d < before`,
+    );
+    return Number(r.getRowObjectsJS()[0]!.n);
+  });
+}
+
 describe('daily facts', () => {
   it('kept at commit equal the facts computed from the raw rows', async () => {
     expect(s.first.outcome).toBe('ok');
@@ -144,19 +176,6 @@ describe('daily facts', () => {
   });
 
   it("the day's coverage kept at commit equals the coverage computed from the ledger", async () => {
-    const cov = (raw: boolean) =>
-      withCon(async (con) => {
-        const r = await con.runAndReadAll(
-          raw
-            ? `SELECT stream, scope, strftime(day, '%Y-%m-%d') AS day, synced, pulled
-               FROM ledger_day_coverage($1, $2, NULL, NULL, DATE '2000-01-01', DATE '2100-12-31')
-               ORDER BY ALL`
-            : `SELECT stream, scope, strftime(day, '%Y-%m-%d') AS day, synced, pulled
-               FROM day_coverage WHERE account = $1 AND $2 IS NOT NULL ORDER BY ALL`,
-          [ACCOUNT, scope.zone],
-        );
-        return r.getRowObjectsJS();
-      }, true);
     const stored = await cov(false);
     expect(stored.filter((r) => r.synced).length).toBeGreaterThan(0);
     expect(stored).toEqual(await cov(true));
@@ -293,6 +312,9 @@ describe('fleetsync sync --rebuild-facts', () => {
     expect(await facts(false)).toEqual(raw);
     expect(await tripFacts(false)).toEqual(rawTrips);
     expect(await report('kpis', { from: s.h.firstDay, to: s.h.lastDay }, false)).toEqual(before);
+    // inserted month by month: stored in month order (migration 041)
+    expect(await outOfOrder('trip_day_facts', 'month')).toBe(0);
+    expect(await outOfOrder('day_coverage', 'month')).toBe(0);
   });
 });
 
@@ -370,5 +392,29 @@ describe('the upgrade to migration 081', () => {
     await reopen();
     expect(await facts(false)).toEqual(raw);
     expect(await tripFacts(false)).toEqual(rawTrips);
+  });
+});
+
+describe('the upgrade to migration 041', () => {
+  it("stores the trips' day facts and the day's coverage in day order, the same rows", async () => {
+    const rawTrips = await tripFacts(true);
+    const rawCov = await cov(true);
+    // a database as it was before 041: both tables in no day order, the migration not recorded
+    await withCon(async (con) => {
+      for (const t of ['trip_day_facts', 'day_coverage']) {
+        await con.run(`CREATE TEMP TABLE shuffled AS SELECT * FROM ${t} ORDER BY hash(${t}::VARCHAR)`);
+        await con.run(`DELETE FROM ${t}`);
+        await con.run(`INSERT INTO ${t} SELECT * FROM shuffled`);
+        await con.run('DROP TABLE shuffled');
+      }
+      await con.run(`DELETE FROM schema_migrations WHERE name = '041_facts_in_day_order.sql'`);
+    });
+    expect(await outOfOrder('trip_day_facts', 'day')).toBeGreaterThan(0);
+    expect(await outOfOrder('day_coverage', 'day')).toBeGreaterThan(0);
+    await reopen();
+    expect(await outOfOrder('trip_day_facts', 'day')).toBe(0);
+    expect(await outOfOrder('day_coverage', 'day')).toBe(0);
+    expect(await tripFacts(false)).toEqual(rawTrips);
+    expect(await cov(false)).toEqual(rawCov);
   });
 });
