@@ -12,6 +12,15 @@
  * (limits far above the documented ones). Under `serve` the heap was 168–178 MB (139–152 used)
  * while a sync ran beside downloads and 84 MB with `small` (issue 29: serving RSS ≤ 512 MB;
  * docs/performance.md "Serving memory").
+ *
+ * What the flag does (V8 11.3): every full collection runs as one that reduces memory, so the heap
+ * grows only 1.1× before the next one, pages are compacted, the young generation shrinks to ~1 MB
+ * and unused maps die (the code specialised on them is compiled again). V8 reads it at each
+ * collection, so setting it here works. At 800 vehicles those collections are most of its CPU:
+ * `--heap-growing-percent=10` alone (the same growth, none of the rest) measured 30 % less CPU for
+ * ~40 MB more peak RSS (docs/performance.md "Session 17 (`v8flags`)", the frontier). Semi-space
+ * sizes have no effect when set here (the heap is made before), and `--single-threaded-gc` or
+ * `--no-concurrent-marking` set here crash V8: those need the process's command line.
  */
 import { setFlagsFromString } from 'node:v8';
 
