@@ -552,7 +552,7 @@ export const configSchema = z.object({
     .enum(SYNC_HEAPS, { error: 'must be small or fast' })
     .default('small')
     .describe(
-      "V8's heap in a process that syncs (`sync`, `worker`, `serve`): `small` keeps it near what the sync holds (peak RSS ~300 MB instead of 430–510 MB at 200 vehicles; `serve`'s heap 84 instead of 178 MB while a sync and downloads run) for 1.5–2× the sync's CPU, which at the API's real limits does not change a run's length, and a `fleetsync sync` of one account runs DuckDB within 128 MB instead of 256 MB; `fast` keeps V8's defaults and DuckDB's 256 MB (a small-heap sync raises its pool to 256 MB by itself when a commit does not fit).",
+      "V8's heap in a process that syncs (`sync`, `worker`, `serve`): `small` keeps it near what the sync holds (peak RSS ~300–360 MB instead of 430–510 MB at 200 vehicles, for ~1.1–1.4× the sync's CPU, which at the API's real limits does not change a run's length; `serve` keeps its heap smaller still, 84 instead of 178 MB while a sync and downloads run), and a `fleetsync sync` of one account runs DuckDB within 128 MB instead of 256 MB; `fast` keeps V8's defaults and DuckDB's 256 MB (a small-heap sync raises its pool to 256 MB by itself when a commit does not fit).",
     ),
   FLEETSYNC_REPORT_SCHEDULE: z
     .string()

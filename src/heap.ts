@@ -4,23 +4,25 @@
  *
  * A sync allocates fast (parsed answers, rows, data chunks) and keeps little: ~35–50 MB live. V8
  * lets its heap grow to a multiple of the live set between full collections, so the process
- * peaked at 430–510 MB with 140–180 MB of that heap garbage. `small` (the default) starts V8 with
- * `--optimize-for-size`: the heap stays near the live set and the sync's peak RSS near 300 MB,
- * for about 1.5–2.2× the process CPU. At the API's real limits a sync waits for its rate
- * buckets far longer than it computes (200 vehicles × 90 days: ~25 s of CPU in an 8-minute
- * run), so its wall time does not change; `fast` keeps V8's defaults for a run bound by CPU
- * (limits far above the documented ones). Under `serve` the heap was 168–178 MB (139–152 used)
- * while a sync ran beside downloads and 84 MB with `small` (issue 29: serving RSS ≤ 512 MB;
- * docs/performance.md "Serving memory").
+ * peaked at 430–510 MB with 140–180 MB of that heap garbage. `small` (the default) keeps the heap
+ * near the live set; `fast` keeps V8's defaults for a run bound by CPU (limits far above the
+ * documented ones).
  *
- * What the flag does (V8 11.3): every full collection runs as one that reduces memory, so the heap
- * grows only 1.1× before the next one, pages are compacted, the young generation shrinks to ~1 MB
- * and unused maps die (the code specialised on them is compiled again). V8 reads it at each
- * collection, so setting it here works. At 800 vehicles those collections are most of its CPU:
- * `--heap-growing-percent=10` alone (the same growth, none of the rest) measured 30 % less CPU for
- * ~40 MB more peak RSS (docs/performance.md "Session 17 (`v8flags`)", the frontier). Semi-space
- * sizes have no effect when set here (the heap is made before), and `--single-threaded-gc` or
- * `--no-concurrent-marking` set here crash V8: those need the process's command line.
+ * `small` is not the same flag for every command:
+ * - `sync` and `worker`: `--heap-growing-percent=10`, a full collection once the heap has grown
+ *   10 % past what the last one kept. Session 17 (`v8flags`, docs/performance.md) measured it
+ *   against `--optimize-for-size` (before): 800 vehicles × 90 days 8.35 → 5.90 ms of CPU a request,
+ *   50 × 90 days 5.94 → 4.92, for ~36 MB more peak RSS. `--optimize-for-size` makes every full
+ *   collection one that reduces memory (compacting, a ~1 MB young generation, unused maps
+ *   dropped and their code compiled again): that, not the heap's growth, was most of its CPU.
+ *   A worker host pays CPU for every request of every account it syncs (issue 29).
+ * - `serve`: `--optimize-for-size`, as before. The dashboard's process is bound by its RSS under
+ *   downloads and a sync (issue 29: ≤ 512 MB at 5,000 vehicles, 475–486 MB measured), not by
+ *   its scheduled syncs' CPU: its heap was 168–178 MB with V8's defaults, 84 MB with this flag.
+ *
+ * V8 reads both flags at each collection, so setting them here works. Semi-space sizes have no
+ * effect when set here (the heap is made before), and `--single-threaded-gc` or
+ * `--no-concurrent-marking` set here crash V8: those would need the process's command line.
  */
 import { setFlagsFromString } from 'node:v8';
 
@@ -42,6 +44,6 @@ export function applySyncHeap(
   if (command === undefined || !SYNC_PROCESSES.has(command)) return null;
   const heap = env.FLEETSYNC_SYNC_HEAP || 'small';
   if (heap !== 'small') return heap === 'fast' ? 'fast' : null;
-  setFlagsFromString('--optimize-for-size');
+  setFlagsFromString(command === 'serve' ? '--optimize-for-size' : '--heap-growing-percent=10');
   return 'small';
 }
