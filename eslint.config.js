@@ -10,6 +10,8 @@ export default tseslint.config(
       'coverage/',
       'bench/results/',
       'dist/',
+      'dist.tmp-*/',
+      'dist.old-*/',
       'dashboard/vendor/',
       '.scratch/',
       '.stryker-tmp/',

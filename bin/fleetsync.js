@@ -20,9 +20,12 @@ function buildRecord() {
 }
 
 let entry = `${dist}cli.js`;
-if (!stampMatches(src, buildRecord())) {
+const record = buildRecord();
+if (!stampMatches(src, record)) {
   process.stderr.write(
-    'fleetsync: src/ differs from the build in dist/ (npm run build); running the sources through tsx\n',
+    record
+      ? 'fleetsync: src/ differs from the build in dist/ (npm run build); running the sources through tsx\n'
+      : 'fleetsync: no build in dist/ (npm run build); running the sources through tsx\n',
   );
   const { register } = await import('tsx/esm/api');
   register();

@@ -5,7 +5,17 @@
  * the build runs the edited source (through tsx), never the stale build.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +103,18 @@ describe('the built CLI', () => {
     expect(csv).toBe(readFileSync(out('sources.csv'), 'utf8'));
   }, 90_000);
 
+  it('still runs the build when a copy kept the files but not their times (an image layer)', async () => {
+    // A layer's tar keeps whole seconds: every source's time moves, none of its contents.
+    const src = join(copy, 'src');
+    for (const path of readdirSync(src, { recursive: true }) as string[]) {
+      const file = join(src, path);
+      const s = statSync(file);
+      if (s.isFile()) utimesSync(file, s.atime, new Date(Math.floor(s.mtimeMs / 1000) * 1000 - 2000));
+    }
+    const help = await fleetsync({}, '--help');
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+  });
+
   it('runs src/ as edited, not the build made before the edit', async () => {
     const cli = join(copy, 'src', 'cli.ts');
     const usage = "'usage: fleetsync <command> [options]";
@@ -103,5 +125,16 @@ describe('the built CLI', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^usage \(edited\): fleetsync/m);
     expect(help.stderr).toMatch(/src\/ differs from the build in dist\/ \(npm run build\)/);
+
+    // An edit that keeps the file's size: told apart by its contents.
+    writeFileSync(cli, source.replace(usage, "'USAGE: fleetsync <command> [options]"));
+    const same = await fleetsync({}, '--help');
+    expect(same.stdout).toMatch(/^USAGE: fleetsync/m);
+    expect(same.stderr).toMatch(/src\/ differs from the build in dist\//);
+
+    rmSync(join(copy, 'dist'), { recursive: true });
+    const none = await fleetsync({}, '--help');
+    expect(none.stdout).toMatch(/^USAGE: fleetsync/m);
+    expect(none.stderr).toMatch(/no build in dist\/ \(npm run build\)/);
   });
 });
