@@ -78,6 +78,19 @@ export function prepareChildren(): Promise<ChildStart> {
   return childStart;
 }
 
+/** A child's node arguments: how it starts, its heap bound, BENCH_NODE_FLAGS, then the task. */
+function childArgv(start: ChildStart, task: string, args: unknown, heapMb?: number): string[] {
+  return [
+    ...start.execArgv,
+    ...(heapMb ? [`--max-old-space-size=${heapMb}`] : []),
+    // e.g. BENCH_NODE_FLAGS='--cpu-prof --cpu-prof-dir=bench/results/prof' to profile every child
+    ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+    start.entry,
+    task,
+    JSON.stringify(args),
+  ];
+}
+
 /**
  * Runs `bench/child.ts <task>` with `args` (JSON on stdin-free argv) in its own Node process and
  * returns the parsed `RESULT` line. Child stderr goes to ours (progress); a non-zero exit throws.
@@ -89,11 +102,7 @@ export async function runChild<T>(
 ): Promise<T> {
   const start = await prepareChildren();
   return new Promise((resolve, reject) => {
-    const execArgv = [...start.execArgv];
-    if (opts.heapMb) execArgv.push(`--max-old-space-size=${opts.heapMb}`);
-    // e.g. BENCH_NODE_FLAGS='--cpu-prof --cpu-prof-dir=bench/results/prof' to profile every child
-    execArgv.push(...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean));
-    const child = spawn(process.execPath, [...execArgv, start.entry, task, JSON.stringify(args)], {
+    const child = spawn(process.execPath, childArgv(start, task, args, opts.heapMb), {
       stdio: ['ignore', 'pipe', 'inherit'],
       ...(opts.env ? { env: opts.env } : {}),
     });
@@ -176,11 +185,7 @@ export interface LiveChild<R, T> {
  */
 export function startChild<R, T>(task: string, args: unknown): LiveChild<R, T> {
   if (!childReady) throw new Error('bench: await prepareChildren() before startChild');
-  const execArgv = [
-    ...childReady.execArgv,
-    ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
-  ];
-  const child = spawn(process.execPath, [...execArgv, childReady.entry, task, JSON.stringify(args)], {
+  const child = spawn(process.execPath, childArgv(childReady, task, args), {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   let out = '';

@@ -284,6 +284,12 @@ export function addDays(day: string, n: number): string {
   return d.toISOString().slice(0, 10);
 }
 
+/** The last day ('YYYY-MM-DD') of a month ('YYYY-MM'). */
+export function lastDayOfMonth(month: string): string {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return addDays(m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`, -1);
+}
+
 export function startOfLocalDay(ms: number, zone: string): number {
   return localDayBounds(localDate(ms, zone), zone).startMs;
 }

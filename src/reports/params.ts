@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { FleetsyncError } from '../errors.ts';
-import { addDays, isCalendarDay, localDate } from '../time.ts';
+import { isCalendarDay, lastDayOfMonth, localDate } from '../time.ts';
 import type { ReportDef } from './registry.ts';
 
 /** The longest range a report accepts (about three years). */
@@ -104,12 +104,6 @@ export interface ReportParams {
 
 const daysBetween = (a: string, b: string) =>
   Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
-
-/** The last day ('YYYY-MM-DD') of a month ('YYYY-MM'). */
-export function lastDayOfMonth(month: string): string {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  return addDays(m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`, -1);
-}
 
 /**
  * Validates raw parameters (strings, as from a query string; empty values count as absent) and

@@ -13,10 +13,10 @@
 import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import ExcelJS from 'exceljs';
 import { loadSql } from '../store/queries.ts';
-import { formatZoned } from '../time.ts';
+import { formatZoned, lastDayOfMonth } from '../time.ts';
 import { humanHeader, type Presentation } from './columns.ts';
 import { coverageStreamsOf, unavailableFor } from './needs.ts';
-import { lastDayOfMonth, rangeNote, type ReportParams } from './params.ts';
+import { rangeNote, type ReportParams } from './params.ts';
 import { getReport, type ReportDef } from './registry.ts';
 import {
   bindings,

@@ -7,7 +7,7 @@
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { prepareModelConnection } from './models.ts';
 import { execute, queryJs } from './queries.ts';
-import { addDays, DAY_MS, localDate } from '../time.ts';
+import { addDays, DAY_MS, lastDayOfMonth, localDate } from '../time.ts';
 
 /** The ledger streams whose commits keep facts (daily_facts_streams() in the model). */
 export const FACT_STREAMS: ReadonlySet<string> = new Set([
@@ -277,11 +277,9 @@ export async function rebuildTripDayFacts(
 export function monthsOf([first, last]: readonly [string, string]): [string, string][] {
   const out: [string, string][] = [];
   for (let from = first; from <= last;) {
-    const [y, m] = from.split('-').map(Number) as [number, number];
-    const next = new Date(Date.UTC(y, m, 1)).toISOString().slice(0, 10);
-    const end = addDays(next, -1);
+    const end = lastDayOfMonth(from.slice(0, 7));
     out.push([from, end < last ? end : last]);
-    from = next;
+    from = addDays(end, 1);
   }
   return out;
 }
