@@ -4,7 +4,7 @@
  * sources do in this process, exports the same report byte for byte, and an edit of src/ after
  * the build runs the edited source (through tsx), never the stale build.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
   cpSync,
   mkdtempSync,
@@ -21,32 +21,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/cli.ts';
 import { diffTable, dumpDatabase } from '../helpers/dbdump.ts';
-import { cliEnv } from '../helpers/cli-process.ts';
+import { runCli } from '../helpers/cli-process.ts';
 import { harnessCliEnv, startHarness, type Harness } from '../helpers/synced.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let copy: string;
 let h: Harness;
 
-/**
- * The built entry of the copy, as a unit starts it: `node bin/fleetsync.js …` (not spawnSync: the
- * simulator answers from this process).
- */
-function fleetsync(env: Record<string, string>, ...args: string[]) {
-  const child = spawn(process.execPath, [join(copy, 'bin', 'fleetsync.js'), ...args], {
-    env: cliEnv(env),
-    cwd: h.dir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** The built entry of the copy, as a unit starts it: `node bin/fleetsync.js …`. */
+const fleetsync = (env: Record<string, string>, ...args: string[]) =>
+  runCli(args, env, h.dir, [join(copy, 'bin', 'fleetsync.js')]);
 
 const accountEnv = (dbPath: string) => harnessCliEnv(h, { FLEETSYNC_DB: dbPath });
 

@@ -44,8 +44,17 @@ export interface SpawnedCli {
   exited: Promise<CliResult>;
 }
 
-export function spawnCli(args: string[], env: Record<string, string>, cwd?: string): SpawnedCli {
-  const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+/**
+ * `entry`: the node arguments that start the CLI — the sources through tsx unless given (e.g. a
+ * built copy's `bin/fleetsync.js`, as the units start it).
+ */
+export function spawnCli(
+  args: string[],
+  env: Record<string, string>,
+  cwd?: string,
+  entry: string[] = ['--import', TSX, CLI],
+): SpawnedCli {
+  const child = spawn(process.execPath, [...entry, ...args], {
     env: cliEnv(env),
     ...(cwd ? { cwd } : {}),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -99,6 +108,11 @@ export function spawnCli(args: string[], env: Record<string, string>, cwd?: stri
   };
 }
 
-export function runCli(args: string[], env: Record<string, string>, cwd?: string): Promise<CliResult> {
-  return spawnCli(args, env, cwd).exited;
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  cwd?: string,
+  entry?: string[],
+): Promise<CliResult> {
+  return spawnCli(args, env, cwd, entry).exited;
 }
