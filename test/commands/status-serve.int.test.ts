@@ -104,16 +104,19 @@ describe('status beside serve', () => {
       await serve.exited;
     }
 
-    // A server whose password the API refuses: its run fails, and status beside it exits 1.
-    const refused = spawnCli(['serve'], { ...e, FLEET_PASSWORD: 'not-the-password' });
+    // A server whose password the API refuses: its run fails, and status beside it exits 1. Each
+    // server on a port free when it starts (one freed by the server before can be taken meanwhile).
+    const port2 = await freePort();
+    const e2 = env(dbPath, port2);
+    const refused = spawnCli(['serve'], { ...e2, FLEET_PASSWORD: 'not-the-password' });
     try {
       await refused.waitFor(/fleetsync dashboard: http/);
-      const r = await fetch(`http://127.0.0.1:${port}/api/sync`, {
+      const r = await fetch(`http://127.0.0.1:${port2}/api/sync`, {
         method: 'POST',
         headers: { 'X-Fleetsync-Request': '1' },
       });
       expect(((await r.json()) as { outcome: string }).outcome).toBe('failed');
-      const failed = await runMain(e, 'status');
+      const failed = await runMain(e2, 'status');
       expect(failed.code, failed.stdout + failed.stderr).toBe(1);
       expect(failed.stdout).toMatch(/account beside: the last run \S+ failed: .*refused the credentials/);
     } finally {
@@ -121,22 +124,24 @@ describe('status beside serve', () => {
       await refused.exited;
     }
 
-    const serve2 = spawnCli(['serve'], e);
+    const port3 = await freePort();
+    const e3 = env(dbPath, port3);
+    const serve2 = spawnCli(['serve'], e3);
     try {
       await serve2.waitFor(/fleetsync dashboard: http/);
       // A good run through the server: status beside it exits 0.
-      const sync = await fetch(`http://127.0.0.1:${port}/api/sync`, {
+      const sync = await fetch(`http://127.0.0.1:${port3}/api/sync`, {
         method: 'POST',
         headers: { 'X-Fleetsync-Request': '1' },
       });
       expect(sync.status).toBe(200);
       expect(((await sync.json()) as { outcome: string }).outcome).toBe('ok');
-      const ok = await runMain(e, 'status');
+      const ok = await runMain(e3, 'status');
       expect(ok.code, ok.stdout + ok.stderr).toBe(0);
       expect(ok.stdout).toContain('ok: the last run of every account was ok');
 
       // Pointed at the wrong port: still the lock (exit 4), saying why the server was not asked.
-      const other = await runMain({ ...e, FLEETSYNC_PORT: String(await freePort()) }, 'status');
+      const other = await runMain({ ...e3, FLEETSYNC_PORT: String(await freePort()) }, 'status');
       expect(other.code).toBe(4);
       expect(other.stderr).toContain(`in use by another fleetsync process (PID ${serve2.child.pid})`);
       expect(other.stderr).toMatch(/No fleetsync server answered GET http:\/\/127\.0\.0\.1:\d+\/api\/status/);
