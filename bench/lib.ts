@@ -65,7 +65,7 @@ let childReady: ChildStart | undefined;
 /**
  * How a child starts (once per bench run): `bench/results/child/child.js` on src/'s build in dist/,
  * as an installed process runs (bin/fleetsync.js; scripts/build.ts builds both), or
- * `--import tsx bench/child.ts` when BENCH_CHILD=tsx (the A/B of docs/performance.md "Session 17").
+ * `--import tsx bench/child.ts` when BENCH_CHILD=tsx (the A/B of docs/performance-log.md "Session 17").
  */
 export function prepareChildren(): Promise<ChildStart> {
   childStart ??= (async () => {

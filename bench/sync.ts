@@ -488,7 +488,7 @@ export async function measureSync(
     // The sync's process as its systemd unit starts it (deploy/systemd/fleetsync-sync.service:
     // MALLOC_ARENA_MAX and GLIBC_TUNABLES, which glibc reads only at a process's start); an own
     // value of either in the environment is kept, and BENCH_MALLOC_ARENA_MAX=default starts it as
-    // a `fleetsync sync` by hand with neither (docs/performance.md "Session 15 (`rss3`)",
+    // a `fleetsync sync` by hand with neither (docs/performance-log.md "Session 15 (`rss3`)",
     // "Session 16 (`rss4`)").
     const env = { ...process.env };
     for (const [name, value] of Object.entries(SYNC_UNIT_GLIBC))

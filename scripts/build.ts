@@ -4,7 +4,7 @@
  * from src/ (dist/ and src/ are both one level below the root), and each command is still imported
  * only when it runs. bin/fleetsync.js runs it: an installed process loads no TypeScript loader
  * (tsx's hooks run on a thread with a V8 isolate of its own and transpile every module at every
- * start: ~30 MB of RSS, docs/performance.md "Session 17 (`build`)").
+ * start: ~30 MB of RSS, docs/performance-log.md "Session 17 (`build`)").
  *
  * dist/build.json records what the build was made from (bin/stamp.js): the entry runs the build
  * only while src/ still matches it, and the sources through tsx otherwise. Run by `npm ci` (the

@@ -8,13 +8,13 @@
  * when it allocates again or its background thread gets the CPU. A dashboard call's first
  * answer at 5,000 vehicles frees hundreds of MB (hash tables, sorts, the page's temp table, the
  * pool's evicted blocks) while the next call allocates as much: that memory was counted twice in
- * the RSS. Measured at 5,000 vehicles × 2 years (issue 29, docs/performance.md "Session 13
+ * the RSS. Measured at 5,000 vehicles × 2 years (issue 29, docs/performance-log.md "Session 13
  * (`srvmem`)"): jemalloc held 347 MB resident for 137 MB allocated at the serving peak (602 MB);
  * with the pages returned at once the peak is lower by about the difference. A sync frees and
  * allocates as fast (its pool full of the tables' blocks at 800 vehicles, evicted and read again
  * by every commit's deletes and merges): at its peak jemalloc held 329 MB resident for 135 MB
  * allocated; with the pages returned at once the 800-vehicle sync's peak was 610 MB instead of
- * 692–694 (docs/performance.md "Session 14 (`rss`)").
+ * 692–694 (docs/performance-log.md "Session 14 (`rss`)").
  *
  * jemalloc reads `DUCKDB_JE_MALLOC_CONF` once, when the library loads, so this runs at the
  * process's entry (src/cli.ts), before anything imports DuckDB. An operator's own

@@ -36,7 +36,7 @@ export const MAX_WINDOW_RECORDS = 20_000;
  * before the stream fetches another window: where the API answers faster than the writer stores
  * (raised limits, a big fleet's first night), windows would otherwise pile up in memory (129
  * windows, 55,744 rows on one writer at 800 vehicles). ~4,000 trips, ~35,000 fuel level readings;
- * the bound was 40,000 rows of any width before (docs/performance.md "Session 15 (`rss3`)").
+ * the bound was 40,000 rows of any width before (docs/performance-log.md "Session 15 (`rss3`)").
  */
 export const MAX_WRITE_BACKLOG_BYTES = 4 * 2 ** 20;
 /**

@@ -10,7 +10,7 @@
  *
  * `small` is not the same flag for every command:
  * - `sync` and `worker`: `--heap-growing-percent=10`, a full collection once the heap has grown
- *   10 % past what the last one kept. Session 17 (`v8flags`, docs/performance.md) measured it
+ *   10 % past what the last one kept. Session 17 (`v8flags`, docs/performance-log.md) measured it
  *   against `--optimize-for-size` (before): 800 vehicles × 90 days 8.35 → 5.90 ms of CPU a request,
  *   50 × 90 days 5.94 → 4.92, for ~36 MB more peak RSS. `--optimize-for-size` makes every full
  *   collection one that reduces memory (compacting, a ~1 MB young generation, unused maps

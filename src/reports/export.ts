@@ -308,7 +308,7 @@ export interface ExportOptions {
  * worker runs the pipeline while the calling thread waits for it by spinning (a whole core, at
  * random, in about half the runs), and DuckDB plans the batch copy (every row group's rows copied
  * into a buffer, then formatted) instead of formatting each chunk straight to the file as it does
- * at one thread: ~30 % more CPU and twice the CLI's peak RSS (issue 29, docs/performance.md
+ * at one thread: ~30 % more CPU and twice the CLI's peak RSS (issue 29, docs/performance-log.md
  * "Session 15 (`exp3`)"; bench/experiments/export-threads.ts shows each thread's CPU). The side
  * connection's statements still run beside it, each on its own calling thread.
  */

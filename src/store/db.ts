@@ -31,7 +31,7 @@ export const SYNC_DB_THREADS = 1;
  * fills with what it can give up: the blocks of the tables its commits read, and the rows
  * committed since the last checkpoint (`IN_MEMORY_TABLE`: 130–140 MB of the pool at its fullest,
  * 200 and 800 vehicles × 90 days), which DuckDB writes to a temporary file when the pool is full.
- * At 128 MB the sync's peak RSS was ~35 MB lower for the same CPU (docs/performance.md "Session
+ * At 128 MB the sync's peak RSS was ~35 MB lower for the same CPU (docs/performance-log.md "Session
  * 16 (`rss4`)"). It is lowered with room to grow back (lowerDatabaseMemory): the first commit that
  * does not fit raises the pool to what it was for the rest of the run, and each commit that ran
  * out is tried once more, so a window fails (E_DB_MEMORY, nothing of it written, the next run
@@ -176,7 +176,7 @@ export interface OpenOptions {
 /**
  * DuckDB as `serve` opens it: the dashboard's calls, one download's COPY at a time
  * (src/server/heavy-queue.ts) and the scheduled sync's writes in one process (issue 29: serving
- * peak RSS ≤ 512 MB; docs/performance.md "Serving memory"). One thread: each statement runs on
+ * peak RSS ≤ 512 MB; docs/performance.md "Serving peak RSS"). One thread: each statement runs on
  * the libuv thread that asked for it (so a download, the sync and a dashboard call still run side
  * by side) without DuckDB's per-thread buffers and allocator caches for a second worker; at 5,000
  * vehicles under the load test (16 clients, 4 downloads of 0.7 M trips, a sync) the peak was
