@@ -4,6 +4,9 @@
  * and queries, wall and CPU time (process.cpuUsage: DuckDB's threads included) per export, and a
  * bare COPY of the same rows in the same process after it:
  * `node --import tsx bench/experiments/export-ab.ts <seed.duckdb> [rounds] [rows] <checkout> …`
+ * Both run as the bench's (bench/exports.ts) do: the export owns the instance (ExportOptions.ownsInstance:
+ * its COPY at one DuckDB thread, as `fleetsync export`'s), and the bare COPY runs at one thread too.
+ * THREADS=n sets DuckDB's threads for both instead.
  * Each checkout gets its own copy of the seed (an older one may not open a newer file in place).
  */
 import { execFileSync } from 'node:child_process';
@@ -25,7 +28,8 @@ async function child(root: string, dbPath: string, rows: number) {
   const con = await db.connect();
   // a checkout whose export takes a side connection (ExportOptions.side) uses it; an older one ignores it
   const sideCon = await db.connect();
-  if (process.env.THREADS) await con.run(`SET threads = ${Number(process.env.THREADS)}`);
+  const threads = process.env.THREADS ? Number(process.env.THREADS) : null;
+  if (threads) await con.run(`SET threads = ${threads}`);
   const dir = mkdtempSync(join(tmpdir(), 'fleetsync-bench-export-ab-'));
   try {
     const { from, to } = await exportRange(con, side.timezone, rows);
@@ -43,15 +47,23 @@ async function child(root: string, dbPath: string, rows: number) {
       rmSync(out, { force: true });
       return { ms, cpuMs: (c.user + c.system) / 1000, bytes };
     };
-    const exp = await timed((out) => exportReport(con, def, scope, params, 'csv', out, { side: sideCon }));
-    const bare = await timed((out) =>
-      con.run(
-        `COPY (SELECT * FROM trips WHERE account = '${ACCOUNT}'
-           AND start_time >= timezone('${side.timezone}', TIMESTAMP '${from} 00:00:00')
-           AND start_time < timezone('${side.timezone}', TIMESTAMP '${to} 00:00:00' + INTERVAL 1 DAY))
-         TO '${out}' (FORMAT csv, HEADER true)`,
-      ),
+    // an older checkout ignores ownsInstance (its COPY then runs at the instance's threads)
+    const exp = await timed((out) =>
+      exportReport(con, def, scope, params, 'csv', out, { side: sideCon, ownsInstance: !threads }),
     );
+    const bare = await timed(async (out) => {
+      const before = (await con.runAndReadAll(`SELECT current_setting('threads') AS n`)).getRowObjectsJS()[0]!
+        .n;
+      if (!threads) await con.run('SET threads = 1');
+      await con
+        .run(
+          `COPY (SELECT * FROM trips WHERE account = '${ACCOUNT}'
+             AND start_time >= timezone('${side.timezone}', TIMESTAMP '${from} 00:00:00')
+             AND start_time < timezone('${side.timezone}', TIMESTAMP '${to} 00:00:00' + INTERVAL 1 DAY))
+           TO '${out}' (FORMAT csv, HEADER true)`,
+        )
+        .finally(() => con.run(`SET threads = ${Number(before)}`));
+    });
     return { from, to, exp, bare };
   } finally {
     sideCon.closeSync();
