@@ -11,6 +11,7 @@ import type { Command, CommandContext } from './commands/command.ts';
 import { loadEnvFile } from './env-file.ts';
 import { applyServingAllocator } from './allocator.ts';
 import { applySyncHeap } from './heap.ts';
+import { STOPPED_EXIT_MS } from './defaults.ts';
 
 /** Command table: one module per command, imported only when used. */
 export const COMMANDS: Record<string, () => Promise<Command>> = {
@@ -126,6 +127,10 @@ if (isEntry) {
       stderr: (t) => process.stderr.write(t),
       stopSignal: controller.signal,
     });
+    // A command asked to stop has ended: what it left behind and logged (a mail server that does
+    // not answer, serve's STOP_WORK_GIVE_UP_MS) does not keep the process alive. The timer keeps
+    // nothing alive itself, so a process with nothing left exits at once.
+    if (controller.signal.aborted) setTimeout(() => process.exit(), STOPPED_EXIT_MS).unref();
   } catch (e) {
     // main() turns every error of a command into its exit code; what reaches here is the env file.
     process.stderr.write(`fleetsync: ${isFleetsyncError(e) ? e.message : describeError(e)}\n`);

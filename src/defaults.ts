@@ -102,6 +102,19 @@ export const ALERT_TIMEOUT_MS = 10_000;
 export const DRAIN_INTERRUPT_MS = 5_000;
 /** …and connections still open this long after that (a leak) are reported and left behind. */
 export const DRAIN_GIVE_UP_MS = 10_000;
+/**
+ * A stopping server's wait for the work it started (src/server/start.ts): the sync run, the
+ * overview's warm-up, the month-end pack, the alert check and the subscriptions end on their own
+ * stop signals; what still runs this long after the stop began is logged by name and left to the
+ * routes' drain (DRAIN_*), which interrupts its statements. With the drain a stop takes at most
+ * ~35 s, inside the units' TimeoutStopSec=60s (deploy/systemd).
+ */
+export const STOP_WORK_GIVE_UP_MS = 20_000;
+/**
+ * A command asked to stop (SIGTERM, Ctrl-C) that has ended: the process exits this long after,
+ * whatever it left behind (logged) still holds it open (src/cli.ts).
+ */
+export const STOPPED_EXIT_MS = 1_000;
 
 /**
  * kg CO₂ per litre burned (tank-to-wheel), used by the `costs` report unless the prices file

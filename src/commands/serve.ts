@@ -16,6 +16,7 @@ import { openDatabase, SERVING_DB, type Database } from '../store/db.ts';
 import { noteCheckpointed } from '../store/checkpoint.ts';
 import type { RunSyncFn } from '../server/sync-gate.ts';
 import { checkAccountZone } from '../sync/zone.ts';
+import { serverDatabase } from '../server/drain.ts';
 import { startServer } from '../server/start.ts';
 import type { Command } from './command.ts';
 
@@ -88,7 +89,9 @@ export const serveCommand: Command = {
         outcomes?.noteLog(line); // the last thing a run said, kept beside the database
       },
     });
-    const db = await openDatabase(loaded.dbPath, SERVING_DB);
+    // Every connection counted, the run's and the pack's too: a stop whose wait for them ran out
+    // interrupts what they still run before the instance closes (server/stop.ts, server/drain.ts).
+    const db = serverDatabase(await openDatabase(loaded.dbPath, SERVING_DB));
     outcomes = outcomesFor(loaded.dbPath, log);
     try {
       // A checkpoint failed earlier: shown by status, /healthz and the pages until one succeeds.

@@ -38,6 +38,11 @@ export interface PackDeps {
   config: Readonly<Config>;
   log: Logger;
   now: Clock;
+  /**
+   * `serve`'s stop: the pack then stops before its next attachment, or before it sends (a message
+   * the mail server is taking is not cut off). Nothing is recorded: the next check sends it.
+   */
+  signal?: AbortSignal;
 }
 
 export interface PackResult {
@@ -141,6 +146,7 @@ export async function sendMonthPack(
     const attachments: { filename: string; path: string }[] = [];
     let excluded: Awaited<ReturnType<typeof excludedSummary>> | undefined;
     for (const name of PACK_REPORTS) {
+      deps.signal?.throwIfAborted();
       const def = requireReport(name);
       const params = parseReportParams({ month }, def, scope);
       const filename = `${name}_${month}.xlsx`;
@@ -167,6 +173,7 @@ export async function sendMonthPack(
       `Generated ${localDate(scope.nowMs, zone)} by fleetsync on ${hostname()}.`,
     ].join('\n');
     let messageId: string;
+    deps.signal?.throwIfAborted();
     try {
       const info = await transport.sendMail({
         from: mailFrom(deps.config),
@@ -247,5 +254,6 @@ export async function monthEndTick(deps: PackDeps): Promise<PackResult | null> {
   } finally {
     con.closeSync();
   }
+  deps.signal?.throwIfAborted();
   return sendMonthPack(deps, month, 'schedule');
 }

@@ -12,12 +12,13 @@ import type { Logger } from '../log.ts';
 import type { JobOutcome } from '../lake/outcomes.ts';
 import type { Database } from '../store/db.ts';
 import { createAlerter, type Alerter } from '../alerts/alerter.ts';
-import { ALERT_CHECK_MS, SUBSCRIPTION_CHECK_MS } from '../defaults.ts';
+import { ALERT_CHECK_MS, STOP_WORK_GIVE_UP_MS, SUBSCRIPTION_CHECK_MS } from '../defaults.ts';
 import { noteCheckpointed } from '../store/checkpoint.ts';
 import { createApp } from './app.ts';
 import type { HeavyQueue } from './heavy-queue.ts';
 import type { DrainLimits } from './drain.ts';
 import { createSyncGate, type RunSyncFn } from './sync-gate.ts';
+import { stopInOrder } from './stop.ts';
 import { createServeTempDir } from './temp.ts';
 import { startOfNextLocalDay, type Clock } from '../time.ts';
 import { createWarmUp, type WarmUp } from './warm-up.ts';
@@ -56,6 +57,12 @@ export interface StartServerOptions {
   warmUp?: boolean;
   /** How long the close waits for the routes' database work (default DRAIN_INTERRUPT_MS, DRAIN_GIVE_UP_MS). */
   drainLimits?: Partial<DrainLimits>;
+  /**
+   * How long the close waits for the run, the warm-up, the month-end pack, the subscriptions and the
+   * alert check to end on their stop signals before it names what still runs and goes on (default
+   * STOP_WORK_GIVE_UP_MS; stop.ts).
+   */
+  stopWorkGiveUpMs?: number;
 }
 
 export interface RunningServer {
@@ -85,6 +92,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     : null;
   const runSync = opts.runSync;
   let checking: Promise<unknown> = Promise.resolve();
+  let alertsClosed = false; // a run left behind by a stop checks nothing when it ends
   const warmUp = opts.warmUp && !opts.accounts ? createWarmUp((level, m, f) => opts.log[level](m, f)) : null;
   // The check runs after the run, outside the gate: a slow mail server never delays the answer.
   // So does the warm-up of the overview's answers for the data the run committed.
@@ -96,7 +104,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
           } finally {
             // a checkpoint failure kept from before, cleared once DuckDB's own checkpoint succeeded
             noteCheckpointed(opts.db.path, opts.log);
-            checking = alerter.check();
+            if (!alertsClosed) checking = alerter.check();
             warmUp?.trigger('sync');
           }
         })
@@ -146,20 +154,28 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   // The month-end pack (FLEETSYNC_REPORT_SCHEDULE): checked in the account's zone, beside the sync.
   const packs = opts.config.reportSchedule && !opts.accounts ? opts.config.reportSchedule : null;
   let packing: Promise<unknown> = Promise.resolve(); // the pack's check going (close waits for it)
+  const packStop = new AbortController(); // the pack's stop signal (close)
   const packTask = packs
     ? cron.schedule(
         packs,
         async () => {
-          try {
+          const tick = (async () => {
             const { monthEndTick } = await import('../reports/pack.ts');
-            await (packing = monthEndTick({
+            return monthEndTick({
               db: opts.db,
               config: opts.config,
               log: opts.log,
               now: opts.now,
-            }));
+              signal: packStop.signal,
+            });
+          })();
+          packing = tick;
+          try {
+            await tick;
           } catch (e) {
-            opts.log.error('month-end pack failed', { error: describeError(e) });
+            if (packStop.signal.aborted)
+              opts.log.info('month-end pack stopped: the server is stopping (the next check sends it)');
+            else opts.log.error('month-end pack failed', { error: describeError(e) });
           }
         },
         {
@@ -172,8 +188,15 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     : null;
   async function stopAlerts() {
     await subscriptions?.stop();
+    await stopChecks();
+    closeAlerts();
+  }
+  async function stopChecks() {
     if (alertTimer) clearInterval(alertTimer);
     await checking;
+  }
+  function closeAlerts() {
+    alertsClosed = true;
     alerter?.close();
   }
   const firstDue = task ? (task.getNextRun() ?? null) : null;
@@ -222,19 +245,39 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     subscriptionsChecked: () => subscriptions?.idle() ?? Promise.resolve(),
     warmed: () => warmUp?.settled() ?? Promise.resolve(),
     // Resolves only when nothing the server started touches the database: the schedules and the
-    // sync gate first (no run starts while the rest stops), the run going, the warm-up, the alerts,
-    // the requests, then the routes' own work (a status recomputed behind its answer, a call whose
-    // client left).
+    // sync gate first (no run starts while the rest stops), the run going, the warm-up, the pack,
+    // the alerts, the requests, then the routes' own work (a status recomputed behind its answer, a
+    // call whose client left). Never hangs: what still runs after the wait is named and left to the
+    // drain, which interrupts its statements.
     close: async () => {
       if (task) await task.destroy();
       if (packTask) await packTask.destroy();
-      // a POST /api/sync from now on starts nothing (503); the run going ends before the warm-up
-      // and the alerts it hands its data to stop
-      await gate?.close();
-      midnight?.stop();
-      await warmUp?.stop();
-      await packing.catch(() => undefined);
-      await stopAlerts();
+      packStop.abort(); // the pack sends nothing more: it stops before its next attachment
+      const waitMs = opts.stopWorkGiveUpMs ?? STOP_WORK_GIVE_UP_MS;
+      // a POST /api/sync from now on starts nothing (503); the run going ends (its own stop
+      // signal) before the warm-up and the alerts it hands its data to stop
+      const left = await stopInOrder(
+        [
+          ['the sync run', () => gate?.close()],
+          [
+            "the overview's warm-up",
+            () => {
+              midnight?.stop();
+              return warmUp?.stop();
+            },
+          ],
+          ['the month-end pack', () => packing],
+          ['the subscriptions check', () => subscriptions?.stop()],
+          ['the alert check', stopChecks],
+        ],
+        waitMs,
+      );
+      if (left.length)
+        opts.log.error('stopping: work still running after the wait was left behind', {
+          running: left.join(', '),
+          waited_ms: waitMs,
+        });
+      closeAlerts();
       await new Promise<void>((resolve) => {
         server.closeAllConnections?.();
         server.close(() => resolve());
