@@ -6,7 +6,8 @@
  * The month is the month (UTC) of the table's first date/time column; a table without one goes
  * to month=all. Each file is written by DuckDB under a hidden temporary name in its partition
  * directory and renamed over data.parquet, so a reader sees each partition whole, old or new.
- * A partition the account no longer has is removed after the new ones are in place. A publish
+ * A partition the account no longer has is removed after the new ones are in place, and so are
+ * the account's partitions of a table the schema no longer has (dropped or renamed). A publish
  * writes only the partitions whose rows changed since the last one (`<lake>/_publish/<account>.json`
  * records what each partition holds; publishAccount below). The account
  * column is the partition key and is not repeated inside the files (Hive layout, as Trino and
@@ -22,6 +23,7 @@ import {
   readFileSync,
   readdirSync,
   renameSync,
+  rmdirSync,
   rmSync,
   statSync,
 } from 'node:fs';
@@ -242,8 +244,40 @@ export async function publishAccount(
     }
   }
   mkdirSync(join(lakeDir, MANIFEST_DIR), { recursive: true });
+  result.removed += removeGoneTables(lakeDir, account, new Set(tables.map((t) => t.name)));
   writeWhole(manifestFile(lakeDir, account), manifest);
   return result;
+}
+
+/**
+ * The account's partitions of every table the schema no longer has (a migration dropped or
+ * renamed it): without this a reader of the lake sees the old table's files beside the current
+ * ones for ever. `<lake>/<table>/account=<account>` is moved aside whole in one rename (into
+ * `_publish/`, which no reader lists), so a reader sees the account's files of it all or none,
+ * then deleted; the table's directory goes when no account is left in it. Only what a publish
+ * writes is touched: the lake's own directories (`_publish`, `_jobs`: `_` or `.` first) and a
+ * directory without this account's partitions stay. Returns the partitions removed.
+ */
+function removeGoneTables(lakeDir: string, account: string, current: ReadonlySet<string>): number {
+  let removed = 0;
+  for (const e of readdirSync(lakeDir, { withFileTypes: true })) {
+    if (!e.isDirectory() || /^[_.]/.test(e.name) || current.has(e.name)) continue;
+    const tableDir = join(lakeDir, e.name);
+    const dir = join(tableDir, `account=${account}`);
+    if (!existsSync(dir)) continue;
+    const months = readdirSync(dir).filter((d) => d.startsWith('month=')).length;
+    const aside = join(lakeDir, MANIFEST_DIR, `.${randomUUID()}.removed`);
+    renameSync(dir, aside);
+    rmSync(aside, { recursive: true, force: true });
+    removed += months;
+    try {
+      rmdirSync(tableDir);
+    } catch (err) {
+      // another account's partitions of it are still there: its own publish removes them
+      if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY') throw err;
+    }
+  }
+  return removed;
 }
 
 const TMP_SUFFIX = '.parquet.tmp';
