@@ -464,14 +464,15 @@ export async function syncChild(
 }
 
 /**
- * glibc's settings in the sync unit's environment (deploy/systemd/fleetsync-sync.service), read
- * from it: its arenas (MALLOC_ARENA_MAX) and its malloc tunables (GLIBC_TUNABLES).
+ * glibc's settings in the sync unit's environment (deploy/systemd/fleetsync-sync.service, set by
+ * its ExecStart's `env`), read from it: its arenas (MALLOC_ARENA_MAX) and its malloc tunables
+ * (GLIBC_TUNABLES).
  */
 const SYNC_UNIT_GLIBC = Object.fromEntries(
   [
-    ...readFileSync(new URL('../deploy/systemd/fleetsync-sync.service', import.meta.url), 'utf8').matchAll(
-      /^Environment=(MALLOC_ARENA_MAX|GLIBC_TUNABLES)=(\S+)$/gm,
-    ),
+    ...readFileSync(new URL('../deploy/systemd/fleetsync-sync.service', import.meta.url), 'utf8')
+      .replace(/^#.*$/gm, '')
+      .matchAll(/(?:^|\s)(MALLOC_ARENA_MAX|GLIBC_TUNABLES)=(\S+)/gm),
   ].map((m) => [m[1]!, m[2]!]),
 );
 

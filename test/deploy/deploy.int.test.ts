@@ -3,7 +3,8 @@
  * fails there instead of skipping), the container's health check script says healthy only on a
  * 200 from /healthz, and the image's layout — the files the Dockerfile copies, started with its
  * entry point and settings (outside docker: no daemon here) — serves; every package src/ imports is a
- * production dependency, so `npm ci --omit=dev` is enough.
+ * production dependency, so `npm ci --omit=dev` is enough. An operator's env file (systemd's
+ * EnvironmentFile=, docker's --env-file) cannot undo what a unit or the image needs.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -80,7 +81,6 @@ describe('systemd units', () => {
     for (const line of [
       'DynamicUser=yes',
       'StateDirectory=fleetsync',
-      'Environment=FLEETSYNC_DB=/var/lib/fleetsync/fleet.duckdb',
       'EnvironmentFile=/etc/fleetsync/fleetsync.env',
       'Restart=on-failure',
       'RestartPreventExitStatus=2',
@@ -94,7 +94,7 @@ describe('systemd units', () => {
   it("the worker unit restarts on the worker's transient exit (75: Postgres unreachable), not on a configuration error (2)", () => {
     const unit = readFileSync(join(DEPLOY, 'systemd', 'fleetsync-worker.service'), 'utf8').split('\n');
     for (const line of [
-      'ExecStart=/usr/bin/node /opt/fleetsync/bin/fleetsync.js worker',
+      '    /usr/bin/node /opt/fleetsync/bin/fleetsync.js worker', // ExecStart's, after its `env`
       'Restart=on-failure',
       'RestartForceExitStatus=75',
       'RestartPreventExitStatus=2',
@@ -107,7 +107,88 @@ describe('systemd units', () => {
     // The exit code the unit names is the one the CLI gives a queue outage.
     expect(readFileSync(join(ROOT, 'src', 'cli.ts'), 'utf8')).toMatch(/E_QUEUE_DOWN: 75\b/);
   });
+
+  describe("an operator's env file cannot undo what a unit needs", () => {
+    // Every setting a unit makes, set otherwise, as an env file written for a host install (a copy
+    // of .env.example with its commented lines taken in) or for other tuning would.
+    const hostile = {
+      FLEETSYNC_DB: 'data/fleet.duckdb',
+      FLEETSYNC_ENV_FILE: '.env',
+      FLEETSYNC_DATA_DIR: 'data',
+      FLEETSYNC_LAKE_DIR: '/srv/lake',
+      MALLOC_ARENA_MAX: '8',
+      GLIBC_TUNABLES: 'glibc.malloc.tcache_count=0',
+    };
+    const SYNC_GLIBC = {
+      MALLOC_ARENA_MAX: '1',
+      GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072',
+    };
+
+    it('serve: its database and no .env lookup; glibc as the operator has it (not tuned for serving)', () => {
+      for (const envFile of [{}, hostile])
+        expect(unitProcessEnv('fleetsync.service', envFile)).toMatchObject({
+          FLEETSYNC_DB: '/var/lib/fleetsync/fleet.duckdb',
+          FLEETSYNC_ENV_FILE: '/dev/null',
+        });
+      const plain = unitProcessEnv('fleetsync.service', {});
+      expect(plain.MALLOC_ARENA_MAX).toBeUndefined();
+      expect(plain.GLIBC_TUNABLES).toBeUndefined();
+    });
+
+    it("sync: its database, no .env lookup and glibc's settings measured for the sync", () => {
+      for (const envFile of [{}, hostile])
+        expect(unitProcessEnv('fleetsync-sync.service', envFile)).toEqual(
+          expect.objectContaining({
+            FLEETSYNC_DB: '/var/lib/fleetsync/fleet.duckdb',
+            FLEETSYNC_ENV_FILE: '/dev/null',
+            ...SYNC_GLIBC,
+          }),
+        );
+    });
+
+    it("worker: its accounts' files and no .env lookup; the lake where the env file says, else its default", () => {
+      for (const envFile of [{}, hostile])
+        expect(unitProcessEnv('fleetsync-worker.service', envFile)).toMatchObject({
+          FLEETSYNC_DATA_DIR: '/var/lib/fleetsync-worker',
+          FLEETSYNC_ENV_FILE: '/dev/null',
+        });
+      expect(unitProcessEnv('fleetsync-worker.service', {}).FLEETSYNC_LAKE_DIR).toBe(
+        '/var/lib/fleetsync-worker/lake',
+      );
+      expect(unitProcessEnv('fleetsync-worker.service', hostile).FLEETSYNC_LAKE_DIR).toBe('/srv/lake');
+    });
+  });
 });
+
+/**
+ * The environment a unit's process starts with when the env file sets `envFile`, as systemd makes
+ * it (systemd.exec(5): settings from EnvironmentFile= override those of Environment=): the unit's
+ * Environment= lines, then the env file's, then its ExecStart run as written, with /usr/bin/node
+ * this Node and the fleetsync entry a script that prints its environment.
+ */
+function unitProcessEnv(unit: string, envFile: Record<string, string>): Record<string, string> {
+  const lines = readFileSync(join(DEPLOY, 'systemd', unit), 'utf8')
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .filter((l) => !l.startsWith('#'));
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  for (const l of lines) {
+    const m = /^Environment=(\w+)=(.*)$/.exec(l);
+    if (m) env[m[1]!] = m[2]!;
+  }
+  Object.assign(env, envFile);
+  const printer = join(dir, 'print-env.mjs');
+  writeFileSync(printer, 'process.stdout.write(JSON.stringify(process.env));\n');
+  const words = lines
+    .find((l) => l.startsWith('ExecStart='))!
+    .slice('ExecStart='.length)
+    .trim()
+    .split(/\s+/)
+    .map((w) => (w === '/usr/bin/node' ? process.execPath : w.endsWith('/bin/fleetsync.js') ? printer : w));
+  const r = spawnSync(words[0]!, words.slice(1), { env, encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as Record<string, string>;
+}
 
 /** Runs deploy/healthcheck.mjs as the container would, against `port`. */
 function healthcheck(port: number, env: Record<string, string> = {}) {
@@ -192,7 +273,9 @@ describe('the container image', () => {
     expect(dockerfile).toMatch(/^RUN npm ci --omit=dev/m);
     expect(dockerfile).toMatch(/^USER (?!root)\w+$/m);
     expect(dockerfile).toMatch(/^VOLUME \["\/data"\]$/m);
-    expect(dockerfile).toMatch(/^HEALTHCHECK .*CMD \["node", "deploy\/healthcheck\.mjs"\]$/m);
+    expect(dockerfile).toMatch(
+      /^HEALTHCHECK .*CMD \["env", "FLEETSYNC_PORT=8080", "node", "deploy\/healthcheck\.mjs"\]$/m,
+    );
 
     // The image's /app: exactly what the COPY lines bring (relative to the build context, the root).
     const app = join(dir, 'app');
@@ -215,14 +298,17 @@ describe('the container image', () => {
     }
     const entry = JSON.parse(/^ENTRYPOINT (.+)$/m.exec(dockerfile)![1]!) as string[];
     const cmd = JSON.parse(/^CMD (.+)$/m.exec(dockerfile)![1]!) as string[];
-    expect(entry[0]).toBe('node');
+    expect(entry).toEqual(['/bin/sh', 'deploy/entry.sh']);
+    // what the entry runs (it sets the image's database, which is not this test's: see below)
+    const script = readFileSync(join(app, 'deploy', 'entry.sh'), 'utf8');
+    const node = /^exec node (.+) "\$@"$/m.exec(script)![1]!.split(' ');
     // The image's ENV lines (a continued ENV block), with the database moved into this test's dir.
     const envBlock = /^ENV FLEETSYNC_DB=(?:[^\n\\]|\\\n)*/m.exec(dockerfile)![0];
     const env = Object.fromEntries(
       [...envBlock.replace(/^ENV /, '').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
     );
     expect(env).toMatchObject({ FLEETSYNC_HOST: '0.0.0.0', FLEETSYNC_PORT: '8080' });
-    const child = spawn(process.execPath, [...entry.slice(1), ...cmd], {
+    const child = spawn(process.execPath, [...node, ...cmd], {
       cwd: app,
       env: {
         PATH: process.env.PATH,
@@ -261,4 +347,46 @@ describe('the container image', () => {
       await new Promise((r) => child.once('close', r));
     }
   }, 60_000);
+
+  it("the entry gives every command the image's settings and a sync glibc's, whatever the env file says", () => {
+    // `node` on the PATH prints what it was started with
+    const bin = join(dir, 'entry-bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(
+      join(bin, 'node'),
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} -e 'process.stdout.write(JSON.stringify({ argv: process.argv.slice(1), env: process.env }))' -- "$@"\n`,
+      { mode: 0o755 },
+    );
+    const envFile = {
+      FLEETSYNC_DB: 'data/fleet.duckdb',
+      FLEETSYNC_HOST: '127.0.0.1',
+      FLEETSYNC_PORT: '3000',
+      FLEETSYNC_ENV_FILE: '.env',
+      MALLOC_ARENA_MAX: '8',
+    };
+    const run = (...args: string[]) => {
+      const r = spawnSync('/bin/sh', [join(DEPLOY, 'entry.sh'), ...args], {
+        env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, ...envFile },
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { argv: string[]; env: Record<string, string> };
+    };
+    const image = {
+      FLEETSYNC_DB: '/data/fleet.duckdb',
+      FLEETSYNC_HOST: '0.0.0.0',
+      FLEETSYNC_PORT: '8080',
+      FLEETSYNC_ENV_FILE: '/dev/null',
+    };
+    const serve = run('serve');
+    expect(serve.argv).toEqual(['bin/fleetsync.js', 'serve']);
+    expect(serve.env).toMatchObject({ ...image, MALLOC_ARENA_MAX: '8' }); // glibc as the operator has it
+    const sync = run('sync', '--from', '2026-01-01');
+    expect(sync.argv).toEqual(['bin/fleetsync.js', 'sync', '--from', '2026-01-01']);
+    expect(sync.env).toMatchObject({
+      ...image,
+      MALLOC_ARENA_MAX: '1',
+      GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072',
+    });
+  });
 });
