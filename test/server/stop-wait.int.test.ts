@@ -9,12 +9,15 @@
  * The stalled pieces are real: a run that never ends, an SMTP port that accepts and stays silent.
  * The wait is given in milliseconds here (STOP_WORK_GIVE_UP_MS in production).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { memoryLogger } from '../../src/log.ts';
 import { startServer } from '../../src/server/start.ts';
+import { spawnCli } from '../helpers/cli-process.ts';
 import { ACCOUNT, T, ZONE, openFixture, settleMarch, type FixtureDb } from '../helpers/report-fixture.ts';
 
 let fx: FixtureDb;
@@ -123,7 +126,44 @@ describe("a stopping server's wait for its own work", () => {
       })
       .toBe(1);
     expect(log.lines.filter((l) => /month-end pack failed/.test(l))).toEqual([]);
+    // its connection, held while it waited, is the work's left behind: no "never closed" defect
+    expect(log.lines.filter((l) => /never closed/.test(l))).toEqual([]);
     const sent = await fx.con.runAndReadAll('SELECT count(*)::INTEGER AS n FROM report_packs');
     expect(sent.getRowObjectsJS()[0]!.n).toBe(0);
   }, 60_000);
+
+  it('as a process: `serve` told to stop (SIGTERM) while its pack waits on a silent mail server exits, saying what it left', async () => {
+    const smtp = await silentPort();
+    const dir = mkdtempSync(join(tmpdir(), 'fleetsync-stop-wait-'));
+    try {
+      // the real clock: last month has no data, past its deadline the pack goes out partial
+      const serve = spawnCli(['serve'], {
+        FLEETSYNC_ACCOUNT: ACCOUNT,
+        FLEET_TIMEZONE: ZONE,
+        FLEETSYNC_DB: join(dir, 'fleet.duckdb'),
+        FLEETSYNC_PORT: '0',
+        FLEETSYNC_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+        FLEETSYNC_REPORT_TO: 'finance@example.com',
+        FLEETSYNC_REPORT_SCHEDULE: '* * * * * *',
+        FLEETSYNC_REPORT_DEADLINE_DAYS: '1',
+      });
+      await serve.waitFor(/fleetsync dashboard:/);
+      await expect.poll(() => smtp.connections, { timeout: 20_000 }).toBeGreaterThan(0);
+      serve.child.kill('SIGTERM');
+      // Before, the stop waited for the mail server's own timeout (60 s for its greeting) and
+      // systemd's TimeoutStopSec=60s killed it first. Now: 20 s for the work, ≤ 15 s for the drain.
+      const exited = await Promise.race([
+        serve.exited,
+        new Promise<null>((r) => setTimeout(() => r(null), 50_000)),
+      ]);
+      if (!exited) serve.child.kill('SIGKILL');
+      expect(exited, serve.stderr()).not.toBeNull();
+      expect(exited!.code, exited!.stderr).toBe(0);
+      expect(exited!.stderr).toMatch(/work still running after the wait was left behind.*the month-end pack/);
+      expect(exited!.stderr).not.toMatch(/never closed/);
+    } finally {
+      await smtp.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
