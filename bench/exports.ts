@@ -58,6 +58,36 @@ export async function exportRange(
   return { from: String(row.from_day), to: String(row.to_day) };
 }
 
+/**
+ * The reference of the exports' ratio: the trips starting on the local days `from` … `to`, all
+ * columns, straight from the table to CSV (`out`), at one DuckDB thread unless `threads` is given
+ * (then at the instance's own). Its bounds are constant instants (the local days' first and last),
+ * so the scan prunes by start_time as the export's does: a filter on the local date of each row
+ * scanned the whole table (17.6 M trips for 1 M at 5,000 vehicles) and made the reference slower
+ * than the export itself. One thread, as the export's COPY (onOneThread in src/reports/export.ts):
+ * at the instance's two threads DuckDB plans the dearer batch copy for it (~30 % more CPU, a core
+ * spinning at random), which would flatter the ratio. Returns the rows written.
+ */
+export async function copyTripsBare(
+  con: DuckDBConnection,
+  zone: string,
+  range: { from: string; to: string },
+  out: string,
+  threads: 'one' | 'instance' = 'one',
+): Promise<number> {
+  const before = (await con.runAndReadAll(`SELECT current_setting('threads') AS n`)).getRowObjectsJS()[0]!.n;
+  if (threads === 'one') await con.run('SET threads = 1');
+  const res = await con
+    .runAndReadAll(
+      `COPY (SELECT * FROM trips WHERE account = '${ACCOUNT}'
+             AND start_time >= timezone('${zone}', TIMESTAMP '${range.from} 00:00:00')
+             AND start_time < timezone('${zone}', TIMESTAMP '${range.to} 00:00:00' + INTERVAL 1 DAY))
+       TO '${out}' (FORMAT csv, HEADER true)`,
+    )
+    .finally(() => con.run(`SET threads = ${Number(before)}`));
+  return Number(res.getRowObjectsJS()[0]?.Count ?? 0);
+}
+
 export async function exportChild(a: {
   dbPath: string;
   nowMs: number;
@@ -103,30 +133,10 @@ export async function exportChild(a: {
       );
     };
     // The reference: the same rows (trips starting in the range, local days) and as many
-    // columns, straight from the table to CSV. Its bounds are constant instants (the local days'
-    // first and last instants), so the scan prunes by start_time as the export's does: a filter on
-    // the local date of each row scanned the whole table (17.6 M trips for 1 M at 5,000 vehicles)
-    // and made the reference slower than the export itself.
-    // The reference runs on one DuckDB thread, as the export's COPY does (onOneThread in
-    // src/reports/export.ts): at the instance's two threads DuckDB plans the dearer batch copy for
-    // it (~30 % more CPU, a core spinning at random), which would flatter the ratio.
+    // columns, straight from the table to CSV, at one DuckDB thread (copyTripsBare).
     const bare = (i: number) => {
       const out = join(dir, `bare-${i}.csv`);
-      return timed('csv', out, async () => {
-        const threads = (
-          await con.runAndReadAll(`SELECT current_setting('threads') AS n`)
-        ).getRowObjectsJS()[0]!.n;
-        await con.run('SET threads = 1');
-        const res = await con
-          .runAndReadAll(
-            `COPY (SELECT * FROM trips WHERE account = '${ACCOUNT}'
-                   AND start_time >= timezone('${a.timezone}', TIMESTAMP '${from} 00:00:00')
-                   AND start_time < timezone('${a.timezone}', TIMESTAMP '${to} 00:00:00' + INTERVAL 1 DAY))
-           TO '${out}' (FORMAT csv, HEADER true)`,
-          )
-          .finally(() => con.run(`SET threads = ${Number(threads)}`));
-        return Number(res.getRowObjectsJS()[0]?.Count ?? 0);
-      });
+      return timed('csv', out, () => copyTripsBare(con, a.timezone, { from, to }, out));
     };
     const csv: ExportTiming[] = [];
     const copies: ExportTiming[] = [];

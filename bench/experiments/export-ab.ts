@@ -14,7 +14,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { exportRange } from '../exports.ts';
+import { copyTripsBare, exportRange } from '../exports.ts';
 import { ACCOUNT } from '../seed.ts';
 
 async function child(root: string, dbPath: string, rows: number) {
@@ -51,19 +51,9 @@ async function child(root: string, dbPath: string, rows: number) {
     const exp = await timed((out) =>
       exportReport(con, def, scope, params, 'csv', out, { side: sideCon, ownsInstance: !threads }),
     );
-    const bare = await timed(async (out) => {
-      const before = (await con.runAndReadAll(`SELECT current_setting('threads') AS n`)).getRowObjectsJS()[0]!
-        .n;
-      if (!threads) await con.run('SET threads = 1');
-      await con
-        .run(
-          `COPY (SELECT * FROM trips WHERE account = '${ACCOUNT}'
-             AND start_time >= timezone('${side.timezone}', TIMESTAMP '${from} 00:00:00')
-             AND start_time < timezone('${side.timezone}', TIMESTAMP '${to} 00:00:00' + INTERVAL 1 DAY))
-           TO '${out}' (FORMAT csv, HEADER true)`,
-        )
-        .finally(() => con.run(`SET threads = ${Number(before)}`));
-    });
+    const bare = await timed((out) =>
+      copyTripsBare(con, side.timezone, { from, to }, out, threads ? 'instance' : 'one'),
+    );
     return { from, to, exp, bare };
   } finally {
     sideCon.closeSync();
