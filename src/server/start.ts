@@ -252,7 +252,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     close: async () => {
       if (task) await task.destroy();
       if (packTask) await packTask.destroy();
-      packStop.abort(); // the pack sends nothing more: it stops before its next attachment
+      packStop.abort(); // the pack stops before its next attachment, or before it sends
       const waitMs = opts.stopWorkGiveUpMs ?? STOP_WORK_GIVE_UP_MS;
       // a POST /api/sync from now on starts nothing (503); the run going ends (its own stop
       // signal) before the warm-up and the alerts it hands its data to stop
