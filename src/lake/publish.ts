@@ -260,6 +260,9 @@ export async function publishAccount(
  */
 function removeGoneTables(lakeDir: string, account: string, current: ReadonlySet<string>): number {
   let removed = 0;
+  // what a publish killed between its rename and its delete left aside (no reader lists it)
+  for (const f of readdirSync(join(lakeDir, MANIFEST_DIR)))
+    if (f.endsWith('.removed')) rmSync(join(lakeDir, MANIFEST_DIR, f), { recursive: true, force: true });
   for (const e of readdirSync(lakeDir, { withFileTypes: true })) {
     if (!e.isDirectory() || /^[_.]/.test(e.name) || current.has(e.name)) continue;
     const tableDir = join(lakeDir, e.name);

@@ -93,6 +93,14 @@ describe('a table the schema no longer has', () => {
     expect(readdirSync(join(lake, MANIFEST_DIR)).filter((f) => !f.endsWith('.json'))).toEqual([]);
   });
 
+  it('a table moved aside by a publish killed before its delete is gone after the next publish', async () => {
+    const aside = join(lake, MANIFEST_DIR, '.0f0e-killed.removed', 'month=2026-01');
+    mkdirSync(aside, { recursive: true });
+    writeFileSync(join(aside, 'data.parquet'), 'left by a kill');
+    await publish('acme');
+    expect(readdirSync(join(lake, MANIFEST_DIR)).filter((f) => !f.endsWith('.json'))).toEqual([]);
+  });
+
   it("leaves the lake's own directories and what is not an account's partitions alone", async () => {
     mkdirSync(join(lake, 'lost+found'), { recursive: true });
     mkdirSync(join(lake, 'exports', 'account=acme2', 'month=2026-01'), { recursive: true });
