@@ -153,10 +153,6 @@ export async function executeUnits(x: ExecuteInput): Promise<{ stoppedBy: unknow
         // the reach of the trips the commit replaces, read before they are deleted (refreshFacts)
         let replacedReach: number | null = null;
         const committer = groupCommitter(c, x.account, {
-          // A small run's one writer commits every window waiting at once (its backlog bound by
-          // maxBacklog, as any writer's): a commit costs DuckDB ~10–20 ms of planning (its facts
-          // and coverage refresh) whatever it holds, and 64 a group made three of 150 windows.
-          ...(shared ? { maxGroup: Infinity } : {}),
           afterWrites: async (con, writes) => {
             const replaced = replacedRanges(writes);
             // several streams' windows in one commit of a small run's one writer: refreshed together
