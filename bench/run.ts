@@ -18,7 +18,16 @@ import { fig, formatTable, prepareChildren, round, runChild, say, type Figure } 
 import { loadErrors, loadFigures, measureLoad } from './load.ts';
 import { dashboardCold, dashboardP95, measureReports, reportFigures } from './reports.ts';
 import { measureScale, scaleCurve, scaleFigures } from './scale.ts';
-import { growthFigures, measureSync, measureSyncCpu, ratioOf, syncFigures, type SyncResult } from './sync.ts';
+import {
+  growthFigures,
+  measureNightlyCpu,
+  measureSync,
+  measureSyncCpu,
+  nightlyFigures,
+  ratioOf,
+  syncFigures,
+  type SyncResult,
+} from './sync.ts';
 import { scaledLimits } from './world.ts';
 import { parseArgs, SIZES, type Name } from './args.ts';
 
@@ -188,6 +197,10 @@ async function main() {
       runs.push(await measureSyncCpu(v, args.growth.days ?? S.growthDays, S.limits.windowMs));
     raw.growth = runs;
     figures.push(...growthFigures(runs));
+    // A diagnostic beside them: 50 vehicles' nightly run (the last day of 8 alone), mostly fixed work.
+    const nightly = await measureNightlyCpu(50, 7, S.limits.windowMs);
+    raw.growthNightly = nightly;
+    figures.push(...nightlyFigures(nightly));
     head.sync_cpu_ms_per_request = round(Math.max(...runs.map((r) => r.cpuMs / r.requests)), 2);
     partDone('growth');
   }

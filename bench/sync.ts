@@ -3,7 +3,8 @@
  * own child process against the simulator in the parent: first the vehicle list (so the plan
  * knows the per-vehicle streams), then `planSync`, one quiet window so every limiter window is
  * empty, then the full sync (`syncAccount`: runSync and the release-notes check beside it) over
- * the whole history, timed. Requests actually sent per bucket come from the client's stats;
+ * the whole history, timed. `nightly`: the history but its last day synced first, untimed, and
+ * the run of that last day alone timed (what a worker host pays each night for a small account). Requests actually sent per bucket come from the client's stats;
  * genuine 429s from the simulator's limiter counters.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,7 @@ import {
 } from '../src/store/db.ts';
 import { planSync, type SyncDeps } from '../src/sync/run.ts';
 import { syncAccount } from '../src/wiring.ts';
+import { addDays } from '../src/time.ts';
 import type { StreamName } from '../src/sync/streams/index.ts';
 import type { FillsPath } from '../src/sync/stream.ts';
 import { fig, peakRssMb, round, runChild, say, type Figure } from './lib.ts';
@@ -34,6 +36,8 @@ import { clockOf, scaledLimits, simStats, startWorld, type Limits, type WorldArg
 export interface SyncResult {
   vehicles: number;
   days: number;
+  /** The run timed was the last day alone, after the days before it (measureNightlyCpu). */
+  nightly?: boolean;
   windowMs: number;
   planRequestsByBucket: Record<string, number>;
   planLeastMs: number;
@@ -226,7 +230,7 @@ function sayTimeline(tl: { t: number; msg: string; latency: number; stream?: str
 
 /** Child side: one measured full-history sync. */
 export async function syncChild(
-  a: WorldArgs & { vehicles: number; days: number; streams?: StreamName[] },
+  a: WorldArgs & { vehicles: number; days: number; streams?: StreamName[]; nightly?: boolean },
 ): Promise<SyncResult> {
   // As `fleetsync sync` does at its entry (FLEETSYNC_SYNC_HEAP, src/heap.ts): small unless `fast`.
   const heap = applySyncHeap('sync', process.env) ?? 'fast';
@@ -329,12 +333,14 @@ export async function syncChild(
   // `streams` (diagnostics only): sync a subset, e.g. to see which stream holds the memory.
   const req = {
     trigger: 'cli' as const,
-    fromDay: a.firstDay,
+    fromDay: a.nightly ? a.lastDay : a.firstDay,
     toDay: a.lastDay,
     ...(a.streams ? { streams: a.streams } : {}),
   };
   try {
     await syncAccount(deps, { ...req, streams: ['vehicles'] });
+    // nightly: every day but the last synced first (untimed), so the timed run is one day's
+    if (a.nightly) await syncAccount(deps, { ...req, fromDay: a.firstDay, toDay: addDays(a.lastDay, -1) });
     const plan = await planSync(deps, req);
     await sleep(a.windowMs * 1.1); // every limiter window (client's and simulator's) empty again
     const before = client.stats();
@@ -420,6 +426,7 @@ export async function syncChild(
     return {
       vehicles: a.vehicles,
       days: a.days,
+      ...(a.nightly ? { nightly: true } : {}),
       windowMs: a.windowMs,
       planRequestsByBucket: plan.requestsByBucket,
       planLeastMs: plan.leastDurationMs,
@@ -481,11 +488,14 @@ export async function measureSync(
   vehicles: number,
   days: number,
   limits: Limits,
-  opts: { timeoutMs?: number } = {},
+  opts: { timeoutMs?: number; nightly?: boolean } = {},
 ): Promise<SyncResult> {
   const world = await startWorld(vehicles, days, limits);
   try {
-    say(`sync: ${vehicles} vehicles × ${days} days, window ${limits.windowMs} ms, limits ×${limits.scale}`);
+    say(
+      `sync: ${vehicles} vehicles × ${days} days${opts.nightly ? ' (the last day timed alone)' : ''}, ` +
+        `window ${limits.windowMs} ms, limits ×${limits.scale}`,
+    );
     // The sync's process as its systemd unit starts it (deploy/systemd/fleetsync-sync.service:
     // MALLOC_ARENA_MAX and GLIBC_TUNABLES, which glibc reads only at a process's start); an own
     // value of either in the environment is kept, and BENCH_MALLOC_ARENA_MAX=default starts it as
@@ -496,7 +506,11 @@ export async function measureSync(
       if (process.env.BENCH_MALLOC_ARENA_MAX === 'default') delete env[name];
       else env[name] ??= value;
     const cpu0 = process.cpuUsage();
-    const r = await runChild<SyncResult>('sync', { ...world.args, vehicles, days }, { ...opts, env });
+    const r = await runChild<SyncResult>(
+      'sync',
+      { ...world.args, vehicles, days, ...(opts.nightly ? { nightly: true } : {}) },
+      { ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}), env },
+    );
     const cpu = process.cpuUsage(cpu0);
     r.simCpuMs = (cpu.user + cpu.system) / 1000;
     say(
@@ -525,6 +539,15 @@ export async function measureSync(
  */
 export function measureSyncCpu(vehicles: number, days: number, windowMs = 6000): Promise<SyncResult> {
   return measureSync(vehicles, days, scaledLimits(windowMs, 100));
+}
+
+/**
+ * The nightly run (a diagnostic, no target): `vehicles` with a history of `days`, the days before
+ * the last synced first, then the last day's run alone timed as measureSyncCpu times a whole one.
+ * Its CPU is mostly the run's fixed work (snapshots, plan, the commits' refresh, the run log).
+ */
+export function measureNightlyCpu(vehicles: number, days: number, windowMs = 6000): Promise<SyncResult> {
+  return measureSync(vehicles, days + 1, scaledLimits(windowMs, 100), { nightly: true });
 }
 
 export const ratioOf = (r: SyncResult) => (r.sentLeastMs > 0 ? r.wallMs / r.sentLeastMs : Infinity);
@@ -561,6 +584,17 @@ export function syncFigures(r: SyncResult, limits: Limits): Figure[] {
       target: '≤ 300',
       pass: r.peakRssMb <= 300,
       note: `${r.heap} heap (FLEETSYNC_SYNC_HEAP)`,
+    }),
+  ];
+}
+
+/** The nightly run's row (measureNightlyCpu): a diagnostic, without a target. */
+export function nightlyFigures(r: SyncResult): Figure[] {
+  return [
+    fig('7 growth', `nightly, ${r.vehicles} veh: sync process CPU of the run`, r.cpuMs, 'ms', {
+      note:
+        `the last of ${r.days} days alone after the ${r.days - 1} before it, ${r.requests} req, ` +
+        `${round(r.cpuMs / r.requests, 2)} ms/req, ${r.outcome}; what a worker host pays each night for a small account`,
     }),
   ];
 }

@@ -1,4 +1,5 @@
 -- Records per day seen in the last 30 days of stored history, to estimate page counts: $1 account.
+-- Each table read twice at most: its latest instant, then the rows of the 30 days before it.
 WITH t AS (
   SELECT count(*) / greatest(1, date_diff('day', min(start_time), max(start_time)) + 1) AS r
   FROM trips
@@ -21,8 +22,8 @@ WITH t AS (
   WHERE account = $1 AND fill_time >= (SELECT max(fill_time) FROM fuel_fills WHERE account = $1) - INTERVAL 30 DAY
 )
 SELECT
-  CASE WHEN (SELECT count(*) FROM trips WHERE account = $1) > 0 THEN (SELECT r FROM t) END AS trips_per_day,
-  CASE WHEN (SELECT count(*) FROM geofence_visits WHERE account = $1) > 0 THEN (SELECT r FROM v) END AS visits_per_day,
-  CASE WHEN (SELECT count(*) FROM site_geofence_visits WHERE account = $1) > 0 THEN (SELECT r FROM s) END AS site_visits_per_day,
-  CASE WHEN (SELECT count(*) FROM carpool_bookings WHERE account = $1) > 0 THEN (SELECT r FROM b) END AS bookings_per_day,
-  CASE WHEN (SELECT count(*) FROM fuel_fills WHERE account = $1) > 0 THEN (SELECT r FROM f) END AS fills_per_day
+  (SELECT CASE WHEN r > 0 THEN r END FROM t) AS trips_per_day,
+  (SELECT CASE WHEN r > 0 THEN r END FROM v) AS visits_per_day,
+  (SELECT CASE WHEN r > 0 THEN r END FROM s) AS site_visits_per_day,
+  (SELECT CASE WHEN r > 0 THEN r END FROM b) AS bookings_per_day,
+  (SELECT CASE WHEN r > 0 THEN r END FROM f) AS fills_per_day

@@ -1,7 +1,9 @@
--- Ledger rows of one stream overlapping a range: $1 account, $2 stream, $3 from, $4 to (exclusive).
--- A window stored `done` whose reads held fewer records than the API announced (where both are
--- known: 040_ledger_announced.sql) reads as `incomplete`, so the planner pulls it again.
+-- Ledger rows of every stream overlapping a range, in one read (the planner asks each stream's):
+-- $1 account, $2 from, $3 to (exclusive). A window stored `done` whose reads held fewer records
+-- than the API announced (where both are known: 040_ledger_announced.sql) reads as `incomplete`,
+-- so the planner pulls it again.
 SELECT
+  stream,
   scope,
   window_start,
   window_end,
@@ -13,7 +15,6 @@ SELECT
   fetched_at
 FROM ledger
 WHERE account = $1
-  AND stream = $2
-  AND window_end > $3::TIMESTAMPTZ
-  AND window_start < $4::TIMESTAMPTZ
-ORDER BY scope, window_start
+  AND window_end > $2::TIMESTAMPTZ
+  AND window_start < $3::TIMESTAMPTZ
+ORDER BY stream, scope, window_start

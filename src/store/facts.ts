@@ -343,9 +343,12 @@ async function recomputingWhenChanged<T>(
  */
 export async function refreshTollChargeFacts(con: DuckDBConnection, account: string): Promise<void> {
   // rebuildFacts defines the models it calls (not every report macro: ~100 statements, ~40 ms of
-  // CPU on a sync's first run, whose geofences snapshot comes here)
+  // CPU on a sync's first run, whose geofences snapshot comes here). Without a visit or a visits
+  // fact stored (that first run) it would delete and insert nothing: not run, nor its ~30 macros.
   const [z] = await queryJs(con, 'sync/account_zone', [account]);
-  if (typeof z?.timezone === 'string') await rebuildFacts(con, account, z.timezone, 'visits');
+  if (typeof z?.timezone !== 'string') return;
+  const [any] = await queryJs(con, 'sync/facts_visits_any', [account]);
+  if (any?.any === true) await rebuildFacts(con, account, z.timezone, 'visits');
 }
 
 /** Every account of the file that has a recorded zone, with it. */

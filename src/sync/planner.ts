@@ -14,7 +14,7 @@ import { FleetsyncError } from '../errors.ts';
 import { queryJs } from '../store/queries.ts';
 import { DAY_MS, addDays, localDate } from '../time.ts';
 import { readAccess } from './access.ts';
-import { isCovered, readLedger, type LedgerRowRead } from './ledger.ts';
+import { isCovered, readLedgers, type LedgerRowRead } from './ledger.ts';
 import type { SiteSelection } from '../sites.ts';
 import {
   addRequests,
@@ -114,11 +114,15 @@ export async function buildPlan(
 ): Promise<{ units: Unit[]; summary: PlanSummary }> {
   const defs = p.definitions ?? BUILTIN_STREAMS;
   const limits = { windowMs: p.windowMs, limits: p.limits };
-  const ledgers = new Map<string, Map<string, LedgerRowRead[]>>();
+  // Every stream's ledger rows of a range, read once (the streams ask for theirs, most of them
+  // for the plan's range); `asked`: the streams asked about (the short-window notes name them).
+  const ledgers = new Map<string, Promise<Map<string, Map<string, LedgerRowRead[]>>>>();
+  const asked = new Set<string>();
   const ledger = async (s: string, range: Window = p.range) => {
-    const key = `${s}|${range.startMs}|${range.endMs}`;
-    if (!ledgers.has(key)) ledgers.set(key, await readLedger(con, p.account, s, range));
-    return ledgers.get(key)!;
+    const key = `${range.startMs}|${range.endMs}`;
+    if (!ledgers.has(key)) ledgers.set(key, readLedgers(con, p.account, range));
+    asked.add(s);
+    return (await ledgers.get(key)!).get(s) ?? new Map<string, LedgerRowRead[]>();
   };
   const refused = new Set(
     (await readAccess(con, p.account)).filter((a) => a.state !== 'ok').map((a) => a.endpoint),
@@ -175,7 +179,7 @@ export async function buildPlan(
     new Date(p.range.startMs).toISOString(),
     new Date(p.range.endMs).toISOString(),
   ]))
-    if ([...ledgers.keys()].some((k) => k.startsWith(`${String(r.stream)}|`)))
+    if (asked.has(String(r.stream)))
       notes.push(
         `${Number(r.n)} ${String(r.stream)} window(s) stored done with fewer records than the API announced: pulled again`,
       );

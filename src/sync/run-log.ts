@@ -11,7 +11,7 @@ import type { FleetClient, RequestMeter } from '../api/client.ts';
 import { refusalOf } from '../api/access.ts';
 import { describeError, type FleetsyncError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { execute } from '../store/queries.ts';
+import { execute, queryJs } from '../store/queries.ts';
 import { inTransaction } from '../store/db.ts';
 import { keepingAfterHoursFacts } from '../store/facts.ts';
 import { localDate, type Clock } from '../time.ts';
@@ -164,17 +164,16 @@ export async function startRunLog(
   ]);
   await execute(con, 'sync/account_upsert', [who.account, who.baseUrl, who.timezone]);
   const wh = who.workingHours ?? DEFAULT_WORKING_HOURS;
-  await inTransaction(con, () =>
-    keepingAfterHoursFacts(con, who.account, who.timezone, () =>
-      execute(con, 'sync/working_hours_upsert', [
-        who.account,
-        wh.spec,
-        wh.weekdays.join(','),
-        wh.startMin,
-        wh.endMin,
-      ]),
-    ),
-  );
+  const hours = [who.account, wh.spec, wh.weekdays.join(','), wh.startMin, wh.endMin];
+  // Hours already recorded as they are (every run but the first, or a change): one read, not a
+  // transaction of five statements (their macro, the hours in effect before and after, the upsert).
+  const [same] = await queryJs(con, 'sync/working_hours_same', hours);
+  if (same?.same !== true)
+    await inTransaction(con, () =>
+      keepingAfterHoursFacts(con, who.account, who.timezone, () =>
+        execute(con, 'sync/working_hours_upsert', hours),
+      ),
+    );
   who.log.info('sync started', { run: run.runId, from, to, streams: [...streams].join(',') });
 }
 
