@@ -107,51 +107,42 @@ class Strings {
 
 /** A column of `n` cells read by `at`, in the narrowest form that gives every cell back. */
 function packColumn(n: number, at: (k: number) => Cell, strings: Strings): Column {
+  // One pass while the cells are numbers (or Dates, or booleans) and nulls; the first other cell
+  // sends the whole column to a plain array.
   let kind: 'number' | 'date' | 'boolean' | null = null;
+  let values: Float64Array | Uint8Array | null = null;
   let absent: Uint8Array | null = null;
-  for (let k = 0; k < n; k++) {
+  let k = 0;
+  for (; k < n; k++) {
     const v = at(k);
     if (v === null || v === undefined) {
       absent ??= new Uint8Array(n);
       absent[k] = v === null ? NULL : UNDEF;
-      continue;
-    }
-    const t = v instanceof Date ? 'date' : typeof v;
-    if (t !== 'number' && t !== 'date' && t !== 'boolean') {
-      kind = null;
-      break;
-    }
-    if (kind === null) kind = t;
-    else if (kind !== t) {
-      kind = null;
-      break;
-    }
+    } else if (typeof v === 'number' && kind !== 'boolean' && kind !== 'date') {
+      kind = 'number';
+      (values ??= new Float64Array(n))[k] = v;
+    } else if (v instanceof Date && kind !== 'boolean' && kind !== 'number') {
+      kind = 'date';
+      (values ??= new Float64Array(n))[k] = v.getTime();
+    } else if (typeof v === 'boolean' && (kind === null || kind === 'boolean')) {
+      kind = 'boolean';
+      (values ??= new Uint8Array(n))[k] = v ? 1 : 0;
+    } else break;
   }
   // (a column of nulls only falls through to the plain array: no kind was seen)
-  if (kind === 'boolean') {
-    const values = new Uint8Array(n);
-    for (let k = 0; k < n; k++) if (at(k) === true) values[k] = 1;
-    return new BoolColumn(values, absent);
-  }
-  if (kind === 'number' || kind === 'date') {
-    const values = new Float64Array(n);
-    for (let k = 0; k < n; k++) {
-      const v = at(k);
-      if (v !== null && v !== undefined) values[k] = kind === 'date' ? (v as Date).getTime() : (v as number);
-    }
-    return new Float64Column(values, absent, kind === 'date');
-  }
-  const values: Cell[] = new Array(n);
+  if (k === n && kind === 'boolean') return new BoolColumn(values as Uint8Array, absent);
+  if (k === n && kind !== null) return new Float64Column(values as Float64Array, absent, kind === 'date');
+  const cells: Cell[] = new Array(n);
   let bytes = 8 * n;
-  for (let k = 0; k < n; k++) {
+  for (k = 0; k < n; k++) {
     const v = at(k);
-    if (typeof v === 'string') values[k] = strings.share(v);
+    if (typeof v === 'string') cells[k] = strings.share(v);
     else {
-      values[k] = v;
+      cells[k] = v;
       bytes += cellBytes(v);
     }
   }
-  return new CellColumn(values, bytes);
+  return new CellColumn(cells, bytes);
 }
 
 /** A table's rows as columns; `index` (when set) picks and orders the rows of `columns`. */
@@ -171,7 +162,9 @@ export class RowBlock {
     for (const r of rows) {
       const keys = Object.keys(r);
       // rows of one mapper have the same names in the same order: checked without the set
-      if (keys.length === last.length && keys.every((c, i) => c === last[i])) continue;
+      let same = keys.length === last.length;
+      for (let i = 0; same && i < keys.length; i++) same = keys[i] === last[i];
+      if (same) continue;
       last = keys;
       for (const c of keys)
         if (!known.has(c)) {
@@ -262,6 +255,24 @@ function concatColumn(blocks: readonly RowBlock[], name: string, n: number, stri
     return first instanceof Float64Column
       ? new Float64Column(values as Float64Array, absent, first.dates)
       : new BoolColumn(values as Uint8Array, absent);
+  }
+  if (whole && parts.every((p) => p === NONE || p instanceof CellColumn)) {
+    // plain arrays copied as they are (their strings were shared when each block was packed)
+    const cells: Cell[] = new Array(n);
+    let bytes = 0;
+    let off = 0;
+    parts.forEach((p, i) => {
+      const len = blocks[i]!.length;
+      if (p instanceof CellColumn) {
+        for (let j = 0; j < len; j++) cells[off + j] = p.values[j];
+        bytes += p.bytes;
+      } else {
+        cells.fill(undefined, off, off + len);
+        bytes += 8 * len;
+      }
+      off += len;
+    });
+    return new CellColumn(cells, bytes);
   }
   const from = new Uint32Array(n); // the block each row comes from
   const at = new Uint32Array(n); // its row there
