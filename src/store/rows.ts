@@ -82,6 +82,24 @@ class CellColumn implements Column {
   }
 }
 
+/** A column read from row objects as they are (`RowBlock.wrap`). */
+class ObjectColumn implements Column {
+  constructor(
+    private readonly rows: readonly Row[],
+    private readonly name: string,
+  ) {}
+  get(k: number): Cell {
+    return this.rows[k]![this.name];
+  }
+  key(k: number): Cell {
+    const v = this.rows[k]![this.name];
+    return v instanceof Date ? v.getTime() : v;
+  }
+  get bytes() {
+    return 0; // (the objects' own size is not known here; a wrapped block is not held waiting)
+  }
+}
+
 /** A column whose every cell is undefined (a name only some rows of a concatenation have). */
 const NONE: Column = { get: () => undefined, key: () => undefined, bytes: 0 };
 
@@ -145,6 +163,27 @@ function packColumn(n: number, at: (k: number) => Cell, strings: Strings): Colum
   return new CellColumn(cells, bytes);
 }
 
+/** Every name any of the rows has, in the order first seen. */
+function namesOf(rows: readonly Row[]): string[] {
+  const names: string[] = [];
+  const known = new Set<string>();
+  let last: string[] = [];
+  for (const r of rows) {
+    const keys = Object.keys(r);
+    // rows of one mapper have the same names in the same order: checked without the set
+    let same = keys.length === last.length;
+    for (let i = 0; same && i < keys.length; i++) same = keys[i] === last[i];
+    if (same) continue;
+    last = keys;
+    for (const c of keys)
+      if (!known.has(c)) {
+        known.add(c);
+        names.push(c);
+      }
+  }
+  return names;
+}
+
 /** A table's rows as columns; `index` (when set) picks and orders the rows of `columns`. */
 export class RowBlock {
   private constructor(
@@ -156,29 +195,23 @@ export class RowBlock {
 
   /** The rows as a block: every name any row has, its cells packed (strings shared across the block's columns). */
   static pack(rows: readonly Row[], strings = new Strings()): RowBlock {
-    const names: string[] = [];
-    const known = new Set<string>();
-    let last: string[] = [];
-    for (const r of rows) {
-      const keys = Object.keys(r);
-      // rows of one mapper have the same names in the same order: checked without the set
-      let same = keys.length === last.length;
-      for (let i = 0; same && i < keys.length; i++) same = keys[i] === last[i];
-      if (same) continue;
-      last = keys;
-      for (const c of keys)
-        if (!known.has(c)) {
-          known.add(c);
-          names.push(c);
-        }
-    }
     const columns = new Map<string, Column>();
-    for (const c of names)
+    for (const c of namesOf(rows))
       columns.set(
         c,
         packColumn(rows.length, (k) => rows[k]![c], strings),
       );
     return new RowBlock(columns, rows.length, null, strings.bytes);
+  }
+
+  /**
+   * The rows as a block that reads the objects themselves (nothing copied): for a write of rows
+   * that do not wait (bench ingest, rezone, tests), where packing would only add a pass.
+   */
+  static wrap(rows: readonly Row[]): RowBlock {
+    const columns = new Map<string, Column>();
+    for (const c of namesOf(rows)) columns.set(c, new ObjectColumn(rows, c));
+    return new RowBlock(columns, rows.length, null, 0);
   }
 
   /** The blocks' rows one after another, as one block. */

@@ -92,8 +92,8 @@ const CHUNK_ROWS = 2048;
 /**
  * Appends rows to `table` (columns not present in a row are NULL). Returns the count. Rows go in
  * column-wise, one data chunk of 2,048 rows at a time, each column laid out in one buffer
- * (chunk.ts). Rows given as objects are packed into a block (rows.ts) a chunk at a time, so a
- * long iterable is never held whole.
+ * (chunk.ts). Rows given as objects are read through a block that wraps them (rows.ts), a
+ * chunk at a time, so a long iterable is never held whole.
  */
 export async function appendRows(
   con: DuckDBConnection,
@@ -135,12 +135,12 @@ export async function appendRows(
         buffer.push(row);
         n++;
         if (buffer.length === CHUNK_ROWS) {
-          put(RowBlock.pack(buffer), 0, CHUNK_ROWS);
+          put(RowBlock.wrap(buffer), 0, CHUNK_ROWS);
           buffer = [];
           await setImmediate();
         }
       }
-      if (buffer.length) put(RowBlock.pack(buffer), 0, buffer.length);
+      if (buffer.length) put(RowBlock.wrap(buffer), 0, buffer.length);
     }
   } finally {
     ap.closeSync();
@@ -245,7 +245,7 @@ export async function upsertRows(
   if (!IDENT.test(table)) throw new FleetsyncError('E_DB', `bad table name ${table}`);
   const info = await columnsOf(con, table, 'main');
   for (const c of key) column(info, table, c);
-  const given = rows instanceof RowBlock ? rows : RowBlock.pack(rows);
+  const given = rows instanceof RowBlock ? rows : RowBlock.wrap(rows);
   // The positions (in `given`) of the rows kept, in stored order.
   const kept = lastPerKey(given, key);
   const sorted = sortedAsStored(table, kept ? given.take(kept) : given);

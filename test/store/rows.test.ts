@@ -39,6 +39,10 @@ describe('rows held as columns', () => {
     expect(block.cell(11, 'n')).toBeUndefined();
     expect(block.column('d').key(1)).toBe(1_700_000_000_000 + 61_001); // an instant keys as epoch ms
     expect(block.column('absent').get(0)).toBeUndefined();
+    // the objects wrapped as they are read the same
+    const wrapped = RowBlock.wrap(rows);
+    expect(cellsOf(wrapped)).toEqual(asGiven(rows));
+    expect(cellsOf(RowBlock.concat([wrapped, block]))).toEqual(asGiven([...rows, ...rows]));
   });
 
   it('concatenated blocks, views of views: the same cells in the order picked', () => {
