@@ -32,11 +32,14 @@ export const PAGE_RETRIES = 2;
  */
 export const MAX_WINDOW_RECORDS = 20_000;
 /**
- * What a stream's writer may have waiting (bytes of rows, estimated: sync/commit.ts `writeBytes`)
- * before the stream fetches another window: where the API answers faster than the writer stores
- * (raised limits, a big fleet's first night), windows would otherwise pile up in memory (129
- * windows, 55,744 rows on one writer at 800 vehicles). ~4,000 trips, ~35,000 fuel level readings;
- * the bound was 40,000 rows of any width before (docs/performance-log.md "Session 15 (`rss3`)").
+ * What a stream's writer may have waiting (bytes: its windows' rows as columns and their range
+ * deletes, sync/commit.ts `writeBytes`) before the stream fetches another window: where the API
+ * answers faster than the writer stores (raised limits, a big fleet's first night), windows would
+ * otherwise pile up in memory (129 windows, 55,744 rows on one writer at 800 vehicles). ~7,500
+ * trips (~560 bytes each as columns, most of it their own strings), ~120,000 fuel level readings
+ * (33 bytes). 1 MiB (about the windows 4 MiB of rows as objects held) cost CPU at 50 and 200
+ * vehicles for ~15 MB less peak RSS at 800 (docs/performance.md, session 18 `cols`); 40,000 rows
+ * of any width before session 15.
  */
 export const MAX_WRITE_BACKLOG_BYTES = 4 * 2 ** 20;
 /**

@@ -11,9 +11,9 @@ import { setImmediate } from 'node:timers/promises';
 import { DuckDBTypeId, type DuckDBConnection } from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
 import { buildChunk } from './chunk.ts';
+import { RowBlock, type Cell, type Column, type Row } from './rows.ts';
 
-export type Cell = string | number | bigint | boolean | Date | null | undefined;
-export type Row = Record<string, Cell>;
+export type { Cell, Row } from './rows.ts';
 
 interface ColumnInfo {
   name: string;
@@ -92,74 +92,84 @@ const CHUNK_ROWS = 2048;
 /**
  * Appends rows to `table` (columns not present in a row are NULL). Returns the count. Rows go in
  * column-wise, one data chunk of 2,048 rows at a time, each column laid out in one buffer
- * (chunk.ts).
+ * (chunk.ts). Rows given as objects are read through a block that wraps them (rows.ts), a
+ * chunk at a time, so a long iterable is never held whole.
  */
 export async function appendRows(
   con: DuckDBConnection,
   table: string,
-  rows: Iterable<Row>,
+  rows: Iterable<Row> | RowBlock,
   opts: { schema?: string; catalog?: string } = {},
 ): Promise<number> {
   const schema = opts.schema ?? 'main';
   const cols = await columnsOf(con, table, schema, opts.catalog);
   const ap = await con.createAppender(table, schema, opts.catalog ?? null);
   const types = cols.map((_, i) => ap.columnType(i));
-  let n = 0;
-  let buffer: Row[] = [];
-  const flush = () => {
-    if (buffer.length === 0) return;
-    const b = buffer;
+  // Rows [start, start + count) of the block as one chunk, each cell read from its column.
+  const put = (block: RowBlock, start: number, count: number) => {
     const chunk = buildChunk(
-      cols.map((col, ci) => ({
-        type: types[ci]!,
-        valueAt: (i: number) => toValue(col, b[i]![col.name], table),
-      })),
-      b.length,
+      cols.map((col, ci) => {
+        const c = block.column(col.name);
+        return { type: types[ci]!, valueAt: (i: number) => toValue(col, c.get(block.row(start + i)), table) };
+      }),
+      count,
     );
     ap.appendDataChunk(chunk);
-    buffer = [];
-  };
-  try {
-    for (const row of rows) {
-      buffer.push(row);
-      n++;
-      if (buffer.length === CHUNK_ROWS) {
-        // The appender's calls run on this thread: a chunk at a time, then the event loop gets a
-        // turn, so a 20,000-row window no longer holds every other answer of a server for its
-        // whole append (`/api/status` waited up to 0.45 s behind a sync's trips in the load test).
-        flush();
-        ap.flushSync();
-        await setImmediate();
-      }
-    }
-    flush();
     ap.flushSync();
+  };
+  let n = 0;
+  try {
+    // The appender's calls run on this thread: a chunk at a time, then the event loop gets a
+    // turn, so a 20,000-row window no longer holds every other answer of a server for its
+    // whole append (`/api/status` waited up to 0.45 s behind a sync's trips in the load test).
+    if (rows instanceof RowBlock)
+      for (let at = 0; at < rows.length; at += CHUNK_ROWS) {
+        const count = Math.min(CHUNK_ROWS, rows.length - at);
+        put(rows, at, count);
+        n += count;
+        if (count === CHUNK_ROWS) await setImmediate();
+      }
+    else {
+      let buffer: Row[] = [];
+      for (const row of rows) {
+        buffer.push(row);
+        n++;
+        if (buffer.length === CHUNK_ROWS) {
+          put(RowBlock.wrap(buffer), 0, CHUNK_ROWS);
+          buffer = [];
+          await setImmediate();
+        }
+      }
+      if (buffer.length) put(RowBlock.wrap(buffer), 0, buffer.length);
+    }
   } finally {
     ap.closeSync();
   }
   return n;
 }
 
-/** The key of a row as one string (a timestamp key may come as a Date or as epoch ms). */
-const keyOf = (row: Row, key: readonly string[]): string => {
-  if (key.length === 1) return String(keyCell(row[key[0]!]));
-  let k = '';
-  for (const c of key) k += `${String(keyCell(row[c]))}\u0000`;
-  return k;
+/** The key columns' cells at `k` (of their arrays) as one string (an instant as epoch ms, from a Date or a number). */
+const keyOf = (cols: readonly Column[], k: number): string => {
+  if (cols.length === 1) return String(cols[0]!.key(k));
+  let s = '';
+  for (const c of cols) s += `${String(c.key(k))}\u0000`;
+  return s;
 };
-const keyCell = (v: Cell) => (v instanceof Date ? v.getTime() : v);
 
 /**
- * The rows with one row per key: the last given for each (the order of the rest kept). The
- * same array when no key repeats.
+ * The positions of the rows to keep for one row per key: the last given for each (the order of
+ * the rest kept); null when no key repeats.
  */
-export function lastPerKey(rows: readonly Row[], key: readonly string[]): readonly Row[] {
+export function lastPerKey(rows: RowBlock, key: readonly string[]): Uint32Array | null {
+  const cols = key.map((c) => rows.column(c));
   const at = new Map<string, number>();
-  for (let i = 0; i < rows.length; i++) at.set(keyOf(rows[i]!, key), i);
-  if (at.size === rows.length) return rows;
+  for (let i = 0; i < rows.length; i++) at.set(keyOf(cols, rows.row(i)), i);
+  if (at.size === rows.length) return null;
   const keep = new Uint8Array(rows.length);
   for (const i of at.values()) keep[i] = 1;
-  return rows.filter((_, i) => keep[i] === 1);
+  const out = new Uint32Array(at.size);
+  for (let i = 0, j = 0; i < rows.length; i++) if (keep[i] === 1) out[j++] = i;
+  return out;
 }
 
 /**
@@ -172,7 +182,7 @@ export const STORED_ORDER: Readonly<Record<string, readonly string[]>> = {
   trips: ['start_time', 'trip_id'],
 };
 
-/** Two key values (keyCell's) in stored order: nulls last. */
+/** Two key values (Column.key's) in stored order: nulls last. */
 const cmpKey = (x: Cell, y: Cell): number => {
   if (x === y) return 0;
   if (x === null || x === undefined) return 1;
@@ -181,26 +191,27 @@ const cmpKey = (x: Cell, y: Cell): number => {
 };
 
 /**
- * The rows in `table`'s stored order (STORED_ORDER): the same array when they are in it already
- * (one pass; an answer sorted by start costs no sort) or the table has none, else a sorted copy
- * (stable: rows of equal keys keep their order). The order's values are read once per row (a
- * comparison of rows read and converted them again each time: 1.2 s of CPU per 1 M trips not in
- * start order, issue 29's ingest bench).
+ * The positions of the rows in `table`'s stored order (STORED_ORDER): null when they are in it
+ * already (one pass; an answer sorted by start costs no sort) or the table has none, else the
+ * sorted positions (stable: rows of equal keys keep their order). The order's values are read
+ * once per row (a comparison of rows read them again each time: 1.2 s of CPU per 1 M trips not
+ * in start order, issue 29's ingest bench).
  */
-export function sortedAsStored(table: string, rows: readonly Row[]): readonly Row[] {
+export function sortedAsStored(table: string, rows: RowBlock): Uint32Array | null {
   const order = STORED_ORDER[table];
-  if (!order) return rows;
-  const cmpRows = (a: Row, b: Row) => {
-    for (const c of order) {
-      const d = cmpKey(keyCell(a[c]), keyCell(b[c]));
+  if (!order) return null;
+  const cols = order.map((c) => rows.column(c));
+  const cmpAt = (a: number, b: number) => {
+    for (const c of cols) {
+      const d = cmpKey(c.key(a), c.key(b));
       if (d !== 0) return d;
     }
     return 0;
   };
   let sorted = true;
-  for (let i = 1; sorted && i < rows.length; i++) sorted = cmpRows(rows[i - 1]!, rows[i]!) <= 0;
-  if (sorted) return rows;
-  const keys = order.map((c) => rows.map((r) => keyCell(r[c])));
+  for (let i = 1; sorted && i < rows.length; i++) sorted = cmpAt(rows.row(i - 1), rows.row(i)) <= 0;
+  if (sorted) return null;
+  const keys = cols.map((c) => Array.from({ length: rows.length }, (_, i) => c.key(rows.row(i))));
   const cmp = (i: number, j: number) => {
     for (const k of keys) {
       const d = cmpKey(k[i], k[j]);
@@ -208,43 +219,48 @@ export function sortedAsStored(table: string, rows: readonly Row[]): readonly Ro
     }
     return i - j;
   };
-  return Array.from(rows, (_, k) => k)
-    .sort(cmp)
-    .map((k) => rows[k]!);
+  return Uint32Array.from(Array.from({ length: rows.length }, (_, k) => k).sort(cmp));
 }
 
 /**
  * Inserts rows into `table`, replacing existing rows with the same primary key; duplicates
  * within `rows` collapse to the last one given for each key. Call inside a transaction.
  *
- * The rows are made unique by key here. Rows for which `fresh` says no stored row can share
- * their key (the caller deleted the range that holds every such row earlier in this
- * transaction) are appended straight to the table through data chunks. The rest go through a
- * staging table (recreated empty by one statement, so it never carries the rows of earlier
- * calls) and one `INSERT OR REPLACE … SELECT`, whose primary-key index finds the rows it
- * replaces, so the cost follows the rows given, not the table's size. Both go in the table's
- * STORED_ORDER.
+ * The rows are made unique by key here. Rows for which `fresh` (given a row's position in
+ * `rows`) says no stored row can share their key (the caller deleted the range that holds every
+ * such row earlier in this transaction) are appended straight to the table through data chunks.
+ * The rest go through a staging table (recreated empty by one statement, so it never carries
+ * the rows of earlier calls) and one `INSERT OR REPLACE … SELECT`, whose primary-key index finds
+ * the rows it replaces, so the cost follows the rows given, not the table's size. Both go in the
+ * table's STORED_ORDER.
  */
 export async function upsertRows(
   con: DuckDBConnection,
   table: string,
   key: readonly string[],
-  rows: readonly Row[],
-  fresh?: (row: Row) => boolean,
+  rows: readonly Row[] | RowBlock,
+  fresh?: (position: number) => boolean,
 ): Promise<number> {
   if (rows.length === 0) return 0;
   if (!IDENT.test(table)) throw new FleetsyncError('E_DB', `bad table name ${table}`);
   const info = await columnsOf(con, table, 'main');
   for (const c of key) column(info, table, c);
-  const unique = sortedAsStored(table, lastPerKey(rows, key));
-  const append = fresh ? unique.filter((r) => fresh(r)) : [];
-  const merge = append.length === 0 ? unique : unique.filter((r) => !fresh!(r));
-  if (append.length) await appendRows(con, table, append);
+  const given = rows instanceof RowBlock ? rows : RowBlock.wrap(rows);
+  // The positions (in `given`) of the rows kept, in stored order.
+  const kept = lastPerKey(given, key);
+  const sorted = sortedAsStored(table, kept ? given.take(kept) : given);
+  const positions =
+    kept && sorted
+      ? sorted.map((p) => kept[p]!)
+      : (kept ?? sorted ?? Uint32Array.from({ length: given.length }, (_, i) => i));
+  const append = fresh ? positions.filter((p) => fresh(p)) : new Uint32Array(0);
+  const merge = append.length === 0 ? positions : positions.filter((p) => !fresh!(p));
+  if (append.length) await appendRows(con, table, given.take(append));
   if (merge.length) {
     const cols = info.map((c) => c.name).join(', ');
     const stage = `stage_${table}`;
     await con.run(`CREATE OR REPLACE TEMP TABLE ${stage} AS SELECT * FROM main.${table} LIMIT 0`);
-    await appendRows(con, stage, merge, { schema: 'main', catalog: 'temp' });
+    await appendRows(con, stage, given.take(merge), { schema: 'main', catalog: 'temp' });
     if (STORED_ORDER[table]) {
       // INSERT OR REPLACE writes its rows in parallel, out of order; a plain INSERT keeps the
       // staging table's order, so the replaced rows are deleted first (by the key's index)

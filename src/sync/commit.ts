@@ -10,16 +10,24 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { FleetsyncError } from '../errors.ts';
 import { inTransaction } from '../store/db.ts';
 import { appendRows, deleteRanges, upsertRows, type RangeDelete, type Row } from '../store/write.ts';
+import { RowBlock } from '../store/rows.ts';
 import { isOutOfMemory, storageFailure } from '../store/storage-error.ts';
 import type { FactsRange } from '../store/facts.ts';
 import { msOf } from '../time.ts';
 
-/** Rows for one table: appended, or merged by `key` (a later row for a key replaces an earlier). */
+/**
+ * Rows for one table: appended, or merged by `key` (a later row for a key replaces an earlier).
+ * A stream gives them as objects; `submit` packs them into a block (columns) in place, so the
+ * row objects die before the window's commit.
+ */
 export interface TableRows {
   table: string;
   key?: readonly string[];
-  rows: Row[];
+  rows: Row[] | RowBlock;
 }
+
+/** The rows as a block (packed when given as objects). */
+const blockOf = (t: TableRows): RowBlock => (t.rows instanceof RowBlock ? t.rows : RowBlock.pack(t.rows));
 
 /** One window's write: its ranges deleted, then its rows inserted, then `custom` (if any). */
 export interface WindowWrite {
@@ -61,57 +69,82 @@ export async function applyWrites(
     account,
     writes.flatMap((w) => w.deletes),
   );
-  const byTable = new Map<string, TableRows>();
-  const fresh = new Set<Row>();
+  // Per table and key, its windows' blocks and which of their rows are fresh (markFresh).
+  const byTable = new Map<
+    string,
+    { table: string; key?: readonly string[]; blocks: RowBlock[]; fresh: Uint8Array[] }
+  >();
   for (const w of writes)
     for (const ins of w.inserts) {
       if (ins.rows.length === 0) continue;
-      if (ins.key) markFresh(account, ins, w.deletes, fresh);
+      const block = blockOf(ins);
       const k = `${ins.table}|${ins.key?.join(',') ?? ''}`;
-      const t = byTable.get(k);
-      // A loop, not push(...rows): a month of a big fleet's trips is more arguments than a call takes.
-      if (t) for (const r of ins.rows) t.rows.push(r);
-      else byTable.set(k, { table: ins.table, key: ins.key, rows: [...ins.rows] });
+      let t = byTable.get(k);
+      if (!t) byTable.set(k, (t = { table: ins.table, key: ins.key, blocks: [], fresh: [] }));
+      t.blocks.push(block);
+      if (ins.key) t.fresh.push(markFresh(account, ins.table, ins.key, block, w.deletes));
     }
-  for (const t of byTable.values())
-    if (t.key) await upsertRows(con, t.table, t.key, t.rows, (r) => fresh.has(r));
-    else await appendRows(con, t.table, t.rows);
+  for (const t of byTable.values()) {
+    const rows = RowBlock.concat(t.blocks);
+    if (!t.key) {
+      await appendRows(con, t.table, rows);
+      continue;
+    }
+    const fresh = new Uint8Array(rows.length);
+    let at = 0;
+    for (const f of t.fresh) {
+      fresh.set(f, at);
+      at += f.length;
+    }
+    await upsertRows(con, t.table, t.key, rows, (p) => fresh[p] === 1);
+  }
   for (const w of writes) await w.custom?.(con);
 }
 
 /**
- * Adds to `fresh` the keyed rows that no stored row can share a key with: rows of the account
- * inside one of their own window's deleted ranges whose columns (the `eq` columns and the time
- * column) are all key columns. Any stored row with the same key has the same values there, so it lay in that
- * range and is deleted before the rows go in: these rows are appended without the merge.
+ * Which of a window's keyed rows no stored row can share a key with (1 at their positions): rows
+ * of the account inside one of their own window's deleted ranges whose columns (the `eq` columns
+ * and the time column) are all key columns. Any stored row with the same key has the same values
+ * there, so it lay in that range and is deleted before the rows go in: these rows are appended
+ * without the merge.
  */
-function markFresh(account: string, ins: TableRows, deletes: readonly RangeDelete[], fresh: Set<Row>): void {
-  const key = new Set(ins.key);
-  if (!key.has('account')) return; // the deletes are the account's own rows
+function markFresh(
+  account: string,
+  table: string,
+  keyCols: readonly string[],
+  rows: RowBlock,
+  deletes: readonly RangeDelete[],
+): Uint8Array {
+  const fresh = new Uint8Array(rows.length);
+  const key = new Set(keyCols);
+  if (!key.has('account')) return fresh; // the deletes are the account's own rows
   const ranges = deletes.filter(
     (d) =>
-      d.table === ins.table &&
-      d.at !== undefined &&
-      key.has(d.at) &&
-      Object.keys(d.eq).every((c) => key.has(c)),
+      d.table === table && d.at !== undefined && key.has(d.at) && Object.keys(d.eq).every((c) => key.has(c)),
   );
-  if (ranges.length === 0) return;
+  if (ranges.length === 0) return fresh;
   // Each range's equalities once, not per row (a group's rows × its ranges).
-  const eqs = ranges.map((d) => Object.entries(d.eq).map(([c, v]) => [c, v, String(v)] as const));
+  const eqs = ranges.map((d) =>
+    Object.entries(d.eq).map(([c, v]) => [rows.column(c), v, String(v)] as const),
+  );
   const same = (x: unknown, v: string | number, text: string) =>
     x !== null && x !== undefined && (x === v || (typeof x !== typeof v && String(x) === text));
-  for (const r of ins.rows) {
-    if (r.account !== account) continue;
-    for (let i = 0; i < ranges.length; i++) {
-      const d = ranges[i]!;
+  const accounts = rows.column('account');
+  const times = ranges.map((d) => rows.column(d.at!));
+  for (let i = 0; i < rows.length; i++) {
+    const k = rows.row(i);
+    if (accounts.get(k) !== account) continue;
+    for (let j = 0; j < ranges.length; j++) {
+      const d = ranges[j]!;
       // Stored at whole milliseconds (write.ts), as the delete's bounds are.
-      const t = Math.round(msOf(r[d.at!]));
-      if (t >= d.startMs && t < d.endMs && eqs[i]!.every(([c, v, text]) => same(r[c], v, text))) {
-        fresh.add(r);
+      const t = Math.round(msOf(times[j]!.key(k)));
+      if (t >= d.startMs && t < d.endMs && eqs[j]!.every(([c, v, text]) => same(c.get(k), v, text))) {
+        fresh[i] = 1;
         break;
       }
     }
   }
+  return fresh;
 }
 
 interface Job {
@@ -135,36 +168,21 @@ export interface GroupCommitter {
   readonly transactions: number;
 }
 
-/** V8's size of a row's cell (bytes, pointer compression): a string's header and characters, a
- * number that is not a small integer boxed, a Date; a small integer, a boolean and null none. */
-function cellBytes(v: unknown): number {
-  if (typeof v === 'string') return 16 + v.length;
-  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 2 ** 30 ? 0 : 16;
-  if (typeof v === 'bigint') return 24;
-  return v instanceof Date ? 48 : 0;
-}
-
-/** A row object's own size: its header and a slot per column, and its cells. */
-function rowBytes(r: Row): number {
-  let n = 24;
-  for (const k in r) n += 8 + cellBytes(r[k]);
-  return n;
-}
+/**
+ * What a waiting range delete holds, in bytes (a heap snapshot at 800 vehicles): its object (64),
+ * its `eq` object (40) and `within` array (32), and the ledger entry its window's result keeps
+ * beside it (80). A fleet-wide fills day is 1,600 of them and few rows: weighed by its rows alone,
+ * 40 such days waited at once (~130 k objects).
+ */
+const DELETE_BYTES = 216;
 
 /**
- * What a window's rows hold in memory until their commit, estimated: the rows of a table are
- * alike, so three of them (first, middle, last) stand for all (a trips row is ~1 KB, a
- * fuel_level_history reading ~0.1 KB, a fuel_level window row ~0.27 KB: a bound in rows let the
- * wide tables hold five times what the narrow ones did).
+ * What a window's write holds in memory until its commit, in bytes: its rows' blocks (arrays and
+ * strings: rows.ts; rows given as objects are packed to weigh them) and its range deletes.
  */
 export function writeBytes(w: WindowWrite): number {
-  let n = 0;
-  for (const t of w.inserts) {
-    const k = t.rows.length;
-    if (k === 0) continue;
-    const sample = [t.rows[0]!, t.rows[k >> 1]!, t.rows[k - 1]!];
-    n += Math.round((k * sample.reduce((m, r) => m + rowBytes(r), 0)) / 3);
-  }
+  let n = w.deletes.length * DELETE_BYTES;
+  for (const t of w.inserts) if (t.rows.length) n += blockOf(t).bytes;
   return n;
 }
 
@@ -287,6 +305,8 @@ export function groupCommitter(
   return {
     submit(write: WindowWrite): Promise<void> {
       if (broken !== null) return Promise.reject(broken);
+      // The rows as columns from here on (in the caller's TableRows too, so its row objects can go).
+      for (const t of write.inserts) t.rows = blockOf(t);
       const bytes = writeBytes(write);
       backlogBytes += bytes;
       return new Promise<void>((resolve, reject) => {

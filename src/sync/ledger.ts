@@ -158,7 +158,7 @@ export function ledgerWrite(
   stream: LedgerStream,
   w: Window,
   entries: readonly LedgerEntry[],
-): { deletes: RangeDelete[]; insert: TableRows } {
+): { deletes: RangeDelete[]; insert: TableRows & { rows: Row[] } } {
   return {
     // per ledger stream and scope its entries name (a unit may record several ledger streams)
     deletes: [...new Map(entries.map((e) => [`${e.stream || stream} ${e.scope}`, e])).values()].map((e) =>

@@ -13,6 +13,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inTransaction, openDatabase, type Database } from '../../src/store/db.ts';
 import { appendRows, lastPerKey, upsertRows, type Row } from '../../src/store/write.ts';
+import { RowBlock } from '../../src/store/rows.ts';
 
 const dirs: string[] = [];
 const open: Database[] = [];
@@ -231,7 +232,7 @@ describe('upsertRows: one row per key, the last given', () => {
     for (const con of [fast, ref]) await replaceInTurn(con, first);
     // t1 and t2 are stored: only t9 and t8 may be appended; t9 is given twice.
     const next = [trip('t1', 2), trip('t9', 1), trip('t2', 3), trip('t9', 4), trip('t8', 1)];
-    const fresh = (r: Row) => r.trip_id === 't9' || r.trip_id === 't8';
+    const fresh = (p: number) => next[p]!.trip_id === 't9' || next[p]!.trip_id === 't8';
     await inTransaction(fast, () => upsertRows(fast, 'trips', ['account', 'trip_id'], next, fresh));
     await replaceInTurn(ref, next);
     expect(await dump(fast, 'trips')).toEqual(await dump(ref, 'trips'));
@@ -243,8 +244,9 @@ describe('upsertRows: one row per key, the last given', () => {
     const a = { k: 1, at: new Date(5), v: 'a' };
     const b = { k: 2, at: 5, v: 'b' };
     const c = { k: 1, at: 5, v: 'c' };
-    expect(lastPerKey([a, b, c], ['k', 'at'])).toEqual([b, c]);
-    const unique = [a, b];
-    expect(lastPerKey(unique, ['k', 'at'])).toBe(unique);
+    expect(lastPerKey(RowBlock.pack([a, b, c]), ['k', 'at'])).toEqual(Uint32Array.of(1, 2));
+    // (Dates only in the key column: kept as epoch ms, still equal to the number)
+    expect(lastPerKey(RowBlock.pack([a, { ...c, at: new Date(5) }]), ['k', 'at'])).toEqual(Uint32Array.of(1));
+    expect(lastPerKey(RowBlock.pack([a, b]), ['k', 'at'])).toBeNull();
   });
 });

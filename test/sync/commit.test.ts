@@ -12,6 +12,7 @@ import { inTransaction, openDatabase, type Database } from '../../src/store/db.t
 import { applyWrites, groupCommitter, writeBytes, type WindowWrite } from '../../src/sync/commit.ts';
 import { ledgerRange, ledgerRows } from '../../src/sync/ledger.ts';
 import type { Row } from '../../src/store/write.ts';
+import { RowBlock } from '../../src/store/rows.ts';
 import { dumpDatabase } from '../helpers/dbdump.ts';
 
 const DAY = 86_400_000;
@@ -336,26 +337,50 @@ describe('group commit, set-based', () => {
     con.closeSync();
   });
 
-  it('weighs a window by its rows: object, slots, strings, boxed numbers (the first, middle and last row for all)', () => {
-    // 24 (object) + 4 slots × 8 + 'abcd' 16 + 4 + 1.5 boxed 16 (a small integer and null: 0) = 92
-    const narrow = { s: 'abcd', n: 1, x: 1.5, z: null };
-    // 24 + 2 × 8 + 16 + 10 + a Date 48 = 114
-    const wide = { s: 'abcdefghij', t: new Date(0) };
+  it('weighs a window by its columns: 8 bytes a number (a byte more with a null), a string once however often it repeats', () => {
     const write = (rows: Row[]): WindowWrite => ({ deletes: [], inserts: [{ table: 't', rows }] });
-    expect(writeBytes(write([narrow]))).toBe(92);
-    expect(writeBytes(write([narrow, narrow, narrow, narrow]))).toBe(4 * 92);
-    // five rows, sampled at 0, 2, 4: (92 + 114 + 92) / 3 × 5
-    expect(writeBytes(write([narrow, wide, wide, wide, narrow]))).toBe(Math.round(((92 + 114 + 92) / 3) * 5));
+    // 4 rows: n 4 × 8; x 4 × 8 + its null mask 4; s a slot each (4 × 8) and 'abcd' once (16 + 4)
+    const rows = [
+      { n: 1, x: 1.5, s: 'abcd' },
+      { n: 2, x: null, s: 'abcd' },
+      { n: 3, x: 2.5, s: 'abcd' },
+      { n: 4, x: 3.5, s: 'abcd' },
+    ];
+    expect(writeBytes(write(rows))).toBe(32 + 36 + 32 + 20);
+    // a distinct string per row is counted per row; a table with no rows weighs nothing
+    const ids = Array.from({ length: 10 }, (_, i) => ({ id: `trip-${i}` }));
     expect(
       writeBytes({
         deletes: [],
         inserts: [
-          { table: 't', rows: [narrow] },
+          { table: 't', rows: ids },
           { table: 'u', rows: [] },
-          { table: 'v', rows: [wide, wide] },
         ],
       }),
-    ).toBe(92 + 2 * 114);
+    ).toBe(10 * 8 + 10 * (16 + 6));
+    // a range to delete weighs 216 bytes: a fleet-wide fills day of 800 vehicles, 1,600 ranges
+    expect(writeBytes({ deletes: fleetFillsWrite(800, 0, 1000, 'r').deletes, inserts: [] })).toBe(1600 * 216);
+  });
+
+  it("holds a submitted window as columns: the caller's row objects let go before the commit, every cell stored as given", async () => {
+    const { con, committer } = await freshCommitter();
+    const w = levelWrite(3, 0, 10, true);
+    const given = w.inserts[0]!.rows as Row[];
+    const done = committer.submit(w);
+    // packed at submit, in the caller's TableRows too (the window's fetch result holds it until the commit)
+    expect(w.inserts[0]!.rows).toBeInstanceOf(RowBlock);
+    await done;
+    const stored = await con.runAndReadAll(
+      'SELECT epoch_ms(reading_time)::DOUBLE AS t, level_l, accurate FROM fuel_level_history ORDER BY reading_time',
+    );
+    // the reading given twice (at 12 h) kept once: the last given
+    const last = new Map(given.map((r) => [r.reading_time as number, r]));
+    expect(stored.getRowObjectsJS()).toEqual(
+      [...last.values()]
+        .sort((a, b) => (a.reading_time as number) - (b.reading_time as number))
+        .map((r) => ({ t: r.reading_time, level_l: r.level_l, accurate: r.accurate })),
+    );
+    con.closeSync();
   });
 
   it('counts what waits, and `room` opens as the groups commit (failed windows included)', async () => {
