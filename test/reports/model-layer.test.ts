@@ -203,13 +203,14 @@ describe('each business rule is written in exactly one SQL file', () => {
       .map(([name]) => name)
       .sort();
     expect(rawReaders).toEqual(['models/fuel_windows.sql', 'models/odometer_windows.sql']);
-    // the visits only as toll passages (the sync's planner counts the visits stored per day)
+    // the visits only as toll passages (the sync's planner counts the visits stored per day, and
+    // the toll facts' refresh asks whether the account has any visit at all)
     expect(
       Object.entries(files)
         .filter(([, sql]) => /\b(FROM|JOIN)\s+(geofence_visits|geofences)\b/i.test(withoutComments(sql)))
         .map(([name]) => name)
         .sort(),
-    ).toEqual(['models/toll_passages.sql', 'sync/history_rates.sql']);
+    ).toEqual(['models/toll_passages.sql', 'sync/facts_visits_any.sql', 'sync/history_rates.sql']);
     for (const r of ['tolls', 'toll_gantries'])
       expect(files[`reports/${r}.sql`], r).toMatch(/\btoll_passages\(/);
     // or through the daily facts, which the model computes from the toll passages (issue 29)

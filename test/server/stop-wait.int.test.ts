@@ -72,7 +72,8 @@ describe("a stopping server's wait for its own work", () => {
       now: () => T('2026-04-03T00:00:00Z'),
       port: 0,
       alertCheckMs: 3_600_000,
-      stopWorkGiveUpMs: 200,
+      // the warm-up and the alert check end on their signal well within it, even on a loaded machine
+      stopWorkGiveUpMs: 3_000,
       drainLimits: { interruptAfterMs: 50, giveUpAfterMs: 50 },
       // a run that ignores its stop signal and never ends
       runSync: () => {
