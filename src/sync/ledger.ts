@@ -44,16 +44,6 @@ export interface LedgerRowRead {
   fetchedMs: number;
 }
 
-/** Ledger rows of a stream for an account overlapping [fromMs, toMs), grouped by scope. */
-export async function readLedger(
-  con: DuckDBConnection,
-  account: string,
-  stream: LedgerStream,
-  range: Window,
-): Promise<Map<string, LedgerRowRead[]>> {
-  return (await readLedgers(con, account, range)).get(stream) ?? new Map();
-}
-
 /**
  * Ledger rows of every stream of an account overlapping [fromMs, toMs), by stream and scope: one
  * statement for the plan's streams (a statement each cost ~1 ms of CPU, most of it DuckDB's

@@ -173,7 +173,7 @@ export async function buildPlan(
   const byBucket = addRequests(requestsByBucket(units), snapshots);
   const byStream: Record<string, number> = {};
   for (const u of units) byStream[u.stream] = (byStream[u.stream] ?? 0) + u.estRequests;
-  // The one-off check of windows an earlier run stored short (read as gaps by readLedger).
+  // The one-off check of windows an earlier run stored short (read as gaps by readLedgers).
   for (const r of await queryJs(con, 'sync/ledger_short_done', [
     p.account,
     new Date(p.range.startMs).toISOString(),

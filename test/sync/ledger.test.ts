@@ -16,7 +16,7 @@ import {
   isCovered,
   ledgerWrite,
   pointLedger,
-  readLedger,
+  readLedgers,
   recordFailedWindow,
   settledPieces,
   settledStatus,
@@ -238,7 +238,7 @@ describe('a failure is recorded only where nothing is stored yet', () => {
         failure,
       ),
     );
-    const ledger = await readLedger(con, 'acme', 'fuel_consumed', { startMs: at(0), endMs: at(31) });
+    const ledger = (await readLedgers(con, 'acme', { startMs: at(0), endMs: at(31) })).get('fuel_consumed')!;
     expect(ledger.get('1')?.map((r) => r.status)).toEqual(['done']);
     expect(ledger.get('2')).toEqual([
       { scope: '2', startMs: w.startMs, endMs: w.endMs, status: 'failed', fetchedMs: at(40) },
