@@ -119,11 +119,6 @@ describe('systemd units', () => {
       MALLOC_ARENA_MAX: '8',
       GLIBC_TUNABLES: 'glibc.malloc.tcache_count=0',
     };
-    const SYNC_GLIBC = {
-      MALLOC_ARENA_MAX: '1',
-      GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072',
-    };
-
     it('serve: its database and no .env lookup; glibc as the operator has it (not tuned for serving)', () => {
       for (const envFile of [{}, hostile])
         expect(unitProcessEnv('fleetsync.service', envFile)).toMatchObject({
@@ -159,6 +154,15 @@ describe('systemd units', () => {
     });
   });
 });
+
+/**
+ * glibc's malloc settings measured for a sync (docs/performance-log.md "Session 15 (`rss3`)", "Session
+ * 16 (`rss4`)"): the sync unit's and the image's `sync` must both start with them.
+ */
+const SYNC_GLIBC = {
+  MALLOC_ARENA_MAX: '1',
+  GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072',
+};
 
 /**
  * The environment a unit's process starts with when the env file sets `envFile`, as systemd makes
@@ -383,10 +387,6 @@ describe('the container image', () => {
     expect(serve.env).toMatchObject({ ...image, MALLOC_ARENA_MAX: '8' }); // glibc as the operator has it
     const sync = run('sync', '--from', '2026-01-01');
     expect(sync.argv).toEqual(['bin/fleetsync.js', 'sync', '--from', '2026-01-01']);
-    expect(sync.env).toMatchObject({
-      ...image,
-      MALLOC_ARENA_MAX: '1',
-      GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072',
-    });
+    expect(sync.env).toMatchObject({ ...image, ...SYNC_GLIBC }); // the sync unit's settings
   });
 });
